@@ -1,0 +1,209 @@
+"""Answer shapes and how each becomes claims and citations.
+
+* free text (``str``): markers are scanned, claims segmented (:mod:`citeaudit.segment`);
+* a list of claim strings (``list[str]``): each string is one claim, scanned on its own;
+* a structured object ``{"status": "answered" | "unknown", "text": str, "citations": [ids]}``:
+  the citations list is authoritative and the text is not scraped for markers;
+* the refusal string (exact, after trimming whitespace): no claims, outcome ``no_evidence``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Literal, NamedTuple
+
+from citeaudit.findings import Problem
+from citeaudit.grammar import Grammar, Malformed, Marker
+from citeaudit.segment import Span, code_spans, segment
+
+__all__ = ["Answer", "Citation", "Claim", "parse_answer"]
+
+AnswerKind = Literal["text", "claims", "structured", "invalid"]
+
+
+class Claim(NamedTuple):
+    """One unit a citation must cover. ``span`` is in the answer text (free text) or in the claim
+    string (claim lists); ``number`` is 1-based.
+    """
+
+    number: int
+    text: str
+    span: tuple[int, int]
+    markers: tuple[Marker, ...]
+    malformed: tuple[Malformed, ...]
+
+
+class Citation(NamedTuple):
+    """One cited id, from a marker or a structured citations list."""
+
+    source_id: str
+    claim: int | None
+    span: tuple[int, int] | None
+    marker: str | None
+    path: str | None
+    prefix: str = ""
+    ordinal: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Answer:
+    """An answer reduced to what the checks need."""
+
+    kind: AnswerKind
+    text: str
+    claims: tuple[Claim, ...]
+    citations: tuple[Citation, ...]
+    malformed: tuple[tuple[int | None, Malformed], ...]
+    refusal: bool
+    problems: tuple[Problem, ...]  # contract violations (CA404)
+
+
+_STATUSES = ("answered", "unknown")
+
+
+def parse_answer(value: Any, grammar: Grammar, refusal: str) -> Answer:
+    """Reduce an answer in any accepted shape to claims and citations."""
+    if isinstance(value, str):
+        return _parse_text(value, grammar, refusal)
+    if isinstance(value, list):
+        return _parse_claims(value, grammar, refusal)
+    if isinstance(value, dict):
+        return _parse_structured(value, refusal)
+    problem = Problem("CA404", "an answer must be text, a list of claim strings or an object"
+                      f" with status, text and citations, not {type(value).__name__}", path="$")
+    return Answer("invalid", "", (), (), (), False, (problem,))
+
+
+def _is_refusal(text: str, refusal: str) -> bool:
+    return text.strip() == refusal.strip()
+
+
+def _without(text: str, markers: list[Marker]) -> str:
+    parts, position = [], 0
+    for marker in markers:
+        parts.append(text[position:marker.start])
+        position = marker.end
+    parts.append(text[position:])
+    return "".join(parts)
+
+
+def _parse_text(text: str, grammar: Grammar, refusal: str) -> Answer:
+    if _is_refusal(text, refusal):
+        return Answer("text", text, (), (), (), True, ())
+    scan = grammar.scan(text)
+    markers, malformed = scan.markers, scan.malformed
+    code = code_spans(text)
+    if code:
+        markers = [m for m in markers if not _covered(m.start, code)]
+        malformed = [m for m in malformed if not _covered(m.start, code)]
+    if markers and _is_refusal(_without(text, markers), refusal):
+        return Answer("text", text, (), tuple(_citations(markers, None)), (), True, ())
+    if malformed:
+        marks = sorted([Span(m.start, m.end) for m in markers]
+                       + [Span(m.start, m.end) for m in malformed])
+    else:
+        marks = [Span(m.start, m.end) for m in markers]
+    spans = segment(text, marks)
+    claims: list[Claim] = []
+    citations: list[Citation] = []
+    placed: list[tuple[int | None, Malformed]] = []
+    marker_index = bad_index = 0
+    for index, (start, end) in enumerate(spans, 1):
+        while marker_index < len(markers) and markers[marker_index].start < start:
+            citations.extend(_citations([markers[marker_index]], None))  # outside any claim
+            marker_index += 1
+        first = marker_index
+        while marker_index < len(markers) and markers[marker_index].start < end:
+            marker_index += 1
+        own = tuple(markers[first:marker_index])
+        citations.extend(_citations(own, index))
+        while bad_index < len(malformed) and malformed[bad_index].start < start:
+            placed.append((None, malformed[bad_index]))
+            bad_index += 1
+        first_bad = bad_index
+        while bad_index < len(malformed) and malformed[bad_index].start < end:
+            bad_index += 1
+        own_bad = tuple(malformed[first_bad:bad_index])
+        placed.extend((index, bad) for bad in own_bad)
+        claims.append(Claim(index, text[start:end], (start, end), own, own_bad))
+    citations.extend(_citations(markers[marker_index:], None))
+    placed.extend((None, bad) for bad in malformed[bad_index:])
+    return Answer("text", text, tuple(claims), tuple(citations), tuple(placed), False, ())
+
+
+def _covered(position: int, spans: list[Span]) -> bool:
+    return any(start <= position < end for start, end in spans)
+
+
+def _citations(markers: Any, claim: int | None) -> list[Citation]:
+    return [Citation(source_id, claim, (m.start, m.end), m.raw, None, m.prefix, m.ordinal)
+            for m in markers for source_id in m.ids]
+
+
+def _parse_claims(items: list[Any], grammar: Grammar, refusal: str) -> Answer:
+    problems: list[Problem] = []
+    strings: list[tuple[int, str]] = []
+    for position, item in enumerate(items):
+        if isinstance(item, str):
+            strings.append((position, item))
+        else:
+            problems.append(Problem("CA404", f"claim {position + 1} must be a string, not"
+                                    f" {type(item).__name__}", claim=position + 1,
+                                    path=f"$[{position}]"))
+    if len(items) == 1 and strings and _is_refusal(strings[0][1], refusal):
+        return Answer("claims", strings[0][1], (), (), (), True, tuple(problems))
+    claims: list[Claim] = []
+    citations: list[Citation] = []
+    malformed: list[tuple[int | None, Malformed]] = []
+    for position, text in strings:
+        index = position + 1
+        scan = grammar.scan(text)
+        claims.append(Claim(index, text, (0, len(text)), tuple(scan.markers),
+                            tuple(scan.malformed)))
+        citations.extend(_citations(scan.markers, index))
+        malformed.extend((index, bad) for bad in scan.malformed)
+    refused = bool(claims) and len(items) == 1 and citations and _is_refusal(
+        _without(claims[0].text, list(claims[0].markers)), refusal)
+    if refused:
+        return Answer("claims", claims[0].text, (), tuple(citations), (), True, tuple(problems))
+    text = "\n".join(text for _, text in strings)
+    return Answer("claims", text, tuple(claims), tuple(citations), tuple(malformed), False,
+                  tuple(problems))
+
+
+def _parse_structured(value: dict[str, Any], refusal: str) -> Answer:
+    problems: list[Problem] = []
+    status = value.get("status")
+    if status not in _STATUSES:
+        problems.append(Problem("CA404", "status must be \"answered\" or \"unknown\", not"
+                                f" {_show(status)}", path="$.status"))
+    text = value.get("text")
+    if not isinstance(text, str) or not text.strip():
+        problems.append(Problem("CA404", f"text must be a non-empty string, not {_show(text)}",
+                                path="$.text"))
+        text = text if isinstance(text, str) else ""
+    refused = status == "unknown" or (status != "answered" and _is_refusal(text, refusal))
+    claim = None if refused or not text.strip() else 1
+    citations: list[Citation] = []
+    raw = value.get("citations")
+    if not isinstance(raw, list):
+        problems.append(Problem("CA404", f"citations must be a list, not {_show(raw)}",
+                                path="$.citations"))
+    else:
+        for position, item in enumerate(raw):
+            path = f"$.citations[{position}]"
+            if not isinstance(item, str) or not item.strip():
+                problems.append(Problem("CA404", "a citation must be a non-empty string id, not"
+                                        f" {_show(item)}", path=path))
+            else:
+                citations.append(Citation(item, claim, None, None, path))
+    claims = () if claim is None else (Claim(1, text, (0, len(text)), (), ()),)
+    return Answer("structured", text, claims, tuple(citations), (), refused, tuple(problems))
+
+
+def _show(value: Any) -> str:
+    if value is None:
+        return "missing"
+    if isinstance(value, str):
+        return repr(value) if len(value) <= 40 else repr(value[:37] + "...")
+    return type(value).__name__

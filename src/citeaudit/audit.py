@@ -1,0 +1,182 @@
+"""The basic operation, :func:`iter_findings`, and :func:`audit` built on it."""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Iterator, Sequence
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from citeaudit.answer import Answer, parse_answer
+from citeaudit.checks import CHECKS, Check, Context
+from citeaudit.config import Config
+from citeaudit.findings import Finding, finding_order
+from citeaudit.grammar import Grammar, get_grammar, infer_grammar
+from citeaudit.metrics import Metrics, compute_metrics
+from citeaudit.rules import Severity
+from citeaudit.sources import Snapshot, load_snapshot
+
+__all__ = ["Report", "Status", "audit", "iter_findings", "prepare"]
+
+Status = Literal["ok", "unverified", "no_evidence"]
+GrammarSpec = str | Grammar | Sequence[str | Grammar] | None
+
+_DEFAULT = Config()
+# What each rule family establishes, for the report's checked / not checked lists.
+_SCOPES = (
+    (("CA101",), "marker syntax"),
+    (("CA201", "CA202", "CA203"), "cited ids belong to this request's snapshot"),
+    (("CA301", "CA302"), "claims carry citations"),
+    (("CA401", "CA402", "CA403"), "answer-level citation and refusal handling"),
+    (("CA404",), "answer contract"),
+)
+_NEVER_CHECKED = ("support: whether a cited passage supports its claim",)
+
+
+def prepare(answer: Any, sources: Any, *, grammar: GrammarSpec = None,
+            refusal: str | None = None, config: Config | None = None) -> Context:
+    """Validate the snapshot, pick the grammar, parse the answer and resolve every citation.
+
+    Raises :class:`~citeaudit.SnapshotError` for a broken snapshot and
+    :class:`~citeaudit.GrammarError` for a grammar that cannot be built; everything wrong with
+    the answer itself becomes a finding.
+    """
+    config = config or _DEFAULT
+    snapshot = load_snapshot(sources)
+    spec = grammar if grammar is not None else (config.grammar or None)
+    chosen = get_grammar(spec) if spec is not None else infer_grammar(snapshot)
+    parsed = parse_answer(answer, chosen, refusal if refusal is not None else config.refusal)
+    return Context(parsed, snapshot, config, _resolve(parsed, snapshot), chosen.name)
+
+
+def _resolve(answer: Answer, snapshot: Snapshot) -> tuple[str | None, ...]:
+    resolved: list[str | None] = []
+    for citation in answer.citations:
+        source_id = citation.source_id
+        if source_id in snapshot:
+            resolved.append(source_id)
+        elif citation.prefix and source_id.startswith(citation.prefix) and \
+                source_id[len(citation.prefix):] in snapshot:
+            resolved.append(source_id[len(citation.prefix):])
+        else:
+            resolved.append(None)
+    return tuple(resolved)
+
+
+def findings_of(context: Context, checks: Sequence[Check] | None = None) -> list[Finding]:
+    """Run the checks over a prepared context: enabled codes only, configured severities,
+    deterministic order (whatever order ``checks`` come in).
+    """
+    config = context.config
+    enabled = config.enabled
+    found: list[Finding] = []
+    for check in checks if checks is not None else CHECKS:
+        if enabled.isdisjoint(CHECKS[check]):
+            continue
+        for problem in check(context):
+            if problem.code in enabled:
+                found.append(Finding(problem.code, config.severity_of(problem.code),
+                                     *problem[1:]))
+    found.sort(key=finding_order)
+    return found
+
+
+def iter_findings(answer: Any, sources: Any, *, grammar: GrammarSpec = None,
+                  refusal: str | None = None, config: Config | None = None) -> Iterator[Finding]:
+    """Every finding for ``answer`` audited against ``sources``, in deterministic order.
+
+    The basic operation: :func:`audit`, the command line and the evaluation runner all build
+    on it. ``answer`` is free text, a list of claim strings or a structured object; ``sources``
+    is any snapshot shape (see :func:`~citeaudit.load_snapshot`).
+    """
+    context = prepare(answer, sources, grammar=grammar, refusal=refusal, config=config)
+    yield from findings_of(context)
+
+
+@dataclass(frozen=True, slots=True)
+class Report:
+    """Findings, metrics and verdict for one answer, and what was and was not checked."""
+
+    findings: tuple[Finding, ...]
+    metrics: Metrics
+    status: Status
+    passed: bool
+    checked: tuple[str, ...]
+    not_checked: tuple[str, ...]
+    grammar: str
+    snapshot: Snapshot
+    reasons: tuple[str, ...] = ()
+    shape: str = "text"
+
+    @property
+    def fingerprint(self) -> str:
+        """The fingerprint of the snapshot this answer was checked against."""
+        return self.snapshot.fingerprint
+
+    @property
+    def errors(self) -> int:
+        """How many findings are errors."""
+        return sum(1 for f in self.findings if f.severity is Severity.ERROR)
+
+    @property
+    def warnings(self) -> int:
+        """How many findings are warnings."""
+        return sum(1 for f in self.findings if f.severity is Severity.WARNING)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The versioned JSON form (see ``docs/json.md``)."""
+        return {
+            "version": 1,
+            "status": self.status,
+            "passed": self.passed,
+            "reasons": list(self.reasons),
+            "findings": [f.to_dict() for f in self.findings],
+            "metrics": self.metrics.to_dict(),
+            "checked": list(self.checked),
+            "not_checked": list(self.not_checked),
+            "grammar": self.grammar,
+            "answer_shape": self.shape,
+            "fingerprint": self.fingerprint,
+        }
+
+
+def audit(answer: Any, sources: Any, *, grammar: GrammarSpec = None, refusal: str | None = None,
+          config: Config | None = None, relevant: Collection[str] | None = None) -> Report:
+    """Audit one answer against the snapshot of sources retrieved for its request.
+
+    ``relevant`` (gold-relevant ids) changes what recall is measured against; by default it is
+    every retrieved id. The report passes when there is no error-severity finding and, unless
+    the outcome is ``no_evidence``, precision and recall meet the configured thresholds.
+    """
+    context = prepare(answer, sources, grammar=grammar, refusal=refusal, config=config)
+    return report_of(context, findings_of(context), relevant)
+
+
+def report_of(context: Context, findings: Sequence[Finding],
+              relevant: Collection[str] | None = None) -> Report:
+    """Assemble the report for findings already computed from ``context``."""
+    config = context.config
+    metrics = compute_metrics(context, relevant)
+    errors = sum(1 for f in findings if f.severity is Severity.ERROR)
+    status: Status
+    if errors:
+        status = "unverified"
+    elif context.answer.refusal or not context.answer.claims:
+        status = "no_evidence"
+    else:
+        status = "ok"
+    reasons: list[str] = []
+    if errors:
+        reasons.append(f"{errors} error finding{'s' if errors != 1 else ''}")
+    if status != "no_evidence":
+        if metrics.precision is not None and metrics.precision < config.min_precision:
+            reasons.append(f"precision {metrics.precision:.2f} < {config.min_precision:.2f}")
+        if metrics.recall is not None and metrics.recall < config.min_recall:
+            reasons.append(f"recall {metrics.recall:.2f} < {config.min_recall:.2f}")
+    enabled = config.enabled
+    checked = tuple(scope for codes, scope in _SCOPES if not enabled.isdisjoint(codes))
+    ignored = tuple(f"{scope} (rules ignored)" for codes, scope in _SCOPES
+                    if enabled.isdisjoint(codes))
+    return Report(tuple(findings), metrics, status, not reasons, checked,
+                  ignored + _NEVER_CHECKED, context.grammar, context.snapshot, tuple(reasons),
+                  context.answer.kind)
+

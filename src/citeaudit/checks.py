@@ -1,0 +1,157 @@
+"""The checks. Each is a small generator that states problems; the engine adds severity,
+applies select/ignore and orders the findings. Every rule code in :mod:`citeaudit.rules`
+is produced by exactly one check here (``CHECKS`` maps checks to their codes).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass
+
+from citeaudit.answer import Answer, Citation, Claim
+from citeaudit.config import Config
+from citeaudit.findings import Problem
+from citeaudit.sources import Snapshot
+
+__all__ = ["CHECKS", "Check", "Context"]
+
+_INTEGER = re.compile(r"-?[0-9]+")
+_DIGIT = re.compile(r"\d")
+
+
+@dataclass(frozen=True, slots=True)
+class Context:
+    """What every check reads: the parsed answer, the snapshot, the configuration, and how each
+    citation resolved (``resolved[i]`` is the snapshot id for ``answer.citations[i]`` or None).
+    """
+
+    answer: Answer
+    snapshot: Snapshot
+    config: Config
+    resolved: tuple[str | None, ...]
+    grammar: str = ""
+
+    def out_of_range(self, citation: Citation) -> bool:
+        """Whether an unresolved citation names a number outside the snapshot's numbering."""
+        numbering = self.snapshot.numbering
+        if not citation.ordinal or numbering is None:
+            return False
+        prefix = numbering[0]
+        return (citation.source_id.startswith(prefix)
+                and _INTEGER.fullmatch(citation.source_id, len(prefix)) is not None)
+
+
+Check = Callable[[Context], Iterable[Problem]]
+
+
+def malformed_markers(context: Context) -> Iterator[Problem]:
+    """CA101: marker-looking text that breaks the grammar."""
+    for claim, bad in context.answer.malformed:
+        yield Problem("CA101", f"{bad.raw} looks like a citation marker but is not one"
+                      f" ({bad.reason}); treated as prose", claim, (bad.start, bad.end), bad.raw)
+
+
+def unresolved_citations(context: Context) -> Iterator[Problem]:
+    """CA201/CA202: cited ids that are not in the snapshot, once per claim and id."""
+    seen: set[tuple[int | None, str]] = set()
+    numbering = context.snapshot.numbering
+    for citation, resolved in zip(context.answer.citations, context.resolved, strict=True):
+        if resolved is not None:
+            continue
+        key = (citation.claim, citation.source_id)
+        if key in seen:
+            continue
+        seen.add(key)
+        shown = repr(citation.source_id)
+        if numbering is not None and context.out_of_range(citation):
+            prefix, count = numbering
+            valid = f"{prefix}1..{prefix}{count}" if count else "none (the snapshot is empty)"
+            yield Problem("CA202", f"{citation.marker or shown} cites {citation.source_id},"
+                          f" outside the {count} retrieved sources ({valid})", citation.claim,
+                          citation.span, citation.marker, citation.source_id, citation.path)
+        else:
+            what = f"{citation.marker} cites {citation.source_id!r}, which" if citation.marker \
+                else repr(citation.source_id)
+            yield Problem("CA201", f"{what} is not in this request's snapshot",
+                          citation.claim, citation.span,
+                          citation.marker, citation.source_id, citation.path)
+
+
+def duplicate_citations(context: Context) -> Iterator[Problem]:
+    """CA203: a structured citations list names an id twice."""
+    if context.answer.kind != "structured":
+        return
+    seen: set[str] = set()
+    for citation in context.answer.citations:
+        if citation.source_id in seen:
+            yield Problem("CA203", f"{citation.source_id!r} is cited more than once",
+                          citation.claim, None, None, citation.source_id, citation.path)
+        seen.add(citation.source_id)
+
+
+def _needs_citation(claim: Claim, config: Config) -> str | None:
+    """The code a claim without markers gets under the claim policy and enabled rules."""
+    if claim.markers:
+        return None
+    text = claim.text
+    for bad in reversed(claim.malformed):  # a broken marker's digits are not a quantity
+        offset = claim.span[0]
+        text = text[:bad.start - offset] + text[bad.end - offset:]
+    if _DIGIT.search(text) and "CA302" in config.enabled:
+        return "CA302"
+    if config.claim_policy == "all" and "CA301" in config.enabled:
+        return "CA301"
+    return None
+
+
+def uncited_claims(context: Context) -> Iterator[Problem]:
+    """CA301/CA302: claims in text or claim lists that carry no marker at all."""
+    if context.answer.kind not in ("text", "claims"):
+        return
+    for claim in context.answer.claims:
+        code = _needs_citation(claim, context.config)
+        if code == "CA302":
+            yield Problem("CA302", "claim states a number or quantity but cites no source",
+                          claim.number, claim.span)
+        elif code == "CA301":
+            yield Problem("CA301", "claim has no citation marker", claim.number, claim.span)
+
+
+def answer_level(context: Context) -> Iterator[Problem]:
+    """CA401-CA403: citations against the answer as a whole."""
+    answer = context.answer
+    if answer.kind == "invalid":
+        return
+    if answer.refusal:
+        if answer.citations:
+            ids = ", ".join(sorted({c.source_id for c in answer.citations}))
+            yield Problem("CA402", f"the answer refuses (no evidence) but still cites {ids}",
+                          path="$.citations" if answer.kind == "structured" else None)
+        return
+    if not answer.claims:
+        if answer.kind != "structured":
+            yield Problem("CA403", "the answer has no claims")
+        return
+    if answer.citations:
+        return
+    if answer.kind == "structured":
+        yield Problem("CA401", "status is \"answered\" but citations is empty",
+                      path="$.citations")
+    elif not any(_needs_citation(claim, context.config) for claim in answer.claims):
+        yield Problem("CA401", "the answer is not a refusal but cites no source at all")
+
+
+def invalid_answer(context: Context) -> Iterator[Problem]:
+    """CA404: contract violations found while reading the answer."""
+    yield from context.answer.problems
+
+
+CHECKS: dict[Check, tuple[str, ...]] = {
+    malformed_markers: ("CA101",),
+    unresolved_citations: ("CA201", "CA202"),
+    duplicate_citations: ("CA203",),
+    uncited_claims: ("CA301", "CA302"),
+    answer_level: ("CA401", "CA402", "CA403"),
+    invalid_answer: ("CA404",),
+}

@@ -1,0 +1,96 @@
+"""Per-answer citation metrics.
+
+* precision = valid unique cited ids / unique cited ids (1.0 when nothing is cited: no cited id
+  is wrong; the missing citation is a finding, and recall is 0);
+* recall = relevant ids that are cited / relevant ids (relevant: the gold ids when given, else
+  every retrieved id; 0.0 when there are none);
+* f1 = harmonic mean of precision and recall;
+* weighted_coverage = weight of cited sources / weight of all sources (weights: ``score`` when
+  every source has one, else ``1 / rank`` when every source has a rank, else equal);
+* claim_coverage = claims with at least one valid citation / claims;
+* out_of_range_score = 1 - out-of-range citations / citations (1.0 when nothing is cited).
+
+A refusal or an answer with no claims is the ``no_evidence`` outcome: its ratios are ``None``,
+never NaN and never a silent 1.0 or 0.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection
+from dataclasses import asdict, dataclass
+from typing import Any
+
+from citeaudit.checks import Context
+
+__all__ = ["Metrics", "compute_metrics"]
+
+
+@dataclass(frozen=True, slots=True)
+class Metrics:
+    """Citation metrics for one answer. Ratios are in [0, 1], or ``None`` for no_evidence."""
+
+    precision: float | None
+    recall: float | None
+    f1: float | None
+    weighted_coverage: float | None
+    claim_coverage: float | None
+    out_of_range_score: float | None
+    citations: int
+    cited_ids: int
+    valid_cited_ids: int
+    claims: int
+    claims_covered: int
+    retrieved: int
+    relevant: int
+
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON form, ratios rounded to 6 decimals."""
+        return {key: round(value, 6) if isinstance(value, float) else value
+                for key, value in asdict(self).items()}
+
+
+def compute_metrics(context: Context, relevant: Collection[str] | None = None) -> Metrics:
+    """Metrics for one audited answer."""
+    answer = context.answer
+    snapshot = context.snapshot
+    cited = {c.source_id for c in answer.citations}
+    valid = {r for r in context.resolved if r is not None}
+    valid_written = {c.source_id for c, r in zip(answer.citations, context.resolved, strict=True)
+                     if r is not None}
+    out_of_range = sum(1 for c, r in zip(answer.citations, context.resolved, strict=True)
+                       if r is None and context.out_of_range(c))
+    wanted = set(relevant) if relevant is not None else set(snapshot.ids)
+    covered = {index for c, r in zip(answer.citations, context.resolved, strict=True)
+               if r is not None and (index := c.claim) is not None}
+    counts = {
+        "citations": len(answer.citations),
+        "cited_ids": len(cited),
+        "valid_cited_ids": len(valid_written),
+        "claims": len(answer.claims),
+        "claims_covered": len(covered),
+        "retrieved": len(snapshot),
+        "relevant": len(wanted),
+    }
+    if answer.refusal or not answer.claims:
+        return Metrics(None, None, None, None, None, None, **counts)
+    precision = len(valid_written) / len(cited) if cited else 1.0
+    recall = len(wanted & valid) / len(wanted) if wanted else 0.0
+    f1 = 2 * precision * recall / (precision + recall) if precision + recall else 0.0
+    claim_coverage = len(covered) / len(answer.claims)
+    out_of_range_score = 1.0 - out_of_range / len(answer.citations) if answer.citations else 1.0
+    return Metrics(precision, recall, f1, _weighted(context, valid), claim_coverage,
+                   out_of_range_score, **counts)
+
+
+def _weighted(context: Context, valid: set[str]) -> float:
+    sources = context.snapshot.sources
+    if not sources:
+        return 0.0
+    if all(s.score is not None for s in sources) and any(s.score for s in sources):
+        weights = {s.id: float(s.score or 0.0) for s in sources}
+    elif all(s.rank is not None for s in sources):
+        weights = {s.id: 1.0 / (s.rank or 1) for s in sources}
+    else:
+        weights = {s.id: 1.0 for s in sources}
+    total = sum(weights.values())
+    return min(1.0, sum(weights[i] for i in valid) / total)

@@ -1,0 +1,220 @@
+"""Sources and the per-request snapshot (registry) they live in.
+
+A :class:`Snapshot` is the immutable set of passages supplied to generation for ONE request.
+It accepts three shapes (see :func:`load_snapshot`) and proves, through its fingerprint,
+which passages an answer was checked against.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from citeaudit.errors import SnapshotError
+
+__all__ = ["Snapshot", "Source", "load_snapshot"]
+
+_URL_KEYS = ("url", "source_url")
+_LABEL_KEYS = ("title", "label", "section")
+
+
+@dataclass(frozen=True, slots=True)
+class Source:
+    """One retrieved passage."""
+
+    id: str
+    text: str
+    url: str | None = None
+    label: str | None = None
+    score: float | None = None
+    rank: int | None = None
+    metadata: Mapping[str, Any] = field(default_factory=dict)
+
+
+class Snapshot:
+    """The immutable, validated set of sources for one request, keyed by id.
+
+    ``numbering`` is ``(prefix, N)`` when the ids are exactly ``prefix + "1"`` .. ``prefix + "N"``
+    in order (``("", N)`` for passages numbered densely after trimming, ``("doc_", N)`` for
+    ``doc_1..doc_N``), else ``None``. A marker naming such an id outside ``1..N`` is out of
+    range (CA202).
+    """
+
+    __slots__ = ("_by_id", "_fingerprint", "numbering", "sources")
+
+    def __init__(self, sources: tuple[Source, ...]) -> None:
+        by_id: dict[str, Source] = {}
+        for index, source in enumerate(sources):
+            if source.id in by_id:
+                raise SnapshotError(f"duplicate source id {source.id!r}", origin="<snapshot>",
+                                    place=f"$[{index}].id")
+            by_id[source.id] = source
+        self.sources = sources
+        self._by_id = by_id
+        self._fingerprint: str | None = None
+        self.numbering = _numbering(sources)
+
+    @property
+    def numbered(self) -> bool:
+        """True when the ids are exactly ``"1"`` .. ``"N"``."""
+        return self.numbering is not None and self.numbering[0] == ""
+
+    def __len__(self) -> int:
+        return len(self.sources)
+
+    def __iter__(self) -> Iterator[Source]:
+        return iter(self.sources)
+
+    def __contains__(self, source_id: object) -> bool:
+        return source_id in self._by_id
+
+    def get(self, source_id: str) -> Source | None:
+        """The source with this id, or ``None``."""
+        return self._by_id.get(source_id)
+
+    @property
+    def ids(self) -> tuple[str, ...]:
+        """Source ids in snapshot order."""
+        return tuple(self._by_id)
+
+    @property
+    def fingerprint(self) -> str:
+        """``sha256:`` + hex digest of the length-prefixed ids and texts, computed on first use.
+
+        Length prefixes keep two different snapshots from hashing alike by concatenation.
+        """
+        if self._fingerprint is None:
+            digest = hashlib.sha256()
+            for source in self.sources:
+                for part in (source.id, source.text):
+                    data = part.encode("utf-8", "surrogatepass")
+                    digest.update(len(data).to_bytes(8, "big"))
+                    digest.update(data)
+            self._fingerprint = "sha256:" + digest.hexdigest()
+        return self._fingerprint
+
+    def __repr__(self) -> str:
+        return f"Snapshot({len(self.sources)} sources, ids={list(self._by_id)[:5]!r})"
+
+
+def _numbering(sources: tuple[Source, ...]) -> tuple[str, int] | None:
+    if not sources:
+        return ("", 0)
+    first = sources[0].id
+    prefix = first.rstrip("0123456789")
+    if prefix == first or any(s.id != f"{prefix}{n}" for n, s in enumerate(sources, 1)):
+        return None
+    return (prefix, len(sources))
+
+
+def load_snapshot(data: Any, *, origin: str = "<snapshot>") -> Snapshot:
+    """Validate decoded JSON (or equivalent Python values) into a :class:`Snapshot`.
+
+    Accepted shapes:
+
+    * ``{"sources": [{"id": str, "text": str, ...}, ...]}``
+    * a list of passages, numbered ``1..N`` in order; each a string or an object with ``text``
+      and optional ``url``/``source_url``, ``title``/``label``/``section``, ``score``, ``rank``
+    * a mapping ``{"1": passage, "2": passage}`` with the same passage forms as values
+
+    A :class:`Snapshot` passes through unchanged. Anything else raises :class:`SnapshotError`
+    naming the JSON path.
+    """
+    if isinstance(data, Snapshot):
+        return data
+    try:
+        return Snapshot(tuple(_sources(data)))
+    except SnapshotError as error:
+        raise error.located(origin) from None
+
+
+def _sources(data: Any) -> Iterator[Source]:
+    if isinstance(data, dict) and "sources" in data and isinstance(data["sources"], list):
+        for index, item in enumerate(data["sources"]):
+            path = f"$.sources[{index}]"
+            if not isinstance(item, dict):
+                raise SnapshotError(f"a source must be an object, not {_kind(item)}", place=path)
+            source_id = item.get("id")
+            if not isinstance(source_id, str) or not source_id.strip():
+                raise SnapshotError("a source needs a non-empty string \"id\"",
+                                    place=f"{path}.id")
+            yield _passage(source_id, item, path)
+        _check_unique(data["sources"])
+    elif isinstance(data, dict):
+        if "sources" in data:
+            raise SnapshotError(f"\"sources\" must be a list, not {_kind(data['sources'])}",
+                                place="$.sources")
+        for key, value in data.items():
+            if not isinstance(key, str) or not key.strip():
+                raise SnapshotError("source ids must be non-empty strings", place="$")
+            yield _passage(key, value, f"$[{_quote(key)}]")
+    elif isinstance(data, list | tuple):
+        for index, value in enumerate(data):
+            yield _passage(str(index + 1), value, f"$[{index}]")
+    else:
+        raise SnapshotError(
+            f"a snapshot must be an object with \"sources\", a list of passages or an id mapping,"
+            f" not {_kind(data)}", place="$")
+
+
+def _check_unique(items: list[Any]) -> None:
+    seen: set[str] = set()
+    for index, item in enumerate(items):
+        if item["id"] in seen:
+            raise SnapshotError(f"duplicate source id {item['id']!r}",
+                                place=f"$.sources[{index}].id")
+        seen.add(item["id"])
+
+
+def _passage(source_id: str, value: Any, path: str) -> Source:
+    if isinstance(value, str):
+        return Source(source_id, value)
+    if isinstance(value, Source):
+        return value
+    if not isinstance(value, dict):
+        raise SnapshotError(f"a passage must be a string or an object, not {_kind(value)}",
+                            place=path)
+    text = value.get("text")
+    if not isinstance(text, str):
+        raise SnapshotError(f"a passage needs a string \"text\", not {_kind(text)}",
+                            place=f"{path}.text")
+    url = _optional_str(value, _URL_KEYS, path)
+    label = _optional_str(value, _LABEL_KEYS, path)
+    score = value.get("score")
+    if score is not None and (isinstance(score, bool) or not isinstance(score, int | float)
+                              or not math.isfinite(score) or score < 0):
+        raise SnapshotError("\"score\" must be a non-negative number", place=f"{path}.score")
+    rank = value.get("rank")
+    if rank is not None and (isinstance(rank, bool) or not isinstance(rank, int) or rank < 1):
+        raise SnapshotError("\"rank\" must be a positive integer", place=f"{path}.rank")
+    metadata = value.get("metadata", {})
+    if not isinstance(metadata, dict):
+        raise SnapshotError("\"metadata\" must be an object", place=f"{path}.metadata")
+    return Source(source_id, text, url, label,
+                  float(score) if score is not None else None, rank, metadata)
+
+
+def _optional_str(value: dict[str, Any], keys: tuple[str, ...], path: str) -> str | None:
+    for key in keys:
+        found = value.get(key)
+        if found is None:
+            continue
+        if not isinstance(found, str):
+            raise SnapshotError(f"\"{key}\" must be a string, not {_kind(found)}",
+                                place=f"{path}.{key}")
+        return found
+    return None
+
+
+def _quote(key: str) -> str:
+    return '"' + key.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+def _kind(value: Any) -> str:
+    if value is None:
+        return "null"
+    return {bool: "a boolean", int: "a number", float: "a number", str: "a string",
+            list: "a list", dict: "an object"}.get(type(value), type(value).__name__)
