@@ -199,6 +199,8 @@ _POSITIVE = re.compile(r"[1-9][0-9]*")
 
 
 def _parse_s(content: str) -> _Parsed:
+    if not content:
+        return "empty marker"
     if not _S_LIKE.fullmatch(content):
         return None
     items = _split_items(content)

@@ -215,9 +215,7 @@ class _Splitter:
             cjk = text[stop] in "。！？"
             if after < end and not cjk and not text[after].isspace():
                 continue  # 3.5%, example.com, "days.Next"
-            following = after
-            while following < end and text[following].isspace():
-                following += 1
+            following = self._next_start(after, end)
             if following < end and not cjk and self._continues(stop, match.end(), following,
                                                                  sentence_start):
                 continue
@@ -225,6 +223,19 @@ class _Splitter:
             sentence_start = consumed = following
         if sentence_start < end:
             self._emit(sentence_start, end)
+
+    def _next_start(self, position: int, end: int) -> int:
+        """Where the next sentence starts: past white space and a blockquote's ``>`` prefix."""
+        text = self.text
+        newline = False
+        while position < end:
+            char = text[position]
+            if char == "\n":
+                newline = True
+            elif not (char.isspace() or (newline and char == ">")):
+                break
+            position += 1
+        return position
 
     def _absorb(self, position: int, end: int) -> int:
         """Move past markers (and punctuation glued to them) right after a terminator."""
