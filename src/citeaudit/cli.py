@@ -7,6 +7,7 @@ place that catches :class:`~citeaudit.CiteauditError`.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import sys
 from collections.abc import Sequence
 from enum import IntEnum
@@ -111,7 +112,8 @@ def main(argv: Sequence[str] | None = None, *, stdout: TextIO | None = None,
     out = stdout or sys.stdout
     err = stderr or sys.stderr
     try:
-        args = _parser().parse_args(argv)
+        with contextlib.redirect_stdout(out):  # --help and --version write to stdout
+            args = _parser().parse_args(argv)
         if args.command == "rules":
             return _rules(args, out)
         return _check(args, out, stdin or sys.stdin.buffer)

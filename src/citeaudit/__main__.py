@@ -1,0 +1,5 @@
+"""``python -m citeaudit``."""
+
+from citeaudit.cli import main
+
+raise SystemExit(main())

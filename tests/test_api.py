@@ -1,0 +1,135 @@
+"""The public namespace, the basic operation and the metrics."""
+
+from __future__ import annotations
+
+import inspect
+import json
+
+import pytest
+
+import citeaudit
+from citeaudit import Finding, Severity, audit, iter_findings, prepare
+from citeaudit.audit import findings_of
+from citeaudit.checks import CHECKS
+
+
+def test_all_matches_the_public_namespace() -> None:
+    public = {name for name in dir(citeaudit) if not name.startswith("_")
+              and not inspect.ismodule(getattr(citeaudit, name))}
+    assert set(citeaudit.__all__) == public | {"__version__"}
+    assert citeaudit.__all__ == sorted(citeaudit.__all__, key=lambda n: (not n.isupper(), n))
+
+
+@pytest.mark.parametrize("name", [n for n in citeaudit.__all__ if not n.startswith("_")])
+def test_public_names_have_docstrings(name: str) -> None:
+    value = getattr(citeaudit, name)
+    if inspect.isfunction(value) or inspect.isclass(value):
+        assert (value.__doc__ or "").strip(), f"{name} has no docstring"
+
+
+def test_exceptions_share_one_root() -> None:
+    for name in ("InputError", "SnapshotError", "ConfigError", "GrammarError"):
+        assert issubclass(getattr(citeaudit, name), citeaudit.CiteauditError)
+
+
+def test_iter_findings_is_what_audit_reports() -> None:
+    answer = "Refunds take 14 days [7]. Reimbursements settle in 14 days. Fees [1-]."
+    found = list(iter_findings(answer, ["a", "b", "c"]))
+    assert all(isinstance(f, Finding) for f in found)
+    assert tuple(found) == audit(answer, ["a", "b", "c"]).findings
+    assert [f.code for f in found] == ["CA202", "CA302", "CA301", "CA101"]
+
+
+def test_findings_do_not_depend_on_check_order() -> None:
+    context = prepare("One [9]. Two. Three 3. [S01] Four [1, 1-].", ["a", "b"])
+    forward = findings_of(context, list(CHECKS))
+    backward = findings_of(context, list(reversed(CHECKS)))
+    assert forward == backward
+    assert len(forward) >= 4
+
+
+def test_findings_are_immutable_values() -> None:
+    finding = next(iter_findings("Uncited.", ["a"]))
+    with pytest.raises(AttributeError):
+        finding.code = "CA999"  # type: ignore[misc]
+    assert finding.severity is Severity.ERROR
+
+
+def test_report_to_dict_is_json() -> None:
+    report = audit("Refunds take 30 days [1].", ["Refunds take 30 days."])
+    data = json.loads(json.dumps(report.to_dict()))
+    assert data["version"] == 1
+    assert data["status"] == "ok"
+    assert data["metrics"]["precision"] == 1.0
+    assert data["grammar"] == "numeric,S"
+
+
+def test_metrics_seed003() -> None:
+    sources = {"sources": [{"id": f"doc_{n}", "text": "x"} for n in range(1, 6)]}
+    answer = "One [doc_1]. Two [doc_2]. Three [doc_12]."
+    metrics = audit(answer, sources).metrics
+    assert metrics.precision == pytest.approx(2 / 3)
+    assert metrics.recall == pytest.approx(0.4)
+    assert metrics.f1 == pytest.approx(0.5)
+    assert metrics.out_of_range_score == pytest.approx(2 / 3)
+    assert metrics.claim_coverage == pytest.approx(2 / 3)
+    assert not audit(answer, sources).passed
+
+
+def test_recall_against_relevant_ids() -> None:
+    report = audit("One [1]. Two [2].", ["a", "b", "c", "d"], relevant=["1", "2"])
+    assert report.metrics.recall == 1.0
+    assert report.metrics.relevant == 2
+
+
+def test_weighted_coverage_uses_scores_then_ranks() -> None:
+    scored = {"sources": [{"id": "a", "text": "x", "score": 3.0},
+                          {"id": "b", "text": "y", "score": 1.0}]}
+    assert audit("Fact [a].", scored).metrics.weighted_coverage == pytest.approx(0.75)
+    ranked = {"sources": [{"id": "a", "text": "x", "rank": 1},
+                          {"id": "b", "text": "y", "rank": 2}]}
+    assert audit("Fact [b].", ranked).metrics.weighted_coverage == pytest.approx(1 / 3)
+    plain = ["x", "y", "z", "w"]
+    assert audit("Fact [1].", plain).metrics.weighted_coverage == pytest.approx(0.25)
+
+
+def test_no_evidence_metrics_are_none_not_nan() -> None:
+    report = audit("Not covered by the provided documents.", ["a"])
+    assert report.status == "no_evidence"
+    assert report.passed
+    metrics = report.metrics
+    assert (metrics.precision, metrics.recall, metrics.f1, metrics.claim_coverage) == \
+        (None, None, None, None)
+
+
+def test_nothing_cited_gives_precision_one_recall_zero() -> None:
+    report = audit("Uncited claim.", ["a"])
+    assert (report.metrics.precision, report.metrics.recall) == (1.0, 0.0)
+    assert not report.passed
+
+
+def test_markers_in_code_are_not_citations() -> None:
+    report = audit("Use `items[3]` to index [1].\n\n```\nx = a[9]\n```", ["a"])
+    assert report.findings == ()
+
+
+def test_empty_snapshot_fails_any_citation() -> None:
+    report = audit("Fact [1].", [])
+    assert [f.code for f in report.findings] == ["CA202"]
+    assert report.metrics.recall == 0.0
+
+
+def test_inferred_grammars() -> None:
+    assert prepare("x", ["a"]).grammar == "numeric,S"
+    assert prepare("x", {"S1": "a", "S2": "b"}).grammar == "S"
+    assert prepare("x", {"doc_1": "a"}).grammar == "prefix:doc_"
+    assert prepare("x", {"kb-a": "a"}).grammar == "id"
+    assert prepare("x", ["a"], grammar="source").grammar == "source"
+    assert prepare("x", ["a"], config=citeaudit.Config(grammar=("S", "id"))).grammar == "S,id"
+
+
+def test_answers_of_other_types_are_invalid_not_crashes() -> None:
+    report = audit(42, ["a"])
+    assert [(f.code, f.path) for f in report.findings] == [("CA404", "$")]
+    claims = audit(["Fact [1].", 7], ["a"])
+    assert [(f.code, f.path) for f in claims.findings] == [("CA404", "$[1]")]

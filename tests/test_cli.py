@@ -1,0 +1,172 @@
+"""The command line: exact output, exit codes, options, help."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from citeaudit.cli import ExitCode, _parser
+
+SEEDS = Path(__file__).parent / "data" / "seeds"
+S000 = str(SEEDS / "000/sources.json")
+S002 = str(SEEDS / "002/passages.json")
+
+
+def test_text_output_is_exact(run: Any, tmp_path: Path) -> None:
+    answer = tmp_path / "answer.txt"
+    answer.write_text("Refunds take 14 days [7].\nReimbursements settle in 14 days.\n")
+    result = run("check", S002, str(answer))
+    assert result.code == ExitCode.FAILED
+    assert result.err == ""
+    assert result.out == (
+        f"{answer}:1:22 (claim 1): CA202 error: [7] cites 7, outside the 3 retrieved sources"
+        " (1..3)\n"
+        f"{answer}:2:1 (claim 2): CA302 error: claim states a number or quantity but cites no"
+        " source\n"
+        "FAIL (2 error findings; precision 0.00 < 0.90; recall 0.00 < 0.50): 2 errors,"
+        " 0 warnings; status unverified; precision 0.00, recall 0.00, F1 0.00, claim coverage"
+        " 0.00; checked: marker syntax, cited ids belong to this request's snapshot, claims carry"
+        " citations, answer-level citation and refusal handling, answer contract; not checked:"
+        " support: whether a cited passage supports its claim\n")
+
+
+def test_pass_line(run: Any) -> None:
+    result = run("check", S000, str(SEEDS / "000/positive.json"))
+    assert result.code == ExitCode.OK
+    assert result.out.startswith("PASS: 0 errors, 0 warnings; status ok; precision 1.00,"
+                                 " recall 0.50")
+
+
+def test_refusal_text(run: Any) -> None:
+    result = run("check", S002, str(SEEDS / "002/refusal.txt"))
+    assert result.code == ExitCode.OK
+    assert "status no_evidence; precision n/a, recall n/a" in result.out
+
+
+def test_json_output_shape(run: Any) -> None:
+    result = run("check", S000, str(SEEDS / "000/errors.json"), "--format", "json")
+    report = json.loads(result.out)
+    assert set(report) == {"version", "status", "passed", "reasons", "findings", "metrics",
+                           "checked", "not_checked", "grammar", "answer_shape", "fingerprint"}
+    assert report["findings"][1] == {
+        "code": "CA201", "severity": "error",
+        "message": "[S9] cites 'S9', which is not in this request's snapshot",
+        "claim": 2, "span": [18, 22], "marker": "[S9]", "source_id": "S9", "path": None}
+    assert report["answer_shape"] == "claims"
+    assert report["fingerprint"].startswith("sha256:")
+
+
+def test_answer_from_stdin(run: Any) -> None:
+    result = run("check", S002, "-", "--min-recall", "0",
+                 stdin=b"Reimbursements settle within 30 days [2].")
+    assert result.code == ExitCode.OK, result.out
+
+
+def test_answer_format_json_for_other_names(run: Any, tmp_path: Path) -> None:
+    answer = tmp_path / "answer.out"
+    answer.write_text('["Returns take 7 days. [S1]"]')
+    assert run("check", S000, str(answer), "--answer-format", "json").code == ExitCode.OK
+    as_text = run("check", S000, str(answer), "--format", "json")
+    assert json.loads(as_text.out)["answer_shape"] == "text"
+
+
+@pytest.mark.parametrize(("args", "codes"), [
+    (["--ignore", "CA301"], ["CA201"]),
+    (["--select", "CA3"], ["CA301"]),
+    (["--severity", "CA201=warning", "--severity", "CA301=warning"], ["CA301", "CA201"]),
+])
+def test_rule_options(run: Any, args: list[str], codes: list[str]) -> None:
+    result = run("check", S000, str(SEEDS / "000/errors.json"), "--format", "json", *args)
+    assert [f["code"] for f in json.loads(result.out)["findings"]] == codes
+
+
+def test_thresholds(run: Any) -> None:
+    answer = str(SEEDS / "002/answer.txt")
+    assert run("check", S002, answer).code == ExitCode.FAILED  # recall 1/3
+    assert run("check", S002, answer, "--min-recall", "0.3").code == ExitCode.OK
+    assert run("check", S002, answer, "--relevant", "2").code == ExitCode.OK
+    strict = run("check", S002, answer, "--relevant", "1,2", "--format", "json")
+    assert json.loads(strict.out)["metrics"]["recall"] == 0.5
+
+
+def test_config_file_is_used_and_flags_override(run: Any, tmp_path: Path) -> None:
+    (tmp_path / "citeaudit.toml").write_text("min-recall = 0.3\n")
+    answer = str(SEEDS / "002/answer.txt")
+    assert run("check", S002, answer).code == ExitCode.OK
+    assert run("check", S002, answer, "--min-recall", "0.9").code == ExitCode.FAILED
+    assert run("check", S002, answer, "--no-config").code == ExitCode.FAILED
+    other = tmp_path / "other.toml"
+    other.write_text("min-recall = 0.9\n")
+    assert run("check", S002, answer, "--config", str(other)).code == ExitCode.FAILED
+
+
+@pytest.mark.parametrize(("args", "message"), [
+    (["check", S002], "the following arguments are required: ANSWER"),
+    (["check", S002, "missing.txt"], "missing.txt: No such file or directory"),
+    (["check", S002, "-", "--grammar", "regex:("], "cannot compile grammar regex"),
+    (["check", S002, "-", "--grammar", "roman"], "unknown grammar 'roman'"),
+    (["check", S002, "-", "--select", "CA9"], "matches no rule code"),
+    (["check", S002, "-", "--severity", "CA201=fatal"], "must be \"error\" or \"warning\""),
+    (["check", S002, "-", "--severity", "CA999=error"], "unknown rule code 'CA999'"),
+    (["check", S002, "-", "--min-precision", "2"], "must lie in [0, 1]"),
+    (["check", S002, "-", "--relevant", "9"], "--relevant names ids not in the snapshot: 9"),
+    (["check", S002, "-", "--config", "nowhere.toml"], "nowhere.toml: No such file"),
+    (["frobnicate"], "invalid choice: 'frobnicate'"),
+])
+def test_usage_and_input_errors(run: Any, args: list[str], message: str) -> None:
+    result = run(*args, stdin=b"Text [1].")
+    assert result.code == ExitCode.INPUT_ERROR
+    assert result.out == ""
+    assert message in result.err
+    assert result.err.startswith("citeaudit: error: ")
+    assert "Traceback" not in result.err
+
+
+def test_rules_command(run: Any) -> None:
+    result = run("rules")
+    assert result.code == ExitCode.OK
+    lines = result.out.splitlines()
+    assert len(lines) == 10
+    assert lines[0].split()[:3] == ["CA101", "malformed-marker", "warning"]
+    assert lines[8].endswith("(off by default)")
+    rows = json.loads(run("rules", "--format", "json").out)
+    assert rows[2] == {"code": "CA202", "name": "out-of-range", "severity": "error",
+                       "enabled": True,
+                       "summary": "a numeric id is outside 1..N (including 0 and negatives)"}
+
+
+def _commands() -> list[str]:
+    parser = _parser()
+    return sorted(parser._subparsers._group_actions[0].choices)  # type: ignore[union-attr]
+
+
+@pytest.mark.parametrize("command", _commands())
+def test_every_command_has_help(run: Any, command: str) -> None:
+    result = run(command, "--help")
+    assert result.code == ExitCode.OK
+    assert result.out.startswith(f"usage: citeaudit {command}")
+
+
+def test_every_command_is_documented_in_the_readme() -> None:
+    readme = (Path(__file__).parents[1] / "README.md").read_text()
+    for command in _commands():
+        assert f"citeaudit {command}" in readme
+
+
+def test_version(run: Any) -> None:
+    result = run("--version")
+    assert result.code == ExitCode.OK
+
+
+def test_console_script_runs_as_a_real_process() -> None:
+    result = subprocess.run(
+        [sys.executable, "-m", "citeaudit", "check", S000, str(SEEDS / "000/errors.json")],
+        capture_output=True, text=True, check=False)
+    assert result.returncode == 1
+    assert "CA201" in result.stdout
+    assert result.stderr == ""

@@ -1,0 +1,108 @@
+"""Properties: on arbitrary input nothing escapes but the input-error family, spans stay in
+bounds, metrics stay in [0, 1], and results do not depend on check order."""
+
+from __future__ import annotations
+
+import json
+import random
+from typing import Any
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from citeaudit import CiteauditError, audit, get_grammar, load_snapshot, prepare
+from citeaudit.audit import findings_of
+from citeaudit.checks import CHECKS
+from citeaudit.loading import decode_json
+
+PROFILE = settings(max_examples=300, deadline=None,
+                   suppress_health_check=[HealthCheck.too_slow])
+
+PIECES = [
+    "Refunds take 30 days", " [1]", "[2]", "[S1]", " [S01]", "[1-3]", "[2 and 4]", "[]",
+    "[1, 2, and 3]", "［１］", "[doc_1]", "[Source: 2]", "[citation needed]", ". ", "! ", "? ",
+    "。", "\n", "\n\n", "- ", "1. ", "1[1]. ", "# ", "| a | b |\n", "|---|---|\n", "```\n",
+    "`x[1]`", "e.g. ", "Dr. ", "3.5% ", '"Quoted." ', "etc.[1] [3].. ", "> ", "[1](http://x)",
+    "Not covered by the provided documents.", "[-1]", "[0]", "[1-999999]", "東京", " ",
+]
+real_answers = st.lists(st.sampled_from(PIECES), max_size=30).map("".join)
+texts = st.one_of(st.text(max_size=300), real_answers)
+json_values = st.recursive(
+    st.none() | st.booleans() | st.floats(allow_nan=True) | st.integers() | st.text(max_size=20),
+    lambda inner: st.lists(inner, max_size=5) | st.dictionaries(st.text(max_size=8), inner,
+                                                                 max_size=5),
+    max_leaves=20)
+snapshots = st.one_of(
+    st.lists(st.text(max_size=40), max_size=6),
+    st.dictionaries(st.sampled_from(["1", "2", "S1", "doc_1", "a"]), st.text(max_size=20)),
+    json_values,
+)
+grammars = st.sampled_from([None, "numeric", "S", "id", "source", "numeric,S",
+                            "regex:\\[([a-z0-9_]+)\\]"])
+
+
+def _check_report(answer: Any, sources: Any, grammar: str | None) -> None:
+    try:
+        report = audit(answer, sources, grammar=grammar)
+    except CiteauditError:
+        return
+    length = len(answer) if isinstance(answer, str) else None
+    for finding in report.findings:
+        if finding.span is not None:
+            start, end = finding.span
+            assert 0 <= start <= end
+            if length is not None:
+                assert end <= length
+    for name in ("precision", "recall", "f1", "weighted_coverage", "claim_coverage",
+                 "out_of_range_score"):
+        value = getattr(report.metrics, name)
+        assert value is None or 0.0 <= value <= 1.0, (name, value)
+    assert report.status in ("ok", "unverified", "no_evidence")
+    json.dumps(report.to_dict())
+
+
+@PROFILE
+@given(texts, snapshots, grammars)
+def test_text_answers_never_crash(answer: str, sources: Any, grammar: str | None) -> None:
+    _check_report(answer, sources, grammar)
+
+
+@PROFILE
+@given(json_values, snapshots)
+def test_arbitrary_json_answers_never_crash(answer: Any, sources: Any) -> None:
+    _check_report(answer, sources, None)
+
+
+@PROFILE
+@given(st.lists(real_answers, max_size=5), grammars)
+def test_claim_lists_never_crash(answer: list[str], grammar: str | None) -> None:
+    _check_report(answer, ["a", "b", "c"], grammar)
+
+
+@PROFILE
+@given(st.binary(max_size=200))
+def test_arbitrary_bytes_only_raise_input_errors(data: bytes) -> None:
+    try:
+        load_snapshot(decode_json(data, origin="x.json"))
+    except CiteauditError:
+        pass
+
+
+@PROFILE
+@given(real_answers, st.randoms(use_true_random=False))
+def test_findings_do_not_depend_on_check_order(answer: str, rng: random.Random) -> None:
+    context = prepare(answer, ["a", "b", "c"])
+    order = list(CHECKS)
+    rng.shuffle(order)
+    assert findings_of(context, order) == findings_of(context)
+
+
+@PROFILE
+@given(texts, grammars)
+def test_marker_spans_are_exact(text: str, grammar: str | None) -> None:
+    scan = get_grammar(grammar or "numeric,S").scan(text)
+    for item in (*scan.markers, *scan.malformed):
+        assert text[item.start:item.end] == item.raw
+        assert item.raw
+    starts = [m.start for m in scan.markers]
+    assert starts == sorted(starts)

@@ -1,0 +1,63 @@
+"""The project checks itself: every rule has a code, docs, a check and a test that triggers it."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from citeaudit import RULES, Config, audit
+from citeaudit.checks import CHECKS
+
+DOCS = (Path(__file__).parents[1] / "docs" / "rules.md").read_text()
+PASSAGES = ["Refunds take 30 days.", "Fees apply."]
+STRUCTURED_SOURCES = {"sources": [{"id": "a", "text": "x"}, {"id": "b", "text": "y"}]}
+
+# code -> (answer, sources, audit keywords): the smallest input that triggers it.
+TRIGGERS: dict[str, tuple[Any, Any, dict[str, Any]]] = {
+    "CA101": ("Refunds take 30 days [1-].", PASSAGES, {}),
+    "CA201": ("Refunds take 30 days [doc_9].", {"sources": [{"id": "doc_1", "text": "x"},
+                                                            {"id": "kb", "text": "y"}]}, {}),
+    "CA202": ("Refunds take 30 days [3].", PASSAGES, {}),
+    "CA203": ({"status": "answered", "text": "x", "citations": ["a", "a"]},
+              STRUCTURED_SOURCES, {}),
+    "CA301": ("Refunds are possible.", PASSAGES, {}),
+    "CA302": ("Refunds take 30 days.", PASSAGES, {}),
+    "CA401": ({"status": "answered", "text": "x", "citations": []}, STRUCTURED_SOURCES, {}),
+    "CA402": ({"status": "unknown", "text": "x", "citations": ["a"]}, STRUCTURED_SOURCES, {}),
+    "CA403": ("   ", PASSAGES, {"config": Config(extend_select=("CA403",))}),
+    "CA404": ({"status": "maybe", "text": "x", "citations": ["a"]}, STRUCTURED_SOURCES, {}),
+}
+
+
+def test_every_rule_has_a_trigger() -> None:
+    assert set(TRIGGERS) == set(RULES)
+
+
+def test_every_rule_is_produced_by_one_check() -> None:
+    produced = [code for codes in CHECKS.values() for code in codes]
+    assert sorted(produced) == sorted(RULES)
+
+
+@pytest.mark.parametrize("code", sorted(TRIGGERS))
+def test_trigger(code: str) -> None:
+    answer, sources, options = TRIGGERS[code]
+    report = audit(answer, sources, **options)
+    assert code in {f.code for f in report.findings}
+    assert not report.passed or RULES[code].severity == "warning"
+
+
+@pytest.mark.parametrize("code", sorted(RULES))
+def test_every_rule_is_documented(code: str) -> None:
+    rule = RULES[code]
+    heading = re.search(rf"^## {code} {re.escape(rule.name)}$", DOCS, re.MULTILINE)
+    assert heading, f"docs/rules.md lacks a '## {code} {rule.name}' section"
+    section = DOCS[heading.end():].split("\n## ", 1)[0]
+    assert f"Default severity: {rule.severity.value}" in section
+    assert "```" in section, "each rule's docs show an example"
+
+
+def test_docs_name_no_unknown_codes() -> None:
+    assert set(re.findall(r"^## (CA\d{3}) ", DOCS, re.MULTILINE)) == set(RULES)

@@ -1,0 +1,109 @@
+"""Snapshot shapes, validation with JSON paths, numbering and fingerprints."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from citeaudit import Snapshot, SnapshotError, Source, load_snapshot
+
+
+def test_sources_shape() -> None:
+    snapshot = load_snapshot({"sources": [
+        {"id": "a", "text": "one", "url": "https://x.example", "title": "A", "score": 0.5},
+        {"id": "b", "text": "two", "rank": 2, "metadata": {"k": 1}},
+    ]})
+    assert snapshot.ids == ("a", "b")
+    assert snapshot.get("a") == Source("a", "one", "https://x.example", "A", 0.5)
+    assert snapshot.get("b") is not None
+    assert snapshot.get("b").rank == 2  # type: ignore[union-attr]
+    assert snapshot.numbering is None
+
+
+def test_list_shape_is_numbered_one_based() -> None:
+    snapshot = load_snapshot([
+        "plain passage",
+        {"text": "object passage", "source_url": "https://hr.example/policy",
+         "section": "Reimbursement"},
+    ])
+    assert snapshot.ids == ("1", "2")
+    assert snapshot.numbered
+    second = snapshot.get("2")
+    assert second is not None
+    assert (second.url, second.label) == ("https://hr.example/policy", "Reimbursement")
+
+
+def test_mapping_shape() -> None:
+    snapshot = load_snapshot({"1": "a", "2": {"text": "b", "label": "B"}})
+    assert snapshot.ids == ("1", "2")
+    assert snapshot.numbered
+
+
+@pytest.mark.parametrize(("ids", "numbering"), [
+    (["1", "2", "3"], ("", 3)),
+    (["S1", "S2"], ("S", 2)),
+    (["doc_1", "doc_2", "doc_3"], ("doc_", 3)),
+    (["eval-note-1", "eval-note-2"], ("eval-note-", 2)),
+    (["doc_1", "doc_3"], None),
+    (["2", "1"], None),
+    (["a", "b"], None),
+    (["doc_1", "file_2"], None),
+])
+def test_numbering(ids: list[str], numbering: tuple[str, int] | None) -> None:
+    snapshot = load_snapshot({"sources": [{"id": i, "text": i} for i in ids]})
+    assert snapshot.numbering == numbering
+
+
+def test_empty_snapshot_is_allowed() -> None:
+    assert len(load_snapshot([])) == 0
+    assert len(load_snapshot({"sources": []})) == 0
+
+
+def test_fingerprint_depends_on_ids_and_texts() -> None:
+    base = load_snapshot({"a": "xy", "b": "z"})
+    assert base.fingerprint.startswith("sha256:")
+    assert base.fingerprint == load_snapshot({"a": "xy", "b": "z"}).fingerprint
+    assert base.fingerprint != load_snapshot({"a": "x", "b": "yz"}).fingerprint
+    assert base.fingerprint != load_snapshot({"a": "xy", "c": "z"}).fingerprint
+
+
+def test_snapshot_passes_through() -> None:
+    snapshot = load_snapshot(["a"])
+    assert load_snapshot(snapshot) is snapshot
+    assert isinstance(snapshot, Snapshot)
+    assert "1" in snapshot
+    assert list(snapshot)[0].text == "a"
+
+
+@pytest.mark.parametrize(("data", "place", "message"), [
+    (42, "$", "not a number"),
+    ("text", "$", "not a string"),
+    (None, "$", "not null"),
+    ({"sources": "x"}, "$.sources", "\"sources\" must be a list"),
+    ({"sources": [1]}, "$.sources[0]", "a source must be an object, not a number"),
+    ({"sources": [{"text": "a"}]}, "$.sources[0].id", "non-empty string \"id\""),
+    ({"sources": [{"id": "", "text": "a"}]}, "$.sources[0].id", "non-empty string \"id\""),
+    ({"sources": [{"id": 3, "text": "a"}]}, "$.sources[0].id", "non-empty string \"id\""),
+    ({"sources": [{"id": "a", "text": "x"}, {"id": "a", "text": "y"}]}, "$.sources[1].id",
+     "duplicate source id 'a'"),
+    ({"sources": [{"id": "a"}]}, "$.sources[0].text", "needs a string \"text\", not null"),
+    ({"sources": [{"id": "a", "text": 5}]}, "$.sources[0].text", "not a number"),
+    ({"sources": [{"id": "a", "text": "x", "url": 5}]}, "$.sources[0].url", "must be a string"),
+    ({"sources": [{"id": "a", "text": "x", "score": -1}]}, "$.sources[0].score", "non-negative"),
+    ({"sources": [{"id": "a", "text": "x", "score": "high"}]}, "$.sources[0].score",
+     "non-negative"),
+    ({"sources": [{"id": "a", "text": "x", "rank": 0}]}, "$.sources[0].rank", "positive integer"),
+    ({"sources": [{"id": "a", "text": "x", "metadata": []}]}, "$.sources[0].metadata",
+     "must be an object"),
+    (["a", 5], "$[1]", "a passage must be a string or an object"),
+    ([{"url": "https://x.example"}], "$[0].text", "needs a string \"text\""),
+    ({"1": None}, '$["1"]', "a passage must be a string or an object, not null"),
+    ({"": "a"}, "$", "non-empty strings"),
+])
+def test_broken_snapshots_name_the_json_path(data: Any, place: str, message: str) -> None:
+    with pytest.raises(SnapshotError) as caught:
+        load_snapshot(data, origin="retrieved.json")
+    assert caught.value.place == place
+    assert message in caught.value.reason
+    assert str(caught.value).startswith(f"retrieved.json: {place}: ")
