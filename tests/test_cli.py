@@ -30,9 +30,9 @@ def test_text_output_is_exact(run: Any, tmp_path: Path) -> None:
         " source\n"
         "FAIL (2 error findings; precision 0.00 < 0.90; recall 0.00 < 0.50): 2 errors,"
         " 0 warnings; status unverified; precision 0.00, recall 0.00, F1 0.00, claim coverage"
-        " 0.00; checked: marker syntax, cited ids belong to this request's snapshot, claims carry"
-        " citations, answer-level citation and refusal handling, answer contract; not checked:"
-        " support: whether a cited passage supports its claim\n")
+        " 0.00; checked: marker syntax, cited ids in snapshot, claims cited, answer-level"
+        " citation and refusal, answer contract; not checked: support (whether a cited passage"
+        " supports its claim)\n")
 
 
 def test_pass_line(run: Any) -> None:

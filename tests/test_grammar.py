@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from citeaudit import GrammarError, get_grammar
+from citeaudit import GrammarError, audit, get_grammar
 
 # (grammar, text, [(raw, ids), ...] markers, [raw, ...] malformed)
 CASES: list[tuple[str, str, list[tuple[str, tuple[str, ...]]], list[str]]] = [
@@ -115,8 +115,6 @@ def test_table_covers_every_preset() -> None:
 
 
 def test_s_markers_resolve_to_plain_and_prefixed_keys() -> None:
-    from citeaudit import audit
-
     assert audit(["Returns take 7 days. [S1]"], {"1": "a"}, grammar="S").passed
     assert audit(["Returns take 7 days. [S1]"], {"S1": "a"}, grammar="S").passed
 

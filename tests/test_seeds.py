@@ -50,7 +50,7 @@ def test_api(case: dict[str, Any]) -> None:
         assert [f.path for f in report.findings] == case["paths"]
     for name, expected in case.get("metrics", {}).items():
         assert getattr(report.metrics, name) == pytest.approx(expected, abs=1e-6)
-    assert "support: whether a cited passage supports its claim" in report.not_checked
+    assert "support (whether a cited passage supports its claim)" in report.not_checked
 
 
 @pytest.mark.parametrize("case", CASES, ids=[c["name"] for c in CASES])

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import itertools
+
 import pytest
 
 from citeaudit import get_grammar, segment
@@ -38,7 +40,8 @@ CASES: list[tuple[str, str, list[str]]] = [
      ["Reimbursements settle within 30 days of approval. [2]"]),
     ("marker after stop on its own line", "Fact one.\n[1]\nFact two [2].",
      ["Fact one.\n[1]", "Fact two [2]."]),
-    ("marker-only paragraph joins the claim before", "Fact one.\n\n[1]",
+    ("marker-only paragraph joins the claim before",
+     "Fact one.\n\n[1]",
      ["Fact one.\n\n[1]"]),
     ("malformed marker after stop stays", "Bad marker. [S01] Next.",
      ["Bad marker. [S01]", "Next."]),
@@ -54,7 +57,8 @@ CASES: list[tuple[str, str, list[str]]] = [
     ("decimal at start", "0.5 ml is the dose [1].", ["0.5 ml is the dose [1]."]),
     ("version numbers", "Use v1.2.3 now [1]. Done.", ["Use v1.2.3 now [1].", "Done."]),
     ("e.g.", "Some fruit, e.g. apples, are red [1].", ["Some fruit, e.g. apples, are red [1]."]),
-    ("i.e. with capital", "One city, i.e. Paris, is big [1].", ["One city, i.e. Paris, is big [1]."]),
+    ("i.e. with capital", "One city, i.e. Paris, is big [1].",
+     ["One city, i.e. Paris, is big [1]."]),
     ("etc. then lower", "Pens, pencils, etc. are stocked [1].",
      ["Pens, pencils, etc. are stocked [1]."]),
     ("etc. ends a sentence", "Pens, pencils, etc. Next fact [1].",
@@ -108,7 +112,8 @@ CASES: list[tuple[str, str, list[str]]] = [
     ("paragraphs", "First para [1].\n\nSecond para [2].", ["First para [1].", "Second para [2]."]),
     ("soft wrap joins", "A sentence that\nwraps lines [1].", ["A sentence that\nwraps lines [1]."]),
     # tables
-    ("table rows", "| Plan | Price |\n|---|---|\n| Basic | 5 USD [1] |\n| Pro | 9 USD [2] |",
+    ("table rows",
+     "| Plan | Price |\n|---|---|\n| Basic | 5 USD [1] |\n| Pro | 9 USD [2] |",
      ["Basic | 5 USD [1]", "Pro | 9 USD [2]"]),
     ("table with alignment", "| a | b |\n|:--|--:|\n| x [1] | y |", ["x [1] | y"]),
     ("table without header separator", "| x [1] | y |\n| z [2] | w |",
@@ -119,10 +124,13 @@ CASES: list[tuple[str, str, list[str]]] = [
     ("tilde fence", "~~~\ncode. More code.\n~~~\nText [1].", ["Text [1]."]),
     ("unclosed fence", "Text [1].\n```\ncode. code.", ["Text [1]."]),
     # CJK
-    ("CJK", "東京は日本の首都です。[1]大阪は大きい。[2]", ["東京は日本の首都です。[1]", "大阪は大きい。[2]"]),
+    ("CJK", "東京は日本の首都です。[1]大阪は大きい。[2]",
+     ["東京は日本の首都です。[1]", "大阪は大きい。[2]"]),
     ("CJK question", "本当ですか？はい[1]。", ["本当ですか？", "はい[1]。"]),
-    ("CJK full-width marker", "東京は首都です［１］。次です。", ["東京は首都です［１］。", "次です。"]),
-    ("mixed scripts", "Tokyo is big [1]. 東京は大きい。[2]", ["Tokyo is big [1].", "東京は大きい。[2]"]),
+    ("CJK full-width marker", "東京は首都です［１］。次です。",
+     ["東京は首都です［１］。", "次です。"]),
+    ("mixed scripts", "Tokyo is big [1]. 東京は大きい。[2]",
+     ["Tokyo is big [1].", "東京は大きい。[2]"]),
     # windows newlines
     ("crlf", "One [1].\r\n\r\nTwo [2].", ["One [1].", "Two [2]."]),
 ]
@@ -140,5 +148,5 @@ def test_table_is_large() -> None:
 def test_spans_are_ordered_and_disjoint() -> None:
     text = "\n".join(c[1] for c in CASES)
     spans = segment(text)
-    assert all(a.end <= b.start for a, b in zip(spans, spans[1:], strict=False))
+    assert all(a.end <= b.start for a, b in itertools.pairwise(spans))
     assert all(0 <= s.start < s.end <= len(text) for s in spans)

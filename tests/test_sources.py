@@ -73,7 +73,7 @@ def test_snapshot_passes_through() -> None:
     assert load_snapshot(snapshot) is snapshot
     assert isinstance(snapshot, Snapshot)
     assert "1" in snapshot
-    assert list(snapshot)[0].text == "a"
+    assert next(iter(snapshot)).text == "a"
 
 
 @pytest.mark.parametrize(("data", "place", "message"), [

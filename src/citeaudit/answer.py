@@ -90,45 +90,57 @@ def _without(text: str, markers: list[Marker]) -> str:
 def _parse_text(text: str, grammar: Grammar, refusal: str) -> Answer:
     if _is_refusal(text, refusal):
         return Answer("text", text, (), (), (), True, ())
-    scan = grammar.scan(text)
-    markers, malformed = scan.markers, scan.malformed
-    code = code_spans(text)
-    if code:
+    markers, malformed = grammar.scan(text)
+    if "`" in text or "~~~" in text:
+        code = code_spans(text)
         markers = [m for m in markers if not _covered(m.start, code)]
         malformed = [m for m in malformed if not _covered(m.start, code)]
-    if markers and _is_refusal(_without(text, markers), refusal):
+    if markers and refusal.strip() in text and _is_refusal(_without(text, markers), refusal):
         return Answer("text", text, (), tuple(_citations(markers, None)), (), True, ())
+    marks = [Span(m.start, m.end) for m in (*markers, *malformed)]
     if malformed:
-        marks = sorted([Span(m.start, m.end) for m in markers]
-                       + [Span(m.start, m.end) for m in malformed])
-    else:
-        marks = [Span(m.start, m.end) for m in markers]
+        marks.sort()
     spans = segment(text, marks)
+    new = tuple.__new__  # the hot loop builds many small values: no per-item Python frames
     claims: list[Claim] = []
     citations: list[Citation] = []
+    add = citations.append
+    count = len(markers)
+    index = 0
+    for number, (start, end) in enumerate(spans, 1):
+        while index < count and markers[index].start < start:  # e.g. in a heading
+            citations.extend(_citations(markers[index:index + 1], None))
+            index += 1
+        first = index
+        while index < count and markers[index].start < end:
+            marker = markers[index]
+            where = (marker.start, marker.end)
+            for source_id in marker.ids:
+                add(new(Citation, (source_id, number, where, marker.raw, None, marker.prefix,
+                                   marker.ordinal)))
+            index += 1
+        claims.append(new(Claim, (number, text[start:end], (start, end),
+                                  tuple(markers[first:index]), ())))
+    citations.extend(_citations(markers[index:], None))
+    placed: tuple[tuple[int | None, Malformed], ...] = ()
+    if malformed:
+        claims, placed = _place_malformed(claims, malformed)
+    return Answer("text", text, tuple(claims), tuple(citations), placed, False, ())
+
+
+def _place_malformed(claims: list[Claim], malformed: list[Malformed]
+                     ) -> tuple[list[Claim], tuple[tuple[int | None, Malformed], ...]]:
+    """Attach each malformed marker to the claim whose span holds it (None: outside claims)."""
     placed: list[tuple[int | None, Malformed]] = []
-    marker_index = bad_index = 0
-    for index, (start, end) in enumerate(spans, 1):
-        while marker_index < len(markers) and markers[marker_index].start < start:
-            citations.extend(_citations([markers[marker_index]], None))  # outside any claim
-            marker_index += 1
-        first = marker_index
-        while marker_index < len(markers) and markers[marker_index].start < end:
-            marker_index += 1
-        own = tuple(markers[first:marker_index])
-        citations.extend(_citations(own, index))
-        while bad_index < len(malformed) and malformed[bad_index].start < start:
-            placed.append((None, malformed[bad_index]))
-            bad_index += 1
-        first_bad = bad_index
-        while bad_index < len(malformed) and malformed[bad_index].start < end:
-            bad_index += 1
-        own_bad = tuple(malformed[first_bad:bad_index])
-        placed.extend((index, bad) for bad in own_bad)
-        claims.append(Claim(index, text[start:end], (start, end), own, own_bad))
-    citations.extend(_citations(markers[marker_index:], None))
-    placed.extend((None, bad) for bad in malformed[bad_index:])
-    return Answer("text", text, tuple(claims), tuple(citations), tuple(placed), False, ())
+    owned: dict[int, list[Malformed]] = {}
+    for bad in malformed:
+        owner = next((c.number for c in claims if c.span[0] <= bad.start < c.span[1]), None)
+        placed.append((owner, bad))
+        if owner is not None:
+            owned.setdefault(owner, []).append(bad)
+    claims = [c._replace(malformed=tuple(owned[c.number])) if c.number in owned else c
+              for c in claims]
+    return claims, tuple(placed)
 
 
 def _covered(position: int, spans: list[Span]) -> bool:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Collection, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
@@ -24,12 +25,12 @@ _DEFAULT = Config()
 # What each rule family establishes, for the report's checked / not checked lists.
 _SCOPES = (
     (("CA101",), "marker syntax"),
-    (("CA201", "CA202", "CA203"), "cited ids belong to this request's snapshot"),
-    (("CA301", "CA302"), "claims carry citations"),
-    (("CA401", "CA402", "CA403"), "answer-level citation and refusal handling"),
+    (("CA201", "CA202", "CA203"), "cited ids in snapshot"),
+    (("CA301", "CA302"), "claims cited"),
+    (("CA401", "CA402", "CA403"), "answer-level citation and refusal"),
     (("CA404",), "answer contract"),
 )
-_NEVER_CHECKED = ("support: whether a cited passage supports its claim",)
+_NEVER_CHECKED = ("support (whether a cited passage supports its claim)",)
 
 
 def prepare(answer: Any, sources: Any, *, grammar: GrammarSpec = None,
@@ -172,11 +173,16 @@ def report_of(context: Context, findings: Sequence[Finding],
             reasons.append(f"precision {metrics.precision:.2f} < {config.min_precision:.2f}")
         if metrics.recall is not None and metrics.recall < config.min_recall:
             reasons.append(f"recall {metrics.recall:.2f} < {config.min_recall:.2f}")
-    enabled = config.enabled
+    checked, not_checked = _scope(config.enabled)
+    return Report(tuple(findings), metrics, status, not reasons, checked, not_checked,
+                  context.grammar, context.snapshot, tuple(reasons), context.answer.kind)
+
+
+@functools.lru_cache(maxsize=64)
+def _scope(enabled: frozenset[str]) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """What the enabled rules check, and what they do not."""
     checked = tuple(scope for codes, scope in _SCOPES if not enabled.isdisjoint(codes))
     ignored = tuple(f"{scope} (rules ignored)" for codes, scope in _SCOPES
                     if enabled.isdisjoint(codes))
-    return Report(tuple(findings), metrics, status, not reasons, checked,
-                  ignored + _NEVER_CHECKED, context.grammar, context.snapshot, tuple(reasons),
-                  context.answer.kind)
+    return checked, ignored + _NEVER_CHECKED
 

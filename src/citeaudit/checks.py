@@ -54,6 +54,8 @@ def malformed_markers(context: Context) -> Iterator[Problem]:
 
 def unresolved_citations(context: Context) -> Iterator[Problem]:
     """CA201/CA202: cited ids that are not in the snapshot, once per claim and id."""
+    if None not in context.resolved:
+        return
     seen: set[tuple[int | None, str]] = set()
     numbering = context.snapshot.numbering
     for citation, resolved in zip(context.answer.citations, context.resolved, strict=True):
@@ -110,6 +112,8 @@ def uncited_claims(context: Context) -> Iterator[Problem]:
     if context.answer.kind not in ("text", "claims"):
         return
     for claim in context.answer.claims:
+        if claim.markers:
+            continue
         code = _needs_citation(claim, context.config)
         if code == "CA302":
             yield Problem("CA302", "claim states a number or quantity but cites no source",

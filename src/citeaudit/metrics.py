@@ -53,39 +53,44 @@ def compute_metrics(context: Context, relevant: Collection[str] | None = None) -
     """Metrics for one audited answer."""
     answer = context.answer
     snapshot = context.snapshot
-    cited = {c.source_id for c in answer.citations}
-    valid = {r for r in context.resolved if r is not None}
-    valid_written = {c.source_id for c, r in zip(answer.citations, context.resolved, strict=True)
-                     if r is not None}
-    out_of_range = sum(1 for c, r in zip(answer.citations, context.resolved, strict=True)
-                       if r is None and context.out_of_range(c))
-    wanted = set(relevant) if relevant is not None else set(snapshot.ids)
-    covered = {index for c, r in zip(answer.citations, context.resolved, strict=True)
-               if r is not None and (index := c.claim) is not None}
-    counts = {
-        "citations": len(answer.citations),
-        "cited_ids": len(cited),
-        "valid_cited_ids": len(valid_written),
-        "claims": len(answer.claims),
-        "claims_covered": len(covered),
-        "retrieved": len(snapshot),
-        "relevant": len(wanted),
-    }
+    cited: set[str] = set()
+    valid_written: set[str] = set()
+    valid: set[str] = set()
+    covered: set[int] = set()
+    out_of_range = 0
+    for citation, resolved in zip(answer.citations, context.resolved, strict=True):
+        cited.add(citation.source_id)
+        if resolved is not None:
+            valid.add(resolved)
+            valid_written.add(citation.source_id)
+            if citation.claim is not None:
+                covered.add(citation.claim)
+        elif context.out_of_range(citation):
+            out_of_range += 1
+    wanted = set(relevant) if relevant is not None else None
+    wanted_count = len(wanted) if wanted is not None else len(snapshot)
+    counts = (len(answer.citations), len(cited), len(valid_written), len(answer.claims),
+              len(covered), len(snapshot), wanted_count)
     if answer.refusal or not answer.claims:
-        return Metrics(None, None, None, None, None, None, **counts)
+        return Metrics(None, None, None, None, None, None, *counts)
     precision = len(valid_written) / len(cited) if cited else 1.0
-    recall = len(wanted & valid) / len(wanted) if wanted else 0.0
+    hits = len(valid & wanted) if wanted is not None else len(valid)
+    recall = hits / wanted_count if wanted_count else 0.0
     f1 = 2 * precision * recall / (precision + recall) if precision + recall else 0.0
     claim_coverage = len(covered) / len(answer.claims)
     out_of_range_score = 1.0 - out_of_range / len(answer.citations) if answer.citations else 1.0
     return Metrics(precision, recall, f1, _weighted(context, valid), claim_coverage,
-                   out_of_range_score, **counts)
+                   out_of_range_score, *counts)
 
 
 def _weighted(context: Context, valid: set[str]) -> float:
     sources = context.snapshot.sources
     if not sources:
         return 0.0
+    if not valid:
+        return 0.0
+    if all(s.score is None and s.rank is None for s in sources):
+        return len(valid) / len(sources)  # equal weights
     if all(s.score is not None for s in sources) and any(s.score for s in sources):
         weights = {s.id: float(s.score or 0.0) for s in sources}
     elif all(s.rank is not None for s in sources):

@@ -15,8 +15,8 @@ that a marker after a full stop belongs to the sentence before it.
 from __future__ import annotations
 
 import re
-from bisect import bisect_left
 from collections.abc import Sequence
+from itertools import accumulate
 from typing import NamedTuple, Protocol
 
 __all__ = ["Segmenter", "Span", "code_spans", "segment"]
@@ -44,23 +44,171 @@ _TABLE_SEPARATOR = re.compile(r"[ \t]*\|?(?:[ \t]*:?-{2,}:?[ \t]*\|?)+[ \t]*$")
 # A list item: a bullet (optionally a task box) or a number with optional markers and . or )
 _ITEM = re.compile(
     r"[ \t]*(?:[-*+•‣◦][ \t]+(?:\[[ xX]\][ \t]+)?"
-    r"|([0-9]{1,9})((?:\[[^\[\]\n]{0,64}\])*)[.)][ \t]+)")
+    r"|([0-9]{1,9})(\x00*)[.)][ \t]+)")  # markers are masked by then
 _QUOTE = re.compile(r"(?:[ \t]*>)+[ \t]?")
-_TERMINATOR = re.compile(r"[.!?…]+[\"'”’)»]*|[。！？]+[」』”’)）]*")
 _INLINE_CODE = re.compile(r"(`+)(?!`)(.+?)(?<!`)\1(?!`)", re.DOTALL)
 _WORD = re.compile(r"\w")
 
-# Abbreviations after which a full stop does not end a sentence when a capital follows.
-_TITLES = frozenset((
+_TITLES = (
     "mr", "mrs", "ms", "mx", "dr", "prof", "sr", "jr", "st", "mt", "gen", "col", "lt", "capt",
     "sgt", "rep", "sen", "gov", "rev", "hon", "messrs", "mme", "mlle", "e.g", "i.e", "cf", "viz",
     "approx", "ca",
-))
-# ... and when a digit follows ("Fig. 3", "No. 5").
-_BEFORE_NUMBERS = frozenset((
-    "no", "nos", "nr", "fig", "figs", "p", "pp", "vol", "vols", "art", "sec", "ch", "chap", "eq",
-    "ref", "refs", "approx", "ca", "v", "vs", "op", "para",
-))
+)
+
+
+def _not_after(words: tuple[str, ...]) -> str:
+    """Negative lookbehinds: the full stop just matched does not follow any of ``words`` (one
+    fixed-width lookbehind per word length, as the engine requires), case-blind."""
+    by_length: dict[int, list[str]] = {}
+    for word in words:
+        by_length.setdefault(len(word), []).append(re.escape(word))
+    return "".join(f"(?<!\\b(?i:{'|'.join(group)})\\.)" for group in by_length.values())
+
+
+# Marker spans are masked with NUL before splitting, so the grammar decides what a marker is;
+# code blocks are masked with SOH, so they become pieces of their own that are dropped.
+_MASK = "\x00"
+_CODE = "\x01"
+_MARKS = r"(?>(?:\s*\x00+[.!?。！？]*)*)"
+# Every separator is one capture group, so re.split returns pieces and separators alternately.
+# A sentence end starts with the terminal punctuation and the markers that belong to the
+# sentence before it; the rest of every separator is white space (or a table row's "|").
+# The pattern opens with one character class and branches on that character by lookbehind:
+# the engine then skips ordinary text at C speed (three times faster than an alternation of
+# branches with their own first characters, which defeats that skip).
+_SEPARATOR = re.compile(
+    r"([.!?…。！？\n|\x01](?:"
+    # a sentence end, unless lower case or a digit follows ("e.g. the", "3.5%", "No. 5") or
+    # the full stop follows an abbreviation or an initial ("Dr. Smith", "J. Smith")
+    rf"(?<=[.!?…])(?:(?<!\.)|(?<!\b[A-Z]\.){_not_after(_TITLES)})"
+    rf"(?>[.!?…]*[\"'”’)»]*){_MARKS}(?:[ \t\r\n]+(?![a-zà-ÿ0-9 \t\r\n])|[ \t\r\n]*\Z)"
+    rf"|(?<=[。！？])(?>[。！？]*[」』”’)）]*){_MARKS}[ \t\r\n]*"  # CJK ends need no space
+    r"|(?<=\n)(?:[ \t\r]*\n[ \t\r\n]*"  # a blank line, or a line that opens structure:
+    r"|(?=[ \t]*(?:[-*+•‣◦][ \t]|[0-9]{1,9}\x00*[.)][ \t]|#|\||>|\x01"
+    r"|(?:-{3,}|\*{3,}|_{3,})[ \t]*$)))"
+    r"|(?<=\|)[ \t\r]*\n"  # the end of a table row
+    r"|(?<=\x01)\x01*"  # a code block
+    r"))", re.MULTILINE)
+_BARE_NUMBER = re.compile(r"[0-9]{1,9}(\x00*)[.)]")
+
+
+def segment(text: str, marks: Sequence[Span] = ()) -> list[Span]:
+    """Claim spans of ``text``, in order, trimmed of surrounding whitespace.
+
+    ``marks`` are the sorted spans of marker-looking text (valid and malformed markers); they
+    decide which bracketed text after a full stop still belongs to the sentence.
+    """
+    masked = _masked(text, marks) if marks else text
+    if "```" in text or "~~~" in text:
+        masked = _masked(masked, _code_blocks(text), _CODE)
+    parts = _SEPARATOR.split(masked)
+    offsets = list(accumulate(map(len, parts), initial=0))
+    count = len(parts)
+    claims: list[Span] = []
+    new = tuple.__new__  # many small values: no per-item Python frames
+    lead = -1  # after a bare list number ("1[1]."), where the next claim starts
+    table_row = -1  # claims before the last table row: a separator row below drops it
+    for index in range(0, count, 2):
+        piece = parts[index]
+        start = offsets[index]
+        end = start + len(piece)
+        if index + 1 < count and parts[index + 1][0] not in _GAP:
+            end += len(parts[index + 1].rstrip())  # terminal punctuation and its markers
+        while start < end and masked[start].isspace():
+            start += 1
+        while end > start and masked[end - 1].isspace():
+            end -= 1
+        if end <= start:
+            continue
+        head = masked[start]
+        if head in _STRUCTURE:
+            if head == "|":
+                if "-" in piece and _TABLE_SEPARATOR.fullmatch(masked, start, end):
+                    if table_row >= 0:
+                        del claims[table_row:]  # the row above was the header
+                    table_row = -1
+                    continue
+                table_row = len(claims)
+                start, end = _trim(masked, start, end, " \t|")
+                if end > start and _WORD.search(masked, start, end):
+                    claims.append(new(Span, (start, end)))
+                continue
+            if head.isdigit() and (number := _BARE_NUMBER.fullmatch(masked, start, end)):
+                lead = number.start(1) if number[1] else -1
+                table_row = -1
+                continue
+            start = _structure_start(masked, start, end)
+            if start >= end:
+                continue
+        table_row = -1
+        if lead >= 0:
+            start, lead = lead, -1
+        if not masked[start].isalnum() and not _WORD.search(masked, start, end):
+            if claims and masked.find(_MASK, start, end) >= 0:
+                claims[-1] = new(Span, (claims[-1].start, end))  # markers alone join the claim
+            continue
+        if masked[end - 1] == ":" and masked.find(_MASK, start, end) < 0:
+            continue  # a lead-in such as "Here is what the passages say:"
+        claims.append(new(Span, (start, end)))
+    return claims
+
+
+_GAP = frozenset(" \t\r\n|\x01")
+_STRUCTURE = frozenset("#|>-*+•‣◦_0123456789\x01")
+
+
+def _trim(text: str, start: int, end: int, chars: str) -> tuple[int, int]:
+    while start < end and text[start] in chars:
+        start += 1
+    while end > start and text[end - 1] in chars:
+        end -= 1
+    return start, end
+
+
+def _structure_start(text: str, start: int, end: int) -> int:
+    """Where the claim starts in a piece that opens with markdown structure (``end``: none)."""
+    head = text[start]
+    if head == _CODE:
+        return end
+    if head == "#" and _HEADING.match(text, start):
+        newline = text.find("\n", start, end)  # the heading line is no claim; text after it is
+        if newline < 0:
+            return end
+        start = newline + 1
+        while start < end and text[start].isspace():
+            start += 1
+        return start
+    if head in "-*_" and _RULE.match(text, start, end):
+        return end
+    if head == ">":
+        quote = _QUOTE.match(text, start, end)
+        return quote.end() if quote else start
+    item = _ITEM.match(text, start, end)
+    if item is None:
+        return start
+    if item[2]:  # "1[1] Analyze" on one line: the claim starts at the markers
+        return item.end(1)
+    return item.end()
+
+
+def _code_blocks(text: str) -> list[Span]:
+    return [span for span in code_spans(text)
+            if text[span.start] in "`~" and "\n" in text[span.start:span.end]
+            and _FENCE.match(text, span.start)]
+
+
+def _masked(text: str, marks: Sequence[Span], mask: str = _MASK) -> str:
+    """``text`` with every span replaced by ``mask`` characters (spans stay valid)."""
+    pieces = []
+    position = 0
+    for start, end in marks:
+        if start < position:
+            continue
+        pieces.append(text[position:start])
+        pieces.append(mask * (end - start))
+        position = end
+    pieces.append(text[position:])
+    return "".join(pieces)
 
 
 def code_spans(text: str) -> list[Span]:
@@ -90,218 +238,3 @@ def code_spans(text: str) -> list[Span]:
 
 def _inside(position: int, spans: Sequence[Span]) -> bool:
     return any(start <= position < end for start, end in spans)
-
-
-def segment(text: str, marks: Sequence[Span] = ()) -> list[Span]:
-    """Claim spans of ``text``, in order, trimmed of surrounding whitespace.
-
-    ``marks`` are the sorted spans of marker-looking text (valid and malformed markers); they
-    decide which bracketed text after a full stop still belongs to the sentence.
-    """
-    splitter = _Splitter(text, marks)
-    if "\n" not in text and not _special_start(text):
-        splitter.split(0, len(text))
-        return splitter.claims
-    splitter.blocks()
-    return splitter.claims
-
-
-def _special_start(text: str) -> bool:
-    head = text.lstrip()[:1]
-    return head in ("#", "|", "-", "*", "+", ">", "`", "~", "•") or head.isdigit()
-
-
-class _Splitter:
-    __slots__ = ("claims", "mark_ends", "mark_starts", "text")
-
-    def __init__(self, text: str, marks: Sequence[Span]) -> None:
-        self.text = text
-        self.mark_starts = [m.start for m in marks]
-        self.mark_ends = [m.end for m in marks]
-        self.claims: list[Span] = []
-
-    def blocks(self) -> None:
-        """Walk the lines, classifying them, and split each prose block into sentences."""
-        text = self.text
-        length = len(text)
-        block_start = -1  # start of the current paragraph, -1 when none
-        block_end = 0
-        fence: str | None = None
-        table_row_claims = -1  # number of claims before the last table row, for header removal
-        position = 0
-        while position < length:
-            newline = text.find("\n", position)
-            line_end = length if newline < 0 else newline
-            next_line = line_end + 1
-            line = text[position:line_end]
-            if fence is not None:
-                match = _FENCE.match(line)
-                if match and match[1].startswith(fence) and not line[match.end():].strip():
-                    fence = None
-                position = next_line
-                continue
-            stripped = line.strip()
-            match = _FENCE.match(line) if stripped[:1] in ("`", "~") else None
-            if not stripped or match or _HEADING.match(line) or _RULE.match(line):
-                self._flush(block_start, block_end)
-                block_start = -1
-                if match:
-                    fence = match[1]
-                position = next_line
-                continue
-            if stripped[0] == "|" or (table_row_claims >= 0 and "|" in stripped):
-                self._flush(block_start, block_end)
-                block_start = -1
-                if _TABLE_SEPARATOR.fullmatch(line) and "-" in line:
-                    if table_row_claims >= 0:
-                        del self.claims[table_row_claims:]  # the row above was the header
-                    table_row_claims = -1
-                    position = next_line
-                    continue
-                table_row_claims = len(self.claims)
-                self._table_row(position, line_end)
-                position = next_line
-                continue
-            table_row_claims = -1
-            item = _ITEM.match(line) if stripped[0] in "-*+•‣◦0123456789" else None
-            if item is not None:
-                self._flush(block_start, block_end)
-                lead = position + item.end(1) if item[2] else None
-                block_start, block_end = position + item.end(), line_end
-                if lead is not None:
-                    self._flush(block_start, block_end, lead)
-                    block_start = -1
-                position = next_line
-                continue
-            quote = _QUOTE.match(line) if stripped[0] == ">" else None
-            content_start = position + (quote.end() if quote else 0)
-            if block_start < 0:
-                block_start = content_start
-            block_end = line_end
-            position = next_line
-        self._flush(block_start, block_end)
-
-    def _flush(self, start: int, end: int, lead: int | None = None) -> None:
-        if start >= 0 and end > start:
-            self.split(start, end, lead)
-
-    def _table_row(self, start: int, end: int) -> None:
-        text = self.text
-        while start < end and text[start] in " \t|":
-            start += 1
-        while end > start and text[end - 1] in " \t|\r":
-            end -= 1
-        if end > start and self._has_words(start, end):
-            self.claims.append(Span(start, end))
-
-    def split(self, start: int, end: int, lead: int | None = None) -> None:
-        """Split ``text[start:end]`` into sentences; ``lead`` moves the first claim's start back
-        over a numbered item's markers (``1[1]. ...``).
-        """
-        text = self.text
-        while start < end and text[start].isspace():
-            start += 1
-        while end > start and text[end - 1].isspace():
-            end -= 1
-        if start >= end:
-            return
-        sentence_start = start if lead is None else lead
-        consumed = start
-        for match in _TERMINATOR.finditer(text, start, end):
-            stop, after = match.span()
-            if after <= consumed:
-                continue
-            after = self._absorb(after, end)
-            cjk = text[stop] in "。！？"
-            if after < end and not cjk and not text[after].isspace():
-                continue  # 3.5%, example.com, "days.Next"
-            following = self._next_start(after, end)
-            if following < end and not cjk and self._continues(stop, match.end(), following,
-                                                                 sentence_start):
-                continue
-            self._emit(sentence_start, after)
-            sentence_start = consumed = following
-        if sentence_start < end:
-            self._emit(sentence_start, end)
-
-    def _next_start(self, position: int, end: int) -> int:
-        """Where the next sentence starts: past white space and a blockquote's ``>`` prefix."""
-        text = self.text
-        newline = False
-        while position < end:
-            char = text[position]
-            if char == "\n":
-                newline = True
-            elif not (char.isspace() or (newline and char == ">")):
-                break
-            position += 1
-        return position
-
-    def _absorb(self, position: int, end: int) -> int:
-        """Move past markers (and punctuation glued to them) right after a terminator."""
-        text = self.text
-        starts = self.mark_starts
-        while True:
-            probe = position
-            while probe < end and text[probe] in " \t\r\n":
-                probe += 1
-            index = bisect_left(starts, probe)
-            if index == len(starts) or starts[index] != probe:
-                return position
-            position = self.mark_ends[index]
-            while position < end and text[position] in ".!?。！？":
-                position += 1
-
-    def _continues(self, stop: int, punct_end: int, following: int, sentence_start: int) -> bool:
-        """Whether the sentence goes on after the punctuation at ``stop`` (abbreviations etc.)."""
-        text = self.text
-        first = text[following]
-        if first.islower():
-            return True  # "e.g. the", "etc. and", '"Is it?" she asked'
-        if text[stop] != "." or punct_end - stop != 1:
-            return False
-        word_start = stop
-        while word_start > sentence_start and (text[word_start - 1].isalpha()
-                                               or text[word_start - 1] == "."):
-            word_start -= 1
-        word = text[word_start:stop]
-        if not word:
-            return False
-        if len(word) == 1 and word.isupper():
-            return True  # an initial: "J. Smith"
-        lowered = word.lower()
-        if first.isdigit():
-            return lowered in _BEFORE_NUMBERS
-        return lowered in _TITLES
-
-    def _emit(self, start: int, end: int) -> None:
-        text = self.text
-        while end > start and text[end - 1].isspace():
-            end -= 1
-        if end <= start:
-            return
-        if not self._has_words(start, end):
-            if self.claims and self._has_marks(start, end):
-                previous = self.claims[-1]
-                self.claims[-1] = Span(previous.start, end)  # markers alone join the claim before
-            return
-        if text[end - 1] == ":" and not self._has_marks(start, end):
-            return  # a lead-in such as "Here is what the passages say:"
-        self.claims.append(Span(start, end))
-
-    def _has_marks(self, start: int, end: int) -> bool:
-        index = bisect_left(self.mark_starts, start)
-        return index < len(self.mark_starts) and self.mark_starts[index] < end
-
-    def _has_words(self, start: int, end: int) -> bool:
-        """Whether ``text[start:end]`` has a word character outside every marker."""
-        text = self.text
-        starts, ends = self.mark_starts, self.mark_ends
-        index = bisect_left(ends, start + 1)
-        position = start
-        while index < len(starts) and starts[index] < end:
-            if _WORD.search(text, position, starts[index]):
-                return True
-            position = max(position, ends[index])
-            index += 1
-        return _WORD.search(text, position, end) is not None

@@ -10,20 +10,20 @@ from __future__ import annotations
 import hashlib
 import math
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass, field
-from typing import Any
+from types import MappingProxyType
+from typing import Any, NamedTuple
 
 from citeaudit.errors import SnapshotError
 
 __all__ = ["Snapshot", "Source", "load_snapshot"]
 
 _URL_KEYS = ("url", "source_url")
+_NO_METADATA: Mapping[str, Any] = MappingProxyType({})
 _LABEL_KEYS = ("title", "label", "section")
 
 
-@dataclass(frozen=True, slots=True)
-class Source:
-    """One retrieved passage."""
+class Source(NamedTuple):
+    """One retrieved passage (immutable; a tuple so that building thousands costs little)."""
 
     id: str
     text: str
@@ -31,7 +31,7 @@ class Source:
     label: str | None = None
     score: float | None = None
     rank: int | None = None
-    metadata: Mapping[str, Any] = field(default_factory=dict)
+    metadata: Mapping[str, Any] = MappingProxyType({})
 
 
 class Snapshot:
@@ -152,8 +152,12 @@ def _sources(data: Any) -> Iterator[Source]:
                 raise SnapshotError("source ids must be non-empty strings", place="$")
             yield _passage(key, value, f"$[{_quote(key)}]")
     elif isinstance(data, list | tuple):
+        new = tuple.__new__
         for index, value in enumerate(data):
-            yield _passage(str(index + 1), value, f"$[{index}]")
+            if isinstance(value, str):  # the common case, cheaply
+                yield new(Source, (str(index + 1), value, None, None, None, None, _NO_METADATA))
+            else:
+                yield _passage(str(index + 1), value, f"$[{index}]")
     else:
         raise SnapshotError(
             f"a snapshot must be an object with \"sources\", a list of passages or an id mapping,"
@@ -190,11 +194,11 @@ def _passage(source_id: str, value: Any, path: str) -> Source:
     rank = value.get("rank")
     if rank is not None and (isinstance(rank, bool) or not isinstance(rank, int) or rank < 1):
         raise SnapshotError("\"rank\" must be a positive integer", place=f"{path}.rank")
-    metadata = value.get("metadata", {})
-    if not isinstance(metadata, dict):
+    metadata = value.get("metadata")
+    if metadata is not None and not isinstance(metadata, dict):
         raise SnapshotError("\"metadata\" must be an object", place=f"{path}.metadata")
-    return Source(source_id, text, url, label,
-                  float(score) if score is not None else None, rank, metadata)
+    return Source(source_id, text, url, label, float(score) if score is not None else None, rank,
+                  MappingProxyType(metadata) if metadata else _NO_METADATA)
 
 
 def _optional_str(value: dict[str, Any], keys: tuple[str, ...], path: str) -> str | None:
