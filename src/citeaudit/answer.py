@@ -9,6 +9,7 @@
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from dataclasses import dataclass
 from typing import Any, Literal, NamedTuple
 
@@ -90,38 +91,34 @@ def _without(text: str, markers: list[Marker]) -> str:
 def _parse_text(text: str, grammar: Grammar, refusal: str) -> Answer:
     if _is_refusal(text, refusal):
         return Answer("text", text, (), (), (), True, ())
-    markers, malformed = grammar.scan(text)
+    scan = grammar.scan(text)
+    markers, malformed = scan.markers, scan.malformed
     if "`" in text or "~~~" in text:
         code = code_spans(text)
         markers = [m for m in markers if not _covered(m.start, code)]
         malformed = [m for m in malformed if not _covered(m.start, code)]
     if markers and refusal.strip() in text and _is_refusal(_without(text, markers), refusal):
         return Answer("text", text, (), tuple(_citations(markers, None)), (), True, ())
-    marks = [Span(m.start, m.end) for m in (*markers, *malformed)]
+    marks = [Span(m.start, m.end) for m in markers]
     if malformed:
+        marks.extend(Span(m.start, m.end) for m in malformed)
         marks.sort()
     spans = segment(text, marks)
     new = tuple.__new__  # the hot loop builds many small values: no per-item Python frames
+    starts = [m.start for m in markers]
+    owner: list[int | None] = [None] * len(markers)  # the claim each marker belongs to
     claims: list[Claim] = []
-    citations: list[Citation] = []
-    add = citations.append
-    count = len(markers)
     index = 0
     for number, (start, end) in enumerate(spans, 1):
-        while index < count and markers[index].start < start:  # e.g. in a heading
-            citations.extend(_citations(markers[index:index + 1], None))
-            index += 1
-        first = index
-        while index < count and markers[index].start < end:
-            marker = markers[index]
-            where = (marker.start, marker.end)
-            for source_id in marker.ids:
-                add(new(Citation, (source_id, number, where, marker.raw, None, marker.prefix,
-                                   marker.ordinal)))
-            index += 1
+        first = bisect_left(starts, start, index)  # markers before it lie outside any claim
+        index = bisect_left(starts, end, first)
+        if index > first:
+            owner[first:index] = [number] * (index - first)
         claims.append(new(Claim, (number, text[start:end], (start, end),
                                   tuple(markers[first:index]), ())))
-    citations.extend(_citations(markers[index:], None))
+    citations = [new(Citation, (source_id, claim, (m.start, m.end), m.raw, None, m.prefix,
+                                m.ordinal))
+                 for m, claim in zip(markers, owner, strict=True) for source_id in m.ids]
     placed: tuple[tuple[int | None, Malformed], ...] = ()
     if malformed:
         claims, placed = _place_malformed(claims, malformed)

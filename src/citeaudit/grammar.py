@@ -112,7 +112,8 @@ class BracketGrammar:
     def __init__(self, name: str, parse: Callable[[str], _Parsed], *, prefix: str = "",
                  ordinal: bool = True, digits: bool = False) -> None:
         self.name = name
-        self._parse = parse
+        # Models repeat the same few marker contents ("1", "2", "1, 2"): parse each once.
+        self._parse = functools.lru_cache(maxsize=4096)(parse)
         self.prefix = prefix
         self.ordinal = ordinal
         self._digits = digits  # "[12]" is a marker naming "12": skip the parse function

@@ -57,8 +57,10 @@ _TITLES = (
 
 
 def _not_after(words: tuple[str, ...]) -> str:
-    """Negative lookbehinds: the full stop just matched does not follow any of ``words`` (one
-    fixed-width lookbehind per word length, as the engine requires), case-blind."""
+    """Negative lookbehinds: the full stop just matched does not follow any of ``words``.
+
+    One fixed-width lookbehind per word length, as the engine requires; case-blind.
+    """
     by_length: dict[int, list[str]] = {}
     for word in words:
         by_length.setdefault(len(word), []).append(re.escape(word))
