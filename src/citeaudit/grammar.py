@@ -344,18 +344,18 @@ class Chain:
             broken.extend((m.start, rank, m) for m in scan.malformed)
         found.sort(key=lambda item: (item[0], item[1]))
         markers: list[Marker] = []
-        taken: list[tuple[int, int]] = []
         for _, _, marker in found:
-            if not any(marker.start < end and start < marker.end for start, end in taken):
+            # Kept markers are sorted and disjoint, so only the last one can overlap.
+            if not markers or markers[-1].end <= marker.start:
                 markers.append(marker)
-                taken.append((marker.start, marker.end))
         malformed: list[Malformed] = []
-        seen: set[tuple[int, int]] = set()
+        index = 0
         for _, _, bad in sorted(broken, key=lambda item: (item[0], item[1])):
-            overlaps = any(bad.start < end and start < bad.end for start, end in taken)
-            if not overlaps and (bad.start, bad.end) not in seen:
+            while index < len(markers) and markers[index].end <= bad.start:
+                index += 1
+            overlaps = index < len(markers) and markers[index].start < bad.end
+            if not overlaps and (not malformed or malformed[-1].end <= bad.start):
                 malformed.append(bad)
-                seen.add((bad.start, bad.end))
         return Scan(markers, malformed)
 
     def __repr__(self) -> str:
@@ -394,6 +394,8 @@ def get_grammar(spec: str | Grammar | Sequence[str | Grammar]) -> Grammar:
                                f" {', '.join(GRAMMARS)} or regex:PATTERN")
         return grammar
     if isinstance(spec, Sequence):
+        if list(spec) == ["numeric", "S"]:
+            return _NUMBERED  # the same markers in one scan
         grammars = [get_grammar(part) for part in spec]
         if not grammars:
             raise GrammarError("an empty list of grammars")
