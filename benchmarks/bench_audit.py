@@ -17,9 +17,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-from corpus import corpus  # noqa: E402 - the benchmark's own helper module
+from corpus import corpus
 
-import citeaudit  # noqa: E402
+import citeaudit
 
 # Seed 002's check(), as the document gives it: the baseline.
 SENTENCE = re.compile(r"(?<=[.!?]) +")

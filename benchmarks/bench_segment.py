@@ -22,9 +22,9 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 sys.path.insert(0, str(ROOT / "tests"))
 
 from corpus import corpus  # noqa: E402 - the benchmark's own helper module
-from test_segment import CASES  # noqa: E402 - the expected splits are the tests' table
 
 import citeaudit  # noqa: E402
+from test_segment import CASES  # noqa: E402 - the expected splits are the tests' table
 
 _GRAMMAR = citeaudit.get_grammar(["numeric", "S"])
 _segment_module = importlib.import_module("citeaudit.segment")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import inspect
 import json
+from pathlib import Path
 
 import pytest
 
@@ -133,3 +134,28 @@ def test_answers_of_other_types_are_invalid_not_crashes() -> None:
     assert [(f.code, f.path) for f in report.findings] == [("CA404", "$")]
     claims = audit(["Fact [1].", 7], ["a"])
     assert [(f.code, f.path) for f in claims.findings] == [("CA404", "$[1]")]
+
+
+def test_a_custom_segmenter_plugs_in() -> None:
+    def lines(text: str, marks: object) -> list[tuple[int, int]]:
+        spans, start = [], 0
+        for line in text.split("\n"):
+            spans.append((start, start + len(line)))
+            start += len(line) + 1
+        return spans
+
+    report = audit("One. Two [1].\nThree.", ["a"], segmenter=lines)  # type: ignore[arg-type]
+    assert [(f.code, f.claim) for f in report.findings] == [("CA301", 2)]
+    assert report.metrics.claims == 2
+
+
+def test_readme_python_example_runs() -> None:
+    readme = (Path(__file__).parents[1] / "README.md").read_text()
+    block = readme.split("```python\n", 1)[1].split("```", 1)[0]
+    namespace: dict[str, object] = {}
+    exec(block, namespace)
+    report = namespace["report"]
+    assert isinstance(report, citeaudit.Report)
+    assert [(f.code, f.claim, f.span, f.marker) for f in report.findings] == \
+        [("CA202", 2, (63, 66), "[7]")]
+    assert (report.metrics.precision, report.metrics.recall) == (0.5, 0.5)

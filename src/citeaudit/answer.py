@@ -15,7 +15,7 @@ from typing import Any, Literal, NamedTuple
 
 from citeaudit.findings import Problem
 from citeaudit.grammar import Grammar, Malformed, Marker
-from citeaudit.segment import Span, code_spans, segment
+from citeaudit.segment import Segmenter, Span, code_spans, segment
 
 __all__ = ["Answer", "Citation", "Claim", "parse_answer"]
 
@@ -62,10 +62,14 @@ class Answer:
 _STATUSES = ("answered", "unknown")
 
 
-def parse_answer(value: Any, grammar: Grammar, refusal: str) -> Answer:
-    """Reduce an answer in any accepted shape to claims and citations."""
+def parse_answer(value: Any, grammar: Grammar, refusal: str,
+                 segmenter: Segmenter = segment) -> Answer:
+    """Reduce an answer in any accepted shape to claims and citations.
+
+    ``segmenter`` splits free text into claims (default: :func:`~citeaudit.segment`).
+    """
     if isinstance(value, str):
-        return _parse_text(value, grammar, refusal)
+        return _parse_text(value, grammar, refusal, segmenter)
     if isinstance(value, list):
         return _parse_claims(value, grammar, refusal)
     if isinstance(value, dict):
@@ -88,7 +92,7 @@ def _without(text: str, markers: list[Marker]) -> str:
     return "".join(parts)
 
 
-def _parse_text(text: str, grammar: Grammar, refusal: str) -> Answer:
+def _parse_text(text: str, grammar: Grammar, refusal: str, segmenter: Segmenter) -> Answer:
     if _is_refusal(text, refusal):
         return Answer("text", text, (), (), (), True, ())
     scan = grammar.scan(text)
@@ -103,7 +107,7 @@ def _parse_text(text: str, grammar: Grammar, refusal: str) -> Answer:
     if malformed:
         marks.extend(Span(m.start, m.end) for m in malformed)
         marks.sort()
-    spans = segment(text, marks)
+    spans = segmenter(text, marks)
     new = tuple.__new__  # the hot loop builds many small values: no per-item Python frames
     starts = [m.start for m in markers]
     owner: list[int | None] = [None] * len(markers)  # the claim each marker belongs to

@@ -14,6 +14,7 @@ from citeaudit.findings import Finding, finding_order
 from citeaudit.grammar import Grammar, get_grammar, infer_grammar
 from citeaudit.metrics import Metrics, compute_metrics
 from citeaudit.rules import Severity
+from citeaudit.segment import Segmenter, segment
 from citeaudit.sources import Snapshot, load_snapshot
 
 __all__ = ["Report", "Status", "audit", "iter_findings", "prepare"]
@@ -34,7 +35,8 @@ _NEVER_CHECKED = ("support (whether a cited passage supports its claim)",)
 
 
 def prepare(answer: Any, sources: Any, *, grammar: GrammarSpec = None,
-            refusal: str | None = None, config: Config | None = None) -> Context:
+            refusal: str | None = None, config: Config | None = None,
+            segmenter: Segmenter = segment) -> Context:
     """Validate the snapshot, pick the grammar, parse the answer and resolve every citation.
 
     Raises :class:`~citeaudit.SnapshotError` for a broken snapshot and
@@ -45,7 +47,8 @@ def prepare(answer: Any, sources: Any, *, grammar: GrammarSpec = None,
     snapshot = load_snapshot(sources)
     spec = grammar if grammar is not None else (config.grammar or None)
     chosen = get_grammar(spec) if spec is not None else infer_grammar(snapshot)
-    parsed = parse_answer(answer, chosen, refusal if refusal is not None else config.refusal)
+    parsed = parse_answer(answer, chosen, refusal if refusal is not None else config.refusal,
+                          segmenter)
     return Context(parsed, snapshot, config, _resolve(parsed, snapshot), chosen.name)
 
 
@@ -82,14 +85,16 @@ def findings_of(context: Context, checks: Sequence[Check] | None = None) -> list
 
 
 def iter_findings(answer: Any, sources: Any, *, grammar: GrammarSpec = None,
-                  refusal: str | None = None, config: Config | None = None) -> Iterator[Finding]:
+                  refusal: str | None = None, config: Config | None = None,
+                  segmenter: Segmenter = segment) -> Iterator[Finding]:
     """Every finding for ``answer`` audited against ``sources``, in deterministic order.
 
     The basic operation: :func:`audit`, the command line and the evaluation runner all build
     on it. ``answer`` is free text, a list of claim strings or a structured object; ``sources``
     is any snapshot shape (see :func:`~citeaudit.load_snapshot`).
     """
-    context = prepare(answer, sources, grammar=grammar, refusal=refusal, config=config)
+    context = prepare(answer, sources, grammar=grammar, refusal=refusal, config=config,
+                      segmenter=segmenter)
     yield from findings_of(context)
 
 
@@ -141,14 +146,17 @@ class Report:
 
 
 def audit(answer: Any, sources: Any, *, grammar: GrammarSpec = None, refusal: str | None = None,
-          config: Config | None = None, relevant: Collection[str] | None = None) -> Report:
+          config: Config | None = None, relevant: Collection[str] | None = None,
+          segmenter: Segmenter = segment) -> Report:
     """Audit one answer against the snapshot of sources retrieved for its request.
 
     ``relevant`` (gold-relevant ids) changes what recall is measured against; by default it is
-    every retrieved id. The report passes when there is no error-severity finding and, unless
+    every retrieved id. ``segmenter`` replaces the claim segmenter for free text. The report
+    passes when there is no error-severity finding and, unless
     the outcome is ``no_evidence``, precision and recall meet the configured thresholds.
     """
-    context = prepare(answer, sources, grammar=grammar, refusal=refusal, config=config)
+    context = prepare(answer, sources, grammar=grammar, refusal=refusal, config=config,
+                      segmenter=segmenter)
     return report_of(context, findings_of(context), relevant)
 
 
