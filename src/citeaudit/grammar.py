@@ -169,22 +169,23 @@ def _expand(low: int, high: int, prefix: str) -> tuple[str, ...] | str:
     return tuple(f"{prefix}{n}" for n in range(low, high + 1))
 
 
-def _parse_numbers(content: str, item_pattern: re.Pattern[str], prefix: str) -> _Parsed:
+def _parse_numbers(content: str, item: re.Pattern[str], number: re.Pattern[str], prefix: str,
+                   wrong: str) -> _Parsed:
+    """Ids from a list of numbers and ranges (``1, 3-5 and 7``), each ``item``-shaped with
+    ``number``-shaped numbers; ``wrong`` explains a bad item."""
     items = _split_items(content)
     if items is None:
         return "empty item in the list"
     ids: list[str] = []
-    for item in items:
-        match = item_pattern.fullmatch(item)
-        if match is None:
-            return f"{item!r} is not a number or range"
-        low, high = match[1], match[2]
-        if not _NUMBER.fullmatch(low) or (high is not None and not _NUMBER.fullmatch(high)):
-            return "numbers do not start with 0"
-        if high is None:
-            ids.append(f"{prefix}{int(low)}")
+    for text in items:
+        match = item.fullmatch(text)
+        if match is None or not number.fullmatch(match[1]) or (
+                match[2] is not None and not number.fullmatch(match[2])):
+            return f"{text!r} {wrong}"
+        if match[2] is None:
+            ids.append(f"{prefix}{int(match[1])}")
             continue
-        expanded = _expand(int(low), int(high), prefix)
+        expanded = _expand(int(match[1]), int(match[2]), prefix)
         if isinstance(expanded, str):
             return expanded
         ids.extend(expanded)
@@ -200,7 +201,8 @@ def _parse_numeric(content: str) -> _Parsed:
         return "empty marker"
     if not _NUMERIC_LIKE.fullmatch(content) or not any(c.isdigit() for c in content):
         return None
-    return _parse_numbers(content, _NUMERIC_ITEM, "")
+    return _parse_numbers(content, _NUMERIC_ITEM, _NUMBER, "",
+                          "is not a number or range (no leading zeros)")
 
 
 _S_ITEM = re.compile(r"S([0-9]+)(?:\s*[-–—]\s*S?([0-9]+))?")
@@ -213,23 +215,8 @@ def _parse_s(content: str) -> _Parsed:
         return "empty marker"
     if not _S_LIKE.fullmatch(content):
         return None
-    items = _split_items(content)
-    if items is None:
-        return "empty item in the list"
-    ids: list[str] = []
-    for item in items:
-        match = _S_ITEM.fullmatch(item)
-        if match is None or not _POSITIVE.fullmatch(match[1]) or (
-                match[2] is not None and not _POSITIVE.fullmatch(match[2])):
-            return f"{item!r} is not S followed by a number from 1 (no leading zeros)"
-        if match[2] is None:
-            ids.append(f"S{match[1]}")
-            continue
-        expanded = _expand(int(match[1]), int(match[2]), "S")
-        if isinstance(expanded, str):
-            return expanded
-        ids.extend(expanded)
-    return tuple(ids)
+    return _parse_numbers(content, _S_ITEM, _POSITIVE, "S",
+                          "is not S followed by a number from 1 (no leading zeros)")
 
 
 _ID_TOKEN = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.:/#-]*")
