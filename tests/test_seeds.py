@@ -99,6 +99,8 @@ def test_seed002_refusal_that_cites_is_flagged() -> None:
      "retrieved_bad_json.json: line 3, column 24: invalid JSON"),
     ("001/retrieved.json", "001/answer_bad_utf8.json", [],
      "answer_bad_utf8.json: line 1, column 36: not valid UTF-8 (byte 0xe9"),
+    ("000/sources_duplicate.json", "000/errors.json", [],
+     "sources_duplicate.json: line 2, column 2: duplicate key '1' in one object"),
     ("001/retrieved.json", "001/answer.json", ["--max-bytes", "100"],
      "retrieved.json: file is 171 bytes, over the limit of 100 (raise it with --max-bytes)"),
 ])

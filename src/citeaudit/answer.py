@@ -15,7 +15,7 @@ from typing import Any, Literal, NamedTuple
 
 from citeaudit.findings import Problem
 from citeaudit.grammar import Grammar, Malformed, Marker
-from citeaudit.segment import Segmenter, Span, code_spans, segment
+from citeaudit.segment import Segmenter, Span, code_spans, covered, segment
 
 __all__ = ["Answer", "Citation", "Claim", "parse_answer"]
 
@@ -99,8 +99,9 @@ def _parse_text(text: str, grammar: Grammar, refusal: str, segmenter: Segmenter)
     markers, malformed = scan.markers, scan.malformed
     if "`" in text or "~~~" in text:
         code = code_spans(text)
-        markers = [m for m in markers if not _covered(m.start, code)]
-        malformed = [m for m in malformed if not _covered(m.start, code)]
+        starts = [span.start for span in code]
+        markers = [m for m in markers if not covered(m.start, code, starts)]
+        malformed = [m for m in malformed if not covered(m.start, code, starts)]
     if markers and refusal.strip() in text and _is_refusal(_without(text, markers), refusal):
         return Answer("text", text, (), tuple(_citations(markers, None)), (), True, ())
     marks = [Span(m.start, m.end) for m in markers]
@@ -142,10 +143,6 @@ def _place_malformed(claims: list[Claim], malformed: list[Malformed]
     claims = [c._replace(malformed=tuple(owned[c.number])) if c.number in owned else c
               for c in claims]
     return claims, tuple(placed)
-
-
-def _covered(position: int, spans: list[Span]) -> bool:
-    return any(start <= position < end for start, end in spans)
 
 
 def _citations(markers: Any, claim: int | None) -> list[Citation]:

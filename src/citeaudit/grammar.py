@@ -172,7 +172,8 @@ def _expand(low: int, high: int, prefix: str) -> tuple[str, ...] | str:
 def _parse_numbers(content: str, item: re.Pattern[str], number: re.Pattern[str], prefix: str,
                    wrong: str) -> _Parsed:
     """Ids from a list of numbers and ranges (``1, 3-5 and 7``), each ``item``-shaped with
-    ``number``-shaped numbers; ``wrong`` explains a bad item."""
+    ``number``-shaped numbers; ``wrong`` explains a bad item.
+    """
     items = _split_items(content)
     if items is None:
         return "empty item in the list"

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import json
 import os
+import re
 from pathlib import Path
 from typing import Any, BinaryIO
 
@@ -53,14 +55,56 @@ def decode_text(data: bytes, *, origin: str) -> str:
 
 
 def decode_json(data: bytes, *, origin: str) -> Any:
-    """Parse JSON from bytes (strict UTF-8), naming line and column on error."""
+    """Parse JSON from bytes (strict UTF-8), naming line and column on error.
+
+    A key repeated in one object is an error too: JSON parsers silently keep the last value,
+    which would drop a source (``{"1": "a", "1": "b"}``) without a word.
+    """
     text = decode_text(data, origin=origin)
     try:
-        return orjson.loads(text)
+        value = orjson.loads(text)
     except orjson.JSONDecodeError as error:
         message = str(error).split(": line ", 1)[0]
         raise InputError(f"invalid JSON: {message}", origin=origin,
                          place=f"line {error.lineno}, column {error.colno}") from None
+    if _has_objects(value):
+        try:
+            json.loads(text, object_pairs_hook=_unique_keys)
+        except _DuplicateKeyError as error:
+            raise InputError(f"duplicate key {error.key!r} in one object", origin=origin,
+                             place=_place_of_key(text, error.key)) from None
+    return value
+
+
+class _DuplicateKeyError(ValueError):
+    def __init__(self, key: str) -> None:
+        super().__init__(key)
+        self.key = key
+
+
+def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    result = dict(pairs)
+    if len(result) != len(pairs):
+        seen: set[str] = set()
+        for key, _ in pairs:
+            if key in seen:
+                raise _DuplicateKeyError(key)
+            seen.add(key)
+    return result
+
+
+def _has_objects(value: Any) -> bool:
+    return isinstance(value, dict) or (isinstance(value, list)
+                                       and any(isinstance(v, dict | list) for v in value))
+
+
+def _place_of_key(text: str, key: str) -> str | None:
+    """Line and column of the key's second occurrence, where it is written plainly."""
+    found = [m.start() for m in re.finditer(re.escape(json.dumps(key)) + r"\s*:", text)]
+    if len(found) < 2:
+        return None
+    line = text.count("\n", 0, found[1]) + 1
+    return f"line {line}, column {found[1] - text.rfind(chr(10), 0, found[1])}"
 
 
 def _line_column(data: bytes, offset: int) -> tuple[int, int]:

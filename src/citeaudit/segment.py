@@ -15,6 +15,7 @@ that a marker after a full stop belongs to the sentence before it.
 from __future__ import annotations
 
 import re
+from bisect import bisect_left, bisect_right
 from collections.abc import Sequence
 from itertools import accumulate
 from typing import NamedTuple, Protocol
@@ -46,7 +47,8 @@ _ITEM = re.compile(
     r"[ \t]*(?:[-*+•‣◦][ \t]+(?:\[[ xX]\][ \t]+)?"
     r"|([0-9]{1,9})(\x00*)[.)][ \t]+)")  # markers are masked by then
 _QUOTE = re.compile(r"(?:[ \t]*>)+[ \t]?")
-_INLINE_CODE = re.compile(r"(`+)(?!`)(.+?)(?<!`)\1(?!`)", re.DOTALL)
+_BACKTICKS = re.compile(r"`+")
+_BLANK_LINE = re.compile(r"\n[ \t\r]*\n")
 _WORD = re.compile(r"\w")
 
 _TITLES = (
@@ -102,7 +104,7 @@ def segment(text: str, marks: Sequence[Span] = ()) -> list[Span]:
     """
     masked = _masked(text, marks) if marks else text
     if "```" in text or "~~~" in text:
-        masked = _masked(masked, _code_blocks(text), _CODE)
+        masked = _masked(masked, _fences(text), _CODE)
     parts = _SEPARATOR.split(masked)
     offsets = list(accumulate(map(len, parts), initial=0))
     count = len(parts)
@@ -193,12 +195,6 @@ def _structure_start(text: str, start: int, end: int) -> int:
     return item.end()
 
 
-def _code_blocks(text: str) -> list[Span]:
-    return [span for span in code_spans(text)
-            if text[span.start] in "`~" and "\n" in text[span.start:span.end]
-            and _FENCE.match(text, span.start)]
-
-
 def _masked(text: str, marks: Sequence[Span], mask: str = _MASK) -> str:
     """``text`` with every span replaced by ``mask`` characters (spans stay valid)."""
     pieces = []
@@ -214,9 +210,37 @@ def _masked(text: str, marks: Sequence[Span], mask: str = _MASK) -> str:
 
 
 def code_spans(text: str) -> list[Span]:
-    """Spans of fenced code blocks and inline code, where brackets are never markers."""
+    """Sorted, disjoint spans of fenced code blocks and inline code, where brackets are never
+    markers. Linear in the text: backtick runs are paired by length with a bisect, never by
+    rescanning.
+    """
     if "`" not in text and "~~~" not in text:
         return []
+    spans = _fences(text)
+    fence_starts = [span.start for span in spans]
+    runs = [m.span() for m in _BACKTICKS.finditer(text)
+            if not covered(m.start(), spans, fence_starts)]
+    by_length: dict[int, list[int]] = {}
+    for index, (start, end) in enumerate(runs):
+        by_length.setdefault(end - start, []).append(index)
+    breaks = [m.start() for m in _BLANK_LINE.finditer(text)]  # code spans stop at paragraphs
+    inline: list[Span] = []
+    index = 0
+    while index < len(runs):
+        start, end = runs[index]
+        same = by_length[end - start]
+        later = bisect_right(same, index)
+        if later < len(same):
+            close_start, close_end = runs[same[later]]
+            if bisect_left(breaks, end) == bisect_left(breaks, close_start):
+                inline.append(Span(start, close_end))
+                index = same[later] + 1
+                continue
+        index += 1
+    return sorted(spans + inline)
+
+
+def _fences(text: str) -> list[Span]:
     spans: list[Span] = []
     fence: str | None = None
     fence_start = 0
@@ -232,11 +256,12 @@ def code_spans(text: str) -> list[Span]:
         position += len(line)
     if fence is not None:
         spans.append(Span(fence_start, len(text)))
-    inline = [Span(*m.span()) for m in _INLINE_CODE.finditer(text) if "\n\n" not in m[0]]
-    spans.extend(s for s in inline if not _inside(s.start, spans))
-    spans.sort()
     return spans
 
 
-def _inside(position: int, spans: Sequence[Span]) -> bool:
-    return any(start <= position < end for start, end in spans)
+def covered(position: int, spans: Sequence[Span], starts: Sequence[int]) -> bool:
+    """Whether ``position`` lies in one of the sorted, disjoint ``spans`` (``starts`` are their
+    starts): a bisect, not a scan.
+    """
+    index = bisect_right(starts, position) - 1
+    return index >= 0 and position < spans[index].end

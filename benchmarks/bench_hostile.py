@@ -1,0 +1,51 @@
+"""Hostile answer text: time per input at two sizes, and how time grows when size doubles.
+
+    python3 benchmarks/bench_hostile.py [--size N]
+
+Linear work shows a growth near 2.0 when the size doubles; a quadratic path shows ~4.0.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import time
+
+import citeaudit
+
+SHAPES = {
+    "open brackets": "[", "markers": "[1]", "full stops": ".", "stop + space": ". ",
+    "abbreviations": "Dr. ", "list numbers": "1. \n", "pipes": "| ", "newlines": "\n",
+    "backtick runs": "`a", "fences": "```\n", "tildes": "~", "NULs": "\x00", "quotes": "> ",
+    "headings": "# \n", "markers after stop": "x.[1]", "CJK": "。[1]", "open ranges": "[1-",
+    "source heads": "[Source: ", "id lists": "[doc_1, ", "blank-line code": "`a\n\n",
+    "nested brackets": "[[1]", "long range": "[1-999999999]",
+}
+
+
+def _time(text: str, rounds: int = 3) -> float:
+    times = []
+    for _ in range(rounds):
+        start = time.perf_counter()
+        citeaudit.audit(text, ["a", "b"])
+        times.append(time.perf_counter() - start)
+    return statistics.median(times)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--size", type=int, default=100_000, help="characters (default 100,000)")
+    args = parser.parse_args()
+    worst = 0.0
+    print(f"{'shape':<20} {'ms at N':>9} {'ms at 2N':>9} {'growth':>7}")
+    for name, unit in SHAPES.items():
+        small = _time(unit * (args.size // len(unit)))
+        large = _time(unit * (2 * args.size // len(unit)))
+        growth = large / small if small else 0.0
+        worst = max(worst, growth)
+        print(f"{name:<20} {small * 1e3:9.1f} {large * 1e3:9.1f} {growth:7.2f}")
+    print(f"worst growth when the size doubles: {worst:.2f} (linear: about 2)")
+
+
+if __name__ == "__main__":
+    main()
