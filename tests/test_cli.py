@@ -170,3 +170,15 @@ def test_console_script_runs_as_a_real_process() -> None:
     assert result.returncode == 1
     assert "CA201" in result.stdout
     assert result.stderr == ""
+
+
+def test_json_docs_match_the_output(run: Any) -> None:
+    docs = (Path(__file__).parents[1] / "docs" / "json.md").read_text()
+    example = json.loads(docs.split("```json\n", 1)[1].split("```", 1)[0])
+    result = run("check", S000, str(SEEDS / "000/errors.json"), "--format", "json")
+    report = json.loads(result.out)
+    assert set(example) == set(report)
+    assert set(example["metrics"]) == set(report["metrics"])
+    assert set(example["findings"][0]) == set(report["findings"][0])
+    for key in report:
+        assert f"`{key}`" in docs or key in ("version", "findings", "checked", "not_checked")

@@ -105,3 +105,32 @@ def test_marker_spans_are_exact(text: str, grammar: str | None) -> None:
         assert item.raw
     starts = [m.start for m in scan.markers]
     assert starts == sorted(starts)
+
+
+@settings(max_examples=150, deadline=None,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+@given(snapshot=st.one_of(st.binary(max_size=120), json_values.map(
+           lambda v: json.dumps(v, allow_nan=True).encode())),
+       answer=st.one_of(st.binary(max_size=120), real_answers.map(str.encode)),
+       suffix=st.sampled_from([".json", ".txt"]))
+def test_cli_on_arbitrary_files_exits_0_1_or_2(tmp_path_factory: Any, snapshot: bytes,
+                                                 answer: bytes, suffix: str) -> None:
+    import io
+
+    from citeaudit.cli import main
+
+    folder = tmp_path_factory.mktemp("cli")
+    snapshot_file = folder / "snapshot.json"
+    answer_file = folder / f"answer{suffix}"
+    snapshot_file.write_bytes(snapshot)
+    answer_file.write_bytes(answer)
+    out, err = io.StringIO(), io.StringIO()
+    code = main(["check", str(snapshot_file), str(answer_file)], stdout=out, stderr=err)
+    assert code in (0, 1, 2)
+    if code == 2:
+        assert err.getvalue().startswith("citeaudit: error: ")
+        assert err.getvalue().count("\n") == 1
+        assert out.getvalue() == ""
+    else:
+        assert err.getvalue() == ""
+        assert out.getvalue().splitlines()[-1].startswith(("PASS", "FAIL"))
