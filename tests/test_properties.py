@@ -4,6 +4,7 @@ bounds, metrics stay in [0, 1], and results do not depend on check order."""
 from __future__ import annotations
 
 import contextlib
+import io
 import json
 import random
 from typing import Any
@@ -13,6 +14,7 @@ from hypothesis import strategies as st
 
 from citeaudit import CiteauditError, audit, get_grammar, load_snapshot, prepare
 from citeaudit.audit import findings_of
+from citeaudit.cli import main
 from citeaudit.checks import CHECKS
 from citeaudit.loading import decode_json
 
@@ -115,10 +117,6 @@ def test_marker_spans_are_exact(text: str, grammar: str | None) -> None:
        suffix=st.sampled_from([".json", ".txt"]))
 def test_cli_on_arbitrary_files_exits_0_1_or_2(tmp_path_factory: Any, snapshot: bytes,
                                                  answer: bytes, suffix: str) -> None:
-    import io
-
-    from citeaudit.cli import main
-
     folder = tmp_path_factory.mktemp("cli")
     snapshot_file = folder / "snapshot.json"
     answer_file = folder / f"answer{suffix}"
