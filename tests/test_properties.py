@@ -14,8 +14,8 @@ from hypothesis import strategies as st
 
 from citeaudit import CiteauditError, audit, get_grammar, load_snapshot, prepare
 from citeaudit.audit import findings_of
-from citeaudit.cli import main
 from citeaudit.checks import CHECKS
+from citeaudit.cli import main
 from citeaudit.loading import decode_json
 
 PROFILE = settings(max_examples=300, deadline=None,
