@@ -2,8 +2,8 @@
 
 A claim is a sentence, a list item's sentence, or a table row. Markers after the terminal
 punctuation (``... 7 days. [S1]``, ``etc.[1] [3]..``) belong to the sentence before them.
-Headings, code blocks, table header and separator rows, horizontal rules and lead-in lines
-ending in ``:`` are not claims. Abbreviations (``e.g.``, ``Dr.``), decimals (``3.5%``),
+Headings, code blocks, table header and separator rows and horizontal rules are not claims;
+nor, when uncited, are lead-ins ending in ``:``, questions and lines that are all emphasis. Abbreviations (``e.g.``, ``Dr.``), decimals (``3.5%``),
 initials, quotes, markdown bullets and numbered lists (``1[1]. Analyze ...``) do not split
 a claim; CJK sentence punctuation (``。！？``) does.
 
@@ -81,7 +81,7 @@ _MARKS = r"(?>(?:\s*\x00+[.!?。！？]*)*)"
 # the engine then skips ordinary text at C speed (three times faster than an alternation of
 # branches with their own first characters, which defeats that skip).
 _SEPARATOR = re.compile(
-    r"([.!?…。！？\n|\x01](?:"
+    r"([.!?…。！？\n|\x01:](?:"
     # a sentence end, unless lower case or a digit follows ("e.g. the", "3.5%", "No. 5") or
     # the full stop follows an abbreviation or an initial ("Dr. Smith", "J. Smith")
     rf"(?<=[.!?…])(?:(?<!\.)|(?<!\b[A-Z]\.){_not_after(_TITLES)})"
@@ -91,6 +91,7 @@ _SEPARATOR = re.compile(
     r"|(?=[ \t]*(?:[-*+•‣◦][ \t]|[0-9]{1,9}\x00*[.)][ \t]|#|\||>|\x01"
     r"|(?:-{3,}|\*{3,}|_{3,})[ \t]*$)))"
     r"|(?<=\|)[ \t\r]*\n"  # the end of a table row
+    r"|(?<=:)[ \t\r]*\n[ \t\r\n]*"  # the end of a lead-in line ("Sources:")
     r"|(?<=\x01)\x01*"  # a code block
     r"))", re.MULTILINE)
 _BARE_NUMBER = re.compile(r"[0-9]{1,9}(\x00*)[.)]")
@@ -151,12 +152,25 @@ def segment(text: str, marks: Sequence[Span] = ()) -> list[Span]:
             if claims and masked.find(_MASK, start, end) >= 0:
                 claims[-1] = new(Span, (claims[-1].start, end))  # markers alone join the claim
             continue
-        if masked[end - 1] == ":" and masked.find(_MASK, start, end) < 0:
-            continue  # a lead-in such as "Here is what the passages say:"
+        if masked.find(_MASK, start, end) < 0 and _not_a_claim(masked, start, end):
+            continue
         claims.append(new(Span, (start, end)))
     return claims
 
 
+def _not_a_claim(text: str, start: int, end: int) -> bool:
+    """Uncited text that states nothing to cite: a lead-in ending in ":" ("Sources:",
+    "**Refund timeline:**"), a question ("Would you like more details?"), or a line that is
+    all emphasis ("**Note**"), which models use as a heading."""
+    last = end
+    while last > start and text[last - 1] in "*_ ":
+        last -= 1
+    if last > start and text[last - 1] in ":?？":
+        return True
+    return text[start] in "*_" and _EMPHASIS.fullmatch(text, start, end) is not None
+
+
+_EMPHASIS = re.compile(r"(\*\*|__|\*|_)[^\n]+?\1")
 _GAP = frozenset(" \t\r\n|\x01")
 _STRUCTURE = frozenset("#|>-*+•‣◦_0123456789\x01")
 
