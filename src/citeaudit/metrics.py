@@ -84,18 +84,9 @@ def compute_metrics(context: Context, relevant: Collection[str] | None = None) -
 
 
 def _weighted(context: Context, valid: set[str]) -> float:
-    sources = context.snapshot.sources
-    if not sources:
-        return 0.0
+    weights = context.snapshot.weights
     if not valid:
         return 0.0
-    if all(s.score is None and s.rank is None for s in sources):
-        return len(valid) / len(sources)  # equal weights
-    if all(s.score is not None for s in sources) and any(s.score for s in sources):
-        weights = {s.id: float(s.score or 0.0) for s in sources}
-    elif all(s.rank is not None for s in sources):
-        weights = {s.id: 1.0 / (s.rank or 1) for s in sources}
-    else:
-        weights = {s.id: 1.0 for s in sources}
-    total = sum(weights.values())
-    return min(1.0, sum(weights[i] for i in valid) / total)
+    if weights is None:
+        return len(valid) / len(context.snapshot)  # equal weights
+    return min(1.0, sum(weights[i] for i in valid))

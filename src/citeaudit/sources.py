@@ -43,7 +43,7 @@ class Snapshot:
     range (CA202).
     """
 
-    __slots__ = ("_by_id", "_fingerprint", "numbering", "sources")
+    __slots__ = ("_by_id", "_fingerprint", "_weights", "numbering", "sources")
 
     def __init__(self, sources: tuple[Source, ...]) -> None:
         by_id: dict[str, Source] = {}
@@ -55,6 +55,7 @@ class Snapshot:
         self.sources = sources
         self._by_id = by_id
         self._fingerprint: str | None = None
+        self._weights: dict[str, float] | bool | None = False  # False: not computed yet
         self.numbering = _numbering(sources)
 
     @property
@@ -95,6 +96,27 @@ class Snapshot:
                     digest.update(data)
             self._fingerprint = "sha256:" + digest.hexdigest()
         return self._fingerprint
+
+    @property
+    def weights(self) -> dict[str, float] | None:
+        """Each source's share of the coverage weight, summing to 1 (``None``: all equal).
+
+        Weights are the sources' ``score`` when every source has one (and one is positive),
+        else ``1 / rank`` when every source has a rank, else equal. Computed once.
+        """
+        if self._weights is False:
+            sources = self.sources
+            raw: dict[str, float] | None = None
+            if sources and all(s.score is not None for s in sources) and \
+                    any(s.score for s in sources):
+                raw = {s.id: float(s.score or 0.0) for s in sources}
+            elif sources and all(s.rank is not None for s in sources):
+                raw = {s.id: 1.0 / (s.rank or 1) for s in sources}
+            if raw is not None:
+                total = sum(raw.values())
+                raw = {key: value / total for key, value in raw.items()}
+            self._weights = raw
+        return self._weights if isinstance(self._weights, dict) else None
 
     def __repr__(self) -> str:
         return f"Snapshot({len(self.sources)} sources, ids={list(self._by_id)[:5]!r})"
