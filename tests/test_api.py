@@ -159,3 +159,14 @@ def test_readme_python_example_runs() -> None:
     assert [(f.code, f.claim, f.span, f.marker) for f in report.findings] == \
         [("CA202", 2, (63, 66), "[7]")]
     assert (report.metrics.precision, report.metrics.recall) == (0.5, 0.5)
+
+
+def test_a_custom_check_plugs_in() -> None:
+    def no_ellipsis(context: citeaudit.Context) -> list[citeaudit.Problem]:
+        return [citeaudit.Problem("CA301", "claim trails off", claim.number, claim.span)
+                for claim in context.answer.claims if claim.text.endswith("...")]
+
+    context = prepare("It went on... Then it stopped [1].", ["a"])
+    found = citeaudit.findings_of(context, [no_ellipsis, *CHECKS])
+    assert [(f.code, f.message, f.claim) for f in found] == [
+        ("CA301", "claim has no citation marker", 1), ("CA301", "claim trails off", 1)]

@@ -7,11 +7,11 @@
 """
 
 from citeaudit.answer import Answer, Citation, Claim, parse_answer
-from citeaudit.audit import Report, Status, audit, iter_findings, prepare
-from citeaudit.checks import Context
+from citeaudit.audit import Report, Status, audit, findings_of, iter_findings, prepare
+from citeaudit.checks import Check, Context
 from citeaudit.config import DEFAULT_REFUSAL, Config, load_config
 from citeaudit.errors import CiteauditError, ConfigError, GrammarError, InputError, SnapshotError
-from citeaudit.findings import Finding
+from citeaudit.findings import Finding, Problem
 from citeaudit.grammar import Grammar, Malformed, Marker, get_grammar, infer_grammar
 from citeaudit.metrics import Metrics
 from citeaudit.rules import RULES, Rule, Severity
@@ -24,6 +24,7 @@ __all__ = [
     "DEFAULT_REFUSAL",
     "RULES",
     "Answer",
+    "Check",
     "Citation",
     "CiteauditError",
     "Claim",
@@ -37,6 +38,7 @@ __all__ = [
     "Malformed",
     "Marker",
     "Metrics",
+    "Problem",
     "Report",
     "Rule",
     "Segmenter",
@@ -47,6 +49,7 @@ __all__ = [
     "Status",
     "__version__",
     "audit",
+    "findings_of",
     "get_grammar",
     "infer_grammar",
     "iter_findings",

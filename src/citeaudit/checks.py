@@ -6,8 +6,9 @@ is produced by exactly one check here (``CHECKS`` maps checks to their codes).
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
+from typing import Protocol
 
 from citeaudit.answer import Answer, Citation, Claim
 from citeaudit.config import Config
@@ -42,7 +43,14 @@ class Context:
                 and _INTEGER.fullmatch(citation.source_id, len(prefix)) is not None)
 
 
-Check = Callable[[Context], Iterable[Problem]]
+class Check(Protocol):
+    """A check: reads a prepared :class:`Context` and states problems, codes from the rule
+    table only. The engine adds severity, applies select/ignore and orders the findings.
+    """
+
+    def __call__(self, context: Context) -> Iterable[Problem]:
+        """The problems found, in any order."""
+        ...
 
 
 def malformed_markers(context: Context) -> Iterator[Problem]:
