@@ -21,7 +21,7 @@ from citeaudit.audit import audit
 from citeaudit.config import Config, load_config, parse_severity
 from citeaudit.errors import CiteauditError, ConfigError, InputError
 from citeaudit.loading import decode_json, decode_text, read_bytes
-from citeaudit.output import FORMATTERS
+from citeaudit.output import FORMATTERS, one_line
 from citeaudit.rules import RULES
 from citeaudit.sources import load_snapshot
 
@@ -118,7 +118,7 @@ def main(argv: Sequence[str] | None = None, *, stdout: TextIO | None = None,
             return _rules(args, out)
         return _check(args, out, stdin or sys.stdin.buffer)
     except CiteauditError as error:
-        err.write(f"citeaudit: error: {error}\n")
+        err.write(f"citeaudit: error: {one_line(str(error))}\n")
         return ExitCode.INPUT_ERROR
     except SystemExit as exit_:  # --help and --version
         return int(exit_.code or 0)

@@ -9,7 +9,9 @@ import orjson
 from citeaudit.audit import Report
 from citeaudit.findings import Finding
 
-__all__ = ["FORMATTERS", "Formatter", "JsonFormatter", "TextFormatter", "line_column"]
+__all__ = [
+    "FORMATTERS", "Formatter", "JsonFormatter", "TextFormatter", "line_column", "one_line",
+]
 
 
 class Formatter(Protocol):
@@ -38,6 +40,17 @@ def _place(finding: Finding, report: Report, text: str) -> str:
     return "answer"
 
 
+_ONE_LINE = {code: f"\\x{code:02x}" for code in range(32) if code != 9} | {
+    10: "\\n", 13: "\\r", 0x2028: "\\u2028", 0x2029: "\\u2029", 0x85: "\\x85"}
+
+
+def one_line(text: str) -> str:
+    """``text`` with line breaks and control characters escaped: one finding, one line,
+    whatever the answer or a file name put into the message.
+    """
+    return text.translate(_ONE_LINE)
+
+
 def _ratio(value: float | None) -> str:
     return "n/a" if value is None else f"{value:.2f}"
 
@@ -47,8 +60,9 @@ class TextFormatter:
 
     def write(self, report: Report, answer_text: str, origin: str, stream: TextIO) -> None:
         for finding in report.findings:
+            message = one_line(finding.message)
             stream.write(f"{origin}:{_place(finding, report, answer_text)}: {finding.code}"
-                         f" {finding.severity.value}: {finding.message}\n")
+                         f" {finding.severity.value}: {message}\n")
         metrics = report.metrics
         verdict = "PASS" if report.passed else "FAIL"
         counts = f"{report.errors} error{'s' * (report.errors != 1)}, " \

@@ -8,6 +8,7 @@ which passages an answer was checked against.
 from __future__ import annotations
 
 import hashlib
+import json
 import math
 from collections.abc import Iterator, Mapping
 from types import MappingProxyType
@@ -236,7 +237,8 @@ def _optional_str(value: dict[str, Any], keys: tuple[str, ...], path: str) -> st
 
 
 def _quote(key: str) -> str:
-    return '"' + key.replace("\\", "\\\\").replace('"', '\\"') + '"'
+    """A key as a JSON string: quotes, backslashes and control characters escaped."""
+    return json.dumps(key, ensure_ascii=False)
 
 
 def _kind(value: Any) -> str:
