@@ -182,3 +182,17 @@ def test_json_docs_match_the_output(run: Any) -> None:
     assert set(example["findings"][0]) == set(report["findings"][0])
     for key in report:
         assert f"`{key}`" in docs or key in ("version", "findings", "checked", "not_checked")
+
+
+def test_readme_cli_example_is_what_the_cli_prints(run: Any) -> None:
+    root = Path(__file__).parents[1]
+    readme = (root / "README.md").read_text()
+    block = readme.split("```text\n$ citeaudit ", 1)[1].split("```", 1)[0]
+    command, *shown = block.splitlines()
+    args = command.split()
+    result = run(*args[:1], *(str(root / a) for a in args[1:]))
+    printed = [line.replace(str(root) + "/", "") for line in result.out.splitlines()]
+    assert len(printed) == len(shown)
+    for want, got in zip(shown, printed, strict=True):
+        for part in want.split("..."):
+            assert part.strip("(); ") in got
