@@ -169,4 +169,5 @@ def test_a_custom_check_plugs_in() -> None:
     context = prepare("It went on... Then it stopped [1].", ["a"])
     found = citeaudit.findings_of(context, [no_ellipsis, *CHECKS])
     assert [(f.code, f.message, f.claim) for f in found] == [
-        ("CA301", "claim has no citation marker", 1), ("CA301", "claim trails off", 1)]
+        ("CA301", 'claim has no citation marker: "It went on..."', 1),
+        ("CA301", "claim trails off", 1)]

@@ -27,7 +27,7 @@ def test_text_output_is_exact(run: Any, tmp_path: Path) -> None:
         f"{answer}:1:22 (claim 1): CA202 error: [7] cites 7, outside the 3 retrieved sources"
         " (1..3)\n"
         f"{answer}:2:1 (claim 2): CA302 error: claim states a number or quantity but cites no"
-        " source\n"
+        ' source: "Reimbursements settle in 14 days."\n'
         "FAIL (2 error findings; precision 0.00 < 0.90; recall 0.00 < 0.50): 2 errors,"
         " 0 warnings; status unverified; precision 0.00, recall 0.00, F1 0.00, claim coverage"
         " 0.00; checked: marker syntax, cited ids in snapshot, claims cited, answer-level"

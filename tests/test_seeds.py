@@ -68,7 +68,8 @@ def test_cli(case: dict[str, Any], run: Any) -> None:
 def test_seed000_messages_name_the_claim_and_the_id(run: Any) -> None:
     result = run("check", str(SEEDS / "000/sources.json"), str(SEEDS / "000/errors.json"))
     lines = result.out.splitlines()
-    assert lines[0].endswith("claim 1, chars 0-20: CA301 error: claim has no citation marker")
+    assert lines[0].endswith("claim 1, chars 0-20: CA301 error: claim has no citation marker:"
+                             ' "Unsupported promise."')
     assert lines[1].endswith("claim 2, chars 18-22: CA201 error: [S9] cites 'S9', which is not"
                              " in this request's snapshot")
     assert lines[2].startswith("FAIL")

@@ -124,10 +124,20 @@ def uncited_claims(context: Context) -> Iterator[Problem]:
             continue
         code = _needs_citation(claim, context.config)
         if code == "CA302":
-            yield Problem("CA302", "claim states a number or quantity but cites no source",
-                          claim.number, claim.span)
+            yield Problem("CA302", "claim states a number or quantity but cites no source:"
+                          f" {_excerpt(claim.text)}", claim.number, claim.span)
         elif code == "CA301":
-            yield Problem("CA301", "claim has no citation marker", claim.number, claim.span)
+            yield Problem("CA301", f"claim has no citation marker: {_excerpt(claim.text)}",
+                          claim.number, claim.span)
+
+
+def _excerpt(text: str, limit: int = 60) -> str:
+    """The claim, quoted, on one line, cut at a word boundary near ``limit`` characters."""
+    flat = " ".join(text.split())
+    if len(flat) > limit:
+        cut = flat.rfind(" ", 0, limit)
+        flat = flat[:cut if cut > limit // 2 else limit].rstrip(" ,;:") + "…"
+    return f"\"{flat}\""
 
 
 def answer_level(context: Context) -> Iterator[Problem]:
