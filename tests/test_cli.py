@@ -196,3 +196,19 @@ def test_readme_cli_example_is_what_the_cli_prints(run: Any) -> None:
     for want, got in zip(shown, printed, strict=True):
         for part in want.split("..."):
             assert part.strip("(); ") in got
+
+
+def test_stdin_is_named_and_limited(run: Any) -> None:
+    result = run("check", S002, "-", "--max-bytes", "500",
+                 stdin=b"Refunds take 30 days [1]." * 30)
+    assert result.code == ExitCode.INPUT_ERROR
+    assert result.err == ("citeaudit: error: <stdin>: input is over the limit of 500 bytes"
+                          " (raise it with --max-bytes)\n")
+    shown = run("check", S002, "-", stdin=b"Refunds take 30 days.")
+    assert shown.out.startswith("<stdin>:1:1 (claim 1): CA302 error:")
+
+
+def test_byte_order_mark_is_accepted(run: Any, tmp_path: Path) -> None:
+    snapshot = tmp_path / "bom.json"
+    snapshot.write_bytes(b"\xef\xbb\xbf" + (SEEDS / "000/sources.json").read_bytes())
+    assert run("check", str(snapshot), str(SEEDS / "000/positive.json")).code == ExitCode.OK

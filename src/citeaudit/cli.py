@@ -147,8 +147,8 @@ def _check(args: argparse.Namespace, out: TextIO, stdin: Any) -> int:
     raw = read_bytes(args.answer, max_bytes=config.max_bytes, stdin=stdin)
     as_json = args.answer_format == "json" or (
         args.answer_format == "auto" and args.answer.lower().endswith(".json"))
-    answer: Any = decode_json(raw, origin=args.answer) if as_json else \
-        decode_text(raw, origin=args.answer)
+    origin = "<stdin>" if args.answer == "-" else args.answer
+    answer: Any = decode_json(raw, origin=origin) if as_json else decode_text(raw, origin=origin)
     if args.relevant:
         unknown = [i for i in args.relevant if i not in snapshot]
         if unknown:
@@ -156,7 +156,7 @@ def _check(args: argparse.Namespace, out: TextIO, stdin: Any) -> int:
                              origin=args.snapshot)
     report = audit(answer, snapshot, config=config, relevant=args.relevant)
     shown = answer if isinstance(answer, str) else ""
-    FORMATTERS[args.format].write(report, shown, args.answer, out)
+    FORMATTERS[args.format].write(report, shown, origin, out)
     return ExitCode.OK if report.passed else ExitCode.FAILED
 
 

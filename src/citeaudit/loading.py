@@ -24,8 +24,10 @@ def read_bytes(path: str | os.PathLike[str], *, max_bytes: int = DEFAULT_MAX_BYT
     ``-`` reads ``stdin`` (at most ``max_bytes + 1`` bytes, then refuses).
     """
     origin = os.fspath(path)
+    if origin == "-" and stdin is not None:
+        origin = "<stdin>"
     try:
-        if origin == "-" and stdin is not None:
+        if origin == "<stdin>" and stdin is not None:
             data = stdin.read(max_bytes + 1)
         else:
             file = Path(origin)
