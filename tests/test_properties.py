@@ -132,3 +132,21 @@ def test_cli_on_arbitrary_files_exits_0_1_or_2(tmp_path_factory: Any, snapshot: 
     else:
         assert err.getvalue() == ""
         assert out.getvalue().splitlines()[-1].startswith(("PASS", "FAIL"))
+
+
+@PROFILE
+@given(st.one_of(real_answers, texts))
+def test_claims_are_ordered_trimmed_and_own_their_markers(answer: str) -> None:
+    parsed = prepare(answer, ["a", "b", "c"]).answer
+    previous_end = 0
+    for claim in parsed.claims:
+        start, end = claim.span
+        assert previous_end <= start < end <= len(answer)
+        assert answer[start:end] == claim.text
+        assert claim.text == claim.text.strip()
+        assert all(start <= m.start and m.end <= end for m in claim.markers)
+        previous_end = end
+    for citation in parsed.citations:
+        assert citation.span is not None
+        owner = [c.number for c in parsed.claims if c.span[0] <= citation.span[0] < c.span[1]]
+        assert owner == ([citation.claim] if citation.claim is not None else [])

@@ -127,6 +127,7 @@ def segment(text: str, marks: Sequence[Span] = ()) -> list[Span]:
             end -= 1
         if end <= start:
             continue
+        pending, lead = lead, -1  # a bare list number's lead applies to the next piece only
         head = masked[start]
         if head in _STRUCTURE:
             if head == "|":
@@ -145,11 +146,13 @@ def segment(text: str, marks: Sequence[Span] = ()) -> list[Span]:
                 table_row = -1
                 continue
             start = _structure_start(masked, start, end)
+            while start < end and masked[start].isspace():
+                start += 1
             if start >= end:
                 continue
         table_row = -1
-        if lead >= 0:
-            start, lead = lead, -1
+        if pending >= 0:
+            start = pending
         if not masked[start].isalnum() and not _WORD.search(masked, start, end):
             if claims and masked.find(_MASK, start, end) >= 0:
                 claims[-1] = new(Span, (claims[-1].start, end))  # markers alone join the claim
