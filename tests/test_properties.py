@@ -150,3 +150,23 @@ def test_claims_are_ordered_trimmed_and_own_their_markers(answer: str) -> None:
         assert citation.span is not None
         owner = [c.number for c in parsed.claims if c.span[0] <= citation.span[0] < c.span[1]]
         assert owner == ([citation.claim] if citation.claim is not None else [])
+
+
+@PROFILE
+@given(real_answers, grammars)
+def test_every_marker_becomes_citations_and_metrics_agree(answer: str,
+                                                           grammar: str | None) -> None:
+    context = prepare(answer, ["a", "b", "c"], grammar=grammar)
+    parsed = context.answer
+    if parsed.refusal:
+        return
+    in_claims = [m for claim in parsed.claims for m in claim.markers]
+    assert sum(len(m.ids) for m in in_claims) == sum(
+        1 for c in parsed.citations if c.claim is not None)
+    report = audit(answer, ["a", "b", "c"], grammar=grammar)
+    metrics = report.metrics
+    assert metrics.citations == len(parsed.citations)
+    assert metrics.valid_cited_ids <= metrics.cited_ids <= metrics.citations
+    assert metrics.claims_covered <= metrics.claims == len(parsed.claims)
+    if metrics.precision is not None and metrics.cited_ids:
+        assert metrics.precision == metrics.valid_cited_ids / metrics.cited_ids
