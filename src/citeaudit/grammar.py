@@ -373,7 +373,7 @@ def get_grammar(spec: str | Grammar | Sequence[str | Grammar]) -> Grammar:
     """
     if isinstance(spec, str):
         if spec.startswith("regex:"):
-            return RegexGrammar(spec.removeprefix("regex:"))
+            return _regex_grammar(spec.removeprefix("regex:"))
         if "," in spec:
             return get_grammar([part.strip() for part in spec.split(",")])
         grammar = GRAMMARS.get(spec) or GRAMMARS.get(spec.lower())
@@ -384,11 +384,27 @@ def get_grammar(spec: str | Grammar | Sequence[str | Grammar]) -> Grammar:
     if isinstance(spec, Sequence):
         if list(spec) == ["numeric", "S"]:
             return _NUMBERED  # the same markers in one scan
+        if all(isinstance(part, str) for part in spec):
+            return _chain(tuple(str(part) for part in spec))
         grammars = [get_grammar(part) for part in spec]
         if not grammars:
             raise GrammarError("an empty list of grammars")
         return grammars[0] if len(grammars) == 1 else Chain(grammars)
     return spec
+
+
+@functools.lru_cache(maxsize=256)
+def _regex_grammar(pattern: str) -> RegexGrammar:
+    """Compiled once per pattern: a request-path caller may pass the same spec every time."""
+    return RegexGrammar(pattern)
+
+
+@functools.lru_cache(maxsize=256)
+def _chain(names: tuple[str, ...]) -> Grammar:
+    if not names:
+        raise GrammarError("an empty list of grammars")
+    grammars = [get_grammar(name) for name in names]
+    return grammars[0] if len(grammars) == 1 else Chain(grammars)
 
 
 def infer_grammar(snapshot: Snapshot) -> Grammar:
