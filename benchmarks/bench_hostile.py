@@ -20,6 +20,7 @@ SHAPES = {
     "headings": "# \n", "markers after stop": "x.[1]", "CJK": "。[1]", "open ranges": "[1-",
     "source heads": "[Source: ", "id lists": "[doc_1, ", "blank-line code": "`a\n\n",
     "nested brackets": "[[1]", "long range": "[1-999999999]",
+    "malformed markers": "Fact [] here. ",
 }
 
 

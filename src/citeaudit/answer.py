@@ -10,12 +10,14 @@
 from __future__ import annotations
 
 from bisect import bisect_left
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from itertools import repeat
 from typing import Any, Literal, NamedTuple
 
 from citeaudit.findings import Problem
 from citeaudit.grammar import Grammar, Malformed, Marker
-from citeaudit.segment import Segmenter, Span, code_spans, covered, segment
+from citeaudit.segment import Segmenter, Span, code_spans, covered, mask, segment
 
 __all__ = ["Answer", "Citation", "Claim", "parse_answer"]
 
@@ -83,13 +85,8 @@ def _is_refusal(text: str, refusal: str) -> bool:
     return text.strip() == refusal.strip()
 
 
-def _without(text: str, markers: list[Marker]) -> str:
-    parts, position = [], 0
-    for marker in markers:
-        parts.append(text[position:marker.start])
-        position = marker.end
-    parts.append(text[position:])
-    return "".join(parts)
+def _without(text: str, markers: Sequence[Marker]) -> str:
+    return mask(text, [Span(m.start, m.end) for m in markers], "")
 
 
 def _parse_text(text: str, grammar: Grammar, refusal: str, segmenter: Segmenter) -> Answer:
@@ -103,7 +100,8 @@ def _parse_text(text: str, grammar: Grammar, refusal: str, segmenter: Segmenter)
         markers = [m for m in markers if not covered(m.start, code, starts)]
         malformed = [m for m in malformed if not covered(m.start, code, starts)]
     if markers and refusal.strip() in text and _is_refusal(_without(text, markers), refusal):
-        return Answer("text", text, (), tuple(_citations(markers, None)), (), True, ())
+        return Answer("text", text, (), tuple(_citations(markers, repeat(None))), (), True,
+                      ())
     marks = [Span(m.start, m.end) for m in markers]
     if malformed:
         marks.extend(Span(m.start, m.end) for m in malformed)
@@ -111,43 +109,36 @@ def _parse_text(text: str, grammar: Grammar, refusal: str, segmenter: Segmenter)
     spans = segmenter(text, marks)
     new = tuple.__new__  # the hot loop builds many small values: no per-item Python frames
     starts = [m.start for m in markers]
+    bad_starts = [m.start for m in malformed]
     owner: list[int | None] = [None] * len(markers)  # the claim each marker belongs to
+    bad_owner: list[int | None] = [None] * len(malformed)
     claims: list[Claim] = []
-    index = 0
+    index = bad = 0
     for number, (start, end) in enumerate(spans, 1):
         first = bisect_left(starts, start, index)  # markers before it lie outside any claim
         index = bisect_left(starts, end, first)
         if index > first:
             owner[first:index] = [number] * (index - first)
+        own_bad: tuple[Malformed, ...] = ()
+        if bad_starts:
+            first_bad = bisect_left(bad_starts, start, bad)
+            bad = bisect_left(bad_starts, end, first_bad)
+            if bad > first_bad:
+                bad_owner[first_bad:bad] = [number] * (bad - first_bad)
+                own_bad = tuple(malformed[first_bad:bad])
         claims.append(new(Claim, (number, text[start:end], (start, end),
-                                  tuple(markers[first:index]), ())))
-    citations = [new(Citation, (source_id, claim, (m.start, m.end), m.raw, None, m.prefix,
-                                m.ordinal))
-                 for m, claim in zip(markers, owner, strict=True) for source_id in m.ids]
-    placed: tuple[tuple[int | None, Malformed], ...] = ()
-    if malformed:
-        claims, placed = _place_malformed(claims, malformed)
-    return Answer("text", text, tuple(claims), tuple(citations), placed, False, ())
+                                  tuple(markers[first:index]), own_bad)))
+    return Answer("text", text, tuple(claims), tuple(_citations(markers, owner)),
+                  tuple(zip(bad_owner, malformed, strict=True)), False, ())
 
 
-def _place_malformed(claims: list[Claim], malformed: list[Malformed]
-                     ) -> tuple[list[Claim], tuple[tuple[int | None, Malformed], ...]]:
-    """Attach each malformed marker to the claim whose span holds it (None: outside claims)."""
-    placed: list[tuple[int | None, Malformed]] = []
-    owned: dict[int, list[Malformed]] = {}
-    for bad in malformed:
-        owner = next((c.number for c in claims if c.span[0] <= bad.start < c.span[1]), None)
-        placed.append((owner, bad))
-        if owner is not None:
-            owned.setdefault(owner, []).append(bad)
-    claims = [c._replace(malformed=tuple(owned[c.number])) if c.number in owned else c
-              for c in claims]
-    return claims, tuple(placed)
-
-
-def _citations(markers: Any, claim: int | None) -> list[Citation]:
-    return [Citation(source_id, claim, (m.start, m.end), m.raw, None, m.prefix, m.ordinal)
-            for m in markers for source_id in m.ids]
+def _citations(markers: Sequence[Marker], owners: Iterable[int | None]) -> list[Citation]:
+    """One citation per id each marker names; ``owners`` gives each marker's claim number."""
+    new = tuple.__new__
+    return [new(Citation, (source_id, claim, (m.start, m.end), m.raw, None, m.prefix,
+                           m.ordinal))
+            for m, claim in zip(markers, owners, strict=False)  # owners may be repeat()
+            for source_id in m.ids]
 
 
 def _parse_claims(items: list[Any], grammar: Grammar, refusal: str) -> Answer:
@@ -170,7 +161,7 @@ def _parse_claims(items: list[Any], grammar: Grammar, refusal: str) -> Answer:
         scan = grammar.scan(text)
         claims.append(Claim(index, text, (0, len(text)), tuple(scan.markers),
                             tuple(scan.malformed)))
-        citations.extend(_citations(scan.markers, index))
+        citations.extend(_citations(scan.markers, repeat(index)))
         malformed.extend((index, bad) for bad in scan.malformed)
     refused = bool(claims) and len(items) == 1 and citations and _is_refusal(
         _without(claims[0].text, list(claims[0].markers)), refusal)

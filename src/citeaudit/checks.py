@@ -13,6 +13,7 @@ from typing import Protocol
 from citeaudit.answer import Answer, Citation, Claim
 from citeaudit.config import Config
 from citeaudit.findings import Problem
+from citeaudit.segment import Span, mask
 from citeaudit.sources import Snapshot
 
 __all__ = ["CHECKS", "Check", "Context"]
@@ -104,10 +105,9 @@ def _needs_citation(claim: Claim, config: Config) -> str | None:
     """The code a claim without markers gets under the claim policy and enabled rules."""
     if claim.markers:
         return None
-    text = claim.text
-    for bad in reversed(claim.malformed):  # a broken marker's digits are not a quantity
-        offset = claim.span[0]
-        text = text[:bad.start - offset] + text[bad.end - offset:]
+    offset = claim.span[0]  # a broken marker's digits are not a quantity
+    text = mask(claim.text, [Span(b.start - offset, b.end - offset) for b in claim.malformed],
+                "") if claim.malformed else claim.text
     if _DIGIT.search(text) and "CA302" in config.enabled:
         return "CA302"
     if config.claim_policy == "all" and "CA301" in config.enabled:

@@ -9,7 +9,7 @@ and numbered lists (``1[1]. Analyze ...``) do not split a claim; CJK sentence pu
 (``。！？``) does.
 
 Why our own: of the segmenters we measured (``benchmarks/bench_segment.py``), pysbd and nltk
-are 12 to 70 times slower than our whole scan and split, and none of them (sentencex, fast,
+are 11 to 67 times slower than our whole scan and split, and none of them (sentencex, fast,
 included) knows that a marker after a full stop belongs to the sentence before it, nor
 markdown lists, tables and code.
 """
@@ -22,7 +22,7 @@ from collections.abc import Sequence
 from itertools import accumulate
 from typing import NamedTuple, Protocol
 
-__all__ = ["Segmenter", "Span", "code_spans", "segment"]
+__all__ = ["Segmenter", "Span", "code_spans", "covered", "mask", "segment"]
 
 
 class Span(NamedTuple):
@@ -105,9 +105,9 @@ def segment(text: str, marks: Sequence[Span] = ()) -> list[Span]:
     ``marks`` are the sorted spans of marker-looking text (valid and malformed markers); they
     decide which bracketed text after a full stop still belongs to the sentence.
     """
-    masked = _masked(text, marks) if marks else text
+    masked = mask(text, marks) if marks else text
     if "```" in text or "~~~" in text:
-        masked = _masked(masked, _fences(text), _CODE)
+        masked = mask(masked, _fences(text), _CODE)
     parts = _SEPARATOR.split(masked)
     offsets = list(accumulate(map(len, parts), initial=0))
     count = len(parts)
@@ -216,15 +216,17 @@ def _structure_start(text: str, start: int, end: int) -> int:
     return item.end()
 
 
-def _masked(text: str, marks: Sequence[Span], mask: str = _MASK) -> str:
-    """``text`` with every span replaced by ``mask`` characters (spans stay valid)."""
+def mask(text: str, spans: Sequence[Span], char: str = _MASK) -> str:
+    """``text`` with every span (sorted) replaced by ``char`` characters, so that spans stay
+    valid; with ``char=""`` the spans are removed instead.
+    """
     pieces = []
     position = 0
-    for start, end in marks:
+    for start, end in spans:
         if start < position:
             continue
         pieces.append(text[position:start])
-        pieces.append(mask * (end - start))
+        pieces.append(char * (end - start))
         position = end
     pieces.append(text[position:])
     return "".join(pieces)
