@@ -92,6 +92,13 @@ def main() -> None:
         print(f"  {label:<36} {rate:>9,.0f} answers/s  {1e6 / rate:7.1f} us/answer"
               f"  ratio {ratio:.2f}")
     print(f"  audit() latency: p50 {p50:.1f} us, p99 {p99:.1f} us")
+    snapshot = snapshots[0][1]
+    structured = {"status": "answered", "text": "Fact.", "citations": ["1"]}
+    for label, answer in (("one-claim text 'Fact [1].'", "Fact [1]."),
+                          ("structured, one citation", structured)):
+        seconds = statistics.median(_time(lambda a=answer: [citeaudit.audit(a, snapshot)
+                                                             for _ in range(1000)], 5))
+        print(f"  fixed cost, {label:<28} {seconds * 1e3:7.1f} us/answer")
     ratio = medians["full"] / medians["naive"]
     print(f"target ratio <= 1.0: {'met' if ratio <= 1.0 else 'NOT met'} ({ratio:.2f})")
 

@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 
+import citeaudit
 from citeaudit.cli import ExitCode, _parser
 
 SEEDS = Path(__file__).parent / "data" / "seeds"
@@ -161,6 +162,7 @@ def test_every_command_is_documented_in_the_readme() -> None:
 def test_version(run: Any) -> None:
     result = run("--version")
     assert result.code == ExitCode.OK
+    assert result.out == f"citeaudit {citeaudit.__version__}\n"
 
 
 def test_console_script_runs_as_a_real_process() -> None:
