@@ -10,7 +10,7 @@ from __future__ import annotations
 import hashlib
 import json
 import math
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from types import MappingProxyType
 from typing import Any, NamedTuple
 
@@ -47,12 +47,9 @@ class Snapshot:
     __slots__ = ("_by_id", "_fingerprint", "_weights", "numbering", "sources")
 
     def __init__(self, sources: tuple[Source, ...]) -> None:
-        by_id: dict[str, Source] = {}
-        for index, source in enumerate(sources):
-            if source.id in by_id:
-                raise SnapshotError(f"duplicate source id {source.id!r}", origin="<snapshot>",
-                                    place=f"$[{index}].id")
-            by_id[source.id] = source
+        by_id = {source.id: source for source in sources}
+        if len(by_id) != len(sources):
+            _check_unique(source.id for source in sources)
         self.sources = sources
         self._by_id = by_id
         self._fingerprint: str | None = None
@@ -156,6 +153,7 @@ def load_snapshot(data: Any, *, origin: str = "<snapshot>") -> Snapshot:
 
 def _sources(data: Any) -> Iterator[Source]:
     if isinstance(data, dict) and "sources" in data and isinstance(data["sources"], list):
+        seen: set[str] = set()
         for index, item in enumerate(data["sources"]):
             path = f"$.sources[{index}]"
             if not isinstance(item, dict):
@@ -164,8 +162,10 @@ def _sources(data: Any) -> Iterator[Source]:
             if not isinstance(source_id, str) or not source_id.strip():
                 raise SnapshotError("a source needs a non-empty string \"id\"",
                                     place=f"{path}.id")
+            if source_id in seen:
+                raise SnapshotError(f"duplicate source id {source_id!r}", place=f"{path}.id")
+            seen.add(source_id)
             yield _passage(source_id, item, path)
-        _check_unique(data["sources"])
     elif isinstance(data, dict):
         if "sources" in data:
             raise SnapshotError(f"\"sources\" must be a list, not {_kind(data['sources'])}",
@@ -187,13 +187,14 @@ def _sources(data: Any) -> Iterator[Source]:
             f" not {_kind(data)}", place="$")
 
 
-def _check_unique(items: list[Any]) -> None:
+def _check_unique(ids: Iterable[str]) -> None:
+    """Raise at the first id seen twice."""
     seen: set[str] = set()
-    for index, item in enumerate(items):
-        if item["id"] in seen:
-            raise SnapshotError(f"duplicate source id {item['id']!r}",
-                                place=f"$.sources[{index}].id")
-        seen.add(item["id"])
+    for index, source_id in enumerate(ids):
+        if source_id in seen:
+            raise SnapshotError(f"duplicate source id {source_id!r}", origin="<snapshot>",
+                                place=f"$[{index}].id")
+        seen.add(source_id)
 
 
 def _passage(source_id: str, value: Any, path: str) -> Source:
