@@ -199,10 +199,7 @@ def _structure_start(text: str, start: int, end: int) -> int:
         newline = text.find("\n", start, end)  # the heading line is no claim; text after it is
         if newline < 0:
             return end
-        start = newline + 1
-        while start < end and text[start].isspace():
-            start += 1
-        return start
+        return newline + 1
     if head in "-*_" and _RULE.match(text, start, end):
         return end
     if head == ">":
