@@ -13,18 +13,27 @@ from citeaudit.config import DEFAULT_REFUSAL, Config, load_config
 from citeaudit.errors import CiteauditError, ConfigError, GrammarError, InputError, SnapshotError
 from citeaudit.findings import Finding, Problem
 from citeaudit.grammar import Grammar, Malformed, Marker, get_grammar, infer_grammar
+from citeaudit.guard import DEFAULT_FALLBACK, POLICIES, Guarded, Ref, Resolution, guard, resolve
 from citeaudit.metrics import Metrics
+from citeaudit.prompt import DEFAULT_CONTRACT, PromptContext, build_context
+from citeaudit.render import neutralise, render, render_html, render_markdown
+from citeaudit.resolve import Chip, canonical_url
 from citeaudit.rules import RULES, Rule, Severity
 from citeaudit.segment import Segmenter, segment
 from citeaudit.sources import Snapshot, Source, load_snapshot
+from citeaudit.stream import StreamAuditor, stream
 
 __version__ = "0.1.0"
 
 __all__ = [
+    "DEFAULT_CONTRACT",
+    "DEFAULT_FALLBACK",
     "DEFAULT_REFUSAL",
+    "POLICIES",
     "RULES",
     "Answer",
     "Check",
+    "Chip",
     "Citation",
     "CiteauditError",
     "Claim",
@@ -34,12 +43,16 @@ __all__ = [
     "Finding",
     "Grammar",
     "GrammarError",
+    "Guarded",
     "InputError",
     "Malformed",
     "Marker",
     "Metrics",
     "Problem",
+    "PromptContext",
+    "Ref",
     "Report",
+    "Resolution",
     "Rule",
     "Segmenter",
     "Severity",
@@ -47,15 +60,25 @@ __all__ = [
     "SnapshotError",
     "Source",
     "Status",
+    "StreamAuditor",
     "__version__",
     "audit",
+    "build_context",
+    "canonical_url",
     "findings_of",
     "get_grammar",
+    "guard",
     "infer_grammar",
     "iter_findings",
     "load_config",
     "load_snapshot",
+    "neutralise",
     "parse_answer",
     "prepare",
+    "render",
+    "render_html",
+    "render_markdown",
+    "resolve",
     "segment",
+    "stream",
 ]

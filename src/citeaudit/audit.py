@@ -17,7 +17,7 @@ from citeaudit.rules import Severity
 from citeaudit.segment import Segmenter, segment
 from citeaudit.sources import Snapshot, load_snapshot
 
-__all__ = ["Report", "Status", "audit", "iter_findings", "prepare"]
+__all__ = ["Report", "Status", "audit", "iter_findings", "prepare", "resolve_id"]
 
 Status = Literal["ok", "unverified", "no_evidence"]
 GrammarSpec = str | Grammar | Sequence[str | Grammar] | None
@@ -45,25 +45,33 @@ def prepare(answer: Any, sources: Any, *, grammar: GrammarSpec = None,
     """
     config = config or _DEFAULT
     snapshot = load_snapshot(sources)
-    spec = grammar if grammar is not None else (config.grammar or None)
-    chosen = get_grammar(spec) if spec is not None else infer_grammar(snapshot)
+    chosen = choose_grammar(snapshot, grammar, config)
     parsed = parse_answer(answer, chosen, refusal if refusal is not None else config.refusal,
                           segmenter)
     return Context(parsed, snapshot, config, _resolve(parsed, snapshot), chosen.name)
 
 
+def choose_grammar(snapshot: Snapshot, grammar: GrammarSpec, config: Config) -> Grammar:
+    """The grammar asked for (argument, then configuration), else the one inferred from the
+    snapshot.
+    """
+    spec = grammar if grammar is not None else (config.grammar or None)
+    return get_grammar(spec) if spec is not None else infer_grammar(snapshot)
+
+
 def _resolve(answer: Answer, snapshot: Snapshot) -> tuple[str | None, ...]:
-    resolved: list[str | None] = []
-    for citation in answer.citations:
-        source_id = citation.source_id
-        if source_id in snapshot:
-            resolved.append(source_id)
-        elif citation.prefix and source_id.startswith(citation.prefix) and \
-                source_id[len(citation.prefix):] in snapshot:
-            resolved.append(source_id[len(citation.prefix):])
-        else:
-            resolved.append(None)
-    return tuple(resolved)
+    return tuple(resolve_id(c.source_id, c.prefix, snapshot) for c in answer.citations)
+
+
+def resolve_id(source_id: str, prefix: str, snapshot: Snapshot) -> str | None:
+    """The snapshot id a cited id names (tried without the grammar's ``prefix`` too), or
+    ``None``.
+    """
+    if source_id in snapshot:
+        return source_id
+    if prefix and source_id.startswith(prefix) and source_id[len(prefix):] in snapshot:
+        return source_id[len(prefix):]
+    return None
 
 
 def findings_of(context: Context, checks: Sequence[Check] | None = None) -> list[Finding]:

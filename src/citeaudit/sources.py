@@ -16,7 +16,7 @@ from typing import Any, NamedTuple
 
 from citeaudit.errors import SnapshotError
 
-__all__ = ["Snapshot", "Source", "load_snapshot"]
+__all__ = ["Snapshot", "Source", "load_snapshot", "passage"]
 
 _URL_KEYS = ("url", "source_url")
 _NO_METADATA: Mapping[str, Any] = MappingProxyType({})
@@ -116,6 +116,20 @@ class Snapshot:
             self._weights = raw
         return self._weights if isinstance(self._weights, dict) else None
 
+    def to_dict(self) -> dict[str, Any]:
+        """The ``{"sources": [...]}`` JSON shape, which :func:`load_snapshot` reads back."""
+        rows: list[dict[str, Any]] = []
+        for source in self.sources:
+            row: dict[str, Any] = {"id": source.id, "text": source.text}
+            for key, value in (("url", source.url), ("title", source.label),
+                               ("score", source.score), ("rank", source.rank)):
+                if value is not None:
+                    row[key] = value
+            if source.metadata:
+                row["metadata"] = dict(source.metadata)
+            rows.append(row)
+        return {"sources": rows}
+
     def __repr__(self) -> str:
         return f"Snapshot({len(self.sources)} sources, ids={list(self._by_id)[:5]!r})"
 
@@ -165,7 +179,7 @@ def _sources(data: Any) -> Iterator[Source]:
             if source_id in seen:
                 raise SnapshotError(f"duplicate source id {source_id!r}", place=f"{path}.id")
             seen.add(source_id)
-            yield _passage(source_id, item, path)
+            yield passage(source_id, item, path)
     elif isinstance(data, dict):
         if "sources" in data:
             raise SnapshotError(f"\"sources\" must be a list, not {_kind(data['sources'])}",
@@ -173,14 +187,14 @@ def _sources(data: Any) -> Iterator[Source]:
         for key, value in data.items():
             if not isinstance(key, str) or not key.strip():
                 raise SnapshotError("source ids must be non-empty strings", place="$")
-            yield _passage(key, value, f"$[{_quote(key)}]")
+            yield passage(key, value, f"$[{_quote(key)}]")
     elif isinstance(data, list | tuple):
         new = tuple.__new__
         for index, value in enumerate(data):
             if isinstance(value, str):  # the common case, cheaply
                 yield new(Source, (str(index + 1), value, None, None, None, None, _NO_METADATA))
             else:
-                yield _passage(str(index + 1), value, f"$[{index}]")
+                yield passage(str(index + 1), value, f"$[{index}]")
     else:
         raise SnapshotError(
             f"a snapshot must be an object with \"sources\", a list of passages or an id mapping,"
@@ -197,7 +211,10 @@ def _check_unique(ids: Iterable[str]) -> None:
         seen.add(source_id)
 
 
-def _passage(source_id: str, value: Any, path: str) -> Source:
+def passage(source_id: str, value: Any, path: str) -> Source:
+    """One passage (a string, an object with ``text`` or a :class:`Source`) as the source
+    ``source_id``; a broken one raises :class:`SnapshotError` at JSON path ``path``.
+    """
     if isinstance(value, str):
         return Source(source_id, value)
     if isinstance(value, Source):

@@ -1,0 +1,290 @@
+"""The request-path guard: audit an answer, resolve its valid citations to chips, and apply a
+policy to what fails, so that an unverifiable marker is never served as if it were checked.
+
+Policies:
+
+* ``strip``: unverifiable markers are removed (a marker naming valid and invalid ids keeps
+  the valid ones); the text is kept.
+* ``drop``: claims carrying an unverifiable marker are removed, then any marker left outside
+  a claim is stripped. When no claim is left the answer is withheld.
+* ``withhold``: an ``unverified`` answer is replaced by the fallback text.
+
+Every ``unverified`` answer is flagged for review, with its report and snapshot attached.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any, Literal, NamedTuple
+
+from citeaudit.answer import Citation, Claim
+from citeaudit.audit import GrammarSpec, Report, Status, findings_of, prepare, report_of
+from citeaudit.checks import Context
+from citeaudit.config import Config
+from citeaudit.resolve import DEFAULT_QUOTE_LENGTH, Chip, chips_of
+from citeaudit.sources import Snapshot
+
+__all__ = ["DEFAULT_FALLBACK", "POLICIES", "Guarded", "Policy", "Ref", "Resolution", "guard",
+           "resolve"]
+
+Policy = Literal["strip", "drop", "withhold"]
+POLICIES: tuple[Policy, ...] = ("strip", "drop", "withhold")
+DEFAULT_FALLBACK = ("This answer could not be checked against its sources, so it is not shown."
+                    " It has been sent for review.")
+_LINE_LEAD = re.compile(r"[ \t]*(?:[-*+\u2022]|\d{1,9}[.)])?[ \t]*")
+
+
+class Ref(NamedTuple):
+    """A verified marker as served: the ids it keeps (as written) and their chip numbers."""
+
+    raw: str
+    ids: tuple[str, ...]
+    chips: tuple[int, ...]
+    complete: bool  # every id the marker named is valid: ``raw`` can be shown as written
+
+    @property
+    def text(self) -> str:
+        """The marker as plain text: as written, or rewritten to its valid ids."""
+        return self.raw if self.complete else f"[{', '.join(self.ids)}]"
+
+
+Part = str | Ref
+
+
+class Resolution(NamedTuple):
+    """Seed 002's ``resolve()``: the status, the chips and the full report."""
+
+    status: Status
+    chips: tuple[Chip, ...]
+    report: Report
+
+
+@dataclass(frozen=True, slots=True)
+class Guarded:
+    """What to serve for one answer after its policy: text and verified markers (``parts``),
+    chips, and for review, the report and the snapshot it was checked against.
+    """
+
+    status: Status
+    policy: Policy
+    parts: tuple[Part, ...]
+    chips: tuple[Chip, ...]
+    report: Report
+    withheld: bool
+    removed: tuple[str, ...]  # unverifiable markers taken out, as written
+    dropped: tuple[int, ...]  # claims taken out (policy drop)
+
+    @property
+    def review(self) -> bool:
+        """Whether a person should look at this answer: it did not verify."""
+        return self.status == "unverified"
+
+    @property
+    def snapshot(self) -> Snapshot:
+        """The registry the answer was checked against."""
+        return self.report.snapshot
+
+    @property
+    def text(self) -> str:
+        """The served answer as plain text, verified markers included."""
+        return "".join(part if isinstance(part, str) else part.text for part in self.parts)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON form: served text, chips, what was removed, and the report."""
+        return {"status": self.status, "policy": self.policy, "text": self.text,
+                "withheld": self.withheld, "review": self.review,
+                "chips": [chip.to_dict() for chip in self.chips],
+                "removed": list(self.removed), "dropped": list(self.dropped),
+                "report": self.report.to_dict()}
+
+
+def resolve(answer: Any, sources: Any, *, grammar: GrammarSpec = None,
+            refusal: str | None = None, config: Config | None = None,
+            quote_length: int = DEFAULT_QUOTE_LENGTH) -> Resolution:
+    """Audit ``answer`` and turn its valid citations into chips (one per document)."""
+    context = prepare(answer, sources, grammar=grammar, refusal=refusal, config=config)
+    report = report_of(context, findings_of(context))
+    chips = () if context.answer.refusal else chips_of(context, quote_length)[0]
+    return Resolution(report.status, chips, report)
+
+
+def guard(answer: Any, sources: Any, *, policy: Policy = "strip",
+          fallback: str = DEFAULT_FALLBACK, grammar: GrammarSpec = None,
+          refusal: str | None = None, config: Config | None = None,
+          quote_length: int = DEFAULT_QUOTE_LENGTH) -> Guarded:
+    """Audit ``answer`` against ``sources`` and apply ``policy`` to what fails."""
+    if policy not in POLICIES:
+        raise ValueError(f"policy must be one of {', '.join(POLICIES)}, not {policy!r}")
+    context = prepare(answer, sources, grammar=grammar, refusal=refusal, config=config)
+    report = report_of(context, findings_of(context))
+    return guarded(context, report, policy, fallback, quote_length)
+
+
+def guarded(context: Context, report: Report, policy: Policy, fallback: str,
+            quote_length: int = DEFAULT_QUOTE_LENGTH) -> Guarded:
+    """Apply ``policy`` to an audited context."""
+    if policy == "withhold" and report.status == "unverified":
+        return _withheld(report, policy, fallback, ())
+    parsed = context.answer
+    if parsed.refusal:  # a refusal cites nothing: any marker on it goes
+        marks = _marks([(citation, None) for citation in parsed.citations], {})
+        parts, removed = _apply(parsed.text, marks, ())
+        return Guarded(report.status, policy, parts, (), report, False, removed, ())
+    chips, chip_of = chips_of(context, quote_length)
+    pairs = list(zip(parsed.citations, context.resolved, strict=True))
+    if parsed.kind == "structured":
+        return _structured(report, policy, fallback, parsed.text, pairs=pairs, chips=chips,
+                           chip_of=chip_of)
+    bad_claims = {c.claim for c, source_id in pairs if source_id is None and c.claim is not None}
+    drop = bad_claims if policy == "drop" else set()
+    if parsed.kind == "claims":
+        parts, removed = _claim_list(parsed.claims, pairs, chip_of, drop)
+    else:
+        spans = [claim.span for claim in parsed.claims if claim.number in drop]
+        parts, removed = _apply(parsed.text, _marks(pairs, chip_of), spans)
+    dropped = tuple(sorted(drop))
+    if dropped and len(dropped) == len(parsed.claims):
+        return _withheld(report, policy, fallback, dropped)
+    if dropped:
+        chips, parts = _renumbered(chips, parts, drop)
+    return Guarded(report.status, policy, parts, chips, report, False, removed, dropped)
+
+
+def _claim_list(claims: Sequence[Claim], pairs: list[tuple[Citation, str | None]],
+                chip_of: dict[str, int], drop: set[int],
+                ) -> tuple[tuple[Part, ...], tuple[str, ...]]:
+    """A claim list as parts, one claim per line, dropped claims left out."""
+    by_claim: dict[int | None, list[tuple[Citation, str | None]]] = {}
+    for pair in pairs:
+        by_claim.setdefault(pair[0].claim, []).append(pair)
+    parts: list[Part] = []
+    removed: list[str] = []
+    for claim in claims:
+        if claim.number in drop:
+            continue
+        own = _marks(by_claim.get(claim.number, []), chip_of)
+        claim_parts, claim_removed = _apply(claim.text, own, ())
+        if parts:
+            parts.append("\n")
+        parts.extend(claim_parts)
+        removed.extend(claim_removed)
+    return tuple(parts), tuple(removed)
+
+
+def _withheld(report: Report, policy: Policy, fallback: str,
+              dropped: tuple[int, ...]) -> Guarded:
+    return Guarded(report.status, policy, (fallback,), (), report, True, (), dropped)
+
+
+class _Mark(NamedTuple):
+    start: int
+    end: int
+    raw: str
+    valid: tuple[tuple[str, int], ...]  # (id as written, chip number) for each valid id
+    complete: bool  # every id resolved
+
+
+def _marks(pairs: Sequence[tuple[Citation, str | None]], chip_of: dict[str, int],
+           ) -> list[_Mark]:
+    """One mark per marker span, with the ids of it that resolved and their chips."""
+    by_span: dict[tuple[int, int], tuple[str, list[tuple[str, str | None]]]] = {}
+    for citation, source_id in pairs:
+        if citation.span is not None:
+            entry = by_span.setdefault(citation.span, (citation.marker or "", []))
+            entry[1].append((citation.source_id, source_id))
+    return [_Mark(start, end, raw,
+                  tuple((written, chip_of[s]) for written, s in ids if s is not None),
+                  all(s is not None for _, s in ids))
+            for (start, end), (raw, ids) in sorted(by_span.items())]
+
+
+def _apply(text: str, marks: list[_Mark], drop: Sequence[tuple[int, int]],
+           ) -> tuple[tuple[Part, ...], tuple[str, ...]]:
+    """``text`` as parts: dropped spans removed, unverifiable markers removed with the space
+    before them, verified markers as :class:`Ref`.
+    """
+    edits: list[tuple[int, int, Ref | None, str]] = [
+        (*_drop_range(text, start, end), None, "") for start, end in drop]
+    cuts = [(start, end) for start, end, _, _ in edits]
+    for mark in marks:
+        if any(start <= mark.start < end for start, end in cuts):
+            continue
+        if mark.valid:
+            ids = tuple(dict.fromkeys(written for written, _ in mark.valid))
+            chips = tuple(dict.fromkeys(chip for _, chip in mark.valid))
+            edits.append((mark.start, mark.end, Ref(mark.raw, ids, chips, mark.complete), ""))
+        else:
+            edits.append((_space_before(text, mark.start), mark.end, None, mark.raw))
+    edits.sort(key=lambda edit: (edit[0], edit[1]))
+    parts: list[Part] = []
+    removed: list[str] = []
+    position = 0
+    for start, end, ref, raw in edits:
+        if start > position:
+            parts.append(text[position:start])
+        if ref is not None:
+            parts.append(ref)
+        elif raw:
+            removed.append(raw)
+        position = max(position, end)
+    if position < len(text):
+        parts.append(text[position:])
+    return tuple(parts), tuple(removed)
+
+
+def _space_before(text: str, start: int) -> int:
+    """Where the spaces and tabs just before ``start`` begin, unless they open the line."""
+    begin = start
+    while begin > 0 and text[begin - 1] in " \t":
+        begin -= 1
+    return start if begin == 0 or text[begin - 1] == "\n" else begin
+
+
+def _drop_range(text: str, start: int, end: int) -> tuple[int, int]:
+    """What dropping the claim at ``start:end`` removes: its whole line when it is alone on
+    it (list marker included), else the claim and the spaces after it.
+    """
+    line_start = text.rfind("\n", 0, start) + 1
+    line_end = text.find("\n", end)
+    line_end = len(text) if line_end < 0 else line_end
+    if not text[end:line_end].strip():
+        if _LINE_LEAD.fullmatch(text, line_start, start):
+            return line_start, min(line_end + 1, len(text))
+        return _space_before(text, start), end
+    while end < len(text) and text[end] in " \t":
+        end += 1
+    return start, end
+
+
+def _structured(report: Report, policy: Policy, fallback: str, text: str, *,
+                pairs: list[tuple[Citation, str | None]], chips: tuple[Chip, ...],
+                chip_of: dict[str, int]) -> Guarded:
+    """A structured answer: its text, then one marker per valid cited id."""
+    removed = tuple(f"[{c.source_id}]" for c, source_id in pairs if source_id is None)
+    if removed and policy == "drop":
+        return _withheld(report, policy, fallback, (1,))
+    parts: list[Part] = [text]
+    seen: set[str] = set()
+    for citation, source_id in pairs:
+        if source_id is not None and source_id not in seen:
+            seen.add(source_id)
+            parts.append(Ref(f"[{citation.source_id}]", (citation.source_id,),
+                             (chip_of[source_id],), True))
+    return Guarded(report.status, policy, tuple(parts), chips, report, False, removed, ())
+
+
+def _renumbered(chips: tuple[Chip, ...], parts: tuple[Part, ...], dropped: set[int],
+                ) -> tuple[tuple[Chip, ...], tuple[Part, ...]]:
+    """Chips still cited once claims are dropped, renumbered densely, and parts to match."""
+    cited = dict.fromkeys(n for part in parts if isinstance(part, Ref) for n in part.chips)
+    number = {old: new for new, old in enumerate(cited, 1)}
+    kept = tuple(chip._replace(number=number[chip.number],
+                               claims=tuple(c for c in chip.claims if c not in dropped))
+                 for chip in chips if chip.number in number)
+    kept = tuple(sorted(kept, key=lambda chip: chip.number))
+    renumbered = tuple(part if isinstance(part, str) else
+                       part._replace(chips=tuple(number[n] for n in part.chips))
+                       for part in parts)
+    return kept, renumbered

@@ -1,0 +1,140 @@
+"""Safe rendering of a guarded answer to HTML or Markdown.
+
+The model's text is never trusted: it is escaped (HTML by :mod:`markupsafe`), control and
+bidirectional-override characters are neutralised, and nothing in it becomes a link, an image
+or markup. Links come only from verified markers, through the snapshot, and only to canonical
+``http``/``https`` destinations, with ``rel="noopener noreferrer"``.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from typing import Any, Literal
+from urllib.parse import quote
+
+from markupsafe import Markup, escape
+
+from citeaudit.guard import Guarded, Policy, Ref, guard
+from citeaudit.resolve import Chip
+
+__all__ = ["FORMATS", "neutralise", "render", "render_html", "render_markdown"]
+
+Format = Literal["html", "markdown"]
+FORMATS: tuple[Format, ...] = ("html", "markdown")
+
+_REPLACEMENT = "\ufffd"
+# C0 and C1 controls (but tab and newline), and the bidirectional controls that can reorder
+# what a reader sees (Trojan Source), are shown as U+FFFD; carriage returns are dropped.
+_NEUTRAL: dict[int, str | None] = {
+    **{code: _REPLACEMENT for code in range(0x20) if code not in (0x09, 0x0A)},
+    **dict.fromkeys(range(0x7F, 0xA0), _REPLACEMENT),
+    **dict.fromkeys((0x061C, 0x200E, 0x200F, *range(0x202A, 0x202F), *range(0x2066, 0x206A)),
+                    _REPLACEMENT),
+    0x0D: None, 0x2028: "\n", 0x2029: "\n\n",
+}
+_PARAGRAPH = re.compile(r"\n[ \t]*\n\s*")
+# Characters that can start a link, image, autolink, raw HTML, entity or escape in CommonMark;
+# plus the triggers of GFM's extended autolinks (``www.``, ``scheme://``, e-mail addresses).
+_MARKDOWN_SPECIAL = re.compile(r"[\\\[\]<>&!@`]|(?<=[wW][wW][wW])\.|:(?=//)")
+_URL_SAFE = "/:?&=%@!$*+,;~-._"
+_REL = 'rel="noopener noreferrer nofollow" target="_blank"'
+
+
+def neutralise(text: str) -> str:
+    """``text`` with control and bidirectional-override characters made harmless."""
+    return text.translate(_NEUTRAL)
+
+
+def _destination(url: str) -> str:
+    """A canonical URL percent-encoded so it cannot break out of an attribute or a Markdown
+    destination.
+    """
+    return quote(url, safe=_URL_SAFE)
+
+
+def _html_text(text: str) -> str:
+    paragraphs = _PARAGRAPH.split(str(escape(neutralise(text))))
+    return "</p>\n<p>".join(p.replace("\n", "<br>\n") for p in paragraphs)
+
+
+def _html_ref(ref: Ref, chips: dict[int, Chip]) -> str:
+    links = []
+    for number in ref.chips:
+        chip = chips[number]
+        label = escape(neutralise(chip.label))
+        if chip.url is None:
+            links.append(f'<span class="citeaudit-ref" title="{label}">[{number}]</span>')
+        else:
+            links.append(f'<a class="citeaudit-ref" href="{escape(_destination(chip.url))}"'
+                         f' title="{label}" {_REL}>[{number}]</a>')
+    return f'<sup class="citeaudit-cite">{"".join(links)}</sup>'
+
+
+def render_html(guarded: Guarded) -> str:
+    """The answer as an HTML fragment: the text in paragraphs with verified markers as links,
+    then the list of sources.
+    """
+    chips = {chip.number: chip for chip in guarded.chips}
+    body = "".join(_html_text(part) if isinstance(part, str) else _html_ref(part, chips)
+                   for part in guarded.parts)
+    withheld = ' data-withheld="true"' if guarded.withheld else ""
+    html = [f'<div class="citeaudit-answer" data-status="{guarded.status}"{withheld}>\n'
+            f"<p>{body}</p>\n</div>\n"]
+    if guarded.chips:
+        html.append('<ol class="citeaudit-sources">\n')
+        for chip in guarded.chips:
+            label = escape(neutralise(chip.label))
+            head: Markup | str = label if chip.url is None else Markup(
+                f'<a href="{escape(_destination(chip.url))}" {_REL}>{label}</a>')
+            html.append(f'<li value="{chip.number}">{head}'
+                        f' <q class="citeaudit-quote">{escape(neutralise(chip.quote))}</q></li>\n')
+        html.append("</ol>\n")
+    return "".join(html)
+
+
+def _markdown_text(text: str) -> str:
+    return _MARKDOWN_SPECIAL.sub(lambda m: "\\" + m[0], neutralise(text))
+
+
+def _markdown_ref(ref: Ref, chips: dict[int, Chip]) -> str:
+    links = []
+    for number in ref.chips:
+        chip = chips[number]
+        if chip.url is None:
+            links.append(f"\\[{number}\\]")
+        else:
+            links.append(f"[\\[{number}\\]](<{_destination(chip.url)}>)")
+    return "".join(links)
+
+
+def render_markdown(guarded: Guarded) -> str:
+    """The answer as Markdown: text escaped so that it creates no link, image, autolink or
+    HTML; verified markers as links; then the list of sources.
+    """
+    chips = {chip.number: chip for chip in guarded.chips}
+    body = "".join(_markdown_text(part) if isinstance(part, str) else _markdown_ref(part, chips)
+                   for part in guarded.parts)
+    lines = [body.rstrip("\n"), ""]
+    if guarded.chips:
+        lines += ["Sources:", ""]
+        for chip in guarded.chips:
+            label = _markdown_text(chip.label)
+            head = label if chip.url is None else f"[{label}](<{_destination(chip.url)}>)"
+            lines.append(f"{chip.number}. {head}: \u201c{_markdown_text(chip.quote)}\u201d")
+        lines.append("")
+    return "\n".join(lines)
+
+
+_RENDERERS: dict[Format, Callable[[Guarded], str]] = {
+    "html": render_html, "markdown": render_markdown}
+
+
+def render(answer: Any, sources: Any, *, to: Format = "html", policy: Policy = "strip",
+           **options: Any) -> str:
+    """Guard ``answer`` (see :func:`~citeaudit.guard`) and render it; ``options`` go to
+    :func:`~citeaudit.guard`.
+    """
+    if to not in _RENDERERS:
+        raise ValueError(f"to must be one of {', '.join(FORMATS)}, not {to!r}")
+    return _RENDERERS[to](guard(answer, sources, policy=policy, **options))

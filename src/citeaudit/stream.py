@@ -1,0 +1,278 @@
+"""Streaming: audit an answer while it is generated, and show only text that is settled.
+
+:meth:`StreamAuditor.feed` returns the text that is now safe to display: the same text the
+``strip`` policy serves for the whole answer, delivered as soon as later text can no longer
+change it. What is held back, and why:
+
+* a ``[`` that may still become a marker (``[1`` + ``2]``), and a ``]`` whose next character
+  decides whether it is a marker or a link (``[1](...)``);
+* spaces and tabs at the end, since an unverifiable marker after them takes them with it;
+* a paragraph with a backtick or tilde, from that character until the paragraph ends, since
+  code decides whether brackets are markers;
+* the start of the answer while it may still be the refusal (a refusal cites nothing);
+* for grammars other than the bracket presets, the current line.
+
+Every unverifiable marker is removed before display. :meth:`StreamAuditor.finish` audits the
+whole text once (equal to :func:`~citeaudit.audit` on it) and leaves the held-back end in
+:attr:`StreamAuditor.rest`. Work per chunk is proportional to the chunk and the (bounded)
+held-back text; each paragraph with code is examined once, when it ends.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from citeaudit.audit import (
+    GrammarSpec,
+    Report,
+    choose_grammar,
+    findings_of,
+    prepare,
+    report_of,
+    resolve_id,
+)
+from citeaudit.config import Config
+from citeaudit.grammar import BracketGrammar, Chain, Grammar, Marker
+from citeaudit.guard import DEFAULT_FALLBACK, guarded
+from citeaudit.segment import Span, code_spans, covered
+from citeaudit.sources import load_snapshot
+
+__all__ = ["StreamAuditor", "stream"]
+
+_DEFAULT = Config()
+# A chunk with nothing that needs care: no bracket, code character or newline, and no space
+# at its end.
+_QUIET = re.compile(r"[^\[\]\uff3b\uff3d`~\n]*[^\[\]\uff3b\uff3d`~\n \t]")
+_FENCE = re.compile(r"[ \t]{0,3}(`{3,}|~{3,})")
+_MAX_CONTENT = 200  # the longest bracket content a marker can have (see the grammar)
+_REFUSAL_WINDOW = 1000
+
+
+def stream(sources: Any, *, grammar: GrammarSpec = None, refusal: str | None = None,
+           config: Config | None = None) -> StreamAuditor:
+    """A :class:`StreamAuditor` for one answer audited against ``sources``."""
+    return StreamAuditor(sources, grammar=grammar, refusal=refusal, config=config)
+
+
+class StreamAuditor:
+    """Feed the answer as it arrives; display what :meth:`feed` returns; call :meth:`finish`
+    at the end for the report and display :attr:`rest`.
+    """
+
+    def __init__(self, sources: Any, *, grammar: GrammarSpec = None,
+                 refusal: str | None = None, config: Config | None = None) -> None:
+        self._config = config or _DEFAULT
+        self._snapshot = load_snapshot(sources)
+        self._grammar: Grammar = choose_grammar(self._snapshot, grammar, self._config)
+        self._refusal = refusal if refusal is not None else self._config.refusal
+        self._brackets = _bracket_only(self._grammar)
+        self._chunks: list[str] = []
+        self._length = 0  # characters received
+        self._shown = 0  # characters of the answer settled and displayed (or removed)
+        self._before = ""  # the character just before ``_shown``
+        self._pending = ""  # received but not settled: the answer from ``_shown``
+        # Lines and paragraphs (blocks), for code fences and code spans.
+        self._line: list[str] = []
+        self._line_start = 0
+        self._lines = 0
+        self._fence: str | None = None
+        self._block: list[str] = []
+        self._block_start = 0
+        self._code_from: int | None = None  # first backtick or tilde in the open block
+        self._code: list[Span] = []
+        self._code_starts: list[int] = []
+        self._refusing = True  # the answer may still be the refusal
+        self._finished = False
+        self.rest = ""
+
+    def feed(self, chunk: str) -> str:
+        """Take the next piece of the answer; return the text now safe to display."""
+        if self._finished:
+            raise RuntimeError("feed() after finish()")
+        if not chunk:
+            return ""
+        self._chunks.append(chunk)
+        self._length += len(chunk)
+        if not self._pending and not self._refusing and self._code_from is None and \
+                self._brackets and _QUIET.fullmatch(chunk):
+            # Nothing held and nothing to decide: the common token goes straight out.
+            self._line.append(chunk)
+            self._block.append(chunk)
+            self._shown = self._length
+            self._before = chunk[-1]
+            return chunk
+        self._pending += chunk
+        self._track(chunk)
+        return self._release(self._settled())
+
+    def finish(self) -> Report:
+        """Audit the whole answer; :attr:`rest` is then the rest of the text to display."""
+        if self._finished:
+            raise RuntimeError("finish() called twice")
+        self._finished = True
+        text = "".join(self._chunks)
+        context = prepare(text, self._snapshot, grammar=self._grammar, refusal=self._refusal,
+                          config=self._config)
+        report = report_of(context, findings_of(context))
+        if context.answer.refusal:
+            # Held back from the start; the guard removes every marker of a refusal.
+            self.rest = guarded(context, report, "strip", DEFAULT_FALLBACK).text
+            return report
+        self._close_block(self._length)
+        self._refusing = False
+        self.rest = self._release(self._length)
+        return report
+
+    # Tracking lines and paragraphs -------------------------------------------------------
+
+    def _track(self, chunk: str) -> None:
+        position = self._length - len(chunk)
+        start = 0
+        while start < len(chunk):
+            newline = chunk.find("\n", start)
+            end = len(chunk) if newline < 0 else newline + 1
+            piece = chunk[start:end]
+            if self._code_from is None and ("`" in piece or "~" in piece):
+                found = [i for i in (piece.find("`"), piece.find("~")) if i >= 0]
+                self._code_from = position + start + min(found)
+            self._line.append(piece)
+            self._block.append(piece)
+            if newline >= 0:
+                self._end_line("".join(self._line), position + end)
+                self._line = []
+            start = end
+
+    def _end_line(self, line: str, end: int) -> None:
+        """A line is complete: follow code fences, and close the block at a blank line."""
+        self._lines += 1
+        match = _FENCE.match(line)
+        if self._fence is None and match:
+            self._fence = match[1]
+        elif self._fence is not None and match and match[1].startswith(self._fence) and \
+                not line[match.end():].strip():
+            self._fence = None
+        elif self._fence is None and self._lines > 1 and not line.strip(" \t\r\n"):
+            self._close_block(end)
+        self._line_start = end
+
+    def _close_block(self, end: int) -> None:
+        """The paragraph up to ``end`` is complete: its code is now known."""
+        if self._code_from is not None:
+            text = "".join(self._block)
+            base = self._block_start
+            for span in code_spans(text):
+                self._code.append(Span(span.start + base, span.end + base))
+                self._code_starts.append(span.start + base)
+            self._code_from = None
+        self._block = []
+        self._block_start = end
+
+    # Deciding what is settled -------------------------------------------------------------
+
+    def _settled(self) -> int:
+        """How far (in answer positions) the text is settled."""
+        pending = self._pending
+        base = self._shown
+        limit = self._length
+        if self._code_from is not None:
+            limit = min(limit, self._code_from)
+        if not self._brackets:
+            limit = min(limit, self._line_start)
+        else:
+            opening = max(pending.rfind("["), pending.rfind("\uff3b"))
+            if opening >= 0:
+                after = pending[opening + 1:]
+                closing = max(after.find("]"), after.find("\uff3d"))
+                if (closing < 0 and len(after) <= _MAX_CONTENT and "\n" not in after) or (
+                        closing == len(after) - 1 and closing <= _MAX_CONTENT):
+                    limit = min(limit, base + opening)
+        cut = limit - base
+        if cut > 0 and pending[cut - 1] in " \t":
+            limit = base + len(pending[:cut].rstrip(" \t"))
+        if self._refusing:
+            limit = self._refusal_hold(limit)
+        return max(limit, base)
+
+    def _refusal_hold(self, limit: int) -> int:
+        """Hold everything while the answer may still be the refusal."""
+        head = self._pending[:limit - self._shown]  # nothing is shown while this holds
+        expected = self._refusal.strip()
+        if len(head) <= len(expected) + _REFUSAL_WINDOW:
+            bare = head.strip()
+            if expected.startswith(bare):
+                return self._shown
+            scan = self._grammar.scan(head)
+            if scan.markers and expected.startswith(_without(head, scan.markers).strip()):
+                return self._shown
+        self._refusing = False
+        return limit
+
+    def _release(self, limit: int) -> str:
+        """Display the answer up to ``limit``: markers checked, unverifiable ones removed."""
+        base = self._shown
+        if limit <= base:
+            return ""
+        cut = limit - base
+        window = self._pending[:cut]
+        self._pending = self._pending[cut:]
+        before = self._before
+        self._shown = limit
+        self._before = window[-1]
+        if "[" not in window and "\uff3b" not in window and self._brackets:
+            return window
+        scan = self._grammar.scan(before + window)
+        offset = base - len(before)
+        pieces: list[str] = []
+        position = len(before)
+        text = before + window
+        for marker in scan.markers:
+            start = marker.start
+            if start < len(before) or (self._code and covered(start + offset, self._code,
+                                                              self._code_starts)):
+                continue
+            valid = self._valid(marker)
+            if len(valid) == len(marker.ids):
+                continue  # shown as written
+            if valid:
+                pieces.append(text[position:start])
+                pieces.append(f"[{', '.join(dict.fromkeys(valid))}]")
+            else:
+                pieces.append(text[position:_space_before(text, start, len(before))])
+            position = marker.end
+        pieces.append(text[position:])
+        return "".join(pieces)
+
+    def _valid(self, marker: Marker) -> list[str]:
+        snapshot = self._snapshot
+        return [source_id for source_id in marker.ids
+                if resolve_id(source_id, marker.prefix, snapshot) is not None]
+
+
+def _bracket_only(grammar: Grammar) -> bool:
+    """Whether every marker is ``[...]`` on one line (the bracket presets)."""
+    if isinstance(grammar, Chain):
+        return all(isinstance(g, BracketGrammar) for g in grammar.grammars)
+    return isinstance(grammar, BracketGrammar)
+
+
+def _space_before(text: str, start: int, floor: int) -> int:
+    """Where the spaces and tabs before ``start`` begin, unless they open the line (or the
+    answer). ``floor``: text before it was already displayed, and only gives context.
+    """
+    begin = start
+    while begin > 0 and text[begin - 1] in " \t":
+        begin -= 1
+    if begin == 0 or text[begin - 1] == "\n":
+        return start
+    return max(begin, floor)
+
+
+def _without(text: str, markers: list[Marker]) -> str:
+    pieces = []
+    position = 0
+    for marker in markers:
+        pieces.append(text[position:marker.start])
+        position = marker.end
+    pieces.append(text[position:])
+    return "".join(pieces)
