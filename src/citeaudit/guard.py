@@ -132,23 +132,22 @@ def guarded(context: Context, report: Report, policy: Policy, fallback: str,
         marks = _marks([(citation, None) for citation in parsed.citations], {})
         parts, removed = _apply(parsed.text, marks, ())
         return Guarded(report.status, policy, parts, (), report, False, removed, ())
-    chips, chip_of = chips_of(context, quote_length)
     pairs = list(zip(parsed.citations, context.resolved, strict=True))
+    drop = {c.claim for c, source_id in pairs if source_id is None and c.claim is not None
+            } if policy == "drop" else set()
+    chips, chip_of = chips_of(context, quote_length, skip=drop)
     if parsed.kind == "structured":
         return _structured(report, policy, fallback, parsed.text, pairs=pairs, chips=chips,
                            chip_of=chip_of)
-    bad_claims = {c.claim for c, source_id in pairs if source_id is None and c.claim is not None}
-    drop = bad_claims if policy == "drop" else set()
     if parsed.kind == "claims":
         parts, removed = _claim_list(parsed.claims, pairs, chip_of, drop)
     else:
         spans = [claim.span for claim in parsed.claims if claim.number in drop]
-        parts, removed = _apply(parsed.text, _marks(pairs, chip_of), spans)
+        kept = [(c, source_id) for c, source_id in pairs if c.claim not in drop]
+        parts, removed = _apply(parsed.text, _marks(kept, chip_of), spans)
     dropped = tuple(sorted(drop))
     if dropped and len(dropped) == len(parsed.claims):
         return _withheld(report, policy, fallback, dropped)
-    if dropped:
-        chips, parts = _renumbered(chips, parts, drop)
     return Guarded(report.status, policy, parts, chips, report, False, removed, dropped)
 
 
@@ -206,7 +205,7 @@ def _apply(text: str, marks: list[_Mark], drop: Sequence[tuple[int, int]],
     before them, verified markers as :class:`Ref`.
     """
     edits: list[tuple[int, int, Ref | None, str]] = [
-        (*_drop_range(text, start, end), None, "") for start, end in drop]
+        (*_drop_range(text, start, end), None, "") for start, end in _merged(text, drop)]
     cuts = [(start, end) for start, end, _, _ in edits]
     for mark in marks:
         if any(start <= mark.start < end for start, end in cuts):
@@ -242,6 +241,17 @@ def _space_before(text: str, start: int) -> int:
     return start if begin == 0 or text[begin - 1] == "\n" else begin
 
 
+def _merged(text: str, spans: Sequence[tuple[int, int]]) -> list[tuple[int, int]]:
+    """Sorted spans, those separated only by spaces and tabs merged into one."""
+    merged: list[tuple[int, int]] = []
+    for start, end in sorted(spans):
+        if merged and not text[merged[-1][1]:start].strip(" \t"):
+            merged[-1] = (merged[-1][0], max(end, merged[-1][1]))
+        else:
+            merged.append((start, end))
+    return merged
+
+
 def _drop_range(text: str, start: int, end: int) -> tuple[int, int]:
     """What dropping the claim at ``start:end`` removes: its whole line when it is alone on
     it (list marker included), else the claim and the spaces after it.
@@ -273,18 +283,3 @@ def _structured(report: Report, policy: Policy, fallback: str, text: str, *,
             parts.append(Ref(f"[{citation.source_id}]", (citation.source_id,),
                              (chip_of[source_id],), True))
     return Guarded(report.status, policy, tuple(parts), chips, report, False, removed, ())
-
-
-def _renumbered(chips: tuple[Chip, ...], parts: tuple[Part, ...], dropped: set[int],
-                ) -> tuple[tuple[Chip, ...], tuple[Part, ...]]:
-    """Chips still cited once claims are dropped, renumbered densely, and parts to match."""
-    cited = dict.fromkeys(n for part in parts if isinstance(part, Ref) for n in part.chips)
-    number = {old: new for new, old in enumerate(cited, 1)}
-    kept = tuple(chip._replace(number=number[chip.number],
-                               claims=tuple(c for c in chip.claims if c not in dropped))
-                 for chip in chips if chip.number in number)
-    kept = tuple(sorted(kept, key=lambda chip: chip.number))
-    renumbered = tuple(part if isinstance(part, str) else
-                       part._replace(chips=tuple(number[n] for n in part.chips))
-                       for part in parts)
-    return kept, renumbered

@@ -15,7 +15,7 @@ from urllib.parse import quote
 
 from markupsafe import Markup, escape
 
-from citeaudit.guard import Guarded, Policy, Ref, guard
+from citeaudit.guard import Guarded, Part, Policy, Ref, guard
 from citeaudit.resolve import Chip
 
 __all__ = ["FORMATS", "neutralise", "render", "render_html", "render_markdown"]
@@ -77,7 +77,7 @@ def render_html(guarded: Guarded) -> str:
     """
     chips = {chip.number: chip for chip in guarded.chips}
     body = "".join(_html_text(part) if isinstance(part, str) else _html_ref(part, chips)
-                   for part in guarded.parts)
+                   for part in _trimmed(guarded.parts))
     withheld = ' data-withheld="true"' if guarded.withheld else ""
     html = [f'<div class="citeaudit-answer" data-status="{guarded.status}"{withheld}>\n'
             f"<p>{body}</p>\n</div>\n"]
@@ -91,6 +91,15 @@ def render_html(guarded: Guarded) -> str:
                         f' <q class="citeaudit-quote">{escape(neutralise(chip.quote))}</q></li>\n')
         html.append("</ol>\n")
     return "".join(html)
+
+
+def _trimmed(parts: tuple[Part, ...]) -> tuple[Part, ...]:
+    """Parts without the blank space at the ends of the answer."""
+    if parts and isinstance(parts[0], str):
+        parts = (parts[0].lstrip(), *parts[1:])
+    if parts and isinstance(parts[-1], str):
+        parts = (*parts[:-1], parts[-1].rstrip())
+    return parts
 
 
 def _markdown_text(text: str) -> str:
@@ -114,8 +123,8 @@ def render_markdown(guarded: Guarded) -> str:
     """
     chips = {chip.number: chip for chip in guarded.chips}
     body = "".join(_markdown_text(part) if isinstance(part, str) else _markdown_ref(part, chips)
-                   for part in guarded.parts)
-    lines = [body.rstrip("\n"), ""]
+                   for part in _trimmed(guarded.parts))
+    lines = [body, ""]
     if guarded.chips:
         lines += ["Sources:", ""]
         for chip in guarded.chips:

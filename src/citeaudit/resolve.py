@@ -9,6 +9,7 @@ without a link. Chips are numbered in the order the answer first cites them.
 from __future__ import annotations
 
 import re
+from collections.abc import Collection
 from typing import TYPE_CHECKING, NamedTuple
 from urllib.parse import unquote, urlsplit, urlunsplit
 
@@ -99,9 +100,9 @@ class Chip(NamedTuple):
 
 
 def chips_of(context: Context, quote_length: int = DEFAULT_QUOTE_LENGTH,
-             ) -> tuple[tuple[Chip, ...], dict[str, int]]:
-    """The chips for every valid citation in ``context``, and the chip number of each cited
-    source id.
+             skip: Collection[int] = ()) -> tuple[tuple[Chip, ...], dict[str, int]]:
+    """The chips for every valid citation in ``context`` (but those of the claims in
+    ``skip``), and the chip number of each cited source id.
     """
     snapshot = context.snapshot
     by_key: dict[str, int] = {}
@@ -110,7 +111,7 @@ def chips_of(context: Context, quote_length: int = DEFAULT_QUOTE_LENGTH,
     members: list[list[str]] = []
     claims: list[set[int]] = []
     for citation, source_id in zip(context.answer.citations, context.resolved, strict=True):
-        if source_id is None:
+        if source_id is None or citation.claim in skip:
             continue
         number = chip_of.get(source_id)
         if number is None:

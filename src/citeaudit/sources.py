@@ -64,6 +64,12 @@ class Snapshot:
     def __len__(self) -> int:
         return len(self.sources)
 
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Snapshot) and self.sources == other.sources
+
+    def __hash__(self) -> int:
+        return hash(self.fingerprint)
+
     def __iter__(self) -> Iterator[Source]:
         return iter(self.sources)
 

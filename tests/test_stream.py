@@ -1,0 +1,112 @@
+"""Streaming: what is displayed equals the strip policy on the whole answer, for every chunking,
+and the final report equals the one-shot audit.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from test_properties import PIECES, PROFILE
+
+import citeaudit
+from citeaudit import guard, stream
+
+PASSAGES = json.loads((Path(__file__).parent / "data/seeds/002/passages.json").read_text())
+STREAM_PIECES = [*PIECES, "[", "]", "[1", "2]", "`", "``", "~", "~~~\n", "\t", "  ", "\\[1]",
+                 "![x]", "[9]", "[3, 9]", "(", "[1]\n\n", "``` \n", "~~ ", "x"]
+answers = st.lists(st.sampled_from(STREAM_PIECES), max_size=40).map("".join)
+
+
+def run(text: str, cuts: list[int], **options: object) -> tuple[list[str], str, citeaudit.Report]:
+    """Feed ``text`` cut at ``cuts``; the displayed pieces, the rest, the report."""
+    auditor = stream(PASSAGES, **options)  # type: ignore[arg-type]
+    shown = []
+    position = 0
+    for cut in [*sorted(set(cuts)), len(text)]:
+        if cut > position:
+            shown.append(auditor.feed(text[position:cut]))
+            position = cut
+    report = auditor.finish()
+    return shown, auditor.rest, report
+
+
+@PROFILE
+@given(answers, st.lists(st.integers(0, 400), max_size=60),
+       st.sampled_from([None, "numeric", "S", "regex:\\[([0-9]+)\\]"]))
+def test_every_chunking_displays_the_stripped_answer(text: str, cuts: list[int],
+                                                     grammar: str | None) -> None:
+    shown, rest, report = run(text, cuts, grammar=grammar)
+    assert "".join(shown) + rest == guard(text, PASSAGES, policy="strip", grammar=grammar).text
+    assert report.to_dict() == citeaudit.audit(text, PASSAGES, grammar=grammar).to_dict()
+
+
+@PROFILE
+@given(answers)
+def test_one_character_at_a_time(text: str) -> None:
+    shown, rest, report = run(text, list(range(len(text))))
+    assert "".join(shown) + rest == guard(text, PASSAGES, policy="strip").text
+    assert report == citeaudit.audit(text, PASSAGES)
+
+
+def test_a_split_marker_is_held_until_complete() -> None:
+    auditor = stream(PASSAGES)
+    assert auditor.feed("Settles in 30 days [") == "Settles in 30 days"
+    assert auditor.feed("2") == ""
+    assert auditor.feed("]") == ""  # a link would continue with "("
+    assert auditor.feed(". More") == " [2]. More"
+    assert auditor.feed(" text [1") == " text"
+    assert auditor.feed("2]. End.") == ". End."  # [12] is not a passage: never shown
+    report = auditor.finish()
+    assert auditor.rest == ""
+    assert [f.code for f in report.findings] == ["CA202", "CA301"]
+
+
+def test_markdown_link_is_not_a_marker() -> None:
+    auditor = stream(PASSAGES)
+    shown = auditor.feed("See [9]") + auditor.feed("(https://x.example) now.")
+    auditor.finish()
+    assert shown + auditor.rest == "See [9](https://x.example) now."
+
+
+def test_code_is_held_until_its_paragraph_ends() -> None:
+    auditor = stream(PASSAGES)
+    assert auditor.feed("Run `cmd [9]") == "Run"
+    assert auditor.feed("` now [1].\n") == ""
+    assert auditor.feed("\nNext [9].") == " `cmd [9]` now [1].\n\nNext."
+    auditor.finish()
+    assert auditor.rest == ""
+
+
+def test_refusal_is_held_and_loses_its_markers() -> None:
+    auditor = stream(PASSAGES)
+    shown = [auditor.feed(piece) for piece in ("Not covered ", "by the provided", " documents.",
+                                               " [2]")]
+    report = auditor.finish()
+    assert "".join(shown) == ""
+    assert auditor.rest == "Not covered by the provided documents."
+    assert report.status == "unverified"  # CA402: a refusal that cites
+    other = stream(PASSAGES)
+    assert other.feed("Not quite") == "Not quite"
+
+
+def test_other_grammars_are_shown_line_by_line() -> None:
+    auditor = stream(PASSAGES, grammar="regex:<<([0-9]+)>>")
+    assert auditor.feed("A <<1>> b <<") == ""
+    assert auditor.feed("9>>.\nNext") == "A <<1>> b.\n"
+    auditor.finish()
+    assert auditor.rest == "Next"
+
+
+def test_misuse() -> None:
+    auditor = stream(PASSAGES)
+    auditor.feed("x")
+    auditor.finish()
+    with pytest.raises(RuntimeError):
+        auditor.feed("y")
+    with pytest.raises(RuntimeError):
+        auditor.finish()
+    assert stream(PASSAGES).feed("") == ""
