@@ -1,9 +1,12 @@
 from __future__ import annotations
 
 import io
-from collections.abc import Callable
+import os
+import shutil
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -35,3 +38,26 @@ def run() -> Callable[..., Run]:
 def _isolated(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Tests run in an empty folder, so no configuration file is discovered by accident."""
     monkeypatch.chdir(tmp_path)
+
+
+@pytest.fixture(scope="session")
+def browser() -> Iterator[Any]:
+    """Headless Chromium (Debian's ``chromium``) driven by Playwright.
+
+    Skipped when Chromium is not installed, unless ``CITEAUDIT_REQUIRE_BROWSER`` is set (as CI
+    does), which turns its absence into a failure.
+    """
+    path = os.environ.get("CITEAUDIT_CHROMIUM") or shutil.which("chromium") or \
+        shutil.which("chromium-browser")
+    if not path:
+        if os.environ.get("CITEAUDIT_REQUIRE_BROWSER"):
+            pytest.fail("CITEAUDIT_REQUIRE_BROWSER is set but chromium is not installed")
+        pytest.skip("chromium is not installed (apt-get install chromium)")
+    from playwright.sync_api import sync_playwright  # noqa: PLC0415 - only browser tests need it
+
+    with sync_playwright() as playwright:
+        launched = playwright.chromium.launch(executable_path=path, args=[
+            "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+            "--disable-component-update", "--disable-sync", "--no-first-run"])
+        yield launched
+        launched.close()

@@ -5,6 +5,7 @@ from __future__ import annotations
 import inspect
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -171,3 +172,21 @@ def test_a_custom_check_plugs_in() -> None:
     assert [(f.code, f.message, f.claim) for f in found] == [
         ("CA301", 'claim has no citation marker: "It went on..."', 1),
         ("CA301", "claim trails off", 1)]
+
+
+def test_readme_request_path_example_runs() -> None:
+    readme = (Path(__file__).parents[1] / "README.md").read_text()
+    block = readme.split("## In the request path", 1)[1].split("```python\n", 1)[1]
+    namespace: dict[str, Any] = {}
+    exec(block.split("```", 1)[0], namespace)
+    served = namespace["served"]
+    assert (served.status, served.review) == ("unverified", True)
+    assert served.text == "Reports are due in 60 days [1]. Reimbursements settle in 14 days."
+    assert [(c.number, c.url, c.label) for c in served.chips] == [
+        (1, "https://hr.example/policy", "Filing")]
+    assert namespace["shown"] + namespace["auditor"].rest == \
+        "Reports are due in 60 days [1]. Done."
+    assert namespace["report"] == citeaudit.audit("Reports are due in 60 days [1]. Done.",
+                                                  namespace["snapshot"])
+    assert "[1] Filing\n" in namespace["context"].prompt
+    assert 'href="https://hr.example/policy"' in namespace["html"]

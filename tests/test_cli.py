@@ -214,3 +214,89 @@ def test_byte_order_mark_is_accepted(run: Any, tmp_path: Path) -> None:
     snapshot = tmp_path / "bom.json"
     snapshot.write_bytes(b"\xef\xbb\xbf" + (SEEDS / "000/sources.json").read_bytes())
     assert run("check", str(snapshot), str(SEEDS / "000/positive.json")).code == ExitCode.OK
+
+
+def test_render_html_and_exit_code(run: Any, tmp_path: Path) -> None:
+    answer = tmp_path / "answer.txt"
+    answer.write_text("Settles in 30 days [2]. Refunds take 14 days [7].\n")
+    result = run("render", S002, str(answer))
+    assert result.code == ExitCode.FAILED  # the answer did not pass; the output is still there
+    assert result.err == ""
+    assert result.out.startswith('<div class="citeaudit-answer" data-status="unverified">\n'
+                                 "<p>Settles in 30 days <sup")
+    assert "Refunds take 14 days.</p>" in result.out
+    assert "[7]" not in result.out
+
+
+def test_render_policies_and_markdown(run: Any, tmp_path: Path) -> None:
+    answer = tmp_path / "answer.txt"
+    answer.write_text("Settles in 30 days [2]. Refunds take 14 days [7].")
+    dropped = run("render", S002, str(answer), "--to", "markdown", "--policy", "drop")
+    assert dropped.out.startswith("Settles in 30 days [\\[1\\]](<https://hr.example/policy>).\n")
+    withheld = run("render", S002, str(answer), "--policy", "withhold", "--fallback", "Held.")
+    assert withheld.out == ('<div class="citeaudit-answer" data-status="unverified"'
+                            ' data-withheld="true">\n<p>Held.</p>\n</div>\n')
+    assert withheld.code == ExitCode.FAILED
+    good = tmp_path / "good.txt"
+    good.write_text("Settles in 30 days [2]. Filed in 60 days [1].")
+    passed = run("render", S002, str(good), "--min-recall", "0.5")
+    assert passed.code == ExitCode.OK
+
+
+def test_render_from_stdin_and_bad_input(run: Any, tmp_path: Path) -> None:
+    result = run("render", S002, "-", "--to", "markdown", stdin=b"Desk [3].")
+    assert result.out.startswith("Desk [\\[1\\]](<https://hr.example/faq>).")
+    broken = tmp_path / "broken.json"
+    broken.write_text('[{"text": 3}]')
+    bad = run("render", str(broken), "-", stdin=b"x")
+    assert bad.code == ExitCode.INPUT_ERROR
+    assert bad.out == ""
+    assert bad.err == (f"citeaudit: error: {broken}: $[0].text: a passage needs a string"
+                       ' "text", not a number\n')
+    usage = run("render", S002, "-", "--policy", "keep")
+    assert usage.code == ExitCode.INPUT_ERROR
+    assert "invalid choice: 'keep'" in usage.err
+
+
+def test_context_prints_the_prompt_and_writes_the_snapshot(run: Any, tmp_path: Path) -> None:
+    snapshot = tmp_path / "snapshot.json"
+    result = run("context", S002, "-o", str(snapshot), "--max-passages", "2")
+    assert result.code == ExitCode.OK
+    assert result.err == ""
+    assert result.out.startswith("You answer ONLY from the numbered passages below.\n")
+    assert result.out.endswith("[2] Reimbursement\n    Reimbursements settle within 30 days of"
+                               " approval. Per diem claims follow the same schedule.\n")
+    written = json.loads(snapshot.read_text())
+    assert [s["id"] for s in written["sources"]] == ["1", "2"]
+    answer = tmp_path / "answer.txt"
+    answer.write_text("Settles in 30 days [2]. Filed in 60 days [1].")
+    assert run("check", str(snapshot), str(answer)).code == ExitCode.OK
+    assert run("check", str(snapshot), "-", stdin=b"Desk [3].").code == ExitCode.FAILED
+
+
+def test_context_contract_file(run: Any, tmp_path: Path) -> None:
+    contract = tmp_path / "contract.txt"
+    contract.write_text("Cite with [n]; otherwise say {refusal}")
+    result = run("context", "-", "-o", str(tmp_path / "s.json"), "--contract", str(contract),
+                 "--refusal", "No.", stdin=b'["one"]')
+    assert result.out == "Cite with [n]; otherwise say No.\n\nPassages:\n\n[1]\n    one\n"
+
+
+@pytest.mark.parametrize(("passages", "message"), [
+    (b'{"1": "x"}', "$: the passages must be a JSON list"),
+    (b'["x", {"url": "https://a.example"}]',
+     '$[1].text: a passage needs a string "text", not null'),
+    (b'["x",', "line 1, column 6: "),
+])
+def test_context_bad_input(run: Any, tmp_path: Path, passages: bytes, message: str) -> None:
+    result = run("context", "-", "-o", str(tmp_path / "s.json"), stdin=passages)
+    assert result.code == ExitCode.INPUT_ERROR
+    assert result.err.startswith(f"citeaudit: error: <stdin>: {message}")
+    assert not (tmp_path / "s.json").exists()
+
+
+def test_context_unwritable_output(run: Any, tmp_path: Path) -> None:
+    result = run("context", S002, "-o", str(tmp_path / "missing" / "s.json"))
+    assert result.code == ExitCode.INPUT_ERROR
+    assert result.err == (f"citeaudit: error: {tmp_path / 'missing' / 's.json'}: cannot write"
+                          " the snapshot: No such file or directory\n")

@@ -7,12 +7,12 @@ from pathlib import Path
 
 import pytest
 from hypothesis import given
-from test_properties import PROFILE, grammars, real_answers
 
 import citeaudit
 from citeaudit import DEFAULT_FALLBACK, Ref, guard
 from citeaudit.audit import choose_grammar, resolve_id
 from citeaudit.config import Config
+from test_properties import PROFILE, grammars, real_answers
 
 PASSAGES = json.loads((Path(__file__).parent / "data/seeds/002/passages.json").read_text())
 ANSWER = ("Reports are due in 60 days [1]. Refunds take 14 days [7]. Per diem follows [2][9].\n"

@@ -110,7 +110,7 @@ def test_bad_passages_name_the_place(passages: list[Any], place: str) -> None:
 
 
 def test_snapshot_round_trips_through_json() -> None:
-    built = build_context(PASSAGES + [{"text": "t", "score": 0.5, "rank": 4,
+    built = build_context([*PASSAGES, {"text": "t", "score": 0.5, "rank": 4,
                                        "metadata": {"k": "v"}, "id": "doc-9"}])
     again = citeaudit.load_snapshot(json.loads(json.dumps(built.snapshot.to_dict())))
     assert again.sources == built.snapshot.sources

@@ -10,10 +10,10 @@ from pathlib import Path
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from test_properties import PIECES, PROFILE
 
 import citeaudit
 from citeaudit import guard, stream
+from test_properties import PIECES, PROFILE
 
 PASSAGES = json.loads((Path(__file__).parent / "data/seeds/002/passages.json").read_text())
 STREAM_PIECES = [*PIECES, "[", "]", "[1", "2]", "`", "``", "~", "~~~\n", "\t", "  ", "\\[1]",

@@ -34,9 +34,11 @@ _NEUTRAL: dict[int, str | None] = {
     0x0D: None, 0x2028: "\n", 0x2029: "\n\n",
 }
 _PARAGRAPH = re.compile(r"\n[ \t]*\n\s*")
-# Characters that can start a link, image, autolink, raw HTML, entity or escape in CommonMark;
-# plus the triggers of GFM's extended autolinks (``www.``, ``scheme://``, e-mail addresses).
-_MARKDOWN_SPECIAL = re.compile(r"[\\\[\]<>&!@`]|(?<=[wW][wW][wW])\.|:(?=//)")
+# Characters that can start a link, image, autolink, raw HTML, entity, code or escape in
+# CommonMark, and the triggers of GFM's extended autolinks (``www.``, ``scheme://``), are
+# escaped. E-mail autolinks see through escapes, so "@" gets an invisible word joiner.
+_MARKDOWN_SPECIAL = re.compile(r"[\\\[\]<>&!`]|(?<=[wW][wW][wW])\.|:(?=//)")
+_WORD_JOINER = "\u2060"
 _URL_SAFE = "/:?&=%@!$*+,;~-._"
 _REL = 'rel="noopener noreferrer nofollow" target="_blank"'
 
@@ -103,7 +105,8 @@ def _trimmed(parts: tuple[Part, ...]) -> tuple[Part, ...]:
 
 
 def _markdown_text(text: str) -> str:
-    return _MARKDOWN_SPECIAL.sub(lambda m: "\\" + m[0], neutralise(text))
+    escaped = _MARKDOWN_SPECIAL.sub(lambda m: "\\" + m[0], neutralise(text))
+    return escaped.replace("@", "@" + _WORD_JOINER) if "@" in escaped else escaped
 
 
 def _markdown_ref(ref: Ref, chips: dict[int, Chip]) -> str:

@@ -1,0 +1,134 @@
+"""Hostile answers, titles, labels and URLs rendered and loaded in headless Chromium: no script
+runs, no request leaves the page, and the only links are the snapshot's.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import cmarkgfm
+import pytest
+from cmarkgfm.cmark import Options
+from markdown_it import MarkdownIt
+
+from citeaudit import canonical_url, render
+
+PAYLOADS: list[str] = json.loads((Path(__file__).parent / "data/xss_payloads.json").read_text())
+
+# What the page reports about itself once loaded.
+_INSPECT = """() => {
+  const elements = [...document.body.querySelectorAll('*')];
+  const risky = ['src', 'srcdoc', 'srcset', 'style', 'formaction', 'action', 'data', 'poster',
+                 'xlink:href', 'background'];
+  return {
+    tags: [...new Set(elements.map(e => e.tagName.toLowerCase()))],
+    handlers: elements.flatMap(e => [...e.attributes].filter(a => a.name.startsWith('on'))
+                                       .map(a => e.tagName + ' ' + a.name)),
+    risky: elements.flatMap(e => [...e.attributes].filter(a => risky.includes(a.name))
+                                     .map(a => e.tagName + ' ' + a.name)),
+    links: [...document.querySelectorAll('a')].map(a => [a.getAttribute('href'),
+                                                           a.getAttribute('rel')]),
+    pwned: window.__pwned === true,
+  };
+}"""
+OUR_TAGS = {"div", "p", "br", "sup", "a", "span", "ol", "li", "q"}
+# What Markdown renderers make of model formatting; none of these loads anything.
+MARKDOWN_TAGS = OUR_TAGS | {"em", "strong", "code", "pre", "blockquote", "ul", "h1", "h2", "h3",
+                            "h4", "h5", "h6", "hr", "table", "thead", "tbody", "tr", "th", "td",
+                            "del"}
+
+
+def records() -> list[tuple[str, list[dict[str, str]]]]:
+    """Each payload three ways: in the answer text, as source titles and labels, as a URL."""
+    out = []
+    for number, payload in enumerate(PAYLOADS):
+        safe = f"https://docs.example/{number}"
+        out.append((f"{payload} [1]. Also {payload} [2].",
+                    [{"text": payload, "url": safe, "title": payload},
+                     {"text": payload, "url": safe + "/b", "section": payload}]))
+        out.append(("Plain claim [1].", [{"text": payload, "url": payload, "title": payload}]))
+    return out
+
+
+def page_of(bodies: list[str]) -> str:
+    return ("<!doctype html><html><head><meta charset='utf-8'><title>citeaudit</title></head>"
+            "<body>" + "\n<hr>\n".join(bodies) + "</body></html>")
+
+
+def load(browser: Any, html: str, screenshot: Path) -> dict[str, Any]:
+    page = browser.new_page()
+    requests: list[str] = []
+    events: list[str] = []
+    page.on("dialog", lambda dialog: (events.append(f"dialog {dialog.message}"),
+                                      dialog.dismiss()))
+    page.on("console", lambda message: events.append(f"console {message.text}"))
+    page.on("pageerror", lambda error: events.append(f"pageerror {error}"))
+    page.route("**/*", lambda route: (requests.append(route.request.url), route.abort()))
+    page.add_init_script("window.alert = window.confirm = window.prompt ="
+                         " () => { window.__pwned = true; };")
+    page.set_content(html, wait_until="load")
+    page.wait_for_timeout(300)  # a refresh, a timer or an autofocus handler would fire by now
+    report: dict[str, Any] = page.evaluate(_INSPECT)
+    page.screenshot(path=str(screenshot), full_page=False)
+    page.close()
+    report["requests"] = requests
+    report["events"] = events
+    return report
+
+
+def allowed_links(cases: list[tuple[str, list[dict[str, str]]]]) -> set[str]:
+    return {url for _, sources in cases for source in sources
+            if (url := canonical_url(source["url"])) is not None}
+
+
+@pytest.mark.parametrize("policy", ["strip", "drop"])
+def test_rendered_html_runs_nothing_and_loads_nothing(browser: Any, tmp_path: Path,
+                                                      policy: str) -> None:
+    cases = records()
+    bodies = [render(answer, sources, policy=policy) for answer, sources in cases]  # type: ignore[arg-type]
+    report = load(browser, page_of(bodies), tmp_path / "html.png")
+    assert report["events"] == []
+    assert report["requests"] == []
+    assert not report["pwned"]
+    assert report["handlers"] == []
+    assert report["risky"] == []
+    assert set(report["tags"]) <= OUR_TAGS | {"hr"}
+    allowed = allowed_links(cases)
+    assert report["links"], "the safe sources are links"
+    for href, rel in report["links"]:
+        assert href in allowed
+        assert {"noopener", "noreferrer"} <= set(rel.split())
+    assert (tmp_path / "html.png").stat().st_size > 0
+
+
+@pytest.mark.parametrize("renderer", ["gfm", "commonmark"])
+def test_rendered_markdown_runs_nothing_and_loads_nothing(browser: Any, tmp_path: Path,
+                                                          renderer: str) -> None:
+    """Our Markdown through a real Markdown renderer with raw HTML allowed (the worst case):
+    the model's text still makes no element, link or request.
+    """
+    cases = records()
+    to_html = (lambda text: cmarkgfm.github_flavored_markdown_to_html(
+        text, options=Options.CMARK_OPT_UNSAFE)) if renderer == "gfm" else \
+        MarkdownIt("commonmark").render
+    bodies = [to_html(render(answer, sources, to="markdown")) for answer, sources in cases]
+    report = load(browser, page_of(bodies), tmp_path / "markdown.png")
+    assert report["events"] == []
+    assert report["requests"] == []
+    assert not report["pwned"]
+    assert report["handlers"] == []
+    assert report["risky"] == []
+    assert set(report["tags"]) <= MARKDOWN_TAGS
+    allowed = allowed_links(cases)
+    assert report["links"]
+    assert {href for href, _ in report["links"]} <= allowed
+
+
+def test_the_harness_catches_an_unescaped_payload(browser: Any, tmp_path: Path) -> None:
+    """The same checks on raw payloads: they do run and do make requests here."""
+    report = load(browser, page_of(PAYLOADS), tmp_path / "raw.png")
+    assert report["pwned"] or any(e.startswith("dialog") for e in report["events"])
+    assert report["requests"]
+    assert report["risky"]
