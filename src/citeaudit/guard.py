@@ -129,8 +129,7 @@ def guarded(context: Context, report: Report, policy: Policy, fallback: str,
         return _withheld(report, policy, fallback, ())
     parsed = context.answer
     if parsed.refusal:  # a refusal cites nothing: any marker on it goes
-        marks = _marks([(citation, None) for citation in parsed.citations], {})
-        parts, removed = _apply(parsed.text, marks, ())
+        parts, removed = _apply(parsed.text, [(c, None) for c in parsed.citations], {})
         return Guarded(report.status, policy, parts, (), report, False, removed, ())
     pairs = list(zip(parsed.citations, context.resolved, strict=True))
     drop = {c.claim for c, source_id in pairs if source_id is None and c.claim is not None
@@ -144,7 +143,7 @@ def guarded(context: Context, report: Report, policy: Policy, fallback: str,
     else:
         spans = [claim.span for claim in parsed.claims if claim.number in drop]
         kept = [(c, source_id) for c, source_id in pairs if c.claim not in drop]
-        parts, removed = _apply(parsed.text, _marks(kept, chip_of), spans)
+        parts, removed = _apply(parsed.text, kept, chip_of, spans)
     dropped = tuple(sorted(drop))
     if dropped and len(dropped) == len(parsed.claims):
         return _withheld(report, policy, fallback, dropped)
@@ -163,8 +162,8 @@ def _claim_list(claims: Sequence[Claim], pairs: list[tuple[Citation, str | None]
     for claim in claims:
         if claim.number in drop:
             continue
-        own = _marks(by_claim.get(claim.number, []), chip_of)
-        claim_parts, claim_removed = _apply(claim.text, own, ())
+        claim_parts, claim_removed = _apply(claim.text, by_claim.get(claim.number, []),
+                                            chip_of)
         if parts:
             parts.append("\n")
         parts.extend(claim_parts)
@@ -177,56 +176,54 @@ def _withheld(report: Report, policy: Policy, fallback: str,
     return Guarded(report.status, policy, (fallback,), (), report, True, (), dropped)
 
 
-class _Mark(NamedTuple):
-    start: int
-    end: int
-    raw: str
-    valid: tuple[tuple[str, int], ...]  # (id as written, chip number) for each valid id
-    complete: bool  # every id resolved
-
-
-def _marks(pairs: Sequence[tuple[Citation, str | None]], chip_of: dict[str, int],
-           ) -> list[_Mark]:
-    """One mark per marker span, with the ids of it that resolved and their chips."""
-    by_span: dict[tuple[int, int], tuple[str, list[tuple[str, str | None]]]] = {}
-    for citation, source_id in pairs:
-        if citation.span is not None:
-            entry = by_span.setdefault(citation.span, (citation.marker or "", []))
-            entry[1].append((citation.source_id, source_id))
-    return [_Mark(start, end, raw,
-                  tuple((written, chip_of[s]) for written, s in ids if s is not None),
-                  all(s is not None for _, s in ids))
-            for (start, end), (raw, ids) in sorted(by_span.items())]
-
-
-def _apply(text: str, marks: list[_Mark], drop: Sequence[tuple[int, int]],
-           ) -> tuple[tuple[Part, ...], tuple[str, ...]]:
-    """``text`` as parts: dropped spans removed, unverifiable markers removed with the space
-    before them, verified markers as :class:`Ref`.
+def _apply(text: str, pairs: Sequence[tuple[Citation, str | None]], chip_of: dict[str, int],
+           drop: Sequence[tuple[int, int]] = ()) -> tuple[tuple[Part, ...], tuple[str, ...]]:
+    """``text`` as parts: the ``drop`` spans removed, unverifiable markers removed with the
+    space before them, verified markers as :class:`Ref`. ``pairs`` (each citation with the
+    snapshot id it resolved to) come in text order, a marker's ids next to each other.
     """
-    edits: list[tuple[int, int, Ref | None, str]] = [
-        (*_drop_range(text, start, end), None, "") for start, end in _merged(text, drop)]
-    cuts = [(start, end) for start, end, _, _ in edits]
-    for mark in marks:
-        if any(start <= mark.start < end for start, end in cuts):
-            continue
-        if mark.valid:
-            ids = tuple(dict.fromkeys(written for written, _ in mark.valid))
-            chips = tuple(dict.fromkeys(chip for _, chip in mark.valid))
-            edits.append((mark.start, mark.end, Ref(mark.raw, ids, chips, mark.complete), ""))
-        else:
-            edits.append((_space_before(text, mark.start), mark.end, None, mark.raw))
-    edits.sort(key=lambda edit: (edit[0], edit[1]))
+    cuts = [_drop_range(text, start, end) for start, end in _merged(text, drop)]
+    cut = 0
     parts: list[Part] = []
     removed: list[str] = []
     position = 0
-    for start, end, ref, raw in edits:
+    index = 0
+    while index < len(pairs):
+        citation = pairs[index][0]
+        span = citation.span
+        following = index + 1  # the citations of the same marker follow it
+        while following < len(pairs) and pairs[following][0].span == span:
+            following += 1
+        group = pairs[index:following]
+        index = following
+        if span is None:
+            continue
+        start, end = span
+        while cut < len(cuts) and cuts[cut][0] <= start:
+            if cuts[cut][0] > position:
+                parts.append(text[position:cuts[cut][0]])
+            position = max(position, cuts[cut][1])
+            cut += 1
+        if start < position:
+            continue  # in a dropped claim
+        valid = [(c.source_id, chip_of[source_id]) for c, source_id in group
+                 if source_id is not None]
+        if not valid:
+            start = max(_space_before(text, start), position)
+            removed.append(citation.marker or "")
         if start > position:
             parts.append(text[position:start])
-        if ref is not None:
-            parts.append(ref)
-        elif raw:
-            removed.append(raw)
+        if len(valid) == 1:
+            parts.append(Ref(citation.marker or "", (valid[0][0],), (valid[0][1],),
+                             len(group) == 1))
+        elif valid:
+            parts.append(Ref(citation.marker or "", tuple(dict.fromkeys(w for w, _ in valid)),
+                             tuple(dict.fromkeys(c for _, c in valid)),
+                             len(valid) == len(group)))
+        position = end
+    for start, end in cuts[cut:]:
+        if start > position:
+            parts.append(text[position:start])
         position = max(position, end)
     if position < len(text):
         parts.append(text[position:])

@@ -43,9 +43,12 @@ _URL_SAFE = "/:?&=%@!$*+,;~-._"
 _REL = 'rel="noopener noreferrer nofollow" target="_blank"'
 
 
+_NEEDS_NEUTRAL = re.compile("[" + "".join(re.escape(chr(code)) for code in _NEUTRAL) + "]")
+
+
 def neutralise(text: str) -> str:
     """``text`` with control and bidirectional-override characters made harmless."""
-    return text.translate(_NEUTRAL)
+    return text.translate(_NEUTRAL) if _NEEDS_NEUTRAL.search(text) else text
 
 
 def _destination(url: str) -> str:
@@ -60,25 +63,25 @@ def _html_text(text: str) -> str:
     return "</p>\n<p>".join(p.replace("\n", "<br>\n") for p in paragraphs)
 
 
-def _html_ref(ref: Ref, chips: dict[int, Chip]) -> str:
-    links = []
-    for number in ref.chips:
-        chip = chips[number]
-        label = escape(neutralise(chip.label))
-        if chip.url is None:
-            links.append(f'<span class="citeaudit-ref" title="{label}">[{number}]</span>')
-        else:
-            links.append(f'<a class="citeaudit-ref" href="{escape(_destination(chip.url))}"'
-                         f' title="{label}" {_REL}>[{number}]</a>')
-    return f'<sup class="citeaudit-cite">{"".join(links)}</sup>'
+def _html_link(chip: Chip) -> str:
+    """How a marker shows one chip: a link to its document, or its number alone."""
+    label = escape(neutralise(chip.label))
+    if chip.url is None:
+        return f'<span class="citeaudit-ref" title="{label}">[{chip.number}]</span>'
+    return (f'<a class="citeaudit-ref" href="{escape(_destination(chip.url))}" title="{label}"'
+            f' {_REL}>[{chip.number}]</a>')
+
+
+def _html_ref(ref: Ref, links: dict[int, str]) -> str:
+    return f'<sup class="citeaudit-cite">{"".join(links[n] for n in ref.chips)}</sup>'
 
 
 def render_html(guarded: Guarded) -> str:
     """The answer as an HTML fragment: the text in paragraphs with verified markers as links,
     then the list of sources.
     """
-    chips = {chip.number: chip for chip in guarded.chips}
-    body = "".join(_html_text(part) if isinstance(part, str) else _html_ref(part, chips)
+    links = {chip.number: _html_link(chip) for chip in guarded.chips}
+    body = "".join(_html_text(part) if isinstance(part, str) else _html_ref(part, links)
                    for part in _trimmed(guarded.parts))
     withheld = ' data-withheld="true"' if guarded.withheld else ""
     html = [f'<div class="citeaudit-answer" data-status="{guarded.status}"{withheld}>\n'
@@ -109,24 +112,19 @@ def _markdown_text(text: str) -> str:
     return escaped.replace("@", "@" + _WORD_JOINER) if "@" in escaped else escaped
 
 
-def _markdown_ref(ref: Ref, chips: dict[int, Chip]) -> str:
-    links = []
-    for number in ref.chips:
-        chip = chips[number]
-        if chip.url is None:
-            links.append(f"\\[{number}\\]")
-        else:
-            links.append(f"[\\[{number}\\]](<{_destination(chip.url)}>)")
-    return "".join(links)
+def _markdown_link(chip: Chip) -> str:
+    if chip.url is None:
+        return f"\\[{chip.number}\\]"
+    return f"[\\[{chip.number}\\]](<{_destination(chip.url)}>)"
 
 
 def render_markdown(guarded: Guarded) -> str:
     """The answer as Markdown: text escaped so that it creates no link, image, autolink or
     HTML; verified markers as links; then the list of sources.
     """
-    chips = {chip.number: chip for chip in guarded.chips}
-    body = "".join(_markdown_text(part) if isinstance(part, str) else _markdown_ref(part, chips)
-                   for part in _trimmed(guarded.parts))
+    links = {chip.number: _markdown_link(chip) for chip in guarded.chips}
+    body = "".join(_markdown_text(part) if isinstance(part, str) else
+                   "".join(links[n] for n in part.chips) for part in _trimmed(guarded.parts))
     lines = [body, ""]
     if guarded.chips:
         lines += ["Sources:", ""]

@@ -8,6 +8,7 @@ without a link. Chips are numbered in the order the answer first cites them.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Collection
 from typing import TYPE_CHECKING, NamedTuple
@@ -33,6 +34,7 @@ _UNSAFE_URL = re.compile("[\\s\x00-\x1f\x7f-\x9f\u061c\u200b-\u200f\u202a-\u202e
                          "\u2028\u2029\u2066-\u2069\ufeff]")
 
 
+@functools.lru_cache(maxsize=4096)  # the same few documents are cited again and again
 def canonical_url(url: str | None) -> str | None:
     """The canonical form of an ``http``/``https`` URL, or ``None`` when it cannot be a safe
     link destination (another scheme, relative or protocol-relative, no host, credentials in

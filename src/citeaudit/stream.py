@@ -21,6 +21,7 @@ held-back text; each paragraph with code is examined once, when it ends.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from typing import Any
 
 from citeaudit.audit import (
@@ -41,9 +42,7 @@ from citeaudit.sources import load_snapshot
 __all__ = ["StreamAuditor", "stream"]
 
 _DEFAULT = Config()
-# A chunk with nothing that needs care: no bracket, code character or newline, and no space
-# at its end.
-_QUIET = re.compile(r"[^\[\]\uff3b\uff3d`~\n]*[^\[\]\uff3b\uff3d`~\n \t]")
+_QUIET = re.compile(r"[^\[\]\uff3b\uff3d`~\n]+")  # no bracket, code character or newline
 _FENCE = re.compile(r"[ \t]{0,3}(`{3,}|~{3,})")
 _MAX_CONTENT = 200  # the longest bracket content a marker can have (see the grammar)
 _REFUSAL_WINDOW = 1000
@@ -68,49 +67,68 @@ class StreamAuditor:
         self._refusal = refusal if refusal is not None else self._config.refusal
         self._brackets = _bracket_only(self._grammar)
         self._chunks: list[str] = []
-        self._length = 0  # characters received
-        self._shown = 0  # characters of the answer settled and displayed (or removed)
-        self._before = ""  # the character just before ``_shown``
-        self._pending = ""  # received but not settled: the answer from ``_shown``
-        # Lines and paragraphs (blocks), for code fences and code spans.
-        self._line: list[str] = []
+        self._counted = 0  # chunks counted in ``_length``; the fast path does not count
+        self._length = 0  # characters received, once counted
+        self._before = ""  # the last character displayed (or removed)
+        self._pending = ""  # received but not settled: the end of the answer
+        # Lines and paragraphs (blocks), for code fences and code spans: where each starts,
+        # as (chunk index, offset) and as a position in the answer.
+        self._line_at = (0, 0)
         self._line_start = 0
         self._lines = 0
         self._fence: str | None = None
-        self._block: list[str] = []
+        self._block_at = (0, 0)
         self._block_start = 0
         self._code_from: int | None = None  # first backtick or tilde in the open block
         self._code: list[Span] = []
         self._code_starts: list[int] = []
         self._refusing = True  # the answer may still be the refusal
         self._finished = False
+        # The fast path's test, when nothing but spaces is held: a chunk with no bracket,
+        # code character or newline changes nothing but the text. None: no fast path.
+        self._quiet: Callable[[str], object] | None = None
         self.rest = ""
 
     def feed(self, chunk: str) -> str:
         """Take the next piece of the answer; return the text now safe to display."""
+        quiet = self._quiet
+        if quiet is not None and quiet(chunk):
+            self._chunks.append(chunk)
+            if chunk[-1] not in " \t":
+                self._before = chunk[-1]
+                pending = self._pending
+                if pending:
+                    self._pending = ""
+                    return pending + chunk
+                return chunk
+            body = chunk.rstrip(" \t")
+            if not body:
+                self._pending += chunk  # spaces are held: a bad marker may follow
+                return ""
+            shown = self._pending + body
+            self._pending = chunk[len(body):]
+            self._before = body[-1]
+            return shown
         if self._finished:
             raise RuntimeError("feed() after finish()")
         if not chunk:
             return ""
         self._chunks.append(chunk)
-        self._length += len(chunk)
-        if not self._pending and not self._refusing and self._code_from is None and \
-                self._brackets and _QUIET.fullmatch(chunk):
-            # Nothing held and nothing to decide: the common token goes straight out.
-            self._line.append(chunk)
-            self._block.append(chunk)
-            self._shown = self._length
-            self._before = chunk[-1]
-            return chunk
+        length = self._count()
         self._pending += chunk
-        self._track(chunk)
-        return self._release(self._settled())
+        self._track(chunk, len(self._chunks) - 1, length - len(chunk))
+        shown = self._release(self._settled())
+        self._quiet = _QUIET.fullmatch if (
+            not self._refusing and self._code_from is None and self._brackets
+            and not self._pending.strip(" \t")) else None
+        return shown
 
     def finish(self) -> Report:
         """Audit the whole answer; :attr:`rest` is then the rest of the text to display."""
         if self._finished:
             raise RuntimeError("finish() called twice")
         self._finished = True
+        self._quiet = None
         text = "".join(self._chunks)
         context = prepare(text, self._snapshot, grammar=self._grammar, refusal=self._refusal,
                           config=self._config)
@@ -119,31 +137,51 @@ class StreamAuditor:
             # Held back from the start; the guard removes every marker of a refusal.
             self.rest = guarded(context, report, "strip", DEFAULT_FALLBACK).text
             return report
-        self._close_block(self._length)
+        self._close_block(self._count(), (len(self._chunks), 0))
         self._refusing = False
         self.rest = self._release(self._length)
         return report
 
+    def _count(self) -> int:
+        """Characters received (counting the chunks the fast path let through)."""
+        chunks = self._chunks
+        if self._counted < len(chunks):
+            self._length += sum(map(len, chunks[self._counted:]))
+            self._counted = len(chunks)
+        return self._length
+
+    def _slice(self, start: tuple[int, int], end: tuple[int, int]) -> str:
+        """The answer between two (chunk index, offset) places."""
+        chunks = self._chunks
+        (first, offset), (last, stop) = start, end
+        if first == last:
+            return chunks[first][offset:stop]
+        tail = chunks[last][:stop] if last < len(chunks) else ""
+        return chunks[first][offset:] + "".join(chunks[first + 1:last]) + tail
+
     # Tracking lines and paragraphs -------------------------------------------------------
 
-    def _track(self, chunk: str) -> None:
-        position = self._length - len(chunk)
+    def _track(self, chunk: str, index: int, position: int) -> None:
+        if "\n" not in chunk and (self._code_from is not None or
+                                  ("`" not in chunk and "~" not in chunk)):
+            return  # no line ends and no code starts
         start = 0
         while start < len(chunk):
             newline = chunk.find("\n", start)
             end = len(chunk) if newline < 0 else newline + 1
-            piece = chunk[start:end]
-            if self._code_from is None and ("`" in piece or "~" in piece):
-                found = [i for i in (piece.find("`"), piece.find("~")) if i >= 0]
-                self._code_from = position + start + min(found)
-            self._line.append(piece)
-            self._block.append(piece)
+            if self._code_from is None:
+                found = [i for i in (chunk.find("`", start, end), chunk.find("~", start, end))
+                         if i >= 0]
+                if found:
+                    self._code_from = position + min(found)
             if newline >= 0:
-                self._end_line("".join(self._line), position + end)
-                self._line = []
+                line = self._slice(self._line_at, (index, end))
+                self._line_at = (index, end)
+                self._line_start = position + end
+                self._end_line(line, position + end, (index, end))
             start = end
 
-    def _end_line(self, line: str, end: int) -> None:
+    def _end_line(self, line: str, end: int, at: tuple[int, int]) -> None:
         """A line is complete: follow code fences, and close the block at a blank line."""
         self._lines += 1
         match = _FENCE.match(line)
@@ -153,19 +191,17 @@ class StreamAuditor:
                 not line[match.end():].strip():
             self._fence = None
         elif self._fence is None and self._lines > 1 and not line.strip(" \t\r\n"):
-            self._close_block(end)
-        self._line_start = end
+            self._close_block(end, at)
 
-    def _close_block(self, end: int) -> None:
-        """The paragraph up to ``end`` is complete: its code is now known."""
+    def _close_block(self, end: int, at: tuple[int, int]) -> None:
+        """The paragraph up to ``end`` (chunk place ``at``) is complete: its code is known."""
         if self._code_from is not None:
-            text = "".join(self._block)
             base = self._block_start
-            for span in code_spans(text):
+            for span in code_spans(self._slice(self._block_at, at)):
                 self._code.append(Span(span.start + base, span.end + base))
                 self._code_starts.append(span.start + base)
             self._code_from = None
-        self._block = []
+        self._block_at = at
         self._block_start = end
 
     # Deciding what is settled -------------------------------------------------------------
@@ -173,8 +209,8 @@ class StreamAuditor:
     def _settled(self) -> int:
         """How far (in answer positions) the text is settled."""
         pending = self._pending
-        base = self._shown
         limit = self._length
+        base = limit - len(pending)
         if self._code_from is not None:
             limit = min(limit, self._code_from)
         if not self._brackets:
@@ -196,28 +232,28 @@ class StreamAuditor:
 
     def _refusal_hold(self, limit: int) -> int:
         """Hold everything while the answer may still be the refusal."""
-        head = self._pending[:limit - self._shown]  # nothing is shown while this holds
+        shown = self._length - len(self._pending)
+        head = self._pending[:limit - shown]  # nothing is shown while this holds
         expected = self._refusal.strip()
         if len(head) <= len(expected) + _REFUSAL_WINDOW:
             bare = head.strip()
             if expected.startswith(bare):
-                return self._shown
+                return shown
             scan = self._grammar.scan(head)
             if scan.markers and expected.startswith(_without(head, scan.markers).strip()):
-                return self._shown
+                return shown
         self._refusing = False
         return limit
 
     def _release(self, limit: int) -> str:
         """Display the answer up to ``limit``: markers checked, unverifiable ones removed."""
-        base = self._shown
+        base = self._length - len(self._pending)
         if limit <= base:
             return ""
         cut = limit - base
         window = self._pending[:cut]
         self._pending = self._pending[cut:]
         before = self._before
-        self._shown = limit
         self._before = window[-1]
         if "[" not in window and "\uff3b" not in window and self._brackets:
             return window
