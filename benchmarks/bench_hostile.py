@@ -1,4 +1,5 @@
-"""Hostile answer text: time per input at two sizes, and how time grows when size doubles.
+"""Hostile answer text: time per input at two sizes, and how time grows when size doubles,
+for the one-shot audit and for the streaming auditor fed 4-character chunks.
 
     python3 benchmarks/bench_hostile.py [--size N]
 
@@ -10,6 +11,7 @@ from __future__ import annotations
 import argparse
 import statistics
 import time
+from collections.abc import Callable
 
 import citeaudit
 
@@ -21,14 +23,27 @@ SHAPES = {
     "source heads": "[Source: ", "id lists": "[doc_1, ", "blank-line code": "`a\n\n",
     "nested brackets": "[[1]", "long range": "[1-999999999]",
     "malformed markers": "Fact [] here. ",
+    "spaces": " ", "code paragraph": "`a b ", "long lines": "word [1] ",
 }
 
 
-def _time(text: str, rounds: int = 3) -> float:
+def _audit(text: str) -> None:
+    citeaudit.audit(text, ["a", "b"])
+
+
+def _stream(text: str) -> None:
+    auditor = citeaudit.stream(["a", "b"])
+    feed = auditor.feed
+    for start in range(0, len(text), 4):
+        feed(text[start:start + 4])
+    auditor.finish()
+
+
+def _time(work: Callable[[str], None], text: str, rounds: int = 3) -> float:
     times = []
     for _ in range(rounds):
         start = time.perf_counter()
-        citeaudit.audit(text, ["a", "b"])
+        work(text)
         times.append(time.perf_counter() - start)
     return statistics.median(times)
 
@@ -37,15 +52,16 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--size", type=int, default=100_000, help="characters (default 100,000)")
     args = parser.parse_args()
-    worst = 0.0
-    print(f"{'shape':<20} {'ms at N':>9} {'ms at 2N':>9} {'growth':>7}")
-    for name, unit in SHAPES.items():
-        small = _time(unit * (args.size // len(unit)))
-        large = _time(unit * (2 * args.size // len(unit)))
-        growth = large / small if small else 0.0
-        worst = max(worst, growth)
-        print(f"{name:<20} {small * 1e3:9.1f} {large * 1e3:9.1f} {growth:7.2f}")
-    print(f"worst growth when the size doubles: {worst:.2f} (linear: about 2)")
+    for title, work in (("audit()", _audit), ("stream(), 4-character chunks", _stream)):
+        worst = 0.0
+        print(f"{title}\n{'shape':<20} {'ms at N':>9} {'ms at 2N':>9} {'growth':>7}")
+        for name, unit in SHAPES.items():
+            small = _time(work, unit * (args.size // len(unit)))
+            large = _time(work, unit * (2 * args.size // len(unit)))
+            growth = large / small if small else 0.0
+            worst = max(worst, growth)
+            print(f"{name:<20} {small * 1e3:9.1f} {large * 1e3:9.1f} {growth:7.2f}")
+        print(f"{title}: worst growth when the size doubles: {worst:.2f} (linear: about 2)\n")
 
 
 if __name__ == "__main__":

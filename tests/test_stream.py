@@ -5,6 +5,7 @@ and the final report equals the one-shot audit.
 from __future__ import annotations
 
 import json
+import random
 from pathlib import Path
 
 import pytest
@@ -110,3 +111,26 @@ def test_misuse() -> None:
     with pytest.raises(RuntimeError):
         auditor.finish()
     assert stream(PASSAGES).feed("") == ""
+
+
+TRICKY = [
+    "Refunds take 30 days [1]. Per diem [2][9]. Bad [7] [8].\n\n- item `[9]` code [3]\n\n"
+    "```\n[9]\n```\nafter [1, 9] x [4](http://x) [2]",
+    "Not covered by the provided documents. [1]",
+    "[1] start [9]\tend [S2] \uff3b\uff11\uff3d \uff3b\uff19\uff3d",
+    "Refunds take 30 days [1]. Not covered by the provided documents.",
+    "a ` b [9] \n\n c ` d [9]",
+    "~~~\n[9]\n\n[8]\n~~~\n[9] ok [1]",
+    "code [3]\n\n```\n[9]\n```\nafter [1, 9] x",
+    "x" + " " * 300 + "[9]" + "y [" + "z" * 250 + "] [2]",
+]
+
+
+@pytest.mark.parametrize("text", TRICKY)
+def test_many_random_chunkings(text: str) -> None:
+    rng = random.Random(text)
+    want = guard(text, PASSAGES, policy="strip").text
+    for _ in range(200):
+        cuts = [rng.randrange(len(text)) for _ in range(rng.randint(1, 25))]
+        shown, rest, _ = run(text, cuts)
+        assert "".join(shown) + rest == want, cuts

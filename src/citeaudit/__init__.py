@@ -9,6 +9,7 @@
 from citeaudit.answer import Answer, Citation, Claim, parse_answer
 from citeaudit.audit import Report, Status, audit, findings_of, iter_findings, prepare
 from citeaudit.checks import Check, Context
+from citeaudit.chips import Chip, canonical_url
 from citeaudit.config import DEFAULT_REFUSAL, Config, load_config
 from citeaudit.errors import CiteauditError, ConfigError, GrammarError, InputError, SnapshotError
 from citeaudit.findings import Finding, Problem
@@ -17,7 +18,6 @@ from citeaudit.guard import DEFAULT_FALLBACK, POLICIES, Guarded, Ref, Resolution
 from citeaudit.metrics import Metrics
 from citeaudit.prompt import DEFAULT_CONTRACT, PromptContext, build_context
 from citeaudit.render import neutralise, render, render_html, render_markdown
-from citeaudit.resolve import Chip, canonical_url
 from citeaudit.rules import RULES, Rule, Severity
 from citeaudit.segment import Segmenter, segment
 from citeaudit.sources import Snapshot, Source, load_snapshot

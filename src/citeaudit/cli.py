@@ -18,6 +18,7 @@ import orjson
 
 from citeaudit import __version__
 from citeaudit.audit import audit
+from citeaudit.chips import DEFAULT_QUOTE_LENGTH
 from citeaudit.config import DEFAULT_REFUSAL, Config, load_config, parse_severity
 from citeaudit.errors import CiteauditError, ConfigError, InputError, SnapshotError
 from citeaudit.guard import DEFAULT_FALLBACK, POLICIES, guard
@@ -25,7 +26,6 @@ from citeaudit.loading import DEFAULT_MAX_BYTES, decode_json, decode_text, read_
 from citeaudit.output import FORMATTERS, one_line
 from citeaudit.prompt import DEFAULT_CONTRACT, build_context
 from citeaudit.render import FORMATS, render_html, render_markdown
-from citeaudit.resolve import DEFAULT_QUOTE_LENGTH
 from citeaudit.rules import RULES
 from citeaudit.sources import Snapshot, load_snapshot
 

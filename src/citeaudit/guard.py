@@ -22,8 +22,8 @@ from typing import Any, Literal, NamedTuple
 from citeaudit.answer import Citation, Claim
 from citeaudit.audit import GrammarSpec, Report, Status, findings_of, prepare, report_of
 from citeaudit.checks import Context
+from citeaudit.chips import DEFAULT_QUOTE_LENGTH, Chip, chips_of
 from citeaudit.config import Config
-from citeaudit.resolve import DEFAULT_QUOTE_LENGTH, Chip, chips_of
 from citeaudit.sources import Snapshot
 
 __all__ = ["DEFAULT_FALLBACK", "POLICIES", "Guarded", "Policy", "Ref", "Resolution", "guard",

@@ -15,8 +15,8 @@ from urllib.parse import quote
 
 from markupsafe import Markup, escape
 
+from citeaudit.chips import Chip
 from citeaudit.guard import Guarded, Part, Policy, Ref, guard
-from citeaudit.resolve import Chip
 
 __all__ = ["FORMATS", "neutralise", "render", "render_html", "render_markdown"]
 

@@ -70,7 +70,11 @@ class StreamAuditor:
         self._counted = 0  # chunks counted in ``_length``; the fast path does not count
         self._length = 0  # characters received, once counted
         self._before = ""  # the last character displayed (or removed)
-        self._pending = ""  # received but not settled: the end of the answer
+        # Received but not settled, the end of the answer: ``_pending``, then ``_tail``, chunks
+        # held whole and not looked at (spaces, or what follows code in an open paragraph).
+        self._pending = ""
+        self._tail: list[str] = []
+        self._tail_length = 0
         # Lines and paragraphs (blocks), for code fences and code spans: where each starts,
         # as (chunk index, offset) and as a position in the answer.
         self._line_at = (0, 0)
@@ -93,20 +97,27 @@ class StreamAuditor:
         """Take the next piece of the answer; return the text now safe to display."""
         quiet = self._quiet
         if quiet is not None and quiet(chunk):
+            # The fast path: nothing held but spaces (in ``_tail``), nothing in the chunk
+            # that needs a decision.
             self._chunks.append(chunk)
+            tail = self._tail
             if chunk[-1] not in " \t":
                 self._before = chunk[-1]
-                pending = self._pending
-                if pending:
-                    self._pending = ""
-                    return pending + chunk
+                if tail:
+                    held = "".join(tail)
+                    tail.clear()
+                    self._tail_length = 0
+                    return held + chunk
                 return chunk
             body = chunk.rstrip(" \t")
-            if not body:
-                self._pending += chunk  # spaces are held: a bad marker may follow
+            if not body:  # spaces are held: an unverifiable marker after them takes them
+                tail.append(chunk)
+                self._tail_length += len(chunk)
                 return ""
-            shown = self._pending + body
-            self._pending = chunk[len(body):]
+            shown = "".join(tail) + body if tail else body
+            tail.clear()
+            tail.append(chunk[len(body):])
+            self._tail_length = len(chunk) - len(body)
             self._before = body[-1]
             return shown
         if self._finished:
@@ -115,13 +126,37 @@ class StreamAuditor:
             return ""
         self._chunks.append(chunk)
         length = self._count()
-        self._pending += chunk
-        self._track(chunk, len(self._chunks) - 1, length - len(chunk))
+        position = length - len(chunk)
+        start = position - len(self._pending) - self._tail_length  # of what is not shown
+        self._track(chunk, len(self._chunks) - 1, position)
+        if (self._code_from is not None and self._code_from <= start) or (
+                not self._brackets and self._line_start <= start):
+            # Held whole until its paragraph (or line) ends: no need to look at it again.
+            self._quiet = None
+            self._tail.append(chunk)
+            self._tail_length += len(chunk)
+            return ""
+        self._pending += self._untail() + chunk
         shown = self._release(self._settled())
-        self._quiet = _QUIET.fullmatch if (
-            not self._refusing and self._code_from is None and self._brackets
-            and not self._pending.strip(" \t")) else None
+        if not self._refusing and self._code_from is None and self._brackets and \
+                not self._pending.strip(" \t"):
+            self._quiet = _QUIET.fullmatch
+            if self._pending:  # held spaces move to the tail, where the fast path keeps them
+                self._tail.append(self._pending)
+                self._tail_length = len(self._pending)
+                self._pending = ""
+        else:
+            self._quiet = None
         return shown
+
+    def _untail(self) -> str:
+        """Take the held tail back (to be looked at)."""
+        if not self._tail:
+            return ""
+        held = "".join(self._tail)
+        self._tail = []
+        self._tail_length = 0
+        return held
 
     def finish(self) -> Report:
         """Audit the whole answer; :attr:`rest` is then the rest of the text to display."""
@@ -138,6 +173,7 @@ class StreamAuditor:
             self.rest = guarded(context, report, "strip", DEFAULT_FALLBACK).text
             return report
         self._close_block(self._count(), (len(self._chunks), 0))
+        self._pending += self._untail()
         self._refusing = False
         self.rest = self._release(self._length)
         return report
@@ -223,27 +259,26 @@ class StreamAuditor:
                 if (closing < 0 and len(after) <= _MAX_CONTENT and "\n" not in after) or (
                         closing == len(after) - 1 and closing <= _MAX_CONTENT):
                     limit = min(limit, base + opening)
+        if self._refusing and self._may_refuse(pending[:limit - base]):
+            return base
         cut = limit - base
         if cut > 0 and pending[cut - 1] in " \t":
             limit = base + len(pending[:cut].rstrip(" \t"))
-        if self._refusing:
-            limit = self._refusal_hold(limit)
         return max(limit, base)
 
-    def _refusal_hold(self, limit: int) -> int:
-        """Hold everything while the answer may still be the refusal."""
-        shown = self._length - len(self._pending)
-        head = self._pending[:limit - shown]  # nothing is shown while this holds
+    def _may_refuse(self, head: str) -> bool:
+        """Whether the answer so far (``head``: everything, as nothing is shown while this
+        holds) may still turn out to be the refusal; once it cannot, it never can.
+        """
         expected = self._refusal.strip()
         if len(head) <= len(expected) + _REFUSAL_WINDOW:
-            bare = head.strip()
-            if expected.startswith(bare):
-                return shown
+            if expected.startswith(head.strip()):
+                return True
             scan = self._grammar.scan(head)
             if scan.markers and expected.startswith(_without(head, scan.markers).strip()):
-                return shown
+                return True
         self._refusing = False
-        return limit
+        return False
 
     def _release(self, limit: int) -> str:
         """Display the answer up to ``limit``: markers checked, unverifiable ones removed."""
