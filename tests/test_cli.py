@@ -243,6 +243,16 @@ def test_render_policies_and_markdown(run: Any, tmp_path: Path) -> None:
     assert passed.code == ExitCode.OK
 
 
+def test_render_json(run: Any) -> None:
+    result = run("render", S002, "-", "--to", "json", stdin=b"Desk [3]. Refunds [7].")
+    data = json.loads(result.out)
+    assert result.code == ExitCode.FAILED
+    assert (data["text"], data["review"], data["removed"]) == ("Desk [3]. Refunds.", True,
+                                                               ["[7]"])
+    assert data["chips"][0]["url"] == "https://hr.example/faq"
+    assert [s["id"] for s in data["snapshot"]["sources"]] == ["1", "2", "3"]
+
+
 def test_render_from_stdin_and_bad_input(run: Any, tmp_path: Path) -> None:
     result = run("render", S002, "-", "--to", "markdown", stdin=b"Desk [3].")
     assert result.out.startswith("Desk [\\[1\\]](<https://hr.example/faq>).")

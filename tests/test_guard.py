@@ -117,7 +117,9 @@ def test_to_dict() -> None:
     assert data["text"] == "Refunds. Due [1]."
     assert data["chips"][0]["source_ids"] == ["1"]
     assert data["report"]["status"] == "unverified"
+    assert data["snapshot"]["sources"][0]["id"] == "1"  # flagged for review: registry attached
     assert json.loads(json.dumps(data)) == data
+    assert "snapshot" not in guard("Due [1].", PASSAGES).to_dict()
 
 
 @PROFILE

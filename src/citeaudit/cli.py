@@ -85,8 +85,9 @@ def _parser() -> argparse.ArgumentParser:
         " written in every case. Exit 0: passed; 1: the answer did not pass; 2: the input"
         " could not be used.")
     _inputs(render)
-    render.add_argument("--to", choices=FORMATS, default="html",
-                        help="output format (default: html)")
+    render.add_argument("--to", choices=(*FORMATS, "json"), default="html",
+                        help="output format (default: html); json: the served text, chips,"
+                        " removals, report, and the snapshot when flagged for review")
     render.add_argument("--policy", choices=POLICIES, default="strip",
                         help="strip unverifiable markers, drop the claims carrying them, or"
                         " withhold an unverified answer (default: strip)")
@@ -245,7 +246,10 @@ def _render(args: argparse.Namespace, out: TextIO, stdin: Any) -> int:
     snapshot, answer, _ = _inputs_of(args, config, stdin)
     served = guard(answer, snapshot, policy=args.policy, fallback=args.fallback,
                    config=config, quote_length=args.quote_length)
-    out.write(render_html(served) if args.to == "html" else render_markdown(served))
+    if args.to == "json":
+        out.write(orjson.dumps(served.to_dict(), option=orjson.OPT_INDENT_2).decode() + "\n")
+    else:
+        out.write(render_html(served) if args.to == "html" else render_markdown(served))
     return ExitCode.OK if served.report.passed else ExitCode.FAILED
 
 

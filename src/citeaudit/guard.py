@@ -92,12 +92,17 @@ class Guarded:
         return "".join(part if isinstance(part, str) else part.text for part in self.parts)
 
     def to_dict(self) -> dict[str, Any]:
-        """The JSON form: served text, chips, what was removed, and the report."""
-        return {"status": self.status, "policy": self.policy, "text": self.text,
+        """The JSON form: served text, chips, what was removed, and the report; for an answer
+        flagged for review, the snapshot too (what a reviewer needs to check it again).
+        """
+        data = {"version": 1, "status": self.status, "policy": self.policy, "text": self.text,
                 "withheld": self.withheld, "review": self.review,
                 "chips": [chip.to_dict() for chip in self.chips],
                 "removed": list(self.removed), "dropped": list(self.dropped),
                 "report": self.report.to_dict()}
+        if self.review:
+            data["snapshot"] = self.snapshot.to_dict()
+        return data
 
 
 def resolve(answer: Any, sources: Any, *, grammar: GrammarSpec = None,
