@@ -87,6 +87,21 @@ def test_strip_takes_the_space_before_a_marker(answer: str, text: str) -> None:
     assert guard(answer, PASSAGES, policy="strip").text == text
 
 
+@pytest.mark.parametrize(("answer", "text"), [
+    ("Refunds take 14 days[7]and more [1].", "Refunds take 14 days and more [1]."),
+    ("A [7,[9]8] b [1].", "A [7,\u200b8] b [1]."),  # [7,8] would be a new marker
+    ("A [x [9]] b [1].", "A [x\u200b] b [1]."),
+    ("`x[1]`[9]```\n[9]```\n", "`x[1]`\u200b```\n[9]```\n"),  # runs must not merge
+    ("[9]```\ncode\n```", "\u200b```\ncode\n```"),  # nor a fence open
+    ("Plain [9] end.", "Plain end."),
+])
+def test_removal_never_joins_its_neighbours_into_something_new(answer: str, text: str) -> None:
+    served = guard(answer, PASSAGES, grammar="numeric")
+    assert served.text == text
+    again = citeaudit.audit(served.text, PASSAGES, grammar="numeric")
+    assert not {f.code for f in again.findings} & {"CA201", "CA202"}
+
+
 def test_refusal_keeps_no_marker() -> None:
     served = guard("Not covered by the provided documents. [2]", PASSAGES)
     assert served.status == "unverified"  # CA402

@@ -189,6 +189,8 @@ def _apply(text: str, pairs: Sequence[tuple[Citation, str | None]], chip_of: dic
     """
     cuts = [_drop_range(text, start, end) for start, end in _merged(text, drop)]
     cut = 0
+    opened = False  # an unclosed "[" on the served line, up to the parts already done
+    checked = 0  # parts already looked at for ``opened``
     parts: list[Part] = []
     removed: list[str] = []
     position = 0
@@ -218,6 +220,15 @@ def _apply(text: str, pairs: Sequence[tuple[Citation, str | None]], chip_of: dic
             removed.append(citation.marker or "")
         if start > position:
             parts.append(text[position:start])
+        if not valid:
+            for part in parts[checked:]:
+                opened = line_open(part if isinstance(part, str) else part.text, opened)
+            checked = len(parts)
+            last = parts[-1] if parts else ""
+            last_text = last if isinstance(last, str) else last.text
+            glue = junction(last_text[-1:], text[end:end + 1], opened)
+            if glue:
+                parts.append(glue)
         if len(valid) == 1:
             parts.append(Ref(citation.marker or "", (valid[0][0],), (valid[0][1],),
                              len(group) == 1))
@@ -233,6 +244,40 @@ def _apply(text: str, pairs: Sequence[tuple[Citation, str | None]], chip_of: dic
     if position < len(text):
         parts.append(text[position:])
     return tuple(parts), tuple(removed)
+
+
+_OPEN = ("[", "\uff3b")
+_CLOSE = ("]", "\uff3d")
+_ZERO_WIDTH_SPACE = "\u200b"
+
+
+def line_open(text: str, opened: bool) -> bool:
+    """Whether a ``[`` is left unclosed on the last line of what was served, once ``text`` is
+    added to a line that was (``opened``) or was not.
+    """
+    newline = text.rfind("\n")
+    if newline >= 0:
+        text = text[newline + 1:]
+        opened = False
+    last_open = max(text.rfind(_OPEN[0]), text.rfind(_OPEN[1]))
+    last_close = max(text.rfind(_CLOSE[0]), text.rfind(_CLOSE[1]))
+    if last_open == last_close:  # neither
+        return opened
+    return last_open > last_close
+
+
+def junction(before: str, after: str, opened: bool) -> str:
+    """What goes where an unverifiable marker was removed, so that what was around it cannot
+    join into something new: inside an open ``[`` or before a backtick or tilde (a marker, a
+    code run, a fence) an invisible U+200B; between two letters or digits a space; else nothing.
+    """
+    if not after or after == "\n":
+        return ""
+    if opened or after in "`~":
+        return _ZERO_WIDTH_SPACE
+    if before.isalnum() and after.isalnum():
+        return " "
+    return ""
 
 
 def _space_before(text: str, start: int) -> int:

@@ -35,7 +35,7 @@ from citeaudit.audit import (
 )
 from citeaudit.config import Config
 from citeaudit.grammar import BracketGrammar, Chain, Grammar, Marker
-from citeaudit.guard import DEFAULT_FALLBACK, guarded
+from citeaudit.guard import DEFAULT_FALLBACK, guarded, junction, line_open
 from citeaudit.segment import Span, code_spans, covered
 from citeaudit.sources import load_snapshot
 
@@ -69,7 +69,9 @@ class StreamAuditor:
         self._chunks: list[str] = []
         self._counted = 0  # chunks counted in ``_length``; the fast path does not count
         self._length = 0  # characters received, once counted
-        self._before = ""  # the last character displayed (or removed)
+        self._before = ""  # the last character of the answer displayed (or removed)
+        self._last = ""  # the last character displayed
+        self._opened = False  # whether the displayed line has an unclosed "["
         # Received but not settled, the end of the answer: ``_pending``, then ``_tail``, chunks
         # held whole and not looked at (spaces, or what follows code in an open paragraph).
         self._pending = ""
@@ -102,7 +104,7 @@ class StreamAuditor:
             self._chunks.append(chunk)
             tail = self._tail
             if chunk[-1] not in " \t":
-                self._before = chunk[-1]
+                self._before = self._last = chunk[-1]
                 if tail:
                     held = "".join(tail)
                     tail.clear()
@@ -118,7 +120,7 @@ class StreamAuditor:
             tail.clear()
             tail.append(chunk[len(body):])
             self._tail_length = len(chunk) - len(body)
-            self._before = body[-1]
+            self._before = self._last = body[-1]
             return shown
         if self._finished:
             raise RuntimeError("feed() after finish()")
@@ -287,11 +289,12 @@ class StreamAuditor:
             return ""
         cut = limit - base
         window = self._pending[:cut]
+        after_window = self._pending[cut:cut + 1]
         self._pending = self._pending[cut:]
         before = self._before
         self._before = window[-1]
         if "[" not in window and "\uff3b" not in window and self._brackets:
-            return window
+            return self._shown(window)
         scan = self._grammar.scan(before + window)
         offset = base - len(before)
         pieces: list[str] = []
@@ -310,9 +313,22 @@ class StreamAuditor:
                 pieces.append(f"[{', '.join(dict.fromkeys(valid))}]")
             else:
                 pieces.append(text[position:_space_before(text, start, len(before))])
+                so_far = "".join(pieces)
+                after = text[marker.end:marker.end + 1] or after_window
+                pieces = [so_far, junction((so_far or self._last)[-1:], after,
+                                           line_open(so_far, self._opened))]
             position = marker.end
         pieces.append(text[position:])
-        return "".join(pieces)
+        return self._shown("".join(pieces))
+
+    def _shown(self, text: str) -> str:
+        """Note what is displayed (the last character, an open bracket) and return it."""
+        if text:
+            self._last = text[-1]
+            if "[" in text or "]" in text or "\n" in text or "\uff3b" in text or \
+                    "\uff3d" in text:
+                self._opened = line_open(text, self._opened)
+        return text
 
     def _valid(self, marker: Marker) -> list[str]:
         snapshot = self._snapshot
