@@ -78,6 +78,15 @@ def load(browser: Any, html: str, screenshot: Path) -> dict[str, Any]:
     return report
 
 
+def assert_inert(report: dict[str, Any]) -> None:
+    """Nothing ran, nothing was requested, no element can run or load anything."""
+    assert report["events"] == []
+    assert report["requests"] == []
+    assert not report["pwned"]
+    assert report["handlers"] == []
+    assert report["risky"] == []
+
+
 def allowed_links(cases: list[tuple[str, list[dict[str, str]]]]) -> set[str]:
     return {url for _, sources in cases for source in sources
             if (url := canonical_url(source["url"])) is not None}
@@ -89,11 +98,7 @@ def test_rendered_html_runs_nothing_and_loads_nothing(browser: Any, tmp_path: Pa
     cases = records()
     bodies = [render(answer, sources, policy=policy) for answer, sources in cases]  # type: ignore[arg-type]
     report = load(browser, page_of(bodies), tmp_path / "html.png")
-    assert report["events"] == []
-    assert report["requests"] == []
-    assert not report["pwned"]
-    assert report["handlers"] == []
-    assert report["risky"] == []
+    assert_inert(report)
     assert set(report["tags"]) <= OUR_TAGS | {"hr"}
     allowed = allowed_links(cases)
     assert report["links"], "the safe sources are links"
@@ -115,11 +120,7 @@ def test_rendered_markdown_runs_nothing_and_loads_nothing(browser: Any, tmp_path
         MarkdownIt("commonmark").render
     bodies = [to_html(render(answer, sources, to="markdown")) for answer, sources in cases]
     report = load(browser, page_of(bodies), tmp_path / "markdown.png")
-    assert report["events"] == []
-    assert report["requests"] == []
-    assert not report["pwned"]
-    assert report["handlers"] == []
-    assert report["risky"] == []
+    assert_inert(report)
     assert set(report["tags"]) <= MARKDOWN_TAGS
     allowed = allowed_links(cases)
     assert report["links"]
