@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import sys
+import tempfile
 from collections.abc import Sequence
 from enum import IntEnum
 from pathlib import Path
@@ -21,6 +22,15 @@ from citeaudit.audit import audit
 from citeaudit.chips import DEFAULT_QUOTE_LENGTH
 from citeaudit.config import DEFAULT_REFUSAL, Config, load_config, parse_severity
 from citeaudit.errors import CiteauditError, ConfigError, InputError, SnapshotError
+from citeaudit.eval.evaluate import Dataset, evaluate, progress_for, worst_records
+from citeaudit.eval.evaluators import load_evaluators
+from citeaudit.eval.formats import Gate, junit, markdown, parse_gate, replay_table, table
+from citeaudit.eval.html import html_report
+from citeaudit.eval.records import FORMATS as DATASET_FORMATS
+from citeaudit.eval.records import detect_format
+from citeaudit.eval.replay import replay, stored_results
+from citeaudit.eval.results import Options, Summary
+from citeaudit.eval.runner import default_jobs
 from citeaudit.guard import DEFAULT_FALLBACK, POLICIES, guard
 from citeaudit.loading import DEFAULT_MAX_BYTES, decode_json, decode_text, read_bytes
 from citeaudit.output import FORMATTERS, one_line
@@ -121,6 +131,59 @@ def _parser() -> argparse.ArgumentParser:
     context.add_argument("--max-bytes", type=_positive, metavar="N",
                          help="refuse input files larger than N bytes (default 1000000)")
 
+    evaluate_ = commands.add_parser(
+        "eval", help="audit a dataset of logged answers, aggregate and gate",
+        description="Audit every record of a dataset (JSONL, a JSON array or Parquet; records"
+        " {id, sources, answer, relevant?, tags?, grammar?}), write one result per record in"
+        " input order, print the aggregate and gate on it. Exit 0: every gate holds; 1: a gate"
+        " fails; 2: a record or the input could not be read (the other records are still"
+        " audited and written).")
+    evaluate_.add_argument("dataset", metavar="DATASET", help="the dataset file; - reads"
+                           " standard input (JSONL)")
+    evaluate_.add_argument("--dataset-format", choices=DATASET_FORMATS,
+                           help="jsonl, json (an array) or parquet (default: by extension)")
+    evaluate_.add_argument("-o", "--out", type=Path, metavar="FILE",
+                           help="write one result per record here (JSONL, input order)")
+    evaluate_.add_argument("--resume", action="store_true",
+                           help="keep the complete results already in --out and audit the rest")
+    evaluate_.add_argument("-j", "--jobs", type=_positive, metavar="N",
+                           help="worker processes (default: all cores)")
+    evaluate_.add_argument("--grammar", action="append", metavar="NAME",
+                           help="marker grammar for records that name none (repeat to chain)")
+    evaluate_.add_argument("--refusal", metavar="TEXT", help="the exact refusal string")
+    _thresholds(evaluate_)
+    evaluate_.add_argument("--gate", action="append", default=[], type=_gate,
+                           metavar="METRIC>=VALUE",
+                           help="a condition on the aggregate, e.g. pass_rate>=0.95 or"
+                           " mean_precision>=0.9 (repeatable; default: pass_rate>=1)")
+    evaluate_.add_argument("--evaluator", action="append", metavar="NAME",
+                           help="run only these installed evaluators (repeatable; default:"
+                           " all of them)")
+    evaluate_.add_argument("--no-evaluators", action="store_true",
+                           help="run no custom evaluator")
+    evaluate_.add_argument("--format", choices=("table", "json", "markdown", "junit"),
+                           default="table", help="how to print the aggregate (default: table;"
+                           " junit: one test case per record)")
+    evaluate_.add_argument("--report", type=Path, metavar="FILE",
+                           help="write a self-contained HTML report")
+    evaluate_.add_argument("--max-bytes", type=_positive, metavar="N",
+                           help="records larger than N bytes are unreadable (default 1000000)")
+    _config_options(evaluate_)
+
+    replay_ = commands.add_parser(
+        "replay", help="re-apply thresholds to stored eval results",
+        description="Re-apply thresholds to the results of citeaudit eval without auditing"
+        " again: how many records pass, which verdicts change, and (--sweep) the pass rate"
+        " over a grid of threshold pairs. Exit 0: every record passes; 1: some do not.")
+    replay_.add_argument("results", metavar="RESULTS", help="a results file of citeaudit eval"
+                         " (- reads standard input)")
+    _thresholds(replay_)
+    replay_.add_argument("--sweep", action="store_true",
+                         help="also the pass rate over a grid of (precision, recall) pairs")
+    replay_.add_argument("--format", choices=("table", "json"), default="table",
+                         help="output format (default: table)")
+    _config_options(replay_)
+
     rules = commands.add_parser("rules", help="list every rule code",
                                 description="List every rule code with its name, default"
                                 " severity and summary.")
@@ -171,6 +234,13 @@ def _positive(value: str) -> int:
     return number
 
 
+def _gate(value: str) -> Gate:
+    try:
+        return parse_gate(value)
+    except ConfigError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
+
+
 def _codes(value: str) -> tuple[str, ...]:
     return tuple(part.strip() for part in value.split(",") if part.strip())
 
@@ -187,6 +257,10 @@ def main(argv: Sequence[str] | None = None, *, stdout: TextIO | None = None,
             return _rules(args, out)
         if args.command == "context":
             return _context(args, out, stdin or sys.stdin.buffer)
+        if args.command == "eval":
+            return _eval(args, out, err, stdin or sys.stdin.buffer)
+        if args.command == "replay":
+            return _replay(args, out, stdin or sys.stdin.buffer)
         command = _render if args.command == "render" else _check
         return command(args, out, stdin or sys.stdin.buffer)
     except CiteauditError as error:
@@ -277,6 +351,72 @@ def _context(args: argparse.Namespace, out: TextIO, stdin: Any) -> int:
                          origin=str(args.out)) from None
     out.write(built.prompt)
     return ExitCode.OK
+
+
+def _eval(args: argparse.Namespace, out: TextIO, err: TextIO, stdin: Any) -> int:
+    config = _config(args)
+    if args.report is not None and args.dataset == "-":
+        raise UsageError("citeaudit eval: --report reads the dataset twice: give a file, not -")
+    if args.resume and args.out is None:
+        raise UsageError("citeaudit eval: --resume needs --out")
+    evaluators = () if args.no_evaluators else tuple(load_evaluators(args.evaluator))
+    options = Options(config, evaluators, junit=args.format == "junit")
+    dataset = Dataset(args.dataset, format=detect_format(args.dataset, args.dataset_format),
+                      max_bytes=config.max_bytes, stdin=stdin)
+    unreadable = 0
+
+    def report_unreadable(summary: Summary) -> None:
+        nonlocal unreadable
+        unreadable += 1
+        err.write(f"citeaudit: error: {args.dataset}: {summary.place}:"
+                  f" {one_line(summary.reason or '')}\n")
+
+    progress = progress_for(dataset, err)
+    with tempfile.TemporaryFile("w+", encoding="utf-8") as cases:
+        try:
+            aggregate = evaluate(dataset, options, jobs=args.jobs or default_jobs(),
+                                 out=args.out, resume=args.resume,
+                                 junit=cases if options.junit else None,
+                                 on_unreadable=report_unreadable, progress=progress)
+        finally:
+            if progress is not None:
+                progress.close()
+        data = aggregate.to_dict()
+        gates = args.gate or [Gate("pass_rate", ">=", 1.0)]
+        data["gates"] = [{"gate": str(g), "holds": g.holds(data)} for g in gates]
+        if args.format == "junit":
+            junit(data, cases, out)
+        elif args.format == "json":
+            out.write(orjson.dumps(data, option=orjson.OPT_INDENT_2).decode() + "\n")
+        else:
+            out.write(table(data) if args.format == "table" else markdown(data))
+            for gate in data["gates"]:
+                out.write(f"gate {gate['gate']}: {'holds' if gate['holds'] else 'FAILS'}\n")
+    if args.report is not None:
+        html = html_report(aggregate, worst_records(dataset, aggregate, options),
+                           title=f"citeaudit: {Path(args.dataset).name}")
+        try:
+            args.report.write_text(html, encoding="utf-8")
+        except OSError as error:
+            raise InputError(f"cannot write the report: {error.strerror}",
+                             origin=str(args.report)) from None
+    if unreadable:
+        err.write(f"citeaudit: error: {unreadable} record{'s' if unreadable != 1 else ''} of"
+                  f" {args.dataset} could not be audited\n")
+        return ExitCode.INPUT_ERROR
+    return ExitCode.OK if all(g["holds"] for g in data["gates"]) else ExitCode.FAILED
+
+
+def _replay(args: argparse.Namespace, out: TextIO, stdin: Any) -> int:
+    base = Config() if args.no_config else load_config(args.config)
+    config = base.replace(min_precision=args.min_precision, min_recall=args.min_recall)
+    data = replay(stored_results(args.results, stdin), config.min_precision,
+                  config.min_recall, sweep=args.sweep)
+    if args.format == "json":
+        out.write(orjson.dumps(data, option=orjson.OPT_INDENT_2).decode() + "\n")
+    else:
+        out.write(replay_table(data))
+    return ExitCode.OK if data["passed"] == data["records"] else ExitCode.FAILED
 
 
 def _rules(args: argparse.Namespace, out: TextIO) -> int:

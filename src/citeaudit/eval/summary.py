@@ -1,0 +1,183 @@
+"""The aggregate of a dataset run, built one summary at a time in flat memory: counts,
+means and exact medians (ratios take few distinct values, so they are counted, not kept),
+findings by code, the same per tag value, evaluator pass rates, histograms for the report,
+the replay sweep grid and the worst records.
+"""
+
+from __future__ import annotations
+
+import heapq
+import math
+from collections import Counter
+from typing import Any
+
+from citeaudit.eval.results import Summary
+
+__all__ = ["METRICS", "PRECISION_GRID", "RECALL_GRID", "Aggregate", "Stats", "cell_of",
+           "sweep_rows"]
+
+METRICS = ("precision", "recall", "f1", "claim_coverage")
+PRECISION_GRID = tuple(round(0.5 + 0.05 * i, 2) for i in range(11))  # 0.50 .. 1.00
+RECALL_GRID = tuple(round(0.1 * i, 1) for i in range(11))  # 0.0 .. 1.0
+BINS = 10  # histogram bins over [0, 1]
+WORST = 10
+
+
+class Stats:
+    """Counts, metric distributions and findings of a set of records."""
+
+    __slots__ = ("codes", "no_evidence", "passed", "records", "unreadable", "values")
+
+    def __init__(self) -> None:
+        self.records = 0
+        self.passed = 0
+        self.no_evidence = 0
+        self.unreadable = 0
+        self.values: dict[str, Counter[float]] = {name: Counter() for name in METRICS}
+        self.codes: Counter[str] = Counter()
+
+    def add(self, summary: Summary) -> None:
+        self.records += 1
+        self.passed += summary.passed
+        self.no_evidence += summary.status == "no_evidence"
+        self.unreadable += summary.status == "unreadable"
+        for name, value in zip(METRICS, (summary.precision, summary.recall, summary.f1,
+                                         summary.claim_coverage), strict=True):
+            if value is not None:
+                self.values[name][round(value, 9)] += 1
+        self.codes.update(summary.codes)
+
+    def to_dict(self) -> dict[str, Any]:
+        records = self.records
+        data: dict[str, Any] = {
+            "records": records, "passed": self.passed, "pass_rate": _share(self.passed, records),
+            "no_evidence": self.no_evidence,
+            "no_evidence_rate": _share(self.no_evidence, records),
+            "unreadable": self.unreadable,
+        }
+        for name in METRICS:
+            data[f"mean_{name}"] = _mean(self.values[name])
+            data[f"median_{name}"] = _median(self.values[name])
+        data["findings"] = dict(sorted(self.codes.items()))
+        return data
+
+    def histogram(self, name: str) -> list[int]:
+        """Counts of ``name`` in :data:`BINS` equal bins over [0, 1] (1.0 in the last)."""
+        bins = [0] * BINS
+        for value, count in self.values[name].items():
+            bins[min(int(value * BINS), BINS - 1)] += count
+        return bins
+
+
+class Aggregate:
+    """Everything the run reports, fed one :class:`Summary` at a time."""
+
+    def __init__(self, min_precision: float, min_recall: float) -> None:
+        self.thresholds = (min_precision, min_recall)
+        self.all = Stats()
+        self.tags: dict[str, dict[str, Stats]] = {}
+        self.evaluators: dict[str, list[float]] = {}  # name -> [records, passed, score sum]
+        self.cells: Counter[tuple[int, int]] = Counter()  # for the sweep
+        self.worst: list[tuple[tuple[float, ...], int, Summary]] = []  # a min-heap of -badness
+        self.unreadable: list[tuple[str, str]] = []  # (place, reason), first 100
+
+    def add(self, summary: Summary) -> None:
+        """Count one record in."""
+        self.all.add(summary)
+        for key, value in summary.tags:
+            self.tags.setdefault(key, {}).setdefault(value, Stats()).add(summary)
+        evaluators_passed = True
+        for name, passed, score in summary.evaluators:
+            entry = self.evaluators.setdefault(name, [0.0, 0.0, 0.0])
+            entry[0] += 1
+            entry[1] += passed
+            entry[2] += score
+            evaluators_passed = evaluators_passed and passed
+        if summary.status == "unreadable":
+            if len(self.unreadable) < 100:
+                self.unreadable.append((summary.place, summary.reason or ""))
+        elif summary.status != "no_evidence" and summary.errors == 0 and evaluators_passed \
+                and summary.precision is not None and summary.recall is not None:
+            self.cells[cell_of(summary.precision, summary.recall)] += 1
+        if not summary.passed and summary.status != "unreadable":
+            badness = (float(summary.errors), -(summary.f1 if summary.f1 is not None else 0.0))
+            entry_heap = (badness, -summary.ordinal, summary)
+            if len(self.worst) < WORST:
+                heapq.heappush(self.worst, entry_heap)
+            elif entry_heap > self.worst[0]:
+                heapq.heapreplace(self.worst, entry_heap)
+
+    def sweep(self) -> list[dict[str, float]]:
+        """Pass rate over the grid of (min precision, min recall) pairs."""
+        return sweep_rows(self.cells, self.all.records)
+
+    def worst_records(self) -> list[Summary]:
+        """The worst failing records, worst first."""
+        return [entry[2] for entry in sorted(self.worst, reverse=True)]
+
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON form of the aggregate."""
+        data = self.all.to_dict()
+        data["min_precision"], data["min_recall"] = self.thresholds
+        data["evaluators"] = {
+            name: {"records": int(n), "passed": int(passed),
+                   "pass_rate": _share(int(passed), int(n)), "mean_score": total / n if n else None}
+            for name, (n, passed, total) in sorted(self.evaluators.items())}
+        data["tags"] = {key: {value: stats.to_dict() for value, stats in sorted(values.items())}
+                        for key, values in sorted(self.tags.items())}
+        data["unreadable_records"] = [{"place": p, "reason": r} for p, r in self.unreadable]
+        return data
+
+
+def cell_of(precision: float, recall: float) -> tuple[int, int]:
+    """Where a record that passes but for the thresholds falls in the sweep grid."""
+    return _step(precision, PRECISION_GRID), _step(recall, RECALL_GRID)
+
+
+def sweep_rows(cells: Counter[tuple[int, int]], records: int) -> list[dict[str, float]]:
+    """Pass rate over the grid of (min precision, min recall) pairs, from grid cell counts:
+    a record passes at every pair at or below its cell.
+    """
+    rows = []
+    for i, precision in enumerate(PRECISION_GRID):
+        for j, recall in enumerate(RECALL_GRID):
+            passed = sum(count for (p, r), count in cells.items() if p >= i and r >= j)
+            rows.append({"min_precision": precision, "min_recall": recall,
+                         "passed": passed, "pass_rate": _share(passed, records) or 0.0})
+    return rows
+
+
+def _step(value: float, grid: tuple[float, ...]) -> int:
+    """The highest grid index whose threshold ``value`` meets (-1: none)."""
+    index = -1
+    for position, threshold in enumerate(grid):
+        if value + 1e-12 >= threshold:
+            index = position
+    return index
+
+
+def _share(part: int, whole: int) -> float | None:
+    return part / whole if whole else None
+
+
+def _mean(values: Counter[float]) -> float | None:
+    count = sum(values.values())
+    return math.fsum(v * n for v, n in values.items()) / count if count else None
+
+
+def _median(values: Counter[float]) -> float | None:
+    count = sum(values.values())
+    if not count:
+        return None
+    ordered = sorted(values.items())
+    return (_nth(ordered, (count - 1) // 2) + _nth(ordered, count // 2)) / 2
+
+
+def _nth(ordered: list[tuple[float, int]], k: int) -> float:
+    """The k-th (0-based) value of a sorted list of (value, count)."""
+    seen = 0
+    for value, count in ordered:
+        seen += count
+        if seen > k:
+            return value
+    return ordered[-1][0]

@@ -1,0 +1,339 @@
+"""Dataset evaluation: inputs, bad records, results, aggregates, gates, formats, resume,
+replay and custom evaluators.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+import xml.etree.ElementTree as ET
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from citeaudit.cli import ExitCode
+
+ROOT = Path(__file__).parents[1]
+PASSAGES = json.loads((ROOT / "tests/data/seeds/002/passages.json").read_text())
+ANSWERS = [
+    ("Reimbursements settle within 30 days [2]. Filing takes 60 days [1]. Desk [3].", "a"),
+    ("Refunds take 14 days [7]. Reimbursements settle in 14 days.", "a"),
+    ("Not covered by the provided documents.", "b"),
+    ("Reimbursements settle within 30 days [2].", "b"),
+    ({"status": "answered", "text": "Thirty days.", "citations": ["2", "9"]}, "b"),
+    (["Filed in 60 days [1].", "Paid in 30 days [2]."], "a"),
+]
+
+
+def records(count: int) -> list[dict[str, Any]]:
+    out = []
+    for number in range(count):
+        answer, system = ANSWERS[number % len(ANSWERS)]
+        out.append({"id": f"r{number}", "sources": PASSAGES, "answer": answer,
+                    "tags": {"system": system, "prompt": f"v{number % 2}"}})
+    return out
+
+
+def write_jsonl(path: Path, rows: list[Any], extra: bytes = b"") -> Path:
+    path.write_bytes(b"".join(json.dumps(row).encode() + b"\n" for row in rows) + extra)
+    return path
+
+
+def results_of(path: Path) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in path.read_text().splitlines()]
+
+
+def test_results_aggregate_and_exit(run: Any, tmp_path: Path) -> None:
+    data = write_jsonl(tmp_path / "d.jsonl", records(12))
+    out = tmp_path / "r.jsonl"
+    result = run("eval", str(data), "-o", str(out), "--jobs", "1", "--format", "json",
+                 "--no-evaluators")
+    assert result.code == ExitCode.FAILED  # default gate: every record passes
+    assert result.err == ""
+    summary = json.loads(result.out)
+    assert (summary["records"], summary["passed"], summary["no_evidence"]) == (12, 4, 2)
+    assert summary["pass_rate"] == pytest.approx(4 / 12)
+    assert summary["findings"] == {"CA201": 2, "CA202": 2, "CA302": 2}
+    assert summary["tags"]["system"]["a"]["records"] == 6
+    assert summary["tags"]["system"]["b"]["no_evidence"] == 2
+    assert summary["gates"] == [{"gate": "pass_rate>=1", "holds": False}]
+    rows = results_of(out)
+    assert [r["id"] for r in rows] == [f"r{n}" for n in range(12)]
+    assert [r["index"] for r in rows] == list(range(12))
+    first = rows[0]
+    assert set(first) >= {"id", "status", "passed", "findings", "metrics", "fingerprint", "tags"}
+    assert first["passed"] is True
+    assert first["fingerprint"].startswith("sha256:")
+    assert rows[2]["status"] == "no_evidence"
+    assert rows[2]["passed"] is False  # a refusal is its own outcome, not a pass
+    assert rows[3]["passed"] is False  # recall 1/3 < 0.5
+    relaxed = run("eval", str(data), "--min-recall", "0.3", "--gate", "pass_rate>=0.4",
+                  "--format", "json", "--no-evaluators")
+    assert json.loads(relaxed.out)["passed"] == 6
+    assert relaxed.code == ExitCode.OK
+
+
+def test_jobs_and_formats_give_the_same_results(run: Any, tmp_path: Path) -> None:
+    rows = records(300)
+    jsonl = write_jsonl(tmp_path / "d.jsonl", rows)
+    array = tmp_path / "d.json"
+    array.write_text(json.dumps(rows))
+    pq = pytest.importorskip("pyarrow.parquet")
+    pa = pytest.importorskip("pyarrow")
+    parquet = tmp_path / "d.parquet"
+    pq.write_table(pa.table({
+        "id": [r["id"] for r in rows],
+        "sources": [json.dumps(r["sources"]) for r in rows],
+        "answer": [r["answer"] if isinstance(r["answer"], str) else json.dumps(r["answer"])
+                   for r in rows],
+        "tags": [r["tags"] for r in rows]}), parquet)
+    outputs = {}
+    for name, path, jobs in (("one", jsonl, "1"), ("two", jsonl, "2"), ("array", array, "2")):
+        out = tmp_path / f"{name}.jsonl"
+        result = run("eval", str(path), "-o", str(out), "--jobs", jobs, "--format", "json")
+        assert result.code == ExitCode.FAILED
+        outputs[name] = (results_of(out), json.loads(result.out))
+    assert outputs["one"] == outputs["two"]
+    strip = [{k: v for k, v in r.items() if k != "place"} for r in outputs["one"][0]]
+    assert [{k: v for k, v in r.items() if k != "place"} for r in outputs["array"][0]] == strip
+    out = tmp_path / "pq.jsonl"
+    run("eval", str(parquet), "-o", str(out), "--jobs", "2")
+    from_parquet = results_of(out)
+    # Parquet holds structured answers as JSON text: those are text answers there.
+    assert [r["id"] for r in from_parquet] == [r["id"] for r in outputs["one"][0]]
+    assert [r["place"] for r in from_parquet[:2]] == ["row 0", "row 1"]
+    same = [a["metrics"] == b["metrics"] for a, b in zip(from_parquet, outputs["one"][0],
+                                                         strict=True)
+            if isinstance(rows[a["index"]]["answer"], str)]
+    assert all(same)
+
+
+def test_bad_records_are_reported_and_the_rest_audited(run: Any, tmp_path: Path) -> None:
+    good = records(3)
+    big = b'{"id": "big", "sources": [], "answer": "' + b"x" * 2_000_000 + b'"}\n'
+    bad = (b'{"id": "cut", "sources": ["a"], "answer": "tru\n'
+           b'{"id": "no-answer", "sources": ["a"]}\n'
+           b'{"id": "no-sources", "answer": "x"}\n'
+           b'["not", "an", "object"]\n'
+           b'{"id": "utf8", "sources": ["a"], "answer": "caf\xe9"}\n'
+           + big +
+           b'{"id": "bad-snapshot", "sources": [{"id": "1"}], "answer": "x [1]."}\n'
+           b"\n")
+    data = write_jsonl(tmp_path / "d.jsonl", good[:2], bad + json.dumps(good[2]).encode())
+    out = tmp_path / "r.jsonl"
+    result = run("eval", str(data), "-o", str(out), "--jobs", "2", "--max-bytes", "1000000")
+    assert result.code == ExitCode.INPUT_ERROR
+    name = str(data)
+    assert result.err.splitlines() == [
+        f"citeaudit: error: {name}: line 3: invalid JSON at column 47: unexpected end of data",
+        f"citeaudit: error: {name}: line 4: the record has no 'answer'",
+        f"citeaudit: error: {name}: line 5: the record has no 'sources'",
+        f"citeaudit: error: {name}: line 6: a record must be a JSON object, not a list",
+        f"citeaudit: error: {name}: line 7: not valid UTF-8 (byte 0xe9 at column 48)",
+        f"citeaudit: error: {name}: line 8: record is over the limit of 1000000 bytes",
+        f"citeaudit: error: {name}: line 9: $[0].text: a passage needs a string \"text\", not"
+        " null",
+        f"citeaudit: error: 7 records of {name} could not be audited",
+    ]
+    rows = results_of(out)
+    assert [r["id"] for r in rows] == ["r0", "r1", None, "no-answer", "no-sources", None, None,
+                                       None, "bad-snapshot", "r2"]
+    assert [r["status"] for r in rows].count("unreadable") == 7
+    assert rows[-1]["place"] == "line 11"  # the blank line is counted, not an item
+
+
+def test_gates_and_formats(run: Any, tmp_path: Path) -> None:
+    data = write_jsonl(tmp_path / "d.jsonl", records(6))
+    holds = run("eval", str(data), "--gate", "pass_rate>=0.1", "--gate",
+                "no_evidence_rate<=0.2", "--no-evaluators")
+    assert holds.code == ExitCode.OK
+    assert "gate pass_rate>=0.1: holds\ngate no_evidence_rate<=0.2: holds\n" in holds.out
+    fails = run("eval", str(data), "--gate", "mean_precision>=0.99", "--no-evaluators")
+    assert fails.code == ExitCode.FAILED
+    assert "gate mean_precision>=0.99: FAILS" in fails.out
+    bad = run("eval", str(data), "--gate", "precision=0.9")
+    assert bad.code == ExitCode.INPUT_ERROR
+    assert "--gate 'precision=0.9': write METRIC>=VALUE" in bad.err
+    markdown = run("eval", str(data), "--format", "markdown", "--no-evaluators").out
+    assert markdown.startswith("|  | records | pass rate |")
+    assert "| system=a | 3 |" in markdown
+    junit = run("eval", str(data), "--format", "junit", "--no-evaluators")
+    root = ET.fromstring(junit.out)
+    suite = root.find("testsuite")
+    assert suite is not None
+    cases = suite.findall("testcase")
+    assert [c.get("name") for c in cases] == [f"r{n}" for n in range(6)]
+    assert (root.get("tests"), root.get("failures"), root.get("errors")) == ("6", "4", "0")
+    failure = cases[1].find("failure")
+    assert failure is not None
+    assert "CA202 error: [7] cites 7, outside the 3 retrieved sources" in (failure.text or "")
+
+
+def test_resume_after_a_torn_line_gives_the_clean_result(run: Any, tmp_path: Path) -> None:
+    data = write_jsonl(tmp_path / "d.jsonl", records(40))
+    clean = tmp_path / "clean.jsonl"
+    first = run("eval", str(data), "-o", str(clean), "--format", "json")
+    lines = clean.read_bytes().splitlines(keepends=True)
+    for keep in (0, 1, 17, 39, 40):
+        partial = tmp_path / f"partial{keep}.jsonl"
+        partial.write_bytes(b"".join(lines[:keep]) + (lines[keep][:25] if keep < 40 else b""))
+        again = run("eval", str(data), "-o", str(partial), "--resume", "--format", "json")
+        assert partial.read_bytes() == clean.read_bytes()
+        assert again.out == first.out
+        assert again.code == first.code
+
+
+def test_resume_refuses_another_dataset(run: Any, tmp_path: Path) -> None:
+    data = write_jsonl(tmp_path / "d.jsonl", records(5))
+    out = tmp_path / "r.jsonl"
+    run("eval", str(data), "-o", str(out))
+    other = write_jsonl(tmp_path / "other.jsonl", records(3))
+    result = run("eval", str(other), "-o", str(out), "--resume")
+    assert result.code == ExitCode.INPUT_ERROR
+    assert "does not match this dataset" in result.err
+    assert run("eval", str(data), "--resume").code == ExitCode.INPUT_ERROR  # needs --out
+
+
+@pytest.mark.parametrize("how", [signal.SIGKILL, signal.SIGINT])
+def test_resume_after_a_real_interruption(tmp_path: Path, how: signal.Signals) -> None:
+    data = write_jsonl(tmp_path / "d.jsonl", records(6000))
+    clean = tmp_path / "clean.jsonl"
+    command = [sys.executable, "-m", "citeaudit", "eval", str(data), "--jobs", "2",
+               "--format", "json"]
+    subprocess.run([*command, "-o", str(clean)], capture_output=True, check=False)
+    out = tmp_path / "r.jsonl"
+    process = subprocess.Popen([*command, "-o", str(out)], stdout=subprocess.DEVNULL,
+                               stderr=subprocess.DEVNULL)
+    deadline = time.monotonic() + 60
+    while (not out.exists() or out.stat().st_size < 200_000) and time.monotonic() < deadline:
+        time.sleep(0.01)
+    process.send_signal(how)
+    process.wait(timeout=60)
+    interrupted = out.read_bytes()
+    assert 0 < len(interrupted) < clean.stat().st_size, "interrupted mid-run"
+    resumed = subprocess.run([*command, "-o", str(out), "--resume"], capture_output=True,
+                             check=False)
+    assert resumed.returncode == ExitCode.FAILED
+    assert out.read_bytes() == clean.read_bytes()
+
+
+def test_replay(run: Any, tmp_path: Path) -> None:
+    data = write_jsonl(tmp_path / "d.jsonl", records(12))
+    out = tmp_path / "r.jsonl"
+    run("eval", str(data), "-o", str(out))
+    same = json.loads(run("replay", str(out), "--format", "json").out)
+    assert (same["records"], same["passed"], same["flipped"]) == (12, 4, [])
+    looser = run("replay", str(out), "--min-recall", "0.3", "--format", "json")
+    data_looser = json.loads(looser.out)
+    assert data_looser["passed"] == 6
+    assert data_looser["flipped"] == ["r3", "r9"]
+    assert (data_looser["flipped_to_pass"], data_looser["flipped_to_fail"]) == (2, 0)
+    assert looser.code == ExitCode.FAILED
+    # replay at thresholds equals an eval run at them
+    evaluated = json.loads(run("eval", str(data), "--min-recall", "0.3", "--format",
+                               "json").out)
+    assert evaluated["passed"] == data_looser["passed"]
+    swept = json.loads(run("replay", str(out), "--sweep", "--format", "json").out)
+    assert len(swept["sweep"]) == 121
+    by_pair = {(r["min_precision"], r["min_recall"]): r["passed"] for r in swept["sweep"]}
+    assert by_pair[(0.9, 0.5)] == 4
+    assert by_pair[(0.9, 0.3)] == 6
+    assert all(by_pair[(p, r)] >= by_pair[(p, r2)] for (p, r) in by_pair for r2 in
+               (0.0, 0.5, 1.0) if r2 >= r)
+    table = run("replay", str(out), "--sweep").out
+    assert table.startswith("4 of 12 records pass at precision >= 0.90, recall >= 0.50")
+    assert "pass rate by min precision (rows) and min recall (columns):" in table
+
+
+def test_replay_bad_input(run: Any, tmp_path: Path) -> None:
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text('{"status": "ok", "metrics": {}}\n{"nope": 1}\n')
+    result = run("replay", str(bad))
+    assert result.code == ExitCode.INPUT_ERROR
+    assert result.err == f"citeaudit: error: {bad}: line 2: not a result of citeaudit eval\n"
+    torn = tmp_path / "torn.jsonl"
+    torn.write_text('{"status": "ok", "metr')
+    assert "line 1: not a result line" in run("replay", str(torn)).err
+
+
+EVALUATOR_DIST = """Metadata-Version: 2.1
+Name: example-evaluators
+Version: 1.0
+"""
+
+
+@pytest.fixture
+def example_evaluator(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """The docs' example evaluator, installed as a distribution with an entry point."""
+    site = tmp_path / "site"
+    dist = site / "example_evaluators-1.0.dist-info"
+    dist.mkdir(parents=True)
+    (dist / "METADATA").write_text(EVALUATOR_DIST)
+    (dist / "entry_points.txt").write_text(
+        "[citeaudit.evaluators]\nmin_sources = min_sources:MinSources\n"
+        "broken = broken_evaluator:Broken\n")
+    (site / "min_sources.py").write_text((ROOT / "examples/evaluators/min_sources.py")
+                                         .read_text())
+    (site / "broken_evaluator.py").write_text(
+        "class Broken:\n    name = 'broken'\n"
+        "    def evaluate(self, record, report):\n        raise ValueError('no luck')\n")
+    monkeypatch.syspath_prepend(str(site))
+    monkeypatch.setenv("PYTHONPATH", str(site))
+    return site
+
+
+@pytest.mark.parametrize("jobs", ["1", "2"])
+def test_custom_evaluators(run: Any, tmp_path: Path, example_evaluator: Path,
+                           jobs: str) -> None:
+    data = write_jsonl(tmp_path / "d.jsonl", records(6))
+    out = tmp_path / "r.jsonl"
+    result = run("eval", str(data), "-o", str(out), "--jobs", jobs, "--format", "json")
+    summary = json.loads(result.out)
+    assert set(summary["evaluators"]) == {"min_sources", "broken", "out_of_range"}
+    assert summary["evaluators"]["min_sources"]["passed"] == 2  # r0: 3 sources, r5: 2
+    assert summary["evaluators"]["broken"]["pass_rate"] == 0.0
+    rows = results_of(out)
+    assert rows[0]["evaluators"]["min_sources"] == {
+        "passed": True, "score": 1.0, "reason": "r0: 3 valid source(s) cited, 2 wanted"}
+    assert rows[0]["evaluators"]["broken"] == {
+        "passed": False, "score": 0.0, "reason": "evaluator raised ValueError: no luck"}
+    assert rows[0]["passed"] is False  # an evaluator's verdict is part of the record's
+    only = run("eval", str(data), "--evaluator", "min_sources", "--min-recall", "0",
+               "--format", "json")
+    assert set(json.loads(only.out)["evaluators"]) == {"min_sources"}
+    unknown = run("eval", str(data), "--evaluator", "nope")
+    assert unknown.code == ExitCode.INPUT_ERROR
+    assert "unknown evaluator nope (installed: broken, min_sources, out_of_range)" in unknown.err
+    table = run("eval", str(data), "--evaluator", "min_sources").out
+    assert "evaluator min_sources: pass rate 0.333, mean score" in table
+
+
+def test_progress_only_on_a_terminal(tmp_path: Path) -> None:
+    data = write_jsonl(tmp_path / "d.jsonl", records(3000))
+    command = [sys.executable, "-m", "citeaudit", "eval", str(data), "--jobs", "1"]
+    piped = subprocess.run(command, capture_output=True, text=True, check=False)
+    assert piped.stderr == ""
+    main, secondary = os.openpty()
+    try:
+        subprocess.run(command, stdout=subprocess.DEVNULL, stderr=secondary, check=False)
+        os.close(secondary)
+        shown = b""
+        while True:
+            try:
+                block = os.read(main, 65536)
+            except OSError:
+                break
+            if not block:
+                break
+            shown += block
+    finally:
+        os.close(main)
+    text = shown.decode(errors="replace")
+    assert "auditing" in text
+    assert "100%" in text
+    assert "rec/s" in text
