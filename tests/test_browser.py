@@ -133,3 +133,51 @@ def test_the_harness_catches_an_unescaped_payload(browser: Any, tmp_path: Path) 
     assert report["pwned"] or any(e.startswith("dialog") for e in report["events"])
     assert report["requests"]
     assert report["risky"]
+
+
+def test_eval_report_loads_offline_with_its_charts(browser: Any, tmp_path: Path) -> None:
+    """The HTML report of a dataset run: self-contained, no console error, no request, the
+    charts are there, and the worst answers are shown escaped with their findings marked.
+    """
+    from citeaudit.cli import main  # noqa: PLC0415
+
+    rows = []
+    for number in range(40):
+        answer = (f"Claim {number} [1]. Hostile <img src=x onerror=alert(1)> [7]."
+                  if number % 3 == 0 else f"Settled in {number} days [2]. Filed [1]. Desk [3].")
+        rows.append({"id": f"r{number}<b>", "sources": PAYLOADS[:3] if number % 5 == 0 else
+                     ["one", "two", "three"], "answer": answer,
+                     "tags": {"system": "<script>alert(1)</script>" if number % 2 else "b"}})
+    data = tmp_path / "d.jsonl"
+    data.write_text("".join(json.dumps(row) + "\n" for row in rows))
+    report_path = tmp_path / "report.html"
+    code = main([
+        "eval", str(data), "--report", str(report_path), "--jobs", "1"])
+    assert code == 1
+    html = report_path.read_text()
+    assert "<script" not in html.lower()
+    screenshot = tmp_path / "report.png"
+    page = browser.new_page(viewport={"width": 1200, "height": 900})
+    requests: list[str] = []
+    events: list[str] = []
+    page.on("console", lambda message: events.append(f"{message.type}: {message.text}"))
+    page.on("pageerror", lambda error: events.append(f"pageerror {error}"))
+    page.on("dialog", lambda dialog: (events.append("dialog"), dialog.dismiss()))
+    page.route("**/*", lambda route: (requests.append(route.request.url), route.abort()))
+    page.set_content(html, wait_until="load")
+    charts = page.locator("svg[role=img]")
+    assert charts.count() == 6  # 3 distributions, findings, tag comparison, sweep
+    labels = [charts.nth(i).get_attribute("aria-label") for i in range(charts.count())]
+    assert "pass rate by thresholds" in labels
+    assert "findings by code" in labels
+    assert page.locator("svg[role=img] rect").count() > 100
+    marks = page.locator("mark")
+    assert marks.count() >= 1
+    assert "[7]" in marks.first.inner_text()
+    assert page.locator("img, iframe, object, embed").count() == 0
+    assert "onerror=alert(1)" in page.locator("pre").first.inner_text()  # shown, not run
+    page.screenshot(path=str(screenshot), full_page=True)
+    page.close()
+    assert events == []
+    assert requests == []
+    assert screenshot.stat().st_size > 10_000
