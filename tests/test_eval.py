@@ -337,3 +337,31 @@ def test_progress_only_on_a_terminal(tmp_path: Path) -> None:
     assert "auditing" in text
     assert "100%" in text
     assert "rec/s" in text
+
+
+def test_unusable_datasets(run: Any, tmp_path: Path) -> None:
+    out = tmp_path / "r.jsonl"
+    out.write_text("kept\n")
+    missing = run("eval", str(tmp_path / "nope.jsonl"), "-o", str(out))
+    assert missing.code == ExitCode.INPUT_ERROR
+    assert missing.err == (f"citeaudit: error: {tmp_path / 'nope.jsonl'}: cannot read: no such"
+                           " file\n")
+    assert out.read_text() == "kept\n"  # nothing was overwritten
+    broken = tmp_path / "d.json"
+    broken.write_text(json.dumps(records(2))[:-30])
+    result = run("eval", str(broken), "-o", str(out))
+    assert result.code == ExitCode.INPUT_ERROR
+    assert result.err.startswith(f"citeaudit: error: {broken}: the JSON array cannot be read")
+    assert [r["id"] for r in results_of(out)] == ["r0"]  # what came before is written
+    parquet = tmp_path / "d.parquet"
+    parquet.write_bytes(b"PAR1 not really")
+    bad = run("eval", str(parquet))
+    assert bad.code == ExitCode.INPUT_ERROR
+    assert bad.err.startswith(f"citeaudit: error: {parquet}: cannot read Parquet:")
+
+
+def test_dataset_from_stdin(run: Any) -> None:
+    lines = "".join(json.dumps(r) + "\n" for r in records(4)).encode()
+    result = run("eval", "-", "--format", "json", "--no-evaluators", stdin=lines)
+    assert json.loads(result.out)["records"] == 4
+    assert run("eval", "-", "--report", "x.html", stdin=lines).code == ExitCode.INPUT_ERROR

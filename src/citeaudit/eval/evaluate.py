@@ -52,6 +52,8 @@ def evaluate(dataset: Dataset, options: Options, *, jobs: int = 1, out: Path | N
     """
     config = options.config
     aggregate = Aggregate(config.min_precision, config.min_recall)
+    if dataset.path != "-" and not Path(dataset.path).is_file():
+        raise InputError("cannot read: no such file", origin=dataset.path)
 
     def count(summary: Summary, case: str | None) -> None:
         aggregate.add(summary)

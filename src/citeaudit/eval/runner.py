@@ -12,13 +12,12 @@ import os
 from collections import deque
 from collections.abc import Iterable, Iterator
 from concurrent.futures import Future, ProcessPoolExecutor
-from itertools import islice
 from pathlib import Path
 from typing import Any
 
 import orjson
 
-from citeaudit.errors import InputError
+from citeaudit.errors import CiteauditError, InputError
 from citeaudit.eval.evaluators import load_evaluators
 from citeaudit.eval.records import RawItem
 from citeaudit.eval.results import Options, Summary, batch
@@ -51,24 +50,45 @@ def _work(items: list[RawItem]) -> list[Outcome]:
 
 
 def run(items: Iterable[RawItem], options: Options, jobs: int = 1) -> Iterator[Outcome]:
-    """Every item's outcome, in input order. ``jobs`` > 1 audits in that many processes."""
-    iterator = iter(items)
-    chunks = iter(lambda: list(islice(iterator, BATCH)), [])
+    """Every item's outcome, in input order. ``jobs`` > 1 audits in that many processes.
+
+    When reading fails part-way (a broken JSON array), every item read before is still
+    audited and yielded, then the error is raised.
+    """
+    failure: list[CiteauditError] = []
+    chunks = _batches(iter(items), failure)
     if jobs <= 1:
         for chunk in chunks:
             yield from batch(chunk, options)
-        return
-    names = tuple(evaluator.name for evaluator in options.evaluators)
-    bare = Options(options.config, (), options.junit)  # evaluators are loaded in each worker
-    with ProcessPoolExecutor(max_workers=jobs, initializer=_start_worker,
-                             initargs=(bare, names)) as pool:
-        pending: deque[Future[list[Outcome]]] = deque()
-        for chunk in chunks:
-            pending.append(pool.submit(_work, chunk))
-            if len(pending) >= jobs * 4:
+    else:
+        names = tuple(evaluator.name for evaluator in options.evaluators)
+        bare = Options(options.config, (), options.junit)  # evaluators load in each worker
+        with ProcessPoolExecutor(max_workers=jobs, initializer=_start_worker,
+                                 initargs=(bare, names)) as pool:
+            pending: deque[Future[list[Outcome]]] = deque()
+            for chunk in chunks:
+                pending.append(pool.submit(_work, chunk))
+                if len(pending) >= jobs * 4:
+                    yield from pending.popleft().result()
+            while pending:
                 yield from pending.popleft().result()
-        while pending:
-            yield from pending.popleft().result()
+    if failure:
+        raise failure[0]
+
+
+def _batches(items: Iterator[RawItem], failure: list[CiteauditError]) -> Iterator[list[RawItem]]:
+    """Items in lists of :data:`BATCH`; a reading error ends them and is kept in ``failure``."""
+    chunk: list[RawItem] = []
+    try:
+        for item in items:
+            chunk.append(item)
+            if len(chunk) == BATCH:
+                yield chunk
+                chunk = []
+    except CiteauditError as error:
+        failure.append(error)
+    if chunk:
+        yield chunk
 
 
 def read_results(path: Path) -> Iterator[dict[str, Any]]:
