@@ -115,7 +115,7 @@ def test_jobs_and_formats_give_the_same_results(run: Any, tmp_path: Path) -> Non
 
 def test_bad_records_are_reported_and_the_rest_audited(run: Any, tmp_path: Path) -> None:
     good = records(3)
-    big = b'{"id": "big", "sources": [], "answer": "' + b"x" * 2_000_000 + b'"}\n'
+    big = b'{"id": "big", "sources": [], "answer": "' + b"x" * 50_000_000 + b'"}\n'
     bad = (b'{"id": "cut", "sources": ["a"], "answer": "tru\n'
            b'{"id": "no-answer", "sources": ["a"]}\n'
            b'{"id": "no-sources", "answer": "x"}\n'
