@@ -23,9 +23,6 @@ from citeaudit.eval.summary import Aggregate
 
 __all__ = ["Dataset", "evaluate", "worst_records"]
 
-_FLUSH_EVERY = 256  # results between flushes of the results file
-
-
 class Dataset:
     """Where the records come from, and how to read them (again, for the report)."""
 
@@ -84,14 +81,16 @@ def evaluate(dataset: Dataset, options: Options, *, jobs: int = 1, out: Path | N
         raise InputError(f"cannot write the results: {error.strerror}", origin=str(out)) \
             from None
     try:
-        written = 0
-        for line, summary, case in run(items, options, jobs):
+        for done_batch in run(items, options, jobs):
             if handle is not None:
-                handle.write(line)
-                written += 1
-                if written % _FLUSH_EVERY == 0:
-                    handle.flush()
-            count(summary, case)
+                handle.write(done_batch.lines)
+                handle.flush()  # whole lines, batch by batch
+            aggregate.merge(done_batch.aggregate)
+            if junit is not None:
+                junit.write(done_batch.cases)
+            if on_unreadable is not None:
+                for summary in done_batch.unreadable:
+                    on_unreadable(summary)
     finally:
         if handle is not None:
             handle.close()  # complete lines only: an interrupted run can always resume

@@ -7,7 +7,6 @@ meets the precision and recall thresholds, and every evaluator passed it.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 from xml.sax.saxutils import escape as xml_escape
@@ -167,8 +166,3 @@ def _ratio(value: float | None) -> str:
 def _xml(text: str) -> str:
     """Text that XML 1.0 can carry: control characters neutralised."""
     return neutralise(text).replace("\ufffe", "\ufffd").replace("\uffff", "\ufffd")
-
-
-def batch(items: Sequence[RawItem], options: Options) -> list[tuple[bytes, Summary, str | None]]:
-    """:func:`process` for several items (one task for a worker)."""
-    return [process(item, options) for item in items]

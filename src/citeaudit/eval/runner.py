@@ -13,19 +13,49 @@ from collections import deque
 from collections.abc import Iterable, Iterator
 from concurrent.futures import Future, ProcessPoolExecutor
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import orjson
 
 from citeaudit.errors import CiteauditError, InputError
 from citeaudit.eval.evaluators import load_evaluators
 from citeaudit.eval.records import RawItem
-from citeaudit.eval.results import Options, Summary, batch
+from citeaudit.eval.results import Options, Summary, process
+from citeaudit.eval.summary import Aggregate
 
-__all__ = ["Outcome", "default_jobs", "read_results", "run"]
+__all__ = ["Batch", "default_jobs", "read_results", "run"]
 
-Outcome = tuple[bytes, Summary, str | None]
 BATCH = 64  # items per task: large enough to hide the process hop, small for steady progress
+
+
+class Batch(NamedTuple):
+    """What a worker hands back for a batch of items: their result lines (in order), their
+    JUnit cases, their aggregate, and the unreadable ones. The main process only writes and
+    merges, so that it keeps up with the workers.
+    """
+
+    lines: bytes
+    cases: str
+    aggregate: Aggregate
+    unreadable: tuple[Summary, ...]
+
+
+def audit_batch(items: list[RawItem], options: Options) -> Batch:
+    """Audit a batch of items."""
+    config = options.config
+    aggregate = Aggregate(config.min_precision, config.min_recall)
+    lines: list[bytes] = []
+    cases: list[str] = []
+    unreadable: list[Summary] = []
+    for item in items:
+        line, summary, case = process(item, options)
+        lines.append(line)
+        aggregate.add(summary)
+        if case is not None:
+            cases.append(case)
+        if summary.status == "unreadable":
+            unreadable.append(summary)
+    return Batch(b"".join(lines), "".join(cases), aggregate, tuple(unreadable))
 
 _worker_options: Options | None = None
 
@@ -44,13 +74,14 @@ def _start_worker(options: Options, evaluator_names: tuple[str, ...]) -> None:
     _worker_options = Options(options.config, evaluators, options.junit)
 
 
-def _work(items: list[RawItem]) -> list[Outcome]:
+def _work(items: list[RawItem]) -> Batch:
     assert _worker_options is not None
-    return batch(items, _worker_options)
+    return audit_batch(items, _worker_options)
 
 
-def run(items: Iterable[RawItem], options: Options, jobs: int = 1) -> Iterator[Outcome]:
-    """Every item's outcome, in input order. ``jobs`` > 1 audits in that many processes.
+def run(items: Iterable[RawItem], options: Options, jobs: int = 1) -> Iterator[Batch]:
+    """Every batch of items audited, in input order. ``jobs`` > 1 audits in that many
+    processes.
 
     When reading fails part-way (a broken JSON array), every item read before is still
     audited and yielded, then the error is raised.
@@ -59,19 +90,19 @@ def run(items: Iterable[RawItem], options: Options, jobs: int = 1) -> Iterator[O
     chunks = _batches(iter(items), failure)
     if jobs <= 1:
         for chunk in chunks:
-            yield from batch(chunk, options)
+            yield audit_batch(chunk, options)
     else:
         names = tuple(evaluator.name for evaluator in options.evaluators)
         bare = Options(options.config, (), options.junit)  # evaluators load in each worker
         with ProcessPoolExecutor(max_workers=jobs, initializer=_start_worker,
                                  initargs=(bare, names)) as pool:
-            pending: deque[Future[list[Outcome]]] = deque()
+            pending: deque[Future[Batch]] = deque()
             for chunk in chunks:
                 pending.append(pool.submit(_work, chunk))
                 if len(pending) >= jobs * 4:
-                    yield from pending.popleft().result()
+                    yield pending.popleft().result()
             while pending:
-                yield from pending.popleft().result()
+                yield pending.popleft().result()
     if failure:
         raise failure[0]
 

@@ -47,6 +47,16 @@ class Stats:
                 self.values[name][round(value, 9)] += 1
         self.codes.update(summary.codes)
 
+    def merge(self, other: Stats) -> None:
+        """Count in everything ``other`` counted."""
+        self.records += other.records
+        self.passed += other.passed
+        self.no_evidence += other.no_evidence
+        self.unreadable += other.unreadable
+        for name in METRICS:
+            self.values[name].update(other.values[name])
+        self.codes.update(other.codes)
+
     def to_dict(self) -> dict[str, Any]:
         records = self.records
         data: dict[str, Any] = {
@@ -101,11 +111,32 @@ class Aggregate:
             self.cells[cell_of(summary.precision, summary.recall)] += 1
         if not summary.passed and summary.status != "unreadable":
             badness = (float(summary.errors), -(summary.f1 if summary.f1 is not None else 0.0))
-            entry_heap = (badness, -summary.ordinal, summary)
-            if len(self.worst) < WORST:
-                heapq.heappush(self.worst, entry_heap)
-            elif entry_heap > self.worst[0]:
-                heapq.heapreplace(self.worst, entry_heap)
+            self._keep_worst((badness, -summary.ordinal, summary))
+
+    def _keep_worst(self, entry: tuple[tuple[float, ...], int, Summary]) -> None:
+        if len(self.worst) < WORST:
+            heapq.heappush(self.worst, entry)
+        elif entry > self.worst[0]:
+            heapq.heapreplace(self.worst, entry)
+
+    def merge(self, other: Aggregate) -> None:
+        """Count in everything ``other`` counted (a worker's batch)."""
+        self.all.merge(other.all)
+        for key, values in other.tags.items():
+            mine = self.tags.setdefault(key, {})
+            for value, stats in values.items():
+                if value in mine:
+                    mine[value].merge(stats)
+                else:
+                    mine[value] = stats
+        for name, counts in other.evaluators.items():
+            entry = self.evaluators.setdefault(name, [0.0, 0.0, 0.0])
+            for position, count in enumerate(counts):
+                entry[position] += count
+        self.cells.update(other.cells)
+        for worst in other.worst:
+            self._keep_worst(worst)
+        self.unreadable.extend(other.unreadable[:100 - len(self.unreadable)])
 
     def sweep(self) -> list[dict[str, float]]:
         """Pass rate over the grid of (min precision, min recall) pairs."""
