@@ -208,18 +208,42 @@ def test_resume_after_a_real_interruption(tmp_path: Path, how: signal.Signals) -
     subprocess.run([*command, "-o", str(clean)], capture_output=True, check=False)
     out = tmp_path / "r.jsonl"
     process = subprocess.Popen([*command, "-o", str(out)], stdout=subprocess.DEVNULL,
-                               stderr=subprocess.DEVNULL)
+                               stderr=subprocess.PIPE, start_new_session=True)
     deadline = time.monotonic() + 60
     while (not out.exists() or out.stat().st_size < 200_000) and time.monotonic() < deadline:
         time.sleep(0.01)
-    process.send_signal(how)
-    process.wait(timeout=60)
+    if how == signal.SIGINT:
+        os.killpg(process.pid, how)  # the whole group, as Ctrl-C in a terminal does
+    else:
+        process.kill()  # the main process only: its workers must notice and go
+    _, stderr = process.communicate(timeout=60)
+    if how == signal.SIGINT:
+        assert process.returncode == 130
+        assert stderr == b"citeaudit: interrupted\n"  # no traceback, from any process
+    deadline = time.monotonic() + 10
+    while workers_of(data) and time.monotonic() < deadline:  # they go with their parent
+        time.sleep(0.1)
+    assert workers_of(data) == []
     interrupted = out.read_bytes()
     assert 0 < len(interrupted) < clean.stat().st_size, "interrupted mid-run"
     resumed = subprocess.run([*command, "-o", str(out), "--resume"], capture_output=True,
                              check=False)
     assert resumed.returncode == ExitCode.FAILED
     assert out.read_bytes() == clean.read_bytes()
+
+
+def workers_of(data: Path) -> list[int]:
+    """Processes still running an eval of ``data``."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                command = (entry / "cmdline").read_bytes()
+            except OSError:
+                continue
+            if str(data).encode() in command and b"eval" in command:
+                found.append(int(entry.name))
+    return found
 
 
 def test_replay(run: Any, tmp_path: Path) -> None:

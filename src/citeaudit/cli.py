@@ -48,6 +48,7 @@ class ExitCode(IntEnum):
     OK = 0  # passed
     FAILED = 1  # findings at error severity, or a threshold not met
     INPUT_ERROR = 2  # input or usage error: the audit could not run
+    INTERRUPTED = 130  # Ctrl-C: what was written is complete (eval --resume goes on)
 
 
 class UsageError(CiteauditError):
@@ -268,6 +269,9 @@ def main(argv: Sequence[str] | None = None, *, stdout: TextIO | None = None,
         return ExitCode.INPUT_ERROR
     except SystemExit as exit_:  # --help and --version
         return int(exit_.code or 0)
+    except KeyboardInterrupt:
+        err.write("citeaudit: interrupted\n")
+        return ExitCode.INTERRUPTED
 
 
 def _config(args: argparse.Namespace) -> Config:

@@ -9,6 +9,9 @@ Results are written in input order, so an interrupted run has done exactly the f
 from __future__ import annotations
 
 import os
+import signal
+import threading
+import time
 from collections import deque
 from collections.abc import Iterable, Iterator
 from concurrent.futures import Future, ProcessPoolExecutor
@@ -70,8 +73,18 @@ def default_jobs() -> int:
 
 def _start_worker(options: Options, evaluator_names: tuple[str, ...]) -> None:
     global _worker_options  # noqa: PLW0603 - one per worker process, set once at its start
+    # Ctrl-C reaches the whole process group: the main process alone decides what to do.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    # A worker whose run was killed (SIGKILL leaves no chance to stop it) must not live on.
+    threading.Thread(target=_exit_with_parent, args=(os.getppid(),), daemon=True).start()
     evaluators = tuple(load_evaluators(evaluator_names)) if evaluator_names else ()
     _worker_options = Options(options.config, evaluators, options.junit)
+
+
+def _exit_with_parent(parent: int) -> None:
+    while os.getppid() == parent:
+        time.sleep(0.5)
+    os._exit(1)
 
 
 def _work(items: list[RawItem]) -> Batch:
