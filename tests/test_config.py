@@ -21,8 +21,8 @@ def test_defaults() -> None:
     ({"select": ("CA2",)}, {"CA201", "CA202", "CA203"}),
     ({"select": ("CA3", "CA101")}, {"CA101", "CA301", "CA302"}),
     ({"select": ("CA4",), "ignore": ("CA404",)}, {"CA401", "CA402", "CA403"}),
-    ({"select": ("ALL",), "ignore": ("CA1", "CA2", "CA3", "CA4")}, set()),
-    ({"extend_select": ("CA403",), "ignore": ("CA1", "CA2", "CA3")},
+    ({"select": ("ALL",), "ignore": ("CA1", "CA2", "CA3", "CA4", "CA5")}, set()),
+    ({"extend_select": ("CA403",), "ignore": ("CA1", "CA2", "CA3", "CA5")},
      {"CA401", "CA402", "CA403", "CA404"}),
 ])
 def test_selection(kwargs: dict[str, tuple[str, ...]], enabled: set[str]) -> None:

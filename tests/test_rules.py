@@ -29,6 +29,9 @@ TRIGGERS: dict[str, tuple[Any, Any, dict[str, Any]]] = {
     "CA402": ({"status": "unknown", "text": "x", "citations": ["a"]}, STRUCTURED_SOURCES, {}),
     "CA403": ("   ", PASSAGES, {"config": Config(extend_select=("CA403",))}),
     "CA404": ({"status": "maybe", "text": "x", "citations": ["a"]}, STRUCTURED_SOURCES, {}),
+    "CA501": ("Refunds take 14 days [1].", PASSAGES, {"config": Config(support="lexical")}),
+    "CA502": ('Refunds are "never late" [1].', PASSAGES, {"config": Config(support="lexical")}),
+    "CA503": ("Parking is free [2].", PASSAGES, {"config": Config(support="lexical")}),
 }
 
 

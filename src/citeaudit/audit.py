@@ -31,7 +31,7 @@ _SCOPES = (
     (("CA401", "CA402", "CA403"), "answer-level citation and refusal"),
     (("CA404",), "answer contract"),
 )
-_NEVER_CHECKED = ("support (whether a cited passage supports its claim)",)
+_SUPPORT = "support (whether a cited passage supports its claim)"
 
 
 def prepare(answer: Any, sources: Any, *, grammar: GrammarSpec = None,
@@ -190,16 +190,19 @@ def report_of(context: Context, findings: Sequence[Finding],
             reasons.append(f"precision {metrics.precision:.2f} < {config.min_precision:.2f}")
         if metrics.recall is not None and metrics.recall < config.min_recall:
             reasons.append(f"recall {metrics.recall:.2f} < {config.min_recall:.2f}")
-    checked, not_checked = _scope(config.enabled)
+    checked, not_checked = _scope(config.enabled, config.support)
     return Report(tuple(findings), metrics, status, not reasons, checked, not_checked,
                   context.grammar, context.snapshot, tuple(reasons), context.answer.kind)
 
 
 @functools.lru_cache(maxsize=64)
-def _scope(enabled: frozenset[str]) -> tuple[tuple[str, ...], tuple[str, ...]]:
+def _scope(enabled: frozenset[str], support: str | None,
+           ) -> tuple[tuple[str, ...], tuple[str, ...]]:
     """What the enabled rules check, and what they do not."""
     checked = tuple(scope for codes, scope in _SCOPES if not enabled.isdisjoint(codes))
     ignored = tuple(f"{scope} (rules ignored)" for codes, scope in _SCOPES
                     if enabled.isdisjoint(codes))
-    return checked, ignored + _NEVER_CHECKED
+    if support is None:
+        return checked, (*ignored, _SUPPORT)
+    return (*checked, f"support, by the {support} judge"), ignored
 

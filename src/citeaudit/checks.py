@@ -169,6 +169,41 @@ def invalid_answer(context: Context) -> Iterator[Problem]:
     yield from context.answer.problems
 
 
+def support(context: Context) -> Iterator[Problem]:
+    """CA501-CA503: whether each claim's cited passages support it, by the configured support
+    judge (nothing without one).
+    """
+    name = context.config.support
+    if name is None:
+        return
+    from citeaudit.support import get_judge  # noqa: PLC0415 - only support runs load it
+
+    judge = get_judge(name, context.config.support_threshold)
+    answer = context.answer
+    cited: dict[int, dict[str, None]] = {}
+    for citation, source_id in zip(answer.citations, context.resolved, strict=True):
+        if source_id is not None and citation.claim is not None:
+            cited.setdefault(citation.claim, {})[source_id] = None
+    claims = [claim for claim in answer.claims if claim.number in cited]
+    snapshot = context.snapshot
+    pairs = []
+    for claim in claims:
+        offset = claim.span[0] if answer.kind == "text" else 0
+        text = mask(claim.text, [Span(m.start - offset, m.end - offset) for m in claim.markers],
+                    "")
+        passages = [(source_id, source.text) for source_id in cited[claim.number]
+                    if (source := snapshot.get(source_id)) is not None]
+        pairs.append((text, passages))
+    for claim, judgement in zip(claims, judge.judge(pairs), strict=True):
+        problems = judgement.problems or (
+            () if judgement.supported else (("CA503", f"the {judge.name} judge scores the"
+                                             f" cited passages {judgement.score:.2f}, below"
+                                             f" {judge.threshold:.2f}"),))
+        for code, message in problems:
+            yield Problem(code, message, claim.number, claim.span,
+                          source_id=judgement.source_id)
+
+
 CHECKS: dict[Check, tuple[str, ...]] = {
     malformed_markers: ("CA101",),
     unresolved_citations: ("CA201", "CA202"),
@@ -176,4 +211,5 @@ CHECKS: dict[Check, tuple[str, ...]] = {
     uncited_claims: ("CA301", "CA302"),
     answer_level: ("CA401", "CA402", "CA403"),
     invalid_answer: ("CA404",),
+    support: ("CA501", "CA502", "CA503"),
 }

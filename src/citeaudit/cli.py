@@ -20,7 +20,13 @@ import orjson
 from citeaudit import __version__
 from citeaudit.audit import audit
 from citeaudit.chips import DEFAULT_QUOTE_LENGTH
-from citeaudit.config import DEFAULT_REFUSAL, Config, load_config, parse_severity
+from citeaudit.config import (
+    DEFAULT_REFUSAL,
+    SUPPORT_JUDGES,
+    Config,
+    load_config,
+    parse_severity,
+)
 from citeaudit.errors import CiteauditError, ConfigError, InputError, SnapshotError
 from citeaudit.eval.evaluate import Dataset, evaluate, progress_for, worst_records
 from citeaudit.eval.evaluators import load_evaluators
@@ -82,6 +88,7 @@ def _parser() -> argparse.ArgumentParser:
     check.add_argument("--claim-policy", choices=("all", "quantities"),
                        help="which claims need a citation (default: all)")
     _thresholds(check)
+    _support(check)
     check.add_argument("--relevant", metavar="IDS", type=_codes,
                        help="gold-relevant source ids (comma-separated): recall is measured"
                        " against them instead of every retrieved id")
@@ -153,6 +160,7 @@ def _parser() -> argparse.ArgumentParser:
                            help="marker grammar for records that name none (repeat to chain)")
     evaluate_.add_argument("--refusal", metavar="TEXT", help="the exact refusal string")
     _thresholds(evaluate_)
+    _support(evaluate_)
     evaluate_.add_argument("--gate", action="append", default=[], type=_gate,
                            metavar="METRIC>=VALUE",
                            help="a condition on the aggregate, e.g. pass_rate>=0.95 or"
@@ -215,6 +223,14 @@ def _thresholds(parser: argparse.ArgumentParser) -> None:
                         help="fail below this citation precision (default 0.9)")
     parser.add_argument("--min-recall", type=float, metavar="R",
                         help="fail below this coverage recall (default 0.5)")
+
+
+def _support(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--support", choices=SUPPORT_JUDGES, metavar="JUDGE",
+                        help="also judge whether cited passages support their claims"
+                        f" (CA501-CA503): {', '.join(SUPPORT_JUDGES)}")
+    parser.add_argument("--support-threshold", type=float, metavar="S",
+                        help="the judge's score below which a claim is unsupported")
 
 
 def _config_options(parser: argparse.ArgumentParser) -> None:
@@ -288,7 +304,8 @@ def _config(args: argparse.Namespace) -> Config:
         refusal=args.refusal, select=option("select"), extend_select=option("extend_select"),
         ignore=option("ignore"), severity=severity, min_precision=args.min_precision,
         min_recall=args.min_recall, max_bytes=args.max_bytes,
-        claim_policy=option("claim_policy"))
+        claim_policy=option("claim_policy"), support=option("support"),
+        support_threshold=option("support_threshold"))
 
 
 def _inputs_of(args: argparse.Namespace, config: Config, stdin: Any,

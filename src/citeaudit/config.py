@@ -25,6 +25,7 @@ from citeaudit.rules import RULES, Severity
 __all__ = ["DEFAULT_REFUSAL", "Config", "find_config", "load_config"]
 
 DEFAULT_REFUSAL = "Not covered by the provided documents."
+SUPPORT_JUDGES = ("lexical",)
 ClaimPolicy = Literal["all", "quantities"]
 _PREFIX = re.compile(r"CA[0-9]{0,3}|ALL")
 
@@ -43,6 +44,8 @@ class Config:
     min_recall: float = 0.5
     max_bytes: int = DEFAULT_MAX_BYTES
     claim_policy: ClaimPolicy = "all"
+    support: str | None = None  # a support judge's name: CA501-CA503 need one
+    support_threshold: float | None = None  # None: the judge's own default
     enabled: frozenset[str] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
@@ -64,6 +67,12 @@ class Config:
         if self.claim_policy not in ("all", "quantities"):
             raise ConfigError("claim-policy must be 'all' or 'quantities', not"
                               f" {self.claim_policy!r}")
+        if self.support is not None and self.support not in SUPPORT_JUDGES:
+            raise ConfigError(f"support must be one of {', '.join(SUPPORT_JUDGES)}, not"
+                              f" {self.support!r}")
+        if self.support_threshold is not None and not 0.0 <= self.support_threshold <= 1.0:
+            raise ConfigError("support-threshold must lie in [0, 1], not"
+                              f" {self.support_threshold}")
         if not self.refusal.strip():
             raise ConfigError("refusal must be a non-empty string")
         if self.select:
@@ -129,7 +138,8 @@ def _read_toml(path: Path) -> dict[str, Any]:
 
 
 _KEYS = {"grammar", "refusal", "select", "extend-select", "ignore", "severity",
-         "min-precision", "min-recall", "max-bytes", "claim-policy"}
+         "min-precision", "min-recall", "max-bytes", "claim-policy", "support",
+         "support-threshold"}
 
 
 def _from_mapping(data: Mapping[str, Any]) -> Config:
@@ -152,7 +162,11 @@ def _from_mapping(data: Mapping[str, Any]) -> Config:
         if not isinstance(table, dict):
             raise ConfigError("severity must be a table of CODE = \"error\" | \"warning\"")
         values["severity"] = {code: parse_severity(level, code) for code, level in table.items()}
-    for key in ("min-precision", "min-recall"):
+    if "support" in data:
+        if not isinstance(data["support"], str):
+            raise ConfigError("support must be a string")
+        values["support"] = data["support"]
+    for key in ("min-precision", "min-recall", "support-threshold"):
         if key in data:
             value = data[key]
             if isinstance(value, bool) or not isinstance(value, int | float):

@@ -72,8 +72,8 @@ class TextFormatter:
             f"{verdict}{why}: {counts}; status {report.status}; precision"
             f" {_ratio(metrics.precision)}, recall {_ratio(metrics.recall)}, F1"
             f" {_ratio(metrics.f1)}, claim coverage {_ratio(metrics.claim_coverage)};"
-            f" checked: {', '.join(report.checked)}; not checked:"
-            f" {', '.join(report.not_checked)}\n")
+            f" checked: {', '.join(report.checked) or 'nothing'}; not checked:"
+            f" {', '.join(report.not_checked) or 'nothing'}\n")
 
 
 class JsonFormatter:

@@ -66,4 +66,10 @@ RULES: dict[str, Rule] = _table(
          "the answer has no claims at all", default_enabled=False),
     Rule("CA404", "invalid-answer", Severity.ERROR,
          "the answer object breaks the answer contract"),
+    Rule("CA501", "number-mismatch", Severity.ERROR,
+         "an amount the claim states is not stated by its cited passages (with --support)"),
+    Rule("CA502", "quote-mismatch", Severity.ERROR,
+         "a quotation in the claim is not in its cited passages (with --support)"),
+    Rule("CA503", "unsupported-claim", Severity.WARNING,
+         "the support judge scores the cited passages below its threshold (with --support)"),
 )

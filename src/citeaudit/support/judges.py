@@ -1,0 +1,38 @@
+"""The support-judge seam: (claim, cited passages) → score, verdict, evidence, problems."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import NamedTuple, Protocol
+
+__all__ = ["Judgement", "Passage", "SupportJudge"]
+
+Passage = tuple[str, str]  # (source id, text)
+
+
+class Judgement(NamedTuple):
+    """Whether cited passages support one claim."""
+
+    score: float  # in [0, 1]
+    supported: bool
+    evidence: str  # the passage sentence or window that supports the claim best
+    source_id: str | None  # the passage it is in
+    problems: tuple[tuple[str, str], ...] = ()  # (rule code, message), CA5xx
+
+
+class SupportJudge(Protocol):
+    """Judges claims against the passages they cite, in batches."""
+
+    @property
+    def name(self) -> str:
+        """How the judge is named (``--support NAME``)."""
+        ...
+
+    @property
+    def threshold(self) -> float:
+        """The score below which a claim counts as unsupported."""
+        ...
+
+    def judge(self, pairs: Sequence[tuple[str, Sequence[Passage]]]) -> list[Judgement]:
+        """One judgement per (claim, cited passages) pair, in order."""
+        ...

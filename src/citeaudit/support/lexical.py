@@ -1,0 +1,169 @@
+"""The lexical support judge: no model, fast enough for every record of a large dataset.
+
+For one claim and its cited passages it checks that
+
+* every amount the claim states (numbers, percentages, money, dates, durations, units) is
+  stated by a cited passage, however written (CA501, :mod:`.quantities`);
+* every quotation in the claim appears in a cited passage, whitespace, quote characters and
+  case aside (CA502);
+* the claim's content words (stemmed) are found together in one passage sentence or two
+  adjacent ones, with a guard for negation that one side has and the other lacks (CA503 below
+  the threshold).
+"""
+
+from __future__ import annotations
+
+import functools
+import itertools
+import re
+from collections.abc import Sequence
+from typing import NamedTuple
+
+import Stemmer
+
+from citeaudit.support.judges import Judgement, Passage
+from citeaudit.support.quantities import Quantity, matches, quantities
+
+__all__ = ["DEFAULT_THRESHOLD", "LexicalJudge"]
+
+DEFAULT_THRESHOLD = 0.5
+_WORDS = re.compile(r"[a-z][a-z0-9]*(?:'[a-z]+)?")  # words, not bare numbers
+_SENTENCE_END = re.compile(r"[.!?。！？](?=\s)|\n")  # a character-class start: fast
+_QUOTED = re.compile(r"[\"“”„«»]([^\"“”„«»\n]{2,}?)[\"“”„«»]")
+_QUOTES = str.maketrans({"“": '"', "”": '"', "„": '"', "«": '"', "»": '"', "‘": "'", "’": "'",
+                         "\u00a0": " "})
+_NEGATIONS = frozenset({"not", "no", "never", "none", "nobody", "nothing", "neither", "nor",
+                        "cannot", "without", "n't"})
+_STOPWORDS = frozenset("""
+a about above after again against all am an and any are as at be because been before being
+below between both but by can could did do does doing down during each few for from further
+had has have having he her here hers herself him himself his how i if in into is it its itself
+just me more most my myself of off on once only or other our ours ourselves out over own same
+she should so some such than that the their theirs them themselves then there these they this
+those through to too under until up very was we were what when where which while who whom why
+will with would you your yours yourself yourselves also may must per via within s t
+""".split()) | _NEGATIONS  # noqa: SIM905 - a word list reads better as text
+_STEMMER = Stemmer.Stemmer("english")
+
+
+_STEMS: dict[str, str] = {}  # every word stemmed once per process (vocabularies are small)
+
+
+def _terms(text: str, lowered: str | None = None) -> tuple[frozenset[str], bool]:
+    """Content-word stems of ``text`` (``lowered``: the same, lower-cased, quotes folded),
+    and whether it is negated.
+    """
+    if lowered is None:
+        lowered = text.lower().translate(_QUOTES)
+    words = set(_WORDS.findall(lowered))
+    negated = not _NEGATIONS.isdisjoint(words) or "n't" in lowered
+    words -= _STOPWORDS
+    stems = _STEMS
+    missing = [w for w in words if w not in stems]
+    if missing:
+        if len(stems) > 500_000:
+            stems.clear()
+        stems.update(zip(missing, _STEMMER.stemWords(missing), strict=True))
+    return frozenset(map(stems.__getitem__, words)), negated
+
+
+def _normal(text: str) -> str:
+    """Text for quote matching: quote characters, whitespace and case folded."""
+    return " ".join(text.translate(_QUOTES).casefold().split())
+
+
+class _Window(NamedTuple):
+    text: str
+    terms: frozenset[str]
+    negated: bool
+
+
+class _Passage:
+    """A passage analysed on demand: sentence windows always, amounts and quote-matching text
+    only for claims that state amounts or quote.
+    """
+
+    __slots__ = ("_normal", "_quantities", "text", "windows")
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        lowered = text.lower().translate(_QUOTES)
+        if len(lowered) != len(text):  # a rare character that lower-cases to two
+            lowered = "".join(c.lower()[:1] for c in text).translate(_QUOTES)
+        analysed = []
+        start = 0
+        for end in [m.end() for m in _SENTENCE_END.finditer(text)] + [len(text)]:
+            sentence = text[start:end].strip()
+            if sentence:
+                analysed.append((sentence, *_terms(sentence, lowered[start:end])))
+            start = end
+        windows = [_Window(s, terms, negated) for s, terms, negated in analysed]
+        windows += [_Window(f"{a[0]} {b[0]}", a[1] | b[1], a[2] or b[2])
+                    for a, b in itertools.pairwise(analysed)]
+        self.windows = windows
+        self._quantities: list[Quantity] | None = None
+        self._normal: str | None = None
+
+    @property
+    def quantities(self) -> list[Quantity]:
+        if self._quantities is None:
+            self._quantities = quantities(self.text)
+        return self._quantities
+
+    @property
+    def normal(self) -> str:
+        if self._normal is None:
+            self._normal = _normal(self.text)
+        return self._normal
+
+
+@functools.lru_cache(maxsize=4096)  # a passage is cited by many claims of its answer
+def _analyse(text: str) -> _Passage:
+    return _Passage(text)
+
+
+class LexicalJudge:
+    """Numbers, quotations and content-word alignment against the cited passages."""
+
+    name = "lexical"
+
+    def __init__(self, threshold: float = DEFAULT_THRESHOLD) -> None:
+        self.threshold = threshold
+
+    def judge(self, pairs: Sequence[tuple[str, Sequence[Passage]]]) -> list[Judgement]:
+        """One judgement per (claim, cited passages) pair."""
+        return [self.judge_one(claim, passages) for claim, passages in pairs]
+
+    def judge_one(self, claim: str, passages: Sequence[Passage]) -> Judgement:
+        """Whether ``passages`` support ``claim``: score, verdict, evidence and problems."""
+        analysed = [(source_id, _analyse(text)) for source_id, text in passages]
+        problems: list[tuple[str, str]] = []
+        claimed = quantities(claim)
+        stated = [q for _, p in analysed for q in p.quantities] if claimed else []
+        for quantity in claimed:
+            if not matches(quantity, stated):
+                found = ", ".join(dict.fromkeys(q.text for q in stated)) or "no amounts"
+                problems.append(("CA501", f"the claim states {quantity.text!r}; its cited"
+                                          f" passages do not (they state: {found})"))
+        for quoted in _QUOTED.findall(claim):
+            wanted = _normal(quoted).strip(" .,;:!?")
+            if wanted and not any(wanted in p.normal for _, p in analysed):
+                problems.append(("CA502", f"the quotation \"{quoted}\" is not in its cited"
+                                          " passages"))
+        terms, negated = _terms(claim)
+        score, evidence, source, denied = (1.0, "", None, False) if not terms else \
+            (0.0, "", None, False)
+        if terms:
+            for source_id, passage in analysed:
+                for window in passage.windows:
+                    overlap = len(terms & window.terms) / len(terms)
+                    if window.negated != negated:
+                        overlap *= 0.25  # one side denies what the other states
+                    if overlap > score:
+                        score, evidence, source = overlap, window.text, source_id
+                        denied = window.negated != negated
+        if score < self.threshold:
+            why = "; one of them is negated and the other not" if denied else ""
+            problems.append(("CA503", f"the cited passages share {score:.0%} of the claim's"
+                                      f" content words (threshold {self.threshold:.0%}){why}"))
+        return Judgement(score, not problems, evidence, source, tuple(problems))
