@@ -1,0 +1,163 @@
+"""Support checks: amounts, quotations and content-word alignment (the lexical judge)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from test_properties import PROFILE
+
+import citeaudit
+from citeaudit import Config
+from citeaudit.cli import ExitCode
+from citeaudit.support import get_judge
+from citeaudit.support.lexical import LexicalJudge
+from citeaudit.support.quantities import matches, quantities
+
+PASSAGES = json.loads((Path(__file__).parent / "data/seeds/002/passages.json").read_text())
+SUPPORT = Config(support="lexical")
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("settle in 14 days", [(14, "number", "day", "14 days")]),
+    ("within thirty days", [(30, "number", "day", "thirty days")]),
+    ("twenty-five days", [(25, "number", "day", "twenty-five days")]),
+    ("87% of staff", [(0.87, "percent", None, "87%")]),
+    ("87 percent", [(0.87, "percent", None, "87 percent")]),
+    ("87 per cent", [(0.87, "percent", None, "87 per cent")]),
+    ("a rate of 0.87", [(0.87, "number", None, "0.87")]),
+    ("1,200 employees", [(1200, "number", "employee", "1,200 employees")]),
+    ("1.2 million", [(1_200_000, "number", None, "1.2 million")]),
+    ("$30", [(30, "money", "USD", "$30")]),
+    ("30 dollars", [(30, "money", "USD", "30 dollars")]),
+    ("€ 12", [(12, "money", "EUR", "€ 12")]),
+    ("$1.5 million", [(1_500_000, "money", "USD", "$1.5 million")]),
+    ("2 weeks", [(14, "number", "day", "2 weeks")]),
+    ("48 hours", [(172_800, "number", "second", "48 hours")]),
+    ("5 km", [(5000, "number", "metre", "5 km")]),
+    ("March 3, 2024", [(20240303, "date", None, "March 3, 2024")]),
+    ("3 March 2024", [(20240303, "date", None, "3 March 2024")]),
+    ("2024-03-03", [(20240303, "date", None, "2024-03-03")]),
+    ("in March 2024", [(20240300, "date", None, "March 2024")]),
+    ("one of the forms", []),
+    ("Dr. Lee and v2", []),
+    ("in 2021", [(2021, "number", None, "2021")]),
+])
+def test_quantities(text: str, expected: list[tuple[Any, ...]]) -> None:
+    found = [(q.value, q.kind, q.unit, q.text) for q in quantities(text)]
+    assert [(pytest.approx(v), k, u, t) for v, k, u, t in expected] == found
+
+
+@pytest.mark.parametrize(("claim", "passage", "found"), [
+    ("87%", "87 percent of staff", True),
+    ("87%", "a share of 0.87", True),
+    ("87%", "87 staff", False),
+    ("1,200", "1200 people", True),
+    ("30 days", "thirty days", True),
+    ("2 weeks", "within 14 days", True),
+    ("14 days", "14 hours", False),
+    ("1.2 million", "1,200,000 users", True),
+    ("$30", "30 dollars", True),
+    ("$30", "30 euros", False),
+    ("March 3, 2024", "on 2024-03-03", True),
+    ("March 3, 2024", "3 days in 2024", False),
+])
+def test_matches(claim: str, passage: str, found: bool) -> None:
+    assert matches(quantities(claim)[0], quantities(passage)) is found
+
+
+def codes(answer: Any, **options: Any) -> list[str]:
+    report = citeaudit.audit(answer, PASSAGES, config=Config(support="lexical",
+                                                             min_recall=0.0), **options)
+    return [f.code for f in report.findings]
+
+
+def test_seed_002_number_mismatch() -> None:
+    """The seed's first example: a valid marker on a sentence that contradicts its passage."""
+    report = citeaudit.audit("Reimbursements settle in 14 days [2].", PASSAGES, config=SUPPORT)
+    finding = report.findings[0]
+    assert (finding.code, finding.claim, finding.source_id) == ("CA501", 1, "2")
+    assert finding.message == ("the claim states '14 days'; its cited passages do not (they"
+                               " state: 30 days)")
+    assert report.status == "unverified"
+    assert "support, by the lexical judge" in report.checked
+    assert codes("Reimbursements settle within thirty days of approval [2].") == []
+
+
+@pytest.mark.parametrize(("answer", "expected"), [
+    ('The policy says "within 30 days of approval" [2].', []),
+    ("The policy says \u201cWithin  30 DAYS of approval\u201d [2].", []),
+    ('The policy says "within 45 days" [2].', ["CA501", "CA502", "CA503"]),
+    ("Reimbursements do not settle within 30 days [2].", ["CA503"]),
+    ("Parking is free for visitors [3].", ["CA503"]),
+    ("Per diem claims follow the same schedule [2].", []),
+    ("Expense reports must be filed within 60 days of purchase [1].", []),
+    ("Expense reports must be filed within 90 days of purchase [1].", ["CA501"]),
+    ("Filed within 60 days [1]. Paid within 30 days [2].", []),
+    ("Paid within 30 days [1].", ["CA501"]),  # cites the wrong passage
+    ("Paid within 30 days [1][2].", []),  # the claim's passages together
+    ("Nothing cited here.", ["CA301"]),
+])
+def test_lexical_judge_through_audit(answer: str, expected: list[str]) -> None:
+    assert sorted(codes(answer)) == expected
+
+
+def test_claim_lists_and_structured_answers() -> None:
+    assert codes(["Reimbursements settle in 14 days [2].", "Desk [3]."]) == ["CA501"]
+    structured = {"status": "answered", "text": "Reimbursements settle in 14 days.",
+                  "citations": ["2"]}
+    assert codes(structured) == ["CA501"]
+
+
+def test_evidence_and_threshold() -> None:
+    judge = LexicalJudge(threshold=0.9)
+    judgement = judge.judge_one("Per diem claims are paid on the same schedule.",
+                                [("2", PASSAGES[1]["text"])])
+    assert judgement.evidence == "Per diem claims follow the same schedule."
+    assert judgement.source_id == "2"
+    assert 0.5 < judgement.score < 0.9
+    assert not judgement.supported
+    assert get_judge("lexical", 0.9).threshold == 0.9
+    assert get_judge("lexical").threshold == 0.5
+
+
+def test_not_checked_without_a_judge() -> None:
+    report = citeaudit.audit("Reimbursements settle in 14 days [2].", PASSAGES)
+    assert [f.code for f in report.findings] == []
+    assert report.not_checked == ("support (whether a cited passage supports its claim)",)
+
+
+def test_cli_support(run: Any, tmp_path: Path) -> None:
+    answer = tmp_path / "a.txt"
+    answer.write_text("Reimbursements settle in 14 days [2].\n")
+    passages = str(Path(__file__).parent / "data/seeds/002/passages.json")
+    result = run("check", passages, str(answer), "--support", "lexical", "--min-recall", "0")
+    assert result.code == ExitCode.FAILED
+    assert result.out.startswith(f"{answer}:1:1 (claim 1): CA501 error: the claim states"
+                                 " '14 days'; its cited passages do not (they state: 30 days)\n")
+    bad = run("check", passages, str(answer), "--support", "oracle")
+    assert bad.code == ExitCode.INPUT_ERROR
+    assert "invalid choice: 'oracle'" in bad.err
+    (tmp_path / "citeaudit.toml").write_text('support = "lexical"\nsupport-threshold = 2\n')
+    config = run("check", passages, str(answer), "--config", str(tmp_path / "citeaudit.toml"))
+    assert config.code == ExitCode.INPUT_ERROR
+    assert "support-threshold must lie in [0, 1]" in config.err
+    record = {"id": "r", "sources": PASSAGES, "answer": "Reimbursements settle in 14 days [2]."}
+    data = tmp_path / "d.jsonl"
+    data.write_text(json.dumps(record) + "\n")
+    evaluated = run("eval", str(data), "--support", "lexical", "--format", "json",
+                    "--no-config")
+    assert json.loads(evaluated.out)["findings"] == {"CA501": 1}
+
+
+@PROFILE
+@given(st.text(max_size=200), st.lists(st.text(max_size=300), min_size=1, max_size=3))
+def test_judge_never_crashes(claim: str, passages: list[str]) -> None:
+    judgement = LexicalJudge().judge_one(claim, [(str(i), p) for i, p in enumerate(passages)])
+    assert 0.0 <= judgement.score <= 1.0
+    assert judgement.supported == (not judgement.problems)
+    assert all(code in ("CA501", "CA502", "CA503") for code, _ in judgement.problems)
