@@ -9,7 +9,6 @@ from typing import Any
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from test_properties import PROFILE
 
 import citeaudit
 from citeaudit import Config
@@ -17,6 +16,7 @@ from citeaudit.cli import ExitCode
 from citeaudit.support import get_judge
 from citeaudit.support.lexical import LexicalJudge
 from citeaudit.support.quantities import matches, quantities
+from test_properties import PROFILE
 
 PASSAGES = json.loads((Path(__file__).parent / "data/seeds/002/passages.json").read_text())
 SUPPORT = Config(support="lexical")
