@@ -13,7 +13,8 @@ from hypothesis import strategies as st
 import citeaudit
 from citeaudit import Config
 from citeaudit.cli import ExitCode
-from citeaudit.support import get_judge
+from citeaudit.support import Judgement, get_judge
+from citeaudit.support.alce import alce
 from citeaudit.support.lexical import LexicalJudge
 from citeaudit.support.quantities import matches, quantities
 from test_properties import PROFILE
@@ -161,3 +162,57 @@ def test_judge_never_crashes(claim: str, passages: list[str]) -> None:
     assert 0.0 <= judgement.score <= 1.0
     assert judgement.supported == (not judgement.problems)
     assert all(code in ("CA501", "CA502", "CA503") for code, _ in judgement.problems)
+
+
+class KeywordJudge:
+    """A judge for testing the metric: a claim is supported when every word of it in capitals
+    appears in the passages.
+    """
+
+    name = "keyword"
+    threshold = 0.5
+
+    def judge(self, pairs: Any) -> list[Judgement]:
+        out = []
+        for claim, passages in pairs:
+            text = " ".join(t for _, t in passages)
+            needed = [w for w in claim.split() if w.isupper()]
+            ok = all(w in text for w in needed)
+            out.append(Judgement(1.0 if ok else 0.0, ok, "", None))
+        return out
+
+
+@pytest.mark.parametrize(("claims", "recall", "precision"), [
+    ([], None, None),
+    ([("A", [])], 0.0, None),  # no citation: not recalled
+    ([("A", [("1", "A")])], 1.0, 1.0),
+    ([("A", [("1", "B")])], 0.0, 0.0),  # not recalled: its citation is not precise
+    ([("A B", [("1", "A"), ("2", "B")])], 1.0, 1.0),  # jointly: both needed
+    ([("A", [("1", "A"), ("2", "C")])], 1.0, 0.5),  # 2 is imprecise: 1 supports without it
+    ([("A", [("1", "A"), ("2", "A")])], 1.0, 1.0),  # each supports alone: both precise
+    ([("A B", [("1", "A"), ("2", "B")]), ("C", [("3", "X")]), ("D", [])], 1 / 3, 2 / 3),
+])
+def test_alce(claims: Any, recall: float | None, precision: float | None) -> None:
+    assert alce(claims, KeywordJudge()) == (
+        pytest.approx(recall) if recall is not None else None,
+        pytest.approx(precision) if precision is not None else None)
+
+
+def test_alce_in_reports_and_datasets(run: Any, tmp_path: Path) -> None:
+    answer = ("Reimbursements settle within 30 days of approval [2]. Filed within 60 days"
+              " [1][2]. Parking is free [3].")
+    metrics = citeaudit.audit(answer, PASSAGES, config=SUPPORT).metrics
+    assert (metrics.support_recall, metrics.support_precision) == (pytest.approx(2 / 3), 0.5)
+    plain = citeaudit.audit(answer, PASSAGES).metrics
+    assert (plain.support_recall, plain.support_precision) == (None, None)
+    refusal = citeaudit.audit("Not covered by the provided documents.", PASSAGES, config=SUPPORT)
+    assert refusal.metrics.support_recall is None
+    data = tmp_path / "d.jsonl"
+    data.write_text(json.dumps({"id": "r", "sources": PASSAGES, "answer": answer}) + "\n")
+    summary = json.loads(run("eval", str(data), "--support", "lexical", "--format", "json",
+                             "--no-config").out)
+    assert summary["mean_support_recall"] == pytest.approx(2 / 3)
+    assert summary["median_support_precision"] == 0.5
+    table = run("eval", str(data), "--support", "lexical", "--no-config").out
+    assert "support recall mean/median" in table
+    assert "support recall" not in run("eval", str(data), "--no-config").out

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 from collections.abc import Collection, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
 from citeaudit.answer import Answer, parse_answer
-from citeaudit.checks import CHECKS, Check, Context
+from citeaudit.checks import CHECKS, Check, Context, claim_passages
 from citeaudit.config import Config
 from citeaudit.findings import Finding, finding_order
 from citeaudit.grammar import Grammar, get_grammar, infer_grammar
@@ -174,6 +175,8 @@ def report_of(context: Context, findings: Sequence[Finding],
     """Assemble the report for findings already computed from ``context``."""
     config = context.config
     metrics = compute_metrics(context, relevant)
+    if config.support is not None and metrics.precision is not None:
+        metrics = _with_support(context, metrics)
     errors = sum(1 for f in findings if f.severity is Severity.ERROR)
     status: Status
     if errors:
@@ -193,6 +196,17 @@ def report_of(context: Context, findings: Sequence[Finding],
     checked, not_checked = _scope(config.enabled, config.support)
     return Report(tuple(findings), metrics, status, not reasons, checked, not_checked,
                   context.grammar, context.snapshot, tuple(reasons), context.answer.kind)
+
+
+def _with_support(context: Context, metrics: Metrics) -> Metrics:
+    """The metrics with ALCE citation recall and precision by the configured judge."""
+    from citeaudit.support import get_judge  # noqa: PLC0415 - only support runs load it
+    from citeaudit.support.alce import alce  # noqa: PLC0415
+
+    judge = get_judge(context.config.support or "", context.config.support_threshold)
+    recall, precision = alce([(text, passages) for _, text, passages
+                              in claim_passages(context)], judge)
+    return dataclasses.replace(metrics, support_recall=recall, support_precision=precision)
 
 
 @functools.lru_cache(maxsize=64)

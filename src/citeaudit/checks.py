@@ -169,6 +169,27 @@ def invalid_answer(context: Context) -> Iterator[Problem]:
     yield from context.answer.problems
 
 
+def claim_passages(context: Context) -> list[tuple[Claim, str, list[tuple[str, str]]]]:
+    """Every claim, its text without markers, and the passages its valid citations name
+    (``(source id, text)``, in citation order).
+    """
+    answer = context.answer
+    cited: dict[int, dict[str, None]] = {}
+    for citation, source_id in zip(answer.citations, context.resolved, strict=True):
+        if source_id is not None and citation.claim is not None:
+            cited.setdefault(citation.claim, {})[source_id] = None
+    snapshot = context.snapshot
+    out = []
+    for claim in answer.claims:
+        offset = claim.span[0] if answer.kind == "text" else 0
+        text = mask(claim.text, [Span(m.start - offset, m.end - offset) for m in claim.markers],
+                    "") if claim.markers else claim.text
+        passages = [(source_id, source.text) for source_id in cited.get(claim.number, {})
+                    if (source := snapshot.get(source_id)) is not None]
+        out.append((claim, text, passages))
+    return out
+
+
 def support(context: Context) -> Iterator[Problem]:
     """CA501-CA503: whether each claim's cited passages support it, by the configured support
     judge (nothing without one).
@@ -179,22 +200,10 @@ def support(context: Context) -> Iterator[Problem]:
     from citeaudit.support import get_judge  # noqa: PLC0415 - only support runs load it
 
     judge = get_judge(name, context.config.support_threshold)
-    answer = context.answer
-    cited: dict[int, dict[str, None]] = {}
-    for citation, source_id in zip(answer.citations, context.resolved, strict=True):
-        if source_id is not None and citation.claim is not None:
-            cited.setdefault(citation.claim, {})[source_id] = None
-    claims = [claim for claim in answer.claims if claim.number in cited]
-    snapshot = context.snapshot
-    pairs = []
-    for claim in claims:
-        offset = claim.span[0] if answer.kind == "text" else 0
-        text = mask(claim.text, [Span(m.start - offset, m.end - offset) for m in claim.markers],
-                    "")
-        passages = [(source_id, source.text) for source_id in cited[claim.number]
-                    if (source := snapshot.get(source_id)) is not None]
-        pairs.append((text, passages))
-    for claim, judgement in zip(claims, judge.judge(pairs), strict=True):
+    cited = [(claim, text, passages) for claim, text, passages in claim_passages(context)
+             if passages]
+    judgements = judge.judge([(text, passages) for _, text, passages in cited])
+    for (claim, _, _), judgement in zip(cited, judgements, strict=True):
         problems = judgement.problems or (
             () if judgement.supported else (("CA503", f"the {judge.name} judge scores the"
                                              f" cited passages {judgement.score:.2f}, below"

@@ -8,7 +8,9 @@
 * weighted_coverage = weight of cited sources / weight of all sources (weights: ``score`` when
   every source has one, else ``1 / rank`` when every source has a rank, else equal);
 * claim_coverage = claims with at least one valid citation / claims;
-* out_of_range_score = 1 - out-of-range citations / citations (1.0 when nothing is cited).
+* out_of_range_score = 1 - out-of-range citations / citations (1.0 when nothing is cited);
+* with a support judge, support_recall and support_precision (ALCE, see
+  :mod:`citeaudit.support.alce`).
 
 A refusal or an answer with no claims is the ``no_evidence`` outcome: its ratios are ``None``,
 never NaN and never a silent 1.0 or 0.
@@ -42,6 +44,9 @@ class Metrics:
     claims_covered: int
     retrieved: int
     relevant: int
+    # ALCE citation recall and precision by the support judge (None without one).
+    support_recall: float | None = None
+    support_precision: float | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON form, ratios rounded to 6 decimals."""

@@ -12,30 +12,37 @@ from citeaudit.eval.summary import METRICS
 
 __all__ = ["Gate", "junit", "markdown", "parse_gate", "replay_table", "table"]
 
-_COLUMNS = ("records", "pass rate", "no evidence", "unreadable",
-            *(f"{m.replace('_', ' ')} mean/median" for m in METRICS))
+def _metrics(data: dict[str, Any]) -> list[str]:
+    """The metrics to show: support metrics only when a support judge ran."""
+    return [m for m in METRICS if not m.startswith("support_") or data[f"mean_{m}"] is not None]
+
+
+def _columns(data: dict[str, Any]) -> list[str]:
+    return ["records", "pass rate", "no evidence", "unreadable",
+            *(f"{m.replace('_', ' ')} mean/median" for m in _metrics(data))]
 
 
 def _ratio(value: float | None) -> str:
     return "-" if value is None else f"{value:.3f}"
 
 
-def _row(name: str, stats: dict[str, Any]) -> list[str]:
+def _row(name: str, stats: dict[str, Any], metrics: list[str]) -> list[str]:
     return [name, str(stats["records"]), _ratio(stats["pass_rate"]),
             _ratio(stats["no_evidence_rate"]), str(stats["unreadable"]),
-            *(f"{_ratio(stats[f'mean_{m}'])}/{_ratio(stats[f'median_{m}'])}" for m in METRICS)]
+            *(f"{_ratio(stats[f'mean_{m}'])}/{_ratio(stats[f'median_{m}'])}" for m in metrics)]
 
 
 def _rows(data: dict[str, Any]) -> list[list[str]]:
-    rows = [_row("all", data)]
+    metrics = _metrics(data)
+    rows = [_row("all", data, metrics)]
     for key, values in data["tags"].items():
-        rows.extend(_row(f"{key}={value}", stats) for value, stats in values.items())
+        rows.extend(_row(f"{key}={value}", stats, metrics) for value, stats in values.items())
     return rows
 
 
 def table(data: dict[str, Any]) -> str:
     """The aggregate as an aligned text table, then findings by code and evaluators."""
-    rows = [["", *_COLUMNS], *_rows(data)]
+    rows = [["", *_columns(data)], *_rows(data)]
     widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
     lines = ["  ".join(cell.ljust(w) if i == 0 else cell.rjust(w)
                        for i, (cell, w) in enumerate(zip(row, widths, strict=True))).rstrip()
@@ -50,8 +57,9 @@ def table(data: dict[str, Any]) -> str:
 
 def markdown(data: dict[str, Any]) -> str:
     """The aggregate as Markdown tables."""
-    lines = ["| " + " | ".join(["", *_COLUMNS]) + " |",
-             "|---" * (len(_COLUMNS) + 1) + "|"]
+    columns = _columns(data)
+    lines = ["| " + " | ".join(["", *columns]) + " |",
+             "|---" * (len(columns) + 1) + "|"]
     lines += ["| " + " | ".join(cell.replace("|", "\\|") for cell in row) + " |"
               for row in _rows(data)]
     lines += ["", "| code | findings |", "|---|---|"]

@@ -47,6 +47,8 @@ class Summary(NamedTuple):
     recall: float | None
     f1: float | None
     claim_coverage: float | None
+    support_recall: float | None
+    support_precision: float | None
     codes: tuple[str, ...]
     tags: tuple[tuple[str, str], ...]
     evaluators: tuple[tuple[str, bool, float], ...]
@@ -122,12 +124,13 @@ def summary_of(result: dict[str, Any]) -> Summary:
     """The summary of one result (a result line, decoded)."""
     if result["status"] == "unreadable":
         return Summary(result["index"], result["place"], result["id"], "unreadable", False, 0,
-                       None, None, None, None, (), (), (), result.get("error"))
+                       None, None, None, None, None, None, (), (), (), result.get("error"))
     metrics = result["metrics"]
     return Summary(
         result["index"], result["place"], result["id"], result["status"], result["passed"],
         result["errors"], metrics["precision"], metrics["recall"], metrics["f1"],
-        metrics["claim_coverage"], tuple(f["code"] for f in result["findings"]),
+        metrics["claim_coverage"], metrics.get("support_recall"),
+        metrics.get("support_precision"), tuple(f["code"] for f in result["findings"]),
         tuple(sorted(result["tags"].items())),
         tuple((name, v["passed"], v["score"]) for name, v in result["evaluators"].items()))
 

@@ -16,7 +16,7 @@ from citeaudit.eval.results import Summary
 __all__ = ["METRICS", "PRECISION_GRID", "RECALL_GRID", "Aggregate", "Stats", "cell_of",
            "sweep_rows"]
 
-METRICS = ("precision", "recall", "f1", "claim_coverage")
+METRICS = ("precision", "recall", "f1", "claim_coverage", "support_recall", "support_precision")
 PRECISION_GRID = tuple(round(0.5 + 0.05 * i, 2) for i in range(11))  # 0.50 .. 1.00
 RECALL_GRID = tuple(round(0.1 * i, 1) for i in range(11))  # 0.0 .. 1.0
 BINS = 10  # histogram bins over [0, 1]
@@ -42,7 +42,8 @@ class Stats:
         self.no_evidence += summary.status == "no_evidence"
         self.unreadable += summary.status == "unreadable"
         for name, value in zip(METRICS, (summary.precision, summary.recall, summary.f1,
-                                         summary.claim_coverage), strict=True):
+                                         summary.claim_coverage, summary.support_recall,
+                                         summary.support_precision), strict=True):
             if value is not None:
                 self.values[name][round(value, 9)] += 1
         self.codes.update(summary.codes)
