@@ -216,3 +216,60 @@ def test_alce_in_reports_and_datasets(run: Any, tmp_path: Path) -> None:
     table = run("eval", str(data), "--support", "lexical", "--no-config").out
     assert "support recall mean/median" in table
     assert "support recall" not in run("eval", str(data), "--no-config").out
+
+
+PAIRS = Path(__file__).parent / "data/support_pairs.jsonl"
+
+
+def test_labelled_set_is_varied() -> None:
+    rows = [json.loads(line) for line in PAIRS.read_text().splitlines()]
+    assert len(rows) >= 300
+    kinds = {row["kind"] for row in rows}
+    assert {"paraphrase", "number swap", "negation", "entity swap", "topic drift",
+            "partial support", "long passage"} <= kinds
+    assert {row["label"] for row in rows} == {0, 1}
+
+
+def test_calibrate(run: Any, tmp_path: Path) -> None:
+    result = run("calibrate", str(PAIRS), "--format", "json")
+    assert result.code == ExitCode.OK
+    data = json.loads(result.out)
+    assert set(data) >= {"judge", "n", "balanced_accuracy", "roc_auc", "best_threshold",
+                         "best_balanced_accuracy", "pairs_per_second"}
+    assert (data["judge"], data["n"]) == ("lexical", 304)
+    assert 0.5 < data["balanced_accuracy"] <= data["best_balanced_accuracy"] <= 1.0
+    assert 0.5 < data["roc_auc"] <= 1.0
+    confusion = data["confusion"]
+    assert sum(confusion.values()) == 304
+    assert confusion["true_positive"] + confusion["false_negative"] == 102
+    text = run("calibrate", str(PAIRS), "--report", str(tmp_path / "c.html")).out
+    assert "judged supported" in text
+    assert "ROC AUC" in text
+    html = (tmp_path / "c.html").read_text()
+    assert 'aria-label="reliability curve"' in html
+    strict = json.loads(run("calibrate", str(PAIRS), "--threshold", "0.9",
+                            "--format", "json").out)
+    assert strict["balanced_accuracy"] != data["balanced_accuracy"]
+
+
+@pytest.mark.parametrize(("content", "message"), [
+    ('{"claim": "a", "evidence": "b", "label": 1}\n{"claim": "a"}\n',
+     'line 2: a pair is {"claim": str, "evidence": str, "label": 1 | 0}'),
+    ('{"claim": "a", "evidence": "b", "label": 2}\n', "line 1: a pair is"),
+    ('{"claim": "a", "evidence": "b", "label": 1}\n{"claim": \n', "line 2: invalid JSON"),
+    ('{"claim": "a", "evidence": "b", "label": 1}\n', "calibration needs pairs of both labels"),
+])
+def test_calibrate_bad_input(run: Any, tmp_path: Path, content: str, message: str) -> None:
+    pairs = tmp_path / "p.jsonl"
+    pairs.write_text(content)
+    result = run("calibrate", str(pairs))
+    assert result.code == ExitCode.INPUT_ERROR
+    assert result.err.startswith(f"citeaudit: error: {pairs}: {message}")
+
+
+def test_auc_and_balanced_accuracy() -> None:
+    from citeaudit.support.calibrate import _auc, _balanced  # noqa: PLC0415
+
+    assert _auc([0.1, 0.4, 0.35, 0.8], [False, False, True, True]) == 0.75
+    assert _auc([0.5, 0.5], [False, True]) == 0.5
+    assert _balanced([True, False, True, False], [True, True, False, False]) == 0.5

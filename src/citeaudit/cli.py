@@ -193,6 +193,23 @@ def _parser() -> argparse.ArgumentParser:
                          help="output format (default: table)")
     _config_options(replay_)
 
+    calibrate_ = commands.add_parser(
+        "calibrate", help="measure a support judge on labelled claim-evidence pairs",
+        description="Judge labelled pairs ({\"claim\", \"evidence\", \"label\": 1|0} per"
+        " line) and report balanced accuracy at the judge's threshold, ROC AUC, the best"
+        " threshold on these pairs, a confusion matrix and pairs per second.")
+    calibrate_.add_argument("pairs", metavar="PAIRS", help="labelled pairs (JSONL)")
+    calibrate_.add_argument("--judge", choices=SUPPORT_JUDGES, default="lexical",
+                            help="the support judge (default: lexical)")
+    calibrate_.add_argument("--threshold", type=float, metavar="S",
+                            help="the judge's threshold (default: its own)")
+    calibrate_.add_argument("--format", choices=("text", "json"), default="text",
+                            help="output format (default: text)")
+    calibrate_.add_argument("--report", type=Path, metavar="FILE",
+                            help="write an HTML page with the reliability curve")
+    calibrate_.add_argument("--max-bytes", type=_positive, metavar="N", default=50_000_000,
+                            help="refuse larger pair files (default 50000000)")
+
     rules = commands.add_parser("rules", help="list every rule code",
                                 description="List every rule code with its name, default"
                                 " severity and summary.")
@@ -278,6 +295,8 @@ def main(argv: Sequence[str] | None = None, *, stdout: TextIO | None = None,
             return _eval(args, out, err, stdin or sys.stdin.buffer)
         if args.command == "replay":
             return _replay(args, out, stdin or sys.stdin.buffer)
+        if args.command == "calibrate":
+            return _calibrate(args, out)
         command = _render if args.command == "render" else _check
         return command(args, out, stdin or sys.stdin.buffer)
     except CiteauditError as error:
@@ -438,6 +457,32 @@ def _replay(args: argparse.Namespace, out: TextIO, stdin: Any) -> int:
     else:
         out.write(replay_table(data))
     return ExitCode.OK if data["passed"] == data["records"] else ExitCode.FAILED
+
+
+def _calibrate(args: argparse.Namespace, out: TextIO) -> int:
+    from citeaudit.support import get_judge  # noqa: PLC0415 - loads the judge's libraries
+    from citeaudit.support.calibrate import (  # noqa: PLC0415
+        calibrate,
+        calibration_html,
+        calibration_text,
+        read_pairs,
+    )
+
+    if args.threshold is not None and not 0.0 <= args.threshold <= 1.0:
+        raise ConfigError(f"--threshold must lie in [0, 1], not {args.threshold}")
+    data = calibrate(read_pairs(args.pairs, args.max_bytes), get_judge(args.judge,
+                                                                       args.threshold))
+    if args.format == "json":
+        out.write(orjson.dumps(data, option=orjson.OPT_INDENT_2).decode() + "\n")
+    else:
+        out.write(calibration_text(data))
+    if args.report is not None:
+        try:
+            args.report.write_text(calibration_html(data), encoding="utf-8")
+        except OSError as error:
+            raise InputError(f"cannot write the report: {error.strerror}",
+                             origin=str(args.report)) from None
+    return ExitCode.OK
 
 
 def _rules(args: argparse.Namespace, out: TextIO) -> int:

@@ -102,6 +102,34 @@ def heatmap(title: str, rows: list[dict[str, float]]) -> str:
             "</figure>")
 
 
+def reliability_chart(bins: list[dict[str, Any]]) -> str:
+    """Judge score (x) against the share of pairs that are supported (y), per score bin, with
+    the diagonal a calibrated judge would follow.
+    """
+    size, pad = 260, 36
+    scale = size - 2 * pad
+    parts = [f'<svg xmlns="http://www.w3.org/2000/svg" role="img" width="{size}"'
+             f' height="{size}" aria-label="reliability curve">',
+             f'<rect x="{pad}" y="{pad}" width="{scale}" height="{scale}" fill="none"'
+             ' stroke="#bbb"/>',
+             f'<line x1="{pad}" y1="{size - pad}" x2="{size - pad}" y2="{pad}" stroke="#bbb"'
+             ' stroke-dasharray="4 3"/>']
+    points = [(pad + scale * b["mean_score"], size - pad - scale * b["supported"], b)
+              for b in bins]
+    if len(points) > 1:
+        path = " ".join(f"{x:.1f},{y:.1f}" for x, y, _ in points)
+        parts.append(f'<polyline points="{path}" fill="none" stroke="#4a7bd0"'
+                     ' stroke-width="2"/>')
+    for x, y, b in points:
+        parts.append(f'<circle cx="{x:.1f}" cy="{y:.1f}" r="4" fill="#4a7bd0"><title>scores'
+                     f' {b["bin"][0]:.1f}-{b["bin"][1]:.1f}: {b["pairs"]} pairs,'
+                     f' {b["supported"]:.0%} supported</title></circle>')
+    parts.append(f'<text x="{pad}" y="{size - 8}">judge score</text>'
+                 f'<text x="2" y="{pad - 10}">share supported</text></svg>')
+    return ('<figure class="chart"><figcaption>reliability curve</figcaption>'
+            f'{"".join(parts)}</figure>')
+
+
 def _number(value: float) -> str:
     return f"{value:.0f}" if float(value).is_integer() else f"{value:.2f}"
 

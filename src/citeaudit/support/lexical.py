@@ -166,4 +166,6 @@ class LexicalJudge:
             why = "; one of them is negated and the other not" if denied else ""
             problems.append(("CA503", f"the cited passages share {score:.0%} of the claim's"
                                       f" content words (threshold {self.threshold:.0%}){why}"))
+        if problems and problems[0][0] != "CA503":
+            score *= 0.25  # an amount or a quotation the passages contradict
         return Judgement(score, not problems, evidence, source, tuple(problems))
