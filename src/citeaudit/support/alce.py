@@ -7,7 +7,8 @@ Language Models to Generate Text with Citations"), with any support judge.
   citations still support it without it; a citation of a claim that is not recalled is not
   precise either. Citation precision = precise citations / citations.
 
-"Taken together" is the judge's verdict on the cited passages joined into one text.
+"Taken together" is the judge's verdict on the list of cited passages (a judge reads a list
+of passages as one body of evidence).
 """
 
 from __future__ import annotations
@@ -17,10 +18,6 @@ from collections.abc import Sequence
 from citeaudit.support.judges import Passage, SupportJudge
 
 __all__ = ["alce"]
-
-
-def _joined(passages: Sequence[Passage]) -> Passage:
-    return ("+".join(source for source, _ in passages), "\n".join(t for _, t in passages))
 
 
 def alce(claims: Sequence[tuple[str, Sequence[Passage]]], judge: SupportJudge,
@@ -37,7 +34,7 @@ def alce(claims: Sequence[tuple[str, Sequence[Passage]]], judge: SupportJudge,
             plan.append((-1, [], []))
             continue
         joint = len(pairs)
-        pairs.append((claim, [_joined(passages)]))
+        pairs.append((claim, list(passages)))
         singles: list[int] = []
         others: list[int] = []
         if len(passages) > 1:
@@ -45,7 +42,7 @@ def alce(claims: Sequence[tuple[str, Sequence[Passage]]], judge: SupportJudge,
                 singles.append(len(pairs))
                 pairs.append((claim, [passage]))
                 others.append(len(pairs))
-                pairs.append((claim, [_joined([p for i, p in enumerate(passages) if i != index])]))
+                pairs.append((claim, [p for i, p in enumerate(passages) if i != index]))
         plan.append((joint, singles, others))
     verdicts = [j.supported for j in judge.judge(pairs)] if pairs else []
     recalled = 0

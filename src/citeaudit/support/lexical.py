@@ -17,7 +17,6 @@ import functools
 import itertools
 import re
 from collections.abc import Sequence
-from typing import NamedTuple
 
 import Stemmer
 
@@ -72,10 +71,8 @@ def _normal(text: str) -> str:
     return " ".join(text.translate(_QUOTES).casefold().split())
 
 
-class _Window(NamedTuple):
-    text: str
-    terms: frozenset[str]
-    negated: bool
+_Window = tuple[str, frozenset[str], bool]  # text, content-word stems, negated (a plain tuple:
+# passages have dozens of windows, and a NamedTuple costs a Python call each)
 
 
 class _Passage:
@@ -97,8 +94,8 @@ class _Passage:
             if sentence:
                 analysed.append((sentence, *_terms(sentence, lowered[start:end])))
             start = end
-        windows = [_Window(s, terms, negated) for s, terms, negated in analysed]
-        windows += [_Window(f"{a[0]} {b[0]}", a[1] | b[1], a[2] or b[2])
+        windows: list[_Window] = analysed[:]
+        windows += [(f"{a[0]} {b[0]}", a[1] | b[1], a[2] or b[2])
                     for a, b in itertools.pairwise(analysed)]
         self.windows = windows
         self._quantities: list[Quantity] | None = None
@@ -154,14 +151,17 @@ class LexicalJudge:
         score, evidence, source, denied = (1.0, "", None, False) if not terms else \
             (0.0, "", None, False)
         if terms:
+            count = len(terms)
             for source_id, passage in analysed:
-                for window in passage.windows:
-                    overlap = len(terms & window.terms) / len(terms)
-                    if window.negated != negated:
+                for text, window_terms, window_negated in passage.windows:
+                    if terms.isdisjoint(window_terms):
+                        continue
+                    overlap = len(terms & window_terms) / count
+                    if window_negated != negated:
                         overlap *= 0.25  # one side denies what the other states
                     if overlap > score:
-                        score, evidence, source = overlap, window.text, source_id
-                        denied = window.negated != negated
+                        score, evidence, source = overlap, text, source_id
+                        denied = window_negated != negated
         if score < self.threshold:
             why = "; one of them is negated and the other not" if denied else ""
             problems.append(("CA503", f"the cited passages share {score:.0%} of the claim's"
