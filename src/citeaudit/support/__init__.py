@@ -1,12 +1,14 @@
 """Does the cited passage support the claim? Support judges behind one seam.
 
 ``lexical`` (no model): amounts (CA501), quotations (CA502) and content-word alignment
-(CA503). Enabled by ``--support NAME`` or ``support = "NAME"`` in the configuration.
+(CA503); ``llm``: a chat model over an OpenAI-compatible API (CA503). Enabled by
+``--support NAME`` or ``support = "NAME"`` in the configuration.
 """
 
 from __future__ import annotations
 
 import functools
+import os
 
 from citeaudit.errors import ConfigError
 from citeaudit.support.judges import Judgement, Passage, SupportJudge
@@ -14,11 +16,30 @@ from citeaudit.support.judges import Judgement, Passage, SupportJudge
 __all__ = ["Judgement", "Passage", "SupportJudge", "get_judge"]
 
 
-@functools.lru_cache(maxsize=16)
 def get_judge(name: str, threshold: float | None = None) -> SupportJudge:
-    """The support judge called ``name`` (with its threshold, or its default)."""
+    """The support judge called ``name`` (with its threshold, or its default). Judges are
+    kept and reused (an audit asks for one per answer); the llm judge is rebuilt when its
+    environment variables change.
+    """
     if name == "lexical":
-        from citeaudit.support.lexical import DEFAULT_THRESHOLD, LexicalJudge  # noqa: PLC0415
-
-        return LexicalJudge(DEFAULT_THRESHOLD if threshold is None else threshold)
+        return _lexical(threshold)
+    if name == "llm":
+        environment = tuple(sorted((k, v) for k, v in os.environ.items()
+                                   if k.startswith("CITEAUDIT_LLM_")))
+        return _llm(environment, threshold)
     raise ConfigError(f"unknown support judge {name!r}")
+
+
+@functools.lru_cache(maxsize=16)
+def _lexical(threshold: float | None) -> SupportJudge:
+    from citeaudit.support.lexical import DEFAULT_THRESHOLD, LexicalJudge  # noqa: PLC0415
+
+    return LexicalJudge(DEFAULT_THRESHOLD if threshold is None else threshold)
+
+
+@functools.lru_cache(maxsize=4)
+def _llm(environment: tuple[tuple[str, str], ...], threshold: float | None) -> SupportJudge:
+    del environment  # the cache key: what from_environment reads
+    from citeaudit.support.llm import LLMJudge  # noqa: PLC0415
+
+    return LLMJudge.from_environment(threshold)

@@ -1,0 +1,192 @@
+"""The llm support judge against a local HTTP server that speaks the OpenAI-compatible
+chat-completions API: verdicts, retries with backoff, timeouts, bounded concurrency, the
+on-disk cache, and the command line.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import threading
+import time
+from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import citeaudit
+from citeaudit.cli import ExitCode
+from citeaudit.support.llm import JudgeError, LLMJudge
+
+PASSAGES = json.loads((Path(__file__).parent / "data/seeds/002/passages.json").read_text())
+
+
+class Model:
+    """What the server answers: a claim is supported when its words (4+ letters) and numbers
+    all occur in the passages. ``fail`` statuses are served first; ``delay`` slows replies.
+    """
+
+    def __init__(self) -> None:
+        self.requests: list[dict[str, Any]] = []
+        self.fail: list[int] = []
+        self.delay = 0.0
+        self.active = 0
+        self.most_active = 0
+        self.lock = threading.Lock()
+
+    def reply(self, body: dict[str, Any]) -> tuple[int, dict[str, Any]]:
+        with self.lock:
+            self.requests.append(body)
+            if self.fail:
+                return self.fail.pop(0), {"error": {"message": "try again"}}
+        user = body["messages"][1]["content"]
+        claim = user.split("CLAIM: ", 1)[1].split("\n\nPASSAGES:", 1)[0]
+        passages = user.split("PASSAGES:\n", 1)[1].lower()
+        words = re.findall(r"[a-z]{4,}|\d+", claim.lower())
+        found = [w for w in words if w in passages]
+        score = len(found) / len(words) if words else 1.0
+        evidence = next((line.split("] ", 1)[1] for line in passages.splitlines()
+                         if found and found[0] in line), "")
+        content = json.dumps({"supported": score == 1.0, "score": score, "evidence": evidence})
+        return 200, {"id": "x", "object": "chat.completion", "model": body["model"],
+                     "choices": [{"index": 0, "finish_reason": "stop",
+                                  "message": {"role": "assistant", "content": content}}]}
+
+
+@pytest.fixture
+def server() -> Iterator[tuple[str, Model]]:
+    model = Model()
+
+    class Handler(BaseHTTPRequestHandler):
+        def do_POST(self) -> None:
+            if self.path != "/v1/chat/completions":
+                self.send_error(404)
+                return
+            body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+            with model.lock:
+                model.active += 1
+                model.most_active = max(model.most_active, model.active)
+            try:
+                time.sleep(model.delay)
+                status, payload = model.reply(body)
+                data = json.dumps(payload).encode()
+                self.send_response(status)
+                self.send_header("Content-Type", "application/json")
+                if status == 429:
+                    self.send_header("Retry-After", "0.05")
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+            except (BrokenPipeError, ConnectionResetError):
+                pass  # the client gave up (a timeout test)
+            finally:
+                with model.lock:
+                    model.active -= 1
+
+        def log_message(self, *args: Any) -> None:
+            pass
+
+    httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{httpd.server_address[1]}/v1", model
+    httpd.shutdown()
+    httpd.server_close()
+
+
+def judge(url: str, tmp_path: Path, **options: Any) -> LLMJudge:
+    return LLMJudge(url, "test-model", api_key="k", cache=tmp_path / "cache.sqlite",
+                    backoff=0.01, **options)
+
+
+def test_verdicts_and_cache(server: tuple[str, Model], tmp_path: Path) -> None:
+    url, model = server
+    pairs = [("Reimbursements settle within 30 days of approval.", [("2", PASSAGES[1]["text"])]),
+             ("Reimbursements settle in 14 days.", [("2", PASSAGES[1]["text"])])]
+    first = judge(url, tmp_path).judge(pairs)
+    assert [j.supported for j in first] == [True, False]
+    assert first[0].evidence.startswith("reimbursements settle within 30 days")
+    assert first[1].problems[0][0] == "CA503"
+    assert len(model.requests) == 2
+    assert model.requests[0]["model"] == "test-model"
+    assert model.requests[0]["temperature"] == 0
+    again = judge(url, tmp_path).judge(pairs)  # a new judge: the cache is on disk
+    assert again == first
+    assert len(model.requests) == 2
+
+
+def test_retries_with_backoff(server: tuple[str, Model], tmp_path: Path) -> None:
+    url, model = server
+    model.fail = [500, 429, 503]
+    verdict = judge(url, tmp_path, retries=3).judge_one("Desk.", [("3", PASSAGES[2]["text"])])
+    assert verdict.supported
+    assert len(model.requests) == 4
+    model.fail = [500] * 5
+    with pytest.raises(JudgeError, match=r"failed after 3 attempts .*: HTTP 500"):
+        judge(url, tmp_path, retries=2).judge_one("Other claim.", [("3", "x")])
+
+
+def test_timeouts_are_retried_then_reported(server: tuple[str, Model], tmp_path: Path) -> None:
+    url, model = server
+    model.delay = 0.5
+    with pytest.raises(JudgeError, match=r"failed after 2 attempts .*ReadTimeout"):
+        judge(url, tmp_path, timeout=0.1, retries=1).judge_one("Slow.", [("1", "x")])
+
+
+def test_concurrency_is_bounded(server: tuple[str, Model], tmp_path: Path) -> None:
+    url, model = server
+    model.delay = 0.05
+    pairs = [(f"Claim number {n}.", [("1", "text")]) for n in range(12)]
+    judge(url, tmp_path, concurrency=3).judge(pairs)
+    assert model.most_active == 3
+
+
+def test_unusable_replies(server: tuple[str, Model], tmp_path: Path) -> None:
+    url, _ = server
+    with pytest.raises(JudgeError, match="unusable reply"):
+        LLMJudge(url.replace("/v1", "/v2"), "m", backoff=0.0, retries=0).judge_one("x", [])
+
+
+def test_check_and_eval_with_the_llm_judge(server: tuple[str, Model], tmp_path: Path,
+                                           run: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    url, _ = server
+    monkeypatch.setenv("CITEAUDIT_LLM_BASE_URL", url)
+    monkeypatch.setenv("CITEAUDIT_LLM_MODEL", "test-model")
+    monkeypatch.setenv("CITEAUDIT_LLM_CACHE", str(tmp_path / "c.sqlite"))
+    answer = "Reimbursements settle within 30 days of approval [2]. Parking is free [3]."
+    report = citeaudit.audit(answer, PASSAGES, config=citeaudit.Config(support="llm"))
+    assert [(f.code, f.claim) for f in report.findings] == [("CA503", 2)]
+    assert report.metrics.support_recall == 0.5
+    assert "support, by the llm judge" in report.checked
+    passages = str(Path(__file__).parent / "data/seeds/002/passages.json")
+    result = run("check", passages, "-", "--support", "llm", stdin=answer.encode())
+    assert "(claim 2): CA503 warning: the llm judge finds the claim unsupported" in result.out
+    monkeypatch.setenv("CITEAUDIT_LLM_BASE_URL", "http://127.0.0.1:9/v1")  # nothing there
+    monkeypatch.setenv("CITEAUDIT_LLM_CACHE", "off")
+    down = run("check", passages, "-", "--support", "llm", stdin=b"New claim [1].")
+    assert down.code == ExitCode.INPUT_ERROR
+    assert "the llm judge failed after 4 attempts" in down.err
+
+
+def test_llm_judge_needs_its_environment(monkeypatch: pytest.MonkeyPatch, run: Any) -> None:
+    monkeypatch.delenv("CITEAUDIT_LLM_BASE_URL", raising=False)
+    passages = str(Path(__file__).parent / "data/seeds/002/passages.json")
+    result = run("check", passages, "-", "--support", "llm", stdin=b"Claim [1].")
+    assert result.code == ExitCode.INPUT_ERROR
+    assert "needs CITEAUDIT_LLM_BASE_URL and CITEAUDIT_LLM_MODEL" in result.err
+
+
+def test_calibrate_the_llm_judge(server: tuple[str, Model], tmp_path: Path, run: Any,
+                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    url, _ = server
+    monkeypatch.setenv("CITEAUDIT_LLM_BASE_URL", url)
+    monkeypatch.setenv("CITEAUDIT_LLM_MODEL", "test-model")
+    monkeypatch.setenv("CITEAUDIT_LLM_CACHE", str(tmp_path / "c.sqlite"))
+    pairs = Path(__file__).parent / "data/support_pairs.jsonl"
+    subset = tmp_path / "pairs.jsonl"
+    subset.write_text("".join(pairs.read_text().splitlines(keepends=True)[:45]))
+    data = json.loads(run("calibrate", str(subset), "--judge", "llm", "--format", "json").out)
+    assert (data["judge"], data["n"]) == ("llm", 45)
+    assert 0.0 <= data["balanced_accuracy"] <= 1.0
