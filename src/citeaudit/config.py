@@ -25,7 +25,7 @@ from citeaudit.rules import RULES, Severity
 __all__ = ["DEFAULT_REFUSAL", "Config", "find_config", "load_config"]
 
 DEFAULT_REFUSAL = "Not covered by the provided documents."
-SUPPORT_JUDGES = ("lexical", "llm")
+SUPPORT_JUDGES = ("lexical", "embedding", "nli", "llm")
 ClaimPolicy = Literal["all", "quantities"]
 _PREFIX = re.compile(r"CA[0-9]{0,3}|ALL")
 

@@ -6,7 +6,8 @@ Policies:
 * ``strip``: unverifiable markers are removed (a marker naming valid and invalid ids keeps
   the valid ones); the text is kept.
 * ``drop``: claims carrying an unverifiable marker are removed, then any marker left outside
-  a claim is stripped. When no claim is left the answer is withheld.
+  a claim is stripped (as are the markers of a claim with a backtick or tilde, which is kept:
+  removing it could change what is code). When no claim is left the answer is withheld.
 * ``withhold``: an ``unverified`` answer is replaced by the fallback text.
 
 Every ``unverified`` answer is flagged for review, with its report and snapshot attached.
@@ -139,6 +140,11 @@ def guarded(context: Context, report: Report, policy: Policy, fallback: str,
     pairs = list(zip(parsed.citations, context.resolved, strict=True))
     drop = {c.claim for c, source_id in pairs if source_id is None and c.claim is not None
             } if policy == "drop" else set()
+    if drop and ("`" in parsed.text or "~" in parsed.text):
+        # Taking out a claim with a backtick or tilde could re-pair code spans and turn code
+        # into prose (and its brackets into markers): such claims are stripped instead.
+        drop -= {claim.number for claim in parsed.claims
+                 if "`" in claim.text or "~" in claim.text}
     chips, chip_of = chips_of(context, quote_length, skip=drop)
     if parsed.kind == "structured":
         return _structured(report, policy, fallback, parsed.text, pairs=pairs, chips=chips,

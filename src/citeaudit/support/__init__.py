@@ -23,6 +23,9 @@ def get_judge(name: str, threshold: float | None = None) -> SupportJudge:
     """
     if name == "lexical":
         return _lexical(threshold)
+    if name in ("embedding", "nli"):
+        variable = "CITEAUDIT_EMBEDDING_MODEL" if name == "embedding" else "CITEAUDIT_NLI_MODEL"
+        return _model(name, os.environ.get(variable), threshold)
     if name == "llm":
         environment = tuple(sorted((k, v) for k, v in os.environ.items()
                                    if k.startswith("CITEAUDIT_LLM_")))
@@ -35,6 +38,20 @@ def _lexical(threshold: float | None) -> SupportJudge:
     from citeaudit.support.lexical import DEFAULT_THRESHOLD, LexicalJudge  # noqa: PLC0415
 
     return LexicalJudge(DEFAULT_THRESHOLD if threshold is None else threshold)
+
+
+@functools.lru_cache(maxsize=4)
+def _model(name: str, path: str | None, threshold: float | None) -> SupportJudge:
+    """A model judge, loaded once per model and threshold."""
+    if name == "embedding":
+        from citeaudit.support.embedding import DEFAULT_THRESHOLD, EmbeddingJudge  # noqa: PLC0415
+
+        return EmbeddingJudge(path, threshold=DEFAULT_THRESHOLD if threshold is None
+                              else threshold)
+    from citeaudit.support.nli import DEFAULT_THRESHOLD as NLI_THRESHOLD  # noqa: PLC0415
+    from citeaudit.support.nli import NLIJudge  # noqa: PLC0415
+
+    return NLIJudge(path, threshold=NLI_THRESHOLD if threshold is None else threshold)
 
 
 @functools.lru_cache(maxsize=4)

@@ -2,10 +2,31 @@
 
 from __future__ import annotations
 
+import itertools
+import re
 from collections.abc import Sequence
 from typing import NamedTuple, Protocol
 
-__all__ = ["Judgement", "Passage", "SupportJudge"]
+__all__ = ["Judgement", "Passage", "SupportJudge", "windows"]
+
+_SENTENCE_END = re.compile(r"[.!?。！？](?=\s)|\n")  # a character-class start: fast
+
+
+def sentences(text: str) -> list[tuple[int, int]]:
+    """The spans of the sentences (and lines) of ``text``, blank ones left out."""
+    spans = []
+    start = 0
+    for end in [m.end() for m in _SENTENCE_END.finditer(text)] + [len(text)]:
+        if text[start:end].strip():
+            spans.append((start, end))
+        start = end
+    return spans
+
+
+def windows(text: str) -> list[str]:
+    """What a claim is compared with: each sentence, and each two adjacent sentences."""
+    parts = [text[a:b].strip() for a, b in sentences(text)]
+    return parts + [f"{a} {b}" for a, b in itertools.pairwise(parts)]
 
 Passage = tuple[str, str]  # (source id, text)
 

