@@ -1,7 +1,9 @@
-"""The lexical support judge: claim-passage pairs per second on one core with ~1 kB
-passages, and ``eval --support lexical`` beside plain ``eval``, measured in one run.
+"""Support judges: claim-passage pairs per second on one core with ~1 kB passages (the
+lexical judge; the embedding judge when its extra is installed; the NLI and LLM judges when
+their environment names a checkpoint or a server), and ``eval --support lexical`` beside
+plain ``eval``, measured in one run.
 
-    python3 benchmarks/bench_support.py [--answers N] [--records M]
+    python3 benchmarks/bench_support.py [--answers N] [--records M] [--model-pairs K]
 
 Target: >= 10,000 claim-passage pairs per second.
 """
@@ -9,6 +11,7 @@ Target: >= 10,000 claim-passage pairs per second.
 from __future__ import annotations
 
 import argparse
+import os
 import random
 import statistics
 import sys
@@ -23,8 +26,10 @@ from corpus import answer
 
 from citeaudit import prepare
 from citeaudit.config import Config
+from citeaudit.errors import ConfigError
 from citeaudit.eval import Dataset, Options, evaluate
 from citeaudit.segment import Span, mask
+from citeaudit.support import get_judge
 from citeaudit.support.lexical import LexicalJudge, _analyse
 
 
@@ -63,6 +68,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--answers", type=int, default=1000)
     parser.add_argument("--records", type=int, default=5000)
+    parser.add_argument("--model-pairs", type=int, default=500,
+                        help="pairs for each model judge (they are slow)")
     args = parser.parse_args()
     work = pairs(args.answers)
     count = sum(len(p) for _, p in work)
@@ -78,6 +85,22 @@ def main() -> None:
     rate = statistics.median(rates)
     print(f"lexical judge: {rate:,.0f} pairs/s (target >= 10,000:"
           f" {'met' if rate >= 10_000 else 'NOT met'})")
+    for name, needed in (("embedding", None), ("nli", "CITEAUDIT_NLI_MODEL"),
+                         ("llm", "CITEAUDIT_LLM_BASE_URL")):
+        if needed is not None and not os.environ.get(needed):
+            print(f"{name} judge: skipped ({needed} is not set)")
+            continue
+        try:
+            model_judge = get_judge(name)
+        except ConfigError as error:
+            print(f"{name} judge: skipped ({error})")
+            continue
+        subset = work[:args.model_pairs]
+        start = time.perf_counter()
+        model_judge.judge(subset)
+        seconds = time.perf_counter() - start
+        print(f"{name} judge: {sum(len(p) for _, p in subset) / seconds:,.0f} pairs/s"
+              f" ({len(subset)} claims)")
     with tempfile.TemporaryDirectory() as folder:
         path = Path(folder) / "dataset.jsonl"
         write(path, args.records)
