@@ -102,6 +102,8 @@ def test_seed_002_number_mismatch() -> None:
     ("Paid within 30 days [1].", ["CA501"]),  # cites the wrong passage
     ("Paid within 30 days [1][2].", []),  # the claim's passages together
     ("Nothing cited here.", ["CA301"]),
+    ("Questions go to the Finance desk [3].", ["CA503"]),  # a name the passage lacks
+    ("Questions go to the HR service desk [3].", []),
 ])
 def test_lexical_judge_through_audit(answer: str, expected: list[str]) -> None:
     assert sorted(codes(answer)) == expected
