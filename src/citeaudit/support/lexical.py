@@ -15,7 +15,6 @@ For one claim and its cited passages it checks that
 from __future__ import annotations
 
 import functools
-import itertools
 import re
 from collections.abc import Sequence
 
@@ -82,7 +81,7 @@ class _Passage:
     only for claims that state amounts or quote.
     """
 
-    __slots__ = ("_normal", "_quantities", "lowered", "text", "windows")
+    __slots__ = ("_normal", "_quantities", "lowered", "sentences", "text")
 
     def __init__(self, text: str) -> None:
         self.text = text
@@ -97,10 +96,9 @@ class _Passage:
             if sentence:
                 analysed.append((sentence, *_terms(sentence, lowered[start:end])))
             start = end
-        windows: list[_Window] = analysed[:]
-        windows += [(f"{a[0]} {b[0]}", a[1] | b[1], a[2] or b[2])
-                    for a, b in itertools.pairwise(analysed)]
-        self.windows = windows
+        # Windows of two adjacent sentences are scored from the sentences' overlaps with the
+        # claim, never built here: most passages are cited by a claim or two.
+        self.sentences: list[_Window] = analysed
         self._quantities: list[Quantity] | None = None
         self._normal: str | None = None
 
@@ -162,16 +160,24 @@ class LexicalJudge:
             (0.0, "", None, False)
         if terms:
             count = len(terms)
+            empty: frozenset[str] = frozenset()
             for source_id, passage in analysed:
-                for text, window_terms, window_negated in passage.windows:
-                    if terms.isdisjoint(window_terms):
-                        continue
-                    overlap = len(terms & window_terms) / count
-                    if window_negated != negated:
-                        overlap *= 0.25  # one side denies what the other states
-                    if overlap > score:
-                        score, evidence, source = overlap, text, source_id
-                        denied = window_negated != negated
+                previous: tuple[frozenset[str], bool, str] | None = None
+                for text, sentence_terms, sentence_negated in passage.sentences:
+                    shared = terms & sentence_terms if not terms.isdisjoint(sentence_terms) \
+                        else empty
+                    candidates = [(shared, sentence_negated, text)]
+                    if previous is not None and (shared or previous[0]):
+                        candidates.append((shared | previous[0], sentence_negated or previous[1],
+                                           f"{previous[2]} {text}"))
+                    previous = (shared, sentence_negated, text)
+                    for matched, window_negated, window_text in candidates:
+                        overlap = len(matched) / count
+                        if window_negated != negated:
+                            overlap *= 0.25  # one side denies what the other states
+                        if overlap > score:
+                            score, evidence, source = overlap, window_text, source_id
+                            denied = window_negated != negated
         contradicted = bool(problems)  # an amount, a quotation or a name the passages lack
         if score < self.threshold and not any(code == "CA503" for code, _ in problems):
             why = "; one of them is negated and the other not" if denied else ""
