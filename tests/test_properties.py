@@ -170,3 +170,60 @@ def test_every_marker_becomes_citations_and_metrics_agree(answer: str,
     assert metrics.claims_covered <= metrics.claims == len(parsed.claims)
     if metrics.precision is not None and metrics.cited_ids:
         assert metrics.precision == metrics.valid_cited_ids / metrics.cited_ids
+
+
+records = st.one_of(
+    st.binary(max_size=200),
+    st.fixed_dictionaries({"id": st.one_of(st.text(max_size=5), st.integers(), st.none()),
+                           "sources": snapshots, "answer": st.one_of(texts, json_values)},
+                          optional={"tags": json_values, "relevant": json_values,
+                                    "grammar": st.one_of(grammars, json_values)})
+    .map(lambda r: json.dumps(r, allow_nan=True).encode()),
+)
+
+
+@settings(max_examples=100, deadline=None,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+@given(lines=st.lists(records, max_size=4), command=st.sampled_from(["eval", "replay"]))
+def test_eval_and_replay_on_arbitrary_lines(tmp_path_factory: Any, lines: list[bytes],
+                                            command: str) -> None:
+    """Whatever the lines: exit 0, 1 or 2, one stderr line per unreadable record plus the
+    summary line, never a traceback.
+    """
+    folder = tmp_path_factory.mktemp("eval")
+    data = folder / "data.jsonl"
+    data.write_bytes(b"\n".join(line.replace(b"\n", b" ") for line in lines) + b"\n")
+    out, err = io.StringIO(), io.StringIO()
+    argv = [command, str(data)] + (["--jobs", "1", "--no-evaluators", "--support", "lexical",
+                                     "--format", "json"] if command == "eval" else [])
+    code = main(argv, stdout=out, stderr=err)
+    assert code in (0, 1, 2)
+    assert "Traceback" not in err.getvalue()
+    for line in err.getvalue().splitlines():
+        assert line.startswith("citeaudit: error: ")
+    if command == "eval" and code != 2:
+        assert json.loads(out.getvalue())["records"] == sum(1 for x in lines if x.strip())
+
+
+@settings(max_examples=100, deadline=None,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+@given(snapshot=st.one_of(st.binary(max_size=120), snapshots.map(
+           lambda v: json.dumps(v, allow_nan=True).encode())),
+       answer=st.one_of(st.binary(max_size=120), real_answers.map(str.encode)),
+       to=st.sampled_from(["html", "markdown", "json"]),
+       policy=st.sampled_from(["strip", "drop", "withhold"]))
+def test_render_on_arbitrary_files(tmp_path_factory: Any, snapshot: bytes, answer: bytes,
+                                   to: str, policy: str) -> None:
+    folder = tmp_path_factory.mktemp("render")
+    (folder / "s.json").write_bytes(snapshot)
+    (folder / "a.txt").write_bytes(answer)
+    out, err = io.StringIO(), io.StringIO()
+    code = main(["render", str(folder / "s.json"), str(folder / "a.txt"), "--to", to,
+                 "--policy", policy], stdout=out, stderr=err)
+    assert code in (0, 1, 2)
+    if code == 2:
+        assert err.getvalue().startswith("citeaudit: error: ")
+        assert err.getvalue().count("\n") == 1
+    else:
+        assert err.getvalue() == ""
+        assert out.getvalue()
