@@ -134,16 +134,17 @@ def _number(value: float) -> str:
     return f"{value:.0f}" if float(value).is_integer() else f"{value:.2f}"
 
 
-def _stats_row(name: str, stats: dict[str, Any]) -> str:
+def _stats_row(name: str, stats: dict[str, Any], metrics: Sequence[str]) -> str:
     cells = [stats["records"], _ratio(stats["pass_rate"]), _ratio(stats["no_evidence_rate"]),
              stats["unreadable"]]
-    cells += [f"{_ratio(stats[f'mean_{m}'])} / {_ratio(stats[f'median_{m}'])}" for m in METRICS]
+    cells += [f"{_ratio(stats[f'mean_{m}'])} / {_ratio(stats[f'median_{m}'])}" for m in metrics]
     return f"<tr><td>{_e(name)}</td>" + "".join(f"<td>{_e(c)}</td>" for c in cells) + "</tr>"
 
 
-_HEAD = ("<tr><th></th><th>records</th><th>pass rate</th><th>no evidence</th>"
-         "<th>unreadable</th>" + "".join(f"<th>{m.replace('_', ' ')}<br>mean / median</th>"
-                                          for m in METRICS) + "</tr>")
+def _head(metrics: Sequence[str]) -> str:
+    return ("<tr><th></th><th>records</th><th>pass rate</th><th>no evidence</th>"
+            "<th>unreadable</th>" + "".join(f"<th>{m.replace('_', ' ')}<br>mean / median</th>"
+                                            for m in metrics) + "</tr>")
 
 
 def _highlighted(answer: Any, findings: list[dict[str, Any]]) -> str:
@@ -167,13 +168,16 @@ def _highlighted(answer: Any, findings: list[dict[str, Any]]) -> str:
 def html_report(aggregate: Aggregate, worst: list[WorstRecord], *, title: str) -> str:
     """The whole report as one HTML document."""
     data = aggregate.to_dict()
+    shown = [m for m in METRICS  # support metrics only when a support judge ran
+             if not m.startswith("support_") or data[f"mean_{m}"] is not None]
     out = ['<!doctype html><html lang="en"><head><meta charset="utf-8">',
            f"<title>{_e(title)}</title><style>{_STYLE}</style></head><body>",
            f"<h1>{_e(title)}</h1>",
            f"<p>Thresholds per record: precision ≥ {data['min_precision']:.2f}, recall ≥"
            f" {data['min_recall']:.2f}. A record passes when it has no error finding, is not"
            " no_evidence, meets both and passes every evaluator.</p>",
-           "<h2>Aggregate</h2><table>", _HEAD, _stats_row("all records", data), "</table>"]
+           "<h2>Aggregate</h2><table>", _head(shown), _stats_row("all records", data, shown),
+           "</table>"]
     stats = aggregate.all
     labels = [f"{i / BINS:.1f}" for i in range(BINS)]
     out.append('<h2>Distributions</h2><div class="charts">')
@@ -189,8 +193,8 @@ def html_report(aggregate: Aggregate, worst: list[WorstRecord], *, title: str) -
     if data["tags"]:
         out.append("<h2>By tag</h2>")
         for key, values in data["tags"].items():
-            out.append(f"<h3>{_e(key)}</h3><table>{_HEAD}")
-            out.extend(_stats_row(value, s) for value, s in values.items())
+            out.append(f"<h3>{_e(key)}</h3><table>{_head(shown)}")
+            out.extend(_stats_row(value, s, shown) for value, s in values.items())
             out.append('</table><div class="charts">')
             out.append(bar_chart(
                 f"{key}: pass rate, mean precision, mean recall", list(values),
