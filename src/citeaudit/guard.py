@@ -28,7 +28,7 @@ from citeaudit.config import Config
 from citeaudit.sources import Snapshot
 
 __all__ = ["DEFAULT_FALLBACK", "POLICIES", "Guarded", "Policy", "Ref", "Resolution", "guard",
-           "resolve"]
+           "guarded", "junction", "line_open", "resolve", "space_before"]
 
 Policy = Literal["strip", "drop", "withhold"]
 POLICIES: tuple[Policy, ...] = ("strip", "drop", "withhold")
@@ -222,7 +222,7 @@ def _apply(text: str, pairs: Sequence[tuple[Citation, str | None]], chip_of: dic
         valid = [(c.source_id, chip_of[source_id]) for c, source_id in group
                  if source_id is not None]
         if not valid:
-            start = max(_space_before(text, start), position)
+            start = max(space_before(text, start), position)
             removed.append(citation.marker or "")
         if start > position:
             parts.append(text[position:start])
@@ -286,8 +286,10 @@ def junction(before: str, after: str, opened: bool) -> str:
     return ""
 
 
-def _space_before(text: str, start: int) -> int:
-    """Where the spaces and tabs just before ``start`` begin, unless they open the line."""
+def space_before(text: str, start: int) -> int:
+    """Where the spaces and tabs just before ``start`` begin, unless they open the line:
+    what an unverifiable marker takes with it when it is removed.
+    """
     begin = start
     while begin > 0 and text[begin - 1] in " \t":
         begin -= 1
@@ -315,7 +317,7 @@ def _drop_range(text: str, start: int, end: int) -> tuple[int, int]:
     if not text[end:line_end].strip():
         if _LINE_LEAD.fullmatch(text, line_start, start):
             return line_start, min(line_end + 1, len(text))
-        return _space_before(text, start), end
+        return space_before(text, start), end
     while end < len(text) and text[end] in " \t":
         end += 1
     return start, end

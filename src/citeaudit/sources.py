@@ -16,7 +16,7 @@ from typing import Any, NamedTuple
 
 from citeaudit.errors import SnapshotError
 
-__all__ = ["Snapshot", "Source", "load_snapshot", "passage"]
+__all__ = ["Snapshot", "Source", "kind_of", "load_snapshot", "passage"]
 
 _URL_KEYS = ("url", "source_url")
 _NO_METADATA: Mapping[str, Any] = MappingProxyType({})
@@ -177,7 +177,7 @@ def _sources(data: Any) -> Iterator[Source]:
         for index, item in enumerate(data["sources"]):
             path = f"$.sources[{index}]"
             if not isinstance(item, dict):
-                raise SnapshotError(f"a source must be an object, not {_kind(item)}", place=path)
+                raise SnapshotError(f"a source must be an object, not {kind_of(item)}", place=path)
             source_id = item.get("id")
             if not isinstance(source_id, str) or not source_id.strip():
                 raise SnapshotError("a source needs a non-empty string \"id\"",
@@ -188,7 +188,7 @@ def _sources(data: Any) -> Iterator[Source]:
             yield passage(source_id, item, path)
     elif isinstance(data, dict):
         if "sources" in data:
-            raise SnapshotError(f"\"sources\" must be a list, not {_kind(data['sources'])}",
+            raise SnapshotError(f"\"sources\" must be a list, not {kind_of(data['sources'])}",
                                 place="$.sources")
         for key, value in data.items():
             if not isinstance(key, str) or not key.strip():
@@ -204,7 +204,7 @@ def _sources(data: Any) -> Iterator[Source]:
     else:
         raise SnapshotError(
             f"a snapshot must be an object with \"sources\", a list of passages or an id mapping,"
-            f" not {_kind(data)}", place="$")
+            f" not {kind_of(data)}", place="$")
 
 
 def _check_unique(ids: Iterable[str]) -> None:
@@ -226,11 +226,11 @@ def passage(source_id: str, value: Any, path: str) -> Source:
     if isinstance(value, Source):
         return value
     if not isinstance(value, dict):
-        raise SnapshotError(f"a passage must be a string or an object, not {_kind(value)}",
+        raise SnapshotError(f"a passage must be a string or an object, not {kind_of(value)}",
                             place=path)
     text = value.get("text")
     if not isinstance(text, str):
-        raise SnapshotError(f"a passage needs a string \"text\", not {_kind(text)}",
+        raise SnapshotError(f"a passage needs a string \"text\", not {kind_of(text)}",
                             place=f"{path}.text")
     url = _optional_str(value, _URL_KEYS, path)
     label = _optional_str(value, _LABEL_KEYS, path)
@@ -254,7 +254,7 @@ def _optional_str(value: dict[str, Any], keys: tuple[str, ...], path: str) -> st
         if found is None:
             continue
         if not isinstance(found, str):
-            raise SnapshotError(f"\"{key}\" must be a string, not {_kind(found)}",
+            raise SnapshotError(f"\"{key}\" must be a string, not {kind_of(found)}",
                                 place=f"{path}.{key}")
         return found
     return None
@@ -265,7 +265,8 @@ def _quote(key: str) -> str:
     return json.dumps(key, ensure_ascii=False)
 
 
-def _kind(value: Any) -> str:
+def kind_of(value: Any) -> str:
+    """How a JSON value is named in error messages ("a string", "an object", "null")."""
     if value is None:
         return "null"
     return {bool: "a boolean", int: "a number", float: "a number", str: "a string",

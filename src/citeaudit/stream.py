@@ -35,8 +35,8 @@ from citeaudit.audit import (
 )
 from citeaudit.config import Config
 from citeaudit.grammar import BracketGrammar, Chain, Grammar, Marker
-from citeaudit.guard import DEFAULT_FALLBACK, guarded, junction, line_open
-from citeaudit.segment import Span, code_spans, covered
+from citeaudit.guard import DEFAULT_FALLBACK, guarded, junction, line_open, space_before
+from citeaudit.segment import Span, code_spans, covered, mask
 from citeaudit.sources import load_snapshot
 
 __all__ = ["StreamAuditor", "stream"]
@@ -277,7 +277,8 @@ class StreamAuditor:
             if expected.startswith(head.strip()):
                 return True
             scan = self._grammar.scan(head)
-            if scan.markers and expected.startswith(_without(head, scan.markers).strip()):
+            if scan.markers and expected.startswith(
+                    mask(head, [Span(m.start, m.end) for m in scan.markers], "").strip()):
                 return True
         self._refusing = False
         return False
@@ -312,7 +313,8 @@ class StreamAuditor:
                 pieces.append(text[position:start])
                 pieces.append(f"[{', '.join(dict.fromkeys(valid))}]")
             else:
-                pieces.append(text[position:_space_before(text, start, len(before))])
+                # ``before`` was displayed already: it only gives context.
+                pieces.append(text[position:max(space_before(text, start), len(before))])
                 so_far = "".join(pieces)
                 after = text[marker.end:marker.end + 1] or after_window
                 pieces = [so_far, junction((so_far or self._last)[-1:], after,
@@ -341,25 +343,3 @@ def _bracket_only(grammar: Grammar) -> bool:
     if isinstance(grammar, Chain):
         return all(isinstance(g, BracketGrammar) for g in grammar.grammars)
     return isinstance(grammar, BracketGrammar)
-
-
-def _space_before(text: str, start: int, floor: int) -> int:
-    """Where the spaces and tabs before ``start`` begin, unless they open the line (or the
-    answer). ``floor``: text before it was already displayed, and only gives context.
-    """
-    begin = start
-    while begin > 0 and text[begin - 1] in " \t":
-        begin -= 1
-    if begin == 0 or text[begin - 1] == "\n":
-        return start
-    return max(begin, floor)
-
-
-def _without(text: str, markers: list[Marker]) -> str:
-    pieces = []
-    position = 0
-    for marker in markers:
-        pieces.append(text[position:marker.start])
-        position = marker.end
-    pieces.append(text[position:])
-    return "".join(pieces)

@@ -8,7 +8,6 @@ The reader only splits the dataset into raw items (cheap, in the main process);
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterator
 from pathlib import Path
 from typing import IO, Any, Literal, NamedTuple
@@ -16,6 +15,7 @@ from typing import IO, Any, Literal, NamedTuple
 import orjson
 
 from citeaudit.errors import InputError
+from citeaudit.sources import kind_of
 
 __all__ = ["FORMATS", "RawItem", "Record", "Unreadable", "detect_format", "parse_record",
            "read_items"]
@@ -154,14 +154,14 @@ def parse_record(item: RawItem) -> Record | Unreadable:
         except orjson.JSONDecodeError as error:
             return Unreadable(_json_error(item.value, error))
     if not isinstance(value, dict):
-        return Unreadable(f"a record must be a JSON object, not {_kind(value)}")
+        return Unreadable(f"a record must be a JSON object, not {kind_of(value)}")
     record_id = value.get("id")
     if record_id is None:
         record_id = item.place.replace(" ", "-")
     elif isinstance(record_id, int | str) and not isinstance(record_id, bool):
         record_id = str(record_id)
     else:
-        return Unreadable(f"\"id\" must be a string, not {_kind(record_id)}")
+        return Unreadable(f"\"id\" must be a string, not {kind_of(record_id)}")
     missing = [key for key in ("answer", "sources") if key not in value]
     if missing:
         return Unreadable(f"the record has no {' and no '.join(repr(k) for k in missing)}",
@@ -178,7 +178,7 @@ def parse_record(item: RawItem) -> Record | Unreadable:
         return Unreadable("\"tags\" must be an object of strings")
     grammar = value.get("grammar")
     if grammar is not None and not isinstance(grammar, str):
-        return Unreadable(f"\"grammar\" must be a string, not {_kind(grammar)}")
+        return Unreadable(f"\"grammar\" must be a string, not {kind_of(grammar)}")
     return Record(record_id, sources, answer, tuple(relevant) if relevant is not None else None,
                   tuple(sorted((str(k), _tag(v)) for k, v in tags.items())), grammar)
 
@@ -200,20 +200,3 @@ def _json_error(line: bytes, error: orjson.JSONDecodeError) -> str:
         error = again
     message = str(error).split(": line ", 1)[0]
     return f"invalid JSON at column {error.pos + 1}: {message}"
-
-
-def _kind(value: Any) -> str:
-    if value is None:
-        return "null"
-    return {bool: "a boolean", int: "a number", float: "a number", str: "a string",
-            list: "a list", dict: "an object"}.get(type(value), type(value).__name__)
-
-
-def file_size(path: str) -> int | None:
-    """The size of a dataset file, for progress; ``None`` for standard input."""
-    if path == "-":
-        return None
-    try:
-        return os.stat(path).st_size
-    except OSError:
-        return None
