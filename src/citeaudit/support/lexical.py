@@ -20,14 +20,13 @@ from collections.abc import Sequence
 
 import Stemmer
 
-from citeaudit.support.judges import Judgement, Passage
+from citeaudit.support.judges import Judgement, Passage, sentences
 from citeaudit.support.quantities import Quantity, matches, quantities
 
 __all__ = ["DEFAULT_THRESHOLD", "LexicalJudge"]
 
 DEFAULT_THRESHOLD = 0.5
 _WORDS = re.compile(r"[a-z][a-z0-9]*(?:'[a-z]+)?")  # words, not bare numbers
-_SENTENCE_END = re.compile(r"[.!?。！？](?=\s)|\n")  # a character-class start: fast
 _NAME = re.compile(r"[A-Za-z][\w-]*")  # a capitalised word after the first: a name
 _QUOTED = re.compile(r"[\"“”„«»]([^\"“”„«»\n]{2,}?)[\"“”„«»]")
 _QUOTES = str.maketrans({"“": '"', "”": '"', "„": '"', "«": '"', "»": '"', "‘": "'", "’": "'",
@@ -90,12 +89,9 @@ class _Passage:
             lowered = "".join(c.lower()[:1] for c in text).translate(_QUOTES)
         self.lowered = lowered
         analysed = []
-        start = 0
-        for end in [m.end() for m in _SENTENCE_END.finditer(text)] + [len(text)]:
+        for start, end in sentences(text):
             sentence = text[start:end].strip()
-            if sentence:
-                analysed.append((sentence, *_terms(sentence, lowered[start:end])))
-            start = end
+            analysed.append((sentence, *_terms(sentence, lowered[start:end])))
         # Windows of two adjacent sentences are scored from the sentences' overlaps with the
         # claim, never built here: most passages are cited by a claim or two.
         self.sentences: list[_Window] = analysed
