@@ -224,6 +224,7 @@ def test_render_on_arbitrary_files(tmp_path_factory: Any, snapshot: bytes, answe
     if code == 2:
         assert err.getvalue().startswith("citeaudit: error: ")
         assert err.getvalue().count("\n") == 1
-    else:
-        assert err.getvalue() == ""
+    else:  # the verdict line, beside the rendering
+        assert err.getvalue().startswith("PASS" if code == 0 else "FAIL")
+        assert err.getvalue().count("\n") == 1
         assert out.getvalue()

@@ -11,7 +11,15 @@ from citeaudit.audit import Report, Status, audit, findings_of, iter_findings, p
 from citeaudit.checks import Check, Context
 from citeaudit.chips import Chip, canonical_url
 from citeaudit.config import DEFAULT_REFUSAL, Config, load_config
-from citeaudit.errors import CiteauditError, ConfigError, GrammarError, InputError, SnapshotError
+from citeaudit.errors import (
+    CiteauditError,
+    ConfigError,
+    GrammarError,
+    InputError,
+    OutputError,
+    RunError,
+    SnapshotError,
+)
 from citeaudit.findings import Finding, Problem
 from citeaudit.grammar import Grammar, Malformed, Marker, get_grammar, infer_grammar
 from citeaudit.guard import DEFAULT_FALLBACK, POLICIES, Guarded, Ref, Resolution, guard, resolve
@@ -48,12 +56,14 @@ __all__ = [
     "Malformed",
     "Marker",
     "Metrics",
+    "OutputError",
     "Problem",
     "PromptContext",
     "Ref",
     "Report",
     "Resolution",
     "Rule",
+    "RunError",
     "Segmenter",
     "Severity",
     "Snapshot",

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import os
 import sys
 import tempfile
 from collections.abc import Sequence
@@ -37,9 +38,10 @@ from citeaudit.eval.records import detect_format
 from citeaudit.eval.replay import replay, stored_results
 from citeaudit.eval.results import Options, Summary
 from citeaudit.eval.runner import default_jobs
+from citeaudit.files import refuse_inputs, write_atomically
 from citeaudit.guard import DEFAULT_FALLBACK, POLICIES, guard
 from citeaudit.loading import DEFAULT_MAX_BYTES, decode_json, decode_text, read_bytes
-from citeaudit.output import FORMATTERS, one_line
+from citeaudit.output import FORMATTERS, one_line, verdict_line
 from citeaudit.prompt import DEFAULT_CONTRACT, build_context
 from citeaudit.render import FORMATS, render_html, render_markdown
 from citeaudit.rules import RULES
@@ -55,6 +57,7 @@ class ExitCode(IntEnum):
     FAILED = 1  # findings at error severity, or a threshold not met
     INPUT_ERROR = 2  # input or usage error: the audit could not run
     INTERRUPTED = 130  # Ctrl-C: what was written is complete (eval --resume goes on)
+    CLOSED_PIPE = 141  # the reader of standard output went away (128 + SIGPIPE, as cat)
 
 
 class UsageError(CiteauditError):
@@ -285,28 +288,68 @@ def main(argv: Sequence[str] | None = None, *, stdout: TextIO | None = None,
     out = stdout or sys.stdout
     err = stderr or sys.stderr
     try:
-        with contextlib.redirect_stdout(out):  # --help and --version write to stdout
-            args = _parser().parse_args(argv)
-        if args.command == "rules":
-            return _rules(args, out)
-        if args.command == "context":
-            return _context(args, out, stdin or sys.stdin.buffer)
-        if args.command == "eval":
-            return _eval(args, out, err, stdin or sys.stdin.buffer)
-        if args.command == "replay":
-            return _replay(args, out, stdin or sys.stdin.buffer)
-        if args.command == "calibrate":
-            return _calibrate(args, out)
-        command = _render if args.command == "render" else _check
-        return command(args, out, stdin or sys.stdin.buffer)
+        code = _command(argv, out, err, stdin)
+        out.flush()  # a write error shows here, not after main has returned
+        return code
     except CiteauditError as error:
-        err.write(f"citeaudit: error: {one_line(str(error))}\n")
+        _say(err, f"citeaudit: error: {one_line(str(error))}\n")
         return ExitCode.INPUT_ERROR
     except SystemExit as exit_:  # --help and --version
         return int(exit_.code or 0)
     except KeyboardInterrupt:
-        err.write("citeaudit: interrupted\n")
+        _say(err, "citeaudit: interrupted\n")
         return ExitCode.INTERRUPTED
+    except BrokenPipeError:  # the reader went away (| head): stop quietly, as cat does
+        _silence(out)
+        return ExitCode.CLOSED_PIPE
+    except OSError as error:  # standard output cannot be written (a full disk, EIO)
+        _silence(out)
+        _say(err, f"citeaudit: error: <stdout>: cannot write: {error.strerror or error}\n")
+        return ExitCode.INPUT_ERROR
+
+
+def _command(argv: Sequence[str] | None, out: TextIO, err: TextIO, stdin: Any) -> int:
+    with contextlib.redirect_stdout(out):  # --help and --version write to stdout
+        args = _parser().parse_args(argv)
+    if args.command == "rules":
+        return _rules(args, out)
+    if args.command == "context":
+        return _context(args, out, stdin or sys.stdin.buffer)
+    if args.command == "eval":
+        return _eval(args, out, err, stdin or sys.stdin.buffer)
+    if args.command == "replay":
+        return _replay(args, out, stdin or sys.stdin.buffer)
+    if args.command == "calibrate":
+        return _calibrate(args, out)
+    if args.command == "render":
+        return _render(args, out, err, stdin or sys.stdin.buffer)
+    return _check(args, out, stdin or sys.stdin.buffer)
+
+
+def _write(out: TextIO, text: str) -> None:
+    """Write in pieces: a reader that goes away during one large write is not always told
+    to the writer, while it is on the next write.
+    """
+    for start in range(0, len(text), 1 << 16):
+        out.write(text[start:start + (1 << 16)])
+
+
+def _say(stream: TextIO, text: str) -> None:
+    """Write to standard error, which may itself be closed."""
+    with contextlib.suppress(OSError, ValueError):
+        stream.write(text)
+        stream.flush()
+
+
+def _silence(out: TextIO) -> None:
+    """Point a failed standard output at /dev/null, so that the interpreter's last flush does
+    not fail again on its way out.
+    """
+    with contextlib.suppress(OSError, ValueError, AttributeError):
+        if out is sys.stdout or out is sys.__stdout__:
+            null = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(null, out.fileno())
+            os.close(null)
 
 
 def _config(args: argparse.Namespace) -> Config:
@@ -355,21 +398,23 @@ def _check(args: argparse.Namespace, out: TextIO, stdin: Any) -> int:
     return ExitCode.OK if report.passed else ExitCode.FAILED
 
 
-def _render(args: argparse.Namespace, out: TextIO, stdin: Any) -> int:
+def _render(args: argparse.Namespace, out: TextIO, err: TextIO, stdin: Any) -> int:
     config = _config(args)
     snapshot, answer, _ = _inputs_of(args, config, stdin)
     served = guard(answer, snapshot, policy=args.policy, fallback=args.fallback,
                    config=config, quote_length=args.quote_length)
     if args.to == "json":
-        out.write(orjson.dumps(served.to_dict(), option=orjson.OPT_INDENT_2).decode() + "\n")
+        _write(out, orjson.dumps(served.to_dict(), option=orjson.OPT_INDENT_2).decode() + "\n")
     else:
-        out.write(render_html(served) if args.to == "html" else render_markdown(served))
+        _write(out, render_html(served) if args.to == "html" else render_markdown(served))
+    err.write(verdict_line(served.report))  # the rendering is on stdout: the verdict beside it
     return ExitCode.OK if served.report.passed else ExitCode.FAILED
 
 
 def _context(args: argparse.Namespace, out: TextIO, stdin: Any) -> int:
     max_bytes = args.max_bytes or DEFAULT_MAX_BYTES
     origin = "<stdin>" if args.passages == "-" else args.passages
+    refuse_inputs(args.out, [args.passages, *([args.contract] if args.contract else [])])
     passages = decode_json(read_bytes(args.passages, max_bytes=max_bytes, stdin=stdin),
                            origin=origin)
     if not isinstance(passages, list):
@@ -383,12 +428,8 @@ def _context(args: argparse.Namespace, out: TextIO, stdin: Any) -> int:
                               max_passages=args.max_passages, max_chars=args.max_chars)
     except SnapshotError as error:
         raise error.located(origin) from None
-    try:
-        args.out.write_bytes(orjson.dumps(built.snapshot.to_dict(), option=orjson.OPT_INDENT_2)
-                             + b"\n")
-    except OSError as error:
-        raise InputError(f"cannot write the snapshot: {error.strerror}",
-                         origin=str(args.out)) from None
+    write_atomically(args.out, orjson.dumps(built.snapshot.to_dict(), option=orjson.OPT_INDENT_2)
+                     + b"\n", what="the snapshot")
     out.write(built.prompt)
     return ExitCode.OK
 
@@ -399,6 +440,8 @@ def _eval(args: argparse.Namespace, out: TextIO, err: TextIO, stdin: Any) -> int
         raise UsageError("citeaudit eval: --report reads the dataset twice: give a file, not -")
     if args.resume and args.out is None:
         raise UsageError("citeaudit eval: --resume needs --out")
+    if args.report is not None:
+        refuse_inputs(args.report, [args.dataset, *([args.out] if args.out else [])])
     evaluators = () if args.no_evaluators else tuple(load_evaluators(args.evaluator))
     options = Options(config, evaluators, junit=args.format == "junit")
     dataset = Dataset(args.dataset, format=detect_format(args.dataset, args.dataset_format),
@@ -435,11 +478,7 @@ def _eval(args: argparse.Namespace, out: TextIO, err: TextIO, stdin: Any) -> int
     if args.report is not None:
         html = html_report(aggregate, worst_records(dataset, aggregate, options),
                            title=f"citeaudit: {Path(args.dataset).name}")
-        try:
-            args.report.write_text(html, encoding="utf-8")
-        except OSError as error:
-            raise InputError(f"cannot write the report: {error.strerror}",
-                             origin=str(args.report)) from None
+        write_atomically(args.report, html, what="the report")
     if unreadable:
         err.write(f"citeaudit: error: {unreadable} record{'s' if unreadable != 1 else ''} of"
                   f" {args.dataset} could not be audited\n")
@@ -468,6 +507,8 @@ def _calibrate(args: argparse.Namespace, out: TextIO) -> int:
         read_pairs,
     )
 
+    if args.report is not None:
+        refuse_inputs(args.report, [args.pairs])
     if args.threshold is not None and not 0.0 <= args.threshold <= 1.0:
         raise ConfigError(f"--threshold must lie in [0, 1], not {args.threshold}")
     data = calibrate(read_pairs(args.pairs, args.max_bytes), get_judge(args.judge,
@@ -477,11 +518,7 @@ def _calibrate(args: argparse.Namespace, out: TextIO) -> int:
     else:
         out.write(calibration_text(data))
     if args.report is not None:
-        try:
-            args.report.write_text(calibration_html(data), encoding="utf-8")
-        except OSError as error:
-            raise InputError(f"cannot write the report: {error.strerror}",
-                             origin=str(args.report)) from None
+        write_atomically(args.report, calibration_html(data), what="the report")
     return ExitCode.OK
 
 

@@ -6,6 +6,9 @@ values. Exceptions are only for input the audit cannot run on::
     CiteauditError            root: catch this to catch everything citeaudit raises
      ├── InputError           a file or value cannot be read, decoded, parsed or validated
      │    └── SnapshotError   the snapshot (retrieved sources) breaks its contract
+     ├── OutputError          an output cannot be written (disk full, a closed stream, or
+     │                        the same file as an input)
+     ├── RunError             a dataset run cannot go on (a worker process died)
      └── ConfigError          a bad option, configuration file or grammar
           └── GrammarError    a marker grammar that cannot be built (bad name, bad regex)
 
@@ -14,7 +17,8 @@ The command line maps every one of them to exit code 2, in one place.
 
 from __future__ import annotations
 
-__all__ = ["CiteauditError", "ConfigError", "GrammarError", "InputError", "SnapshotError"]
+__all__ = ["CiteauditError", "ConfigError", "GrammarError", "InputError", "OutputError", "RunError",
+           "SnapshotError"]
 
 
 class CiteauditError(Exception):
@@ -45,6 +49,19 @@ class InputError(CiteauditError):
 
 class SnapshotError(InputError):
     """The snapshot of retrieved sources is broken: the audit cannot run."""
+
+
+class OutputError(CiteauditError):
+    """An output that cannot be written; ``origin`` names it (a file, ``<stdout>``)."""
+
+    def __init__(self, reason: str, *, origin: str) -> None:
+        self.reason = reason
+        self.origin = origin
+        super().__init__(f"{origin}: {reason}")
+
+
+class RunError(CiteauditError):
+    """A dataset run that cannot go on, such as when a worker process dies."""
 
 
 class ConfigError(CiteauditError):

@@ -11,6 +11,7 @@ from citeaudit.findings import Finding
 
 __all__ = [
     "FORMATTERS", "Formatter", "JsonFormatter", "TextFormatter", "line_column", "one_line",
+    "verdict_line",
 ]
 
 
@@ -63,17 +64,24 @@ class TextFormatter:
             message = one_line(finding.message)
             stream.write(f"{origin}:{_place(finding, report, answer_text)}: {finding.code}"
                          f" {finding.severity.value}: {message}\n")
-        metrics = report.metrics
-        verdict = "PASS" if report.passed else "FAIL"
-        counts = f"{report.errors} error{'s' * (report.errors != 1)}, " \
-                 f"{report.warnings} warning{'s' * (report.warnings != 1)}"
-        why = f" ({'; '.join(report.reasons)})" if report.reasons else ""
-        stream.write(
-            f"{verdict}{why}: {counts}; status {report.status}; precision"
-            f" {_ratio(metrics.precision)}, recall {_ratio(metrics.recall)}, F1"
-            f" {_ratio(metrics.f1)}, claim coverage {_ratio(metrics.claim_coverage)};"
-            f" checked: {', '.join(report.checked) or 'nothing'}; not checked:"
-            f" {', '.join(report.not_checked) or 'nothing'}\n")
+        stream.write(verdict_line(report))
+
+
+def verdict_line(report: Report) -> str:
+    """The one line that sums up a report: verdict, counts, status, metrics, what was and
+    was not checked.
+    """
+    metrics = report.metrics
+    verdict = "PASS" if report.passed else "FAIL"
+    counts = f"{report.errors} error{'s' * (report.errors != 1)}, " \
+             f"{report.warnings} warning{'s' * (report.warnings != 1)}"
+    why = f" ({'; '.join(report.reasons)})" if report.reasons else ""
+    return (
+        f"{verdict}{why}: {counts}; status {report.status}; precision"
+        f" {_ratio(metrics.precision)}, recall {_ratio(metrics.recall)}, F1"
+        f" {_ratio(metrics.f1)}, claim coverage {_ratio(metrics.claim_coverage)};"
+        f" checked: {', '.join(report.checked) or 'nothing'}; not checked:"
+        f" {', '.join(report.not_checked) or 'nothing'}\n")
 
 
 class JsonFormatter:

@@ -4,22 +4,30 @@ and resume an interrupted run so that it ends with exactly what a clean run give
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
 import time
-from collections import deque
 from collections.abc import Callable, Iterator
-from itertools import islice
 from pathlib import Path
 from typing import IO, Any
 
 from citeaudit.audit import audit
-from citeaudit.errors import CiteauditError, InputError
+from citeaudit.errors import CiteauditError, InputError, RunError
 from citeaudit.eval.html import WorstRecord
-from citeaudit.eval.records import DatasetFormat, RawItem, Record, parse_record, read_items
+from citeaudit.eval.records import (
+    DatasetFormat,
+    RawItem,
+    Record,
+    digest_of,
+    parse_record,
+    read_items,
+)
 from citeaudit.eval.results import Options, Summary, summary_of, testcase
-from citeaudit.eval.runner import read_results, run
+from citeaudit.eval.runner import run
+from citeaudit.eval.store import ResultsFile
 from citeaudit.eval.summary import Aggregate
+from citeaudit.files import refuse_inputs
 
 __all__ = ["Dataset", "evaluate", "worst_records"]
 
@@ -44,13 +52,20 @@ def evaluate(dataset: Dataset, options: Options, *, jobs: int = 1, out: Path | N
              progress: Any = None) -> Aggregate:
     """Audit every record of ``dataset``; results go to ``out`` (JSONL, input order) and JUnit
     test cases to ``junit``; ``on_unreadable`` hears of every record that cannot be audited.
-    With ``resume``, the complete results already in ``out`` are kept and only the rest is
-    audited.
+    With ``resume``, the complete results already written for ``out`` are kept (when they were
+    written for these records with these options) and only the rest is audited.
+
+    ``out`` is written as ``OUT.partial`` and renamed when the run is complete; it may not be
+    the dataset itself.
     """
     config = options.config
     aggregate = Aggregate(config.min_precision, config.min_recall)
-    if dataset.path != "-" and not Path(dataset.path).is_file():
-        raise InputError("cannot read: no such file", origin=dataset.path)
+    if dataset.path != "-":
+        source = Path(dataset.path)
+        if source.is_dir():
+            raise InputError("cannot read: is a directory", origin=dataset.path)
+        if not source.is_file():
+            raise InputError("cannot read: no such file", origin=dataset.path)
 
     def count(summary: Summary, case: str | None) -> None:
         aggregate.add(summary)
@@ -59,41 +74,48 @@ def evaluate(dataset: Dataset, options: Options, *, jobs: int = 1, out: Path | N
         if summary.status == "unreadable" and on_unreadable is not None:
             on_unreadable(summary)
 
-    done = 0
-    last_place = None
-    if resume and out is not None:
-        for result in read_results(out):
-            count(summary_of(result), testcase(result) if junit is not None else None)
-            done += 1
-            last_place = result["place"]
     items = dataset.items()
-    if done:
-        skipped = deque(islice(items, done), maxlen=1)  # the last of them
-        if not skipped or skipped[0].ordinal != done - 1 or skipped[0].place != last_place:
-            raise InputError(f"{out} holds {done} results, the last for {last_place}, which"
-                             f" does not match this dataset: use a new results file or run"
-                             " without --resume", origin=dataset.path)
-    if progress is not None:
-        items = progress.track(items, done)
-    try:
-        handle = (out.open("ab" if resume else "wb") if out is not None else None)
-    except OSError as error:
-        raise InputError(f"cannot write the results: {error.strerror}", origin=str(out)) \
-            from None
-    try:
-        for done_batch in run(items, options, jobs):
-            if handle is not None:
-                handle.write(done_batch.lines)
-                handle.flush()  # whole lines, batch by batch
-            aggregate.merge(done_batch.aggregate)
-            if junit is not None:
-                junit.write(done_batch.cases)
-            if on_unreadable is not None:
-                for summary in done_batch.unreadable:
-                    on_unreadable(summary)
-    finally:
-        if handle is not None:
-            handle.close()  # complete lines only: an interrupted run can always resume
+    with contextlib.ExitStack() as stack:
+        store = None
+        if out is not None:
+            store = ResultsFile(out, resume=resume)
+            refuse_inputs(out, [dataset.path])
+            refuse_inputs(store.partial, [dataset.path])
+            stack.enter_context(store)
+        done = 0
+        if store is not None and resume:
+            for result in store.kept():
+                item = next(items, None)
+                if item is None:
+                    raise store.mismatch(f"it holds more than the dataset's {done} records",
+                                         dataset.path)
+                if result.get("options_digest") != options.digest:
+                    raise store.mismatch("they were written with other options or by another"
+                                         " version", dataset.path)
+                if result.get("record_digest") != digest_of(item):
+                    raise store.mismatch(f"the result for {item.place} was written for"
+                                         " another record", dataset.path)
+                count(summary_of(result), testcase(result) if junit is not None else None)
+                done += 1
+        if progress is not None:
+            items = progress.track(items, done)
+        try:
+            for done_batch in run(items, options, jobs):
+                if store is not None:
+                    store.write(done_batch.lines)  # whole lines, batch by batch
+                aggregate.merge(done_batch.aggregate)
+                if junit is not None:
+                    junit.write(done_batch.cases)
+                if on_unreadable is not None:
+                    for summary in done_batch.unreadable:
+                        on_unreadable(summary)
+        except RunError as error:
+            if store is not None:
+                raise RunError(f"{error}; the results written so far are complete in"
+                               f" {store.partial}: run again with --resume to go on") from None
+            raise
+        if store is not None:
+            store.commit()
     return aggregate
 
 

@@ -8,6 +8,7 @@ The reader only splits the dataset into raw items (cheap, in the main process);
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Iterator
 from pathlib import Path
 from typing import IO, Any, Literal, NamedTuple
@@ -17,12 +18,13 @@ import orjson
 from citeaudit.errors import InputError
 from citeaudit.sources import kind_of
 
-__all__ = ["FORMATS", "RawItem", "Record", "Unreadable", "detect_format", "parse_record",
-           "read_items"]
+__all__ = ["FORMATS", "RawItem", "Record", "Unreadable", "detect_format", "digest_of",
+           "parse_record", "read_items"]
 
 DatasetFormat = Literal["jsonl", "json", "parquet"]
 FORMATS: tuple[DatasetFormat, ...] = ("jsonl", "json", "parquet")
 _SKIP_CHUNK = 1 << 20
+_BOM = b"\xef\xbb\xbf"
 
 
 class Unreadable(NamedTuple):
@@ -30,6 +32,7 @@ class Unreadable(NamedTuple):
 
     reason: str
     id: str | None = None  # when the record got as far as naming itself
+    digest: str | None = None  # of its bytes, when the reader skipped them
 
 
 class RawItem(NamedTuple):
@@ -49,6 +52,21 @@ class Record(NamedTuple):
     relevant: tuple[str, ...] | None
     tags: tuple[tuple[str, str], ...]
     grammar: str | None
+
+
+def digest_of(item: RawItem) -> str:
+    """A short fingerprint of one record as the dataset holds it (its bytes, without the line
+    end), so that a resumed run can tell that a stored result belongs to this record.
+    """
+    value = item.value
+    if isinstance(value, bytes):
+        return hashlib.blake2b(value.rstrip(b"\r\n"), digest_size=8).hexdigest()
+    if isinstance(value, Unreadable):
+        if value.digest is not None:
+            return value.digest
+        value = ["unreadable", value.reason]
+    return hashlib.blake2b(orjson.dumps(value, default=str, option=orjson.OPT_SORT_KEYS),
+                           digest_size=8).hexdigest()
 
 
 def detect_format(path: str, given: str | None = None) -> DatasetFormat:
@@ -90,13 +108,19 @@ def _lines(stream: IO[bytes], max_bytes: int) -> Iterator[RawItem]:
         if not line:
             return
         number += 1
+        if number == 1 and line.startswith(_BOM):
+            line = line[len(_BOM):]
         if len(line) > max_bytes and not line.endswith(b"\n"):
+            hasher = hashlib.blake2b(line, digest_size=8)
             while True:  # the rest of the line is skipped, never held
                 rest = stream.readline(_SKIP_CHUNK)
                 if not rest or rest.endswith(b"\n"):
+                    hasher.update(rest.rstrip(b"\r\n"))
                     break
+                hasher.update(rest)
             yield RawItem(index, f"line {number}",
-                          Unreadable(f"record is over the limit of {max_bytes} bytes"))
+                          Unreadable(f"record is over the limit of {max_bytes} bytes",
+                                     digest=hasher.hexdigest()))
             index += 1
         elif line.strip():
             yield RawItem(index, f"line {number}", line)

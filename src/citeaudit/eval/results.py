@@ -7,6 +7,9 @@ meets the precision and recall thresholds, and every evaluator passed it.
 
 from __future__ import annotations
 
+import dataclasses
+import functools
+import hashlib
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 from xml.sax.saxutils import escape as xml_escape
@@ -14,11 +17,12 @@ from xml.sax.saxutils import quoteattr
 
 import orjson
 
+from citeaudit import __version__ as version
 from citeaudit.audit import audit
 from citeaudit.config import Config
 from citeaudit.errors import CiteauditError, InputError
 from citeaudit.eval.evaluators import Evaluator, EvaluatorResult
-from citeaudit.eval.records import RawItem, Record, Unreadable, parse_record
+from citeaudit.eval.records import RawItem, Record, Unreadable, digest_of, parse_record
 from citeaudit.render import neutralise
 from citeaudit.rules import Severity
 
@@ -32,6 +36,22 @@ class Options:
     config: Config
     evaluators: tuple[Evaluator, ...] = ()
     junit: bool = False
+
+    @functools.cached_property
+    def digest(self) -> str:
+        """A short fingerprint of everything that changes a result: the configuration, the
+        evaluators and the version of citeaudit (a resumed run keeps results only under the
+        same one).
+        """
+        config = self.config
+        settings: dict[str, Any] = {f.name: getattr(config, f.name)
+                                    for f in dataclasses.fields(config) if f.init}
+        settings["severity"] = sorted((code, level.value)
+                                      for code, level in config.severity.items())
+        settings["evaluators"] = [evaluator.name for evaluator in self.evaluators]
+        settings["version"] = version
+        return hashlib.blake2b(orjson.dumps(settings, option=orjson.OPT_SORT_KEYS,
+                                            default=str), digest_size=8).hexdigest()
 
 
 class Summary(NamedTuple):
@@ -101,6 +121,7 @@ def _audited(item: RawItem, record: Record, options: Options) -> dict[str, Any]:
         "fingerprint": report.fingerprint,
         "tags": dict(record.tags),
         "evaluators": {name: v._asdict() for name, v in verdicts.items()},
+        "record_digest": digest_of(item), "options_digest": options.digest,
     }
 
 
@@ -115,7 +136,8 @@ def _evaluate(evaluator: Evaluator, record: Record, report: Any) -> EvaluatorRes
 def _unreadable(item: RawItem, record_id: str | None, reason: str,
                 options: Options) -> tuple[bytes, Summary, str | None]:
     result = {"index": item.ordinal, "place": item.place, "id": record_id,
-              "status": "unreadable", "passed": False, "error": reason}
+              "status": "unreadable", "passed": False, "error": reason,
+              "record_digest": digest_of(item), "options_digest": options.digest}
     return (orjson.dumps(result) + b"\n", summary_of(result),
             testcase(result) if options.junit else None)
 

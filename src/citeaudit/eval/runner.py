@@ -1,32 +1,28 @@
 """The runner: audit dataset items in worker processes and hand back the results in input
-order, with a bounded number of batches in flight (memory stays flat); and resume, which
-reads back a results file, keeps its complete lines and cuts a torn one.
-
-Results are written in input order, so an interrupted run has done exactly the first K items;
-``--resume`` checks the K-th still matches the dataset, skips K items and appends.
+order, with a bounded number of batches in flight (memory stays flat). A worker that dies
+ends the run at once; what was written before is complete (see :mod:`.store` for resume).
 """
 
 from __future__ import annotations
 
+import contextlib
+import multiprocessing
 import os
 import signal
 import threading
 import time
-from collections import deque
 from collections.abc import Iterable, Iterator
-from concurrent.futures import Future, ProcessPoolExecutor
-from pathlib import Path
-from typing import Any, NamedTuple
+from multiprocessing.connection import Connection, wait
+from multiprocessing.process import BaseProcess
+from typing import NamedTuple
 
-import orjson
-
-from citeaudit.errors import CiteauditError, InputError
+from citeaudit.errors import CiteauditError, RunError
 from citeaudit.eval.evaluators import load_evaluators
 from citeaudit.eval.records import RawItem
 from citeaudit.eval.results import Options, Summary, process
 from citeaudit.eval.summary import Aggregate
 
-__all__ = ["Batch", "default_jobs", "read_results", "run"]
+__all__ = ["Batch", "default_jobs", "run"]
 
 BATCH = 64  # items per task: large enough to hide the process hop, small for steady progress
 
@@ -97,7 +93,8 @@ def run(items: Iterable[RawItem], options: Options, jobs: int = 1) -> Iterator[B
     processes.
 
     When reading fails part-way (a broken JSON array), every item read before is still
-    audited and yielded, then the error is raised.
+    audited and yielded, then the error is raised. A worker process that dies ends the run
+    at once with :class:`~citeaudit.RunError`: every batch yielded before is complete.
     """
     failure: list[CiteauditError] = []
     chunks = _batches(iter(items), failure)
@@ -107,17 +104,129 @@ def run(items: Iterable[RawItem], options: Options, jobs: int = 1) -> Iterator[B
     else:
         names = tuple(evaluator.name for evaluator in options.evaluators)
         bare = Options(options.config, (), options.junit)  # evaluators load in each worker
-        with ProcessPoolExecutor(max_workers=jobs, initializer=_start_worker,
-                                 initargs=(bare, names)) as pool:
-            pending: deque[Future[Batch]] = deque()
-            for chunk in chunks:
-                pending.append(pool.submit(_work, chunk))
-                if len(pending) >= jobs * 4:
-                    yield pending.popleft().result()
-            while pending:
-                yield pending.popleft().result()
+        with _Pool(jobs, bare, names) as pool:
+            yield from pool.ordered(chunks)
     if failure:
         raise failure[0]
+
+
+class _Worker(NamedTuple):
+    process: BaseProcess
+    connection: Connection
+
+
+class _Pool:
+    """Worker processes, each given one batch at a time over its own pipe and watched through
+    its sentinel, so that a worker that dies (killed, out of memory) is noticed at once instead
+    of leaving the run waiting for a result that never comes.
+
+    One batch at a time per worker: the main process never blocks sending to a busy worker
+    that is itself blocked sending its result back.
+    """
+
+    def __init__(self, jobs: int, options: Options, names: tuple[str, ...]) -> None:
+        context = multiprocessing.get_context()
+        self._workers: list[_Worker] = []
+        for _ in range(jobs):
+            mine, theirs = context.Pipe()
+            process = context.Process(target=_serve, args=(theirs, options, names),
+                                      daemon=True)
+            process.start()
+            theirs.close()
+            self._workers.append(_Worker(process, mine))
+
+    def __enter__(self) -> _Pool:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        for worker in self._workers:
+            if exc[0] is None:
+                with contextlib.suppress(OSError):
+                    worker.connection.send(None)  # every worker is idle: it reads this and ends
+            elif worker.process.is_alive():  # the run failed or was interrupted
+                worker.process.terminate()
+            worker.connection.close()
+        for worker in self._workers:
+            worker.process.join(5)
+            if worker.process.is_alive():
+                worker.process.kill()
+                worker.process.join()
+
+    def ordered(self, chunks: Iterator[list[RawItem]]) -> Iterator[Batch]:
+        """The batches of ``chunks`` audited, in input order, with at most ``4 * jobs``
+        batches between the reader and the writer (memory stays flat).
+        """
+        idle = list(self._workers)
+        busy: dict[Connection, tuple[_Worker, int]] = {}
+        done: dict[int, Batch] = {}
+        sent = wanted = 0
+        exhausted = False
+        window = 4 * len(self._workers)
+        while True:
+            while idle and not exhausted and sent - wanted < window:
+                chunk = next(chunks, None)
+                if chunk is None:
+                    exhausted = True
+                    break
+                worker = idle.pop()
+                try:
+                    worker.connection.send(chunk)
+                except OSError:
+                    raise RunError(self._death(worker)) from None
+                busy[worker.connection] = (worker, sent)
+                sent += 1
+            while wanted in done:
+                yield done.pop(wanted)
+                wanted += 1
+            if not busy:
+                if exhausted and wanted == sent:
+                    return
+                continue
+            sentinels = {w.process.sentinel: w for w in self._workers}
+            for ready in wait([*busy, *sentinels]):
+                if isinstance(ready, int):
+                    continue  # a sentinel: its pipe says more, below
+                worker, number = busy.pop(ready)  # type: ignore[arg-type]
+                try:
+                    outcome = worker.connection.recv()
+                except (EOFError, OSError):
+                    raise RunError(self._death(worker)) from None
+                if isinstance(outcome, BaseException):
+                    raise outcome
+                done[number] = outcome
+                idle.append(worker)
+            for worker in self._workers:
+                if not worker.process.is_alive():
+                    raise RunError(self._death(worker))
+
+    @staticmethod
+    def _death(worker: _Worker) -> str:
+        worker.process.join(1)
+        code = worker.process.exitcode
+        how = (f"killed by signal {-code}" if code is not None and code < 0 else
+               f"exit code {code}" if code is not None else "no longer answering")
+        return f"a worker process died ({how})"
+
+
+def _serve(connection: Connection, options: Options, names: tuple[str, ...]) -> None:
+    """A worker's life: audit the batches it is sent until its pipe closes."""
+    _start_worker(options, names)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    while True:
+        try:
+            chunk = connection.recv()
+        except (EOFError, OSError):
+            return
+        if chunk is None:  # the run is over
+            return
+        try:
+            outcome: Batch | BaseException = _work(chunk)
+        except Exception as error:  # a bug: handed to the main process, which raises it
+            outcome = error
+        try:
+            connection.send(outcome)
+        except (BrokenPipeError, OSError):
+            return
 
 
 def _batches(items: Iterator[RawItem], failure: list[CiteauditError]) -> Iterator[list[RawItem]]:
@@ -133,30 +242,3 @@ def _batches(items: Iterator[RawItem], failure: list[CiteauditError]) -> Iterato
         failure.append(error)
     if chunk:
         yield chunk
-
-
-def read_results(path: Path) -> Iterator[dict[str, Any]]:
-    """The complete results of an earlier run, in order; the file is cut after the last one
-    (a line torn by an interruption, or anything after it, goes).
-    """
-    try:
-        handle = path.open("r+b")
-    except FileNotFoundError:
-        return
-    except OSError as error:
-        raise InputError(f"cannot read the results: {error.strerror}", origin=str(path)) \
-            from None
-    with handle:
-        good = 0
-        for expected, line in enumerate(handle):
-            if not line.endswith(b"\n"):
-                break
-            try:
-                result = orjson.loads(line)
-            except orjson.JSONDecodeError:
-                break
-            if not isinstance(result, dict) or result.get("index") != expected:
-                break
-            yield result
-            good += len(line)
-        handle.truncate(good)

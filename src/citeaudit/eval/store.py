@@ -1,0 +1,162 @@
+"""The results file of a dataset run.
+
+Results go to ``OUT.partial`` beside the target and are renamed to ``OUT`` when the run ends,
+so a run that fails or is interrupted never leaves half a file where a good one was; the
+partial file is locked for the run, so two runs cannot interleave their lines.
+
+Results are written in input order, so an interrupted run has done exactly the first K
+records. ``--resume`` goes on from the partial file (or from a finished ``OUT``): it keeps
+complete lines, cuts a torn last one, and keeps the K results only when each was written for
+the same record (its ``record_digest``) with the same options (``options_digest``).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import shutil
+import stat
+from collections.abc import Iterator
+from pathlib import Path
+from typing import IO, Any
+
+import orjson
+
+from citeaudit.errors import InputError, OutputError
+
+try:
+    import fcntl
+except ImportError:  # not POSIX: runs are not locked
+    fcntl = None  # type: ignore[assignment]
+
+__all__ = ["ResultsFile"]
+
+
+class ResultsFile:
+    """Where one run writes its results; open it with ``with``."""
+
+    def __init__(self, target: Path, *, resume: bool) -> None:
+        self.target = target
+        self.resume = resume
+        try:
+            mode = target.stat().st_mode
+        except OSError:
+            mode = None
+        if mode is not None and stat.S_ISDIR(mode):
+            raise OutputError("cannot write the results: is a directory", origin=str(target))
+        # A device or pipe (/dev/stdout) is written in place: it cannot be renamed into.
+        self.direct = mode is not None and not stat.S_ISREG(mode)
+        if self.direct and resume:
+            raise OutputError("--resume needs a results file, not a device or pipe",
+                              origin=str(target))
+        real = target if self.direct else target.resolve()
+        self.partial = real if self.direct else real.with_name(real.name + ".partial")
+        self._handle: IO[bytes] | None = None
+        self._copied = False  # the partial file is a copy of a finished run, made here
+
+    def __enter__(self) -> ResultsFile:
+        where = str(self.partial)
+        try:
+            handle = self.partial.open("ab" if self.direct else "a+b")
+        except OSError as error:
+            raise OutputError(f"cannot write the results: {error.strerror or error}",
+                              origin=where) from None
+        self._handle = handle
+        if not self.direct:
+            self._lock(handle)
+            try:
+                if not self.resume:
+                    handle.truncate(0)
+                elif handle.seek(0, os.SEEK_END) == 0 and self.target.is_file():
+                    with self.target.open("rb") as finished:  # a finished run, resumed
+                        shutil.copyfileobj(finished, handle)
+                    handle.flush()
+                    self._copied = True
+            except OSError as error:
+                self.close()
+                raise OutputError(f"cannot write the results: {error.strerror or error}",
+                                  origin=where) from None
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+        if exc[0] is not None and self._copied:  # nothing new: the finished run stays alone
+            with contextlib.suppress(OSError):
+                self.partial.unlink()
+
+    def _lock(self, handle: IO[bytes]) -> None:
+        if fcntl is None:
+            return
+        try:
+            fcntl.flock(handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            handle.close()
+            self._handle = None
+            raise OutputError("another citeaudit run is writing these results (the file is"
+                              " locked): wait for it or choose another --out",
+                              origin=str(self.target)) from None
+
+    def kept(self) -> Iterator[dict[str, Any]]:
+        """The complete results of the interrupted run, in order; the file is cut after the
+        last of them once they have all been read.
+        """
+        handle = self._handle
+        if handle is None or self.direct or not self.resume:
+            return
+        handle.seek(0)
+        good = 0
+        for expected, line in enumerate(handle):
+            if not line.endswith(b"\n"):
+                break
+            try:
+                result = orjson.loads(line)
+            except orjson.JSONDecodeError:
+                break
+            if not isinstance(result, dict) or result.get("index") != expected:
+                break
+            yield result
+            good += len(line)
+        try:
+            handle.truncate(good)
+        except OSError as error:
+            raise OutputError(f"cannot write the results: {error.strerror or error}",
+                              origin=str(self.partial)) from None
+
+    def write(self, lines: bytes) -> None:
+        """Append whole result lines (flushed: an interruption keeps every line written)."""
+        assert self._handle is not None
+        try:
+            self._handle.write(lines)
+            self._handle.flush()
+        except OSError as error:
+            raise OutputError(f"cannot write the results: {error.strerror or error}",
+                              origin=str(self.partial)) from None
+
+    def commit(self) -> None:
+        """The run is complete: the partial file becomes the results file."""
+        handle = self._handle
+        if handle is None:
+            return
+        try:
+            handle.flush()
+            if not self.direct:
+                os.fsync(handle.fileno())
+                os.replace(self.partial, self.target.resolve())
+                self._copied = False
+        except OSError as error:
+            raise OutputError(f"cannot write the results: {error.strerror or error}",
+                              origin=str(self.target)) from None
+        finally:
+            self.close()
+
+    def close(self) -> None:
+        if self._handle is not None:
+            with contextlib.suppress(OSError):  # the lock goes with the descriptor
+                self._handle.close()
+            self._handle = None
+
+    def mismatch(self, reason: str, dataset: str) -> InputError:
+        """Why the kept results cannot be resumed on ``dataset``."""
+        return InputError(f"{self.target} holds results that do not match this dataset and"
+                          f" these options ({reason}): use a new results file or run without"
+                          " --resume", origin=dataset)

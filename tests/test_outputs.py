@@ -1,0 +1,194 @@
+"""Outputs never destroy inputs and never fail silently: an output naming an input is refused,
+files are replaced whole, results files are locked and resumed only when they match, and
+write errors (a full disk, a file size limit, a closed pipe) end every command with one line.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import json
+import os
+import resource
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from citeaudit.cli import ExitCode
+from test_eval import records, results_of, write_jsonl
+
+ROOT = Path(__file__).parents[1]
+S002 = str(ROOT / "tests/data/seeds/002/passages.json")
+
+
+def eval_command(*args: str) -> list[str]:
+    return [sys.executable, "-m", "citeaudit", "eval", *args]
+
+
+@pytest.mark.parametrize("spelling", ["same", "dot", "symlink", "hardlink"])
+@pytest.mark.parametrize("option", ["-o", "--report"])
+@pytest.mark.parametrize("resume", [False, True])
+def test_eval_refuses_to_write_over_its_dataset(run: Any, tmp_path: Path, spelling: str,
+                                                option: str, resume: bool) -> None:
+    data = write_jsonl(tmp_path / "d.jsonl", records(7))
+    before = data.read_bytes()
+    target = {"same": str(data), "dot": "./d.jsonl", "symlink": str(tmp_path / "link"),
+              "hardlink": str(tmp_path / "hard")}[spelling]
+    if spelling == "symlink":
+        (tmp_path / "link").symlink_to(data)
+    if spelling == "hardlink":
+        os.link(data, tmp_path / "hard")
+    extra = ["-o", str(tmp_path / "r.jsonl")] if option == "--report" or resume else []
+    if option == "-o":
+        extra = []
+    result = run("eval", str(data), option, target, *extra, *(["--resume"] if resume and
+                                                               option == "-o" else []))
+    assert result.code == ExitCode.INPUT_ERROR
+    assert "is the same file as the input" in result.err
+    assert result.err.count("\n") == 1
+    assert data.read_bytes() == before
+    assert not Path(f"{target}.partial").exists()
+
+
+def test_other_commands_refuse_to_write_over_their_inputs(run: Any, tmp_path: Path) -> None:
+    passages = tmp_path / "p.json"
+    passages.write_text(json.dumps(["Expense reports are filed in 60 days."]))
+    result = run("context", str(passages), "-o", str(passages))
+    assert result.code == ExitCode.INPUT_ERROR
+    assert "is the same file as the input" in result.err
+    assert json.loads(passages.read_text()) == ["Expense reports are filed in 60 days."]
+    pairs = tmp_path / "pairs.jsonl"
+    pairs.write_text('{"claim": "a", "evidence": "a", "label": 1}\n')
+    result = run("calibrate", str(pairs), "--report", str(pairs))
+    assert result.code == ExitCode.INPUT_ERROR
+    assert pairs.read_text() == '{"claim": "a", "evidence": "a", "label": 1}\n'
+    data = write_jsonl(tmp_path / "d.jsonl", records(3))
+    out = tmp_path / "r.jsonl"
+    result = run("eval", str(data), "-o", str(out), "--report", str(out))
+    assert result.code == ExitCode.INPUT_ERROR
+
+
+def test_a_failed_report_leaves_the_last_good_one(run: Any, tmp_path: Path,
+                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    data = write_jsonl(tmp_path / "d.jsonl", records(6))
+    report = tmp_path / "report.html"
+    assert run("eval", str(data), "--report", str(report)).code == ExitCode.FAILED
+    good = report.read_bytes()
+    assert good.startswith(b"<!doctype html>")
+
+    def fail(*args: Any, **kwargs: Any) -> None:
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(os, "fsync", fail)
+    result = run("eval", str(data), "--report", str(report))
+    assert result.code == ExitCode.INPUT_ERROR
+    assert result.err.endswith(f"{report}: cannot write the report: No space left on device\n")
+    assert report.read_bytes() == good
+    assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".")] == []
+
+
+def test_resume_refuses_results_of_other_options_or_records(run: Any, tmp_path: Path) -> None:
+    data = write_jsonl(tmp_path / "d.jsonl", records(6))
+    out = tmp_path / "r.jsonl"
+    run("eval", str(data), "-o", str(out))
+    kept = out.read_bytes()
+    other = run("eval", str(data), "-o", str(out), "--resume", "--min-recall", "0.2")
+    assert other.code == ExitCode.INPUT_ERROR
+    assert "written with other options" in other.err
+    changed = records(6)
+    changed[3]["answer"] = "Something else entirely [1]."
+    same_length = write_jsonl(tmp_path / "d2.jsonl", changed)
+    result = run("eval", str(same_length), "-o", str(out), "--resume")
+    assert result.code == ExitCode.INPUT_ERROR
+    assert "the result for line 4 was written for another record" in result.err
+    assert out.read_bytes() == kept
+    assert not Path(f"{out}.partial").exists()
+    # Resuming a finished run with the same dataset and options changes nothing.
+    again = run("eval", str(data), "-o", str(out), "--resume")
+    assert again.code == ExitCode.FAILED
+    assert out.read_bytes() == kept
+
+
+def test_a_second_run_on_the_same_results_exits_at_once(run: Any, tmp_path: Path) -> None:
+    data = write_jsonl(tmp_path / "d.jsonl", records(4))
+    out = tmp_path / "r.jsonl"
+    partial = Path(f"{out}.partial")
+    partial.write_bytes(b"")
+    with partial.open("ab") as held:
+        fcntl.flock(held.fileno(), fcntl.LOCK_EX)  # what a first run holds while it runs
+        for resume in ([], ["--resume"]):
+            result = run("eval", str(data), "-o", str(out), *resume)
+            assert result.code == ExitCode.INPUT_ERROR
+            assert "another citeaudit run is writing these results" in result.err
+    assert run("eval", str(data), "-o", str(out)).code == ExitCode.FAILED
+
+
+def limited(size: int) -> Any:
+    def limit() -> None:
+        resource.setrlimit(resource.RLIMIT_FSIZE, (size, size))
+    return limit
+
+
+def test_a_file_size_limit_ends_eval_with_one_line_and_resume_is_exact(tmp_path: Path) -> None:
+    data = write_jsonl(tmp_path / "d.jsonl", records(400))
+    clean = tmp_path / "clean.jsonl"
+    subprocess.run(eval_command(str(data), "-o", str(clean)), capture_output=True, check=False)
+    out = tmp_path / "r.jsonl"
+    cut = subprocess.run(eval_command(str(data), "-o", str(out), "--jobs", "2"),
+                         capture_output=True, preexec_fn=limited(100_000), check=False)
+    assert cut.returncode == ExitCode.INPUT_ERROR
+    assert cut.stderr.decode() == (f"citeaudit: error: {out}.partial: cannot write the"
+                                   " results: File too large\n")
+    assert not out.exists()
+    resumed = subprocess.run(eval_command(str(data), "-o", str(out), "--resume"),
+                             capture_output=True, check=False)
+    assert resumed.returncode == ExitCode.FAILED
+    assert out.read_bytes() == clean.read_bytes()
+    assert results_of(out)[-1]["index"] == 399
+
+
+@pytest.mark.skipif(not Path("/dev/full").exists(), reason="needs /dev/full")
+@pytest.mark.parametrize("command", [
+    ["check", S002, str(ROOT / "examples/hr/answer.md")],
+    ["render", S002, str(ROOT / "examples/hr/answer.md")],
+    ["rules"],
+    ["eval", "DATA", "--format", "json"],
+    ["replay", "RESULTS"],
+])
+def test_a_full_standard_output_is_one_line_and_exit_2(tmp_path: Path,
+                                                       command: list[str]) -> None:
+    data = write_jsonl(tmp_path / "d.jsonl", records(30))
+    results = tmp_path / "r.jsonl"
+    subprocess.run(eval_command(str(data), "-o", str(results)), capture_output=True,
+                   check=False)
+    argv = [str(data) if a == "DATA" else str(results) if a == "RESULTS" else a
+            for a in command]
+    with open("/dev/full", "w") as full:
+        done = subprocess.run([sys.executable, "-m", "citeaudit", *argv], stdout=full,
+                              stderr=subprocess.PIPE, check=False)
+    assert done.returncode == ExitCode.INPUT_ERROR
+    assert done.stderr.decode() == ("citeaudit: error: <stdout>: cannot write: No space left"
+                                    " on device\n")
+
+
+@pytest.mark.parametrize("command", [
+    ["eval", "DATA", "--format", "junit"], ["check", S002, "ANSWER"],
+    ["render", S002, "ANSWER", "--to", "markdown"]])
+def test_a_closed_pipe_ends_quietly(tmp_path: Path, command: list[str]) -> None:
+    data = write_jsonl(tmp_path / "d.jsonl", records(3000))
+    answer = tmp_path / "a.txt"
+    answer.write_text("Reimbursements settle in 30 days [2]. Fact [9]. " * 12000)
+    argv = [str(data) if a == "DATA" else str(answer) if a == "ANSWER" else a for a in command]
+    process = subprocess.Popen([sys.executable, "-m", "citeaudit", *argv],
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    assert process.stdout is not None
+    process.stdout.read(10)  # | head -c 10
+    process.stdout.close()
+    _, stderr = process.communicate(timeout=60)
+    assert b"Traceback" not in stderr
+    assert b"Exception ignored" not in stderr
+    assert process.returncode == ExitCode.CLOSED_PIPE
+    if command[0] != "render":  # render's verdict line goes to stderr, as ever
+        assert stderr == b""
