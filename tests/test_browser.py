@@ -5,6 +5,7 @@ runs, no request leaves the page, and the only links are the snapshot's.
 from __future__ import annotations
 
 import json
+import random
 from pathlib import Path
 from typing import Any
 
@@ -124,6 +125,65 @@ def test_rendered_markdown_runs_nothing_and_loads_nothing(browser: Any, tmp_path
     assert set(report["tags"]) <= MARKDOWN_TAGS
     allowed = allowed_links(cases)
     assert report["links"]
+    assert {href for href, _ in report["links"]} <= allowed
+
+
+FRAGMENTS = ["www", ".evil.example", "http:", "//evil.example", "https:", "ftp:", "mailto:",
+             "javascript:", "alert(1)", "a", "@", "b.example", "<", "script>", "img src=x",
+             ">", "[", "](", "http://evil.example)", "!", "`", "&", "#x3C;", "lt;", "\\",
+             " ", "\n", "\n\n", ".", "*", "_", "WWW", "evil", "//", ":", "(", ")", "<http",
+             "://evil.example>", "x.", "co"]
+# Text that a Markdown renderer turns into a link, image or HTML once its two halves meet.
+LINK_TRIGGERS = ["www.evil.example", "http://evil.example", "https://evil.example/x",
+                 "ftp://evil.example", "a@b.example", "<http://evil.example>",
+                 "[x](http://evil.example)", "![x](http://evil.example/i.png)",
+                 "<img src=x onerror=alert(1)>", "&#x3C;script>", "WWW.evil.example",
+                 "mailto:a@b.example", "xmpp:a@b.example"]
+MARKDOWN_RENDERERS = {
+    "gfm": lambda text: cmarkgfm.github_flavored_markdown_to_html(
+        text, options=Options.CMARK_OPT_UNSAFE),
+    "cmark": lambda text: cmarkgfm.markdown_to_html(text, options=Options.CMARK_OPT_UNSAFE),
+    "markdown-it": MarkdownIt("commonmark").render,
+    "markdown-it-linkify": MarkdownIt("gfm-like", {"linkify": False}).render,
+}
+
+
+def removed_marker_answers(count: int, seed: int) -> list[str]:
+    """Random answers of hostile fragments with markers at random places: ``[2]`` names no
+    source (the guard removes it, joining its neighbours), ``[1]`` is verified.
+    """
+    chooser = random.Random(seed)
+    answers = []
+    for _ in range(count):
+        pieces = []
+        for _ in range(chooser.randrange(1, 5)):
+            trigger = chooser.choice(LINK_TRIGGERS)
+            cut = chooser.randrange(1, len(trigger))
+            marker = chooser.choice(["[2]", "[2]", "[2][3]", "[1]", "[1, 2]", "[2] "])
+            pieces += [trigger[:cut], marker, trigger[cut:],
+                       *chooser.choices(FRAGMENTS, k=chooser.randrange(0, 4))]
+        answers.append("".join(pieces) + " [1].")
+    return answers
+
+
+@pytest.mark.parametrize("policy", ["strip", "drop"])
+def test_removed_markers_never_join_text_into_a_link(browser: Any, tmp_path: Path,
+                                                     policy: str) -> None:
+    """A property over random answers: whatever the markers removed, every Markdown renderer
+    (and the HTML renderer) makes links only to chip URLs.
+    """
+    sources = [{"text": "Safe passage.", "url": "https://docs.example/safe"}]
+    answers = removed_marker_answers(400, seed=len(policy))
+    allowed = {"https://docs.example/safe"}
+    for name, to_html in MARKDOWN_RENDERERS.items():
+        bodies = [to_html(render(answer, sources, to="markdown", policy=policy))  # type: ignore[arg-type]
+                  for answer in answers]
+        report = load(browser, page_of(bodies), tmp_path / f"{name}.png")
+        assert_inert(report)
+        assert {href for href, _ in report["links"]} <= allowed, name
+    bodies = [render(answer, sources, policy=policy) for answer in answers]  # type: ignore[arg-type]
+    report = load(browser, page_of(bodies), tmp_path / "html.png")
+    assert_inert(report)
     assert {href for href, _ in report["links"]} <= allowed
 
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import os
 import random
+import re
 import signal
 import subprocess
 import sys
@@ -15,7 +16,9 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 from typing import Any
 
+import cmarkgfm
 import pytest
+from cmarkgfm.cmark import Options
 
 from citeaudit.cli import ExitCode
 
@@ -459,3 +462,28 @@ def test_dataset_from_stdin(run: Any) -> None:
     result = run("eval", "-", "--format", "json", "--no-evaluators", stdin=lines)
     assert json.loads(result.out)["records"] == 4
     assert run("eval", "-", "--report", "x.html", stdin=lines).code == ExitCode.INPUT_ERROR
+
+
+def test_dataset_values_are_escaped_in_every_output_format(run: Any, tmp_path: Path) -> None:
+    hostile = {"system": "<img src=x onerror=alert(1)>", "link": "[x](javascript:alert(1))",
+               "term": "\x1b]8;;http://evil.example\x1b\\click\x1b[2J", "pipe": "a|b\nc"}
+    rows = records(3)
+    rows[0]["tags"] = hostile
+    rows[1]["id"] = "\x1b[31mred"
+    data = write_jsonl(tmp_path / "d.jsonl", rows)
+    out = tmp_path / "r.jsonl"
+    table = run("eval", str(data), "-o", str(out))
+    assert "\x1b" not in table.out
+    assert "\x9b" not in table.out
+    markdown = run("eval", str(data), "--format", "markdown").out
+    assert "\x1b" not in markdown
+    html = cmarkgfm.github_flavored_markdown_to_html(markdown, options=Options.CMARK_OPT_UNSAFE)
+    assert "<img" not in html
+    assert "<a " not in html
+    table_rows = [line for line in markdown.splitlines() if line.startswith("| ")]
+    cells = {len(re.findall(r"(?<!\\)\|", line)) for line in table_rows[:7]}
+    assert len(cells) == 1, "a tag value never adds a column"
+    replayed = run("replay", str(out), "--min-recall", "0.9")
+    assert "\x1b" not in replayed.out
+    junit = run("eval", str(data), "--format", "junit").out
+    ET.fromstring(junit)  # still well-formed XML

@@ -18,7 +18,8 @@ from markupsafe import Markup, escape
 from citeaudit.chips import Chip
 from citeaudit.guard import Guarded, Part, Policy, Ref, guard
 
-__all__ = ["FORMATS", "neutralise", "render", "render_html", "render_markdown"]
+__all__ = ["FORMATS", "escape_markdown", "neutralise", "render", "render_html",
+           "render_markdown"]
 
 Format = Literal["html", "markdown"]
 FORMATS: tuple[Format, ...] = ("html", "markdown")
@@ -99,12 +100,29 @@ def render_html(guarded: Guarded) -> str:
 
 
 def _trimmed(parts: tuple[Part, ...]) -> tuple[Part, ...]:
-    """Parts without the blank space at the ends of the answer."""
+    """Parts without the blank space at the ends of the answer, adjacent text joined into one
+    piece: text is escaped as served, whole, never piece by piece (removing a marker from
+    ``www[2].evil.example`` leaves two pieces that are a link once joined).
+    """
+    joined: list[Part] = []
+    for part in parts:
+        if isinstance(part, str) and joined and isinstance(joined[-1], str):
+            joined[-1] += part
+        elif part != "":
+            joined.append(part)
+    parts = tuple(joined)
     if parts and isinstance(parts[0], str):
         parts = (parts[0].lstrip(), *parts[1:])
     if parts and isinstance(parts[-1], str):
         parts = (*parts[:-1], parts[-1].rstrip())
     return parts
+
+
+def escape_markdown(text: str) -> str:
+    """``text`` as Markdown that shows it literally: no link, image, autolink, HTML, code or
+    escape survives, and control characters are neutralised.
+    """
+    return _markdown_text(text)
 
 
 def _markdown_text(text: str) -> str:

@@ -9,8 +9,14 @@ from typing import IO, Any, NamedTuple
 
 from citeaudit.errors import ConfigError
 from citeaudit.eval.summary import METRICS
+from citeaudit.output import one_line
+from citeaudit.render import escape_markdown, neutralise
 
 __all__ = ["Gate", "junit", "markdown", "parse_gate", "replay_table", "table"]
+
+_UNSAFE_ON_TERMINAL = re.compile("[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028-\u202e"
+                                 "\u2066-\u2069]")
+
 
 def _metrics(data: dict[str, Any]) -> list[str]:
     """The metrics to show: support metrics only when a support judge ran."""
@@ -33,6 +39,9 @@ def _row(name: str, stats: dict[str, Any], metrics: list[str]) -> list[str]:
 
 
 def _rows(data: dict[str, Any]) -> list[list[str]]:
+    """Rows of the aggregate; tag names and values come from the dataset: every format
+    escapes them for where it is shown.
+    """
     metrics = _metrics(data)
     rows = [_row("all", data, metrics)]
     for key, values in data["tags"].items():
@@ -40,9 +49,18 @@ def _rows(data: dict[str, Any]) -> list[list[str]]:
     return rows
 
 
+def _terminal(text: str) -> str:
+    """Text from a dataset, safe on a terminal: no escape sequence, no line break."""
+    return one_line(neutralise(text)) if _UNSAFE_ON_TERMINAL.search(text) else text
+
+
+def _markdown_cell(text: str) -> str:
+    return escape_markdown(one_line(text)).replace("|", "\\|")
+
+
 def table(data: dict[str, Any]) -> str:
     """The aggregate as an aligned text table, then findings by code and evaluators."""
-    rows = [["", *_columns(data)], *_rows(data)]
+    rows = [["", *_columns(data)], *([_terminal(row[0]), *row[1:]] for row in _rows(data))]
     widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
     lines = ["  ".join(cell.ljust(w) if i == 0 else cell.rjust(w)
                        for i, (cell, w) in enumerate(zip(row, widths, strict=True))).rstrip()
@@ -50,7 +68,7 @@ def table(data: dict[str, Any]) -> str:
     lines.append("findings: " + (", ".join(f"{code} {n}" for code, n in data["findings"].items())
                                  or "none"))
     for name, e in data["evaluators"].items():
-        lines.append(f"evaluator {name}: pass rate {_ratio(e['pass_rate'])}, mean score"
+        lines.append(f"evaluator {_terminal(name)}: pass rate {_ratio(e['pass_rate'])}, mean score"
                      f" {_ratio(e['mean_score'])}")
     return "\n".join(lines) + "\n"
 
@@ -60,13 +78,14 @@ def markdown(data: dict[str, Any]) -> str:
     columns = _columns(data)
     lines = ["| " + " | ".join(["", *columns]) + " |",
              "|---" * (len(columns) + 1) + "|"]
-    lines += ["| " + " | ".join(cell.replace("|", "\\|") for cell in row) + " |"
+    lines += ["| " + " | ".join([_markdown_cell(row[0]), *row[1:]]) + " |"
               for row in _rows(data)]
     lines += ["", "| code | findings |", "|---|---|"]
     lines += [f"| {code} | {n} |" for code, n in data["findings"].items()]
     if data["evaluators"]:
         lines += ["", "| evaluator | pass rate | mean score |", "|---|---|---|"]
-        lines += [f"| {name} | {_ratio(e['pass_rate'])} | {_ratio(e['mean_score'])} |"
+        lines += [f"| {_markdown_cell(name)} | {_ratio(e['pass_rate'])} |"
+                  f" {_ratio(e['mean_score'])} |"
                   for name, e in data["evaluators"].items()]
     return "\n".join(lines) + "\n"
 
@@ -92,7 +111,7 @@ def replay_table(data: dict[str, Any]) -> str:
              f" (pass rate {_ratio(data['pass_rate'])})",
              f"{len(data['flipped'])} verdicts change against the stored ones"
              f" ({data['flipped_to_pass']} now pass, {data['flipped_to_fail']} now fail)"]
-    lines += [f"  {record_id}" for record_id in data["flipped"][:50]]
+    lines += [f"  {_terminal(str(record_id))}" for record_id in data["flipped"][:50]]
     if len(data["flipped"]) > 50:
         lines.append(f"  ... and {len(data['flipped']) - 50} more (--format json lists all)")
     if "sweep" in data:
