@@ -446,7 +446,8 @@ def test_unusable_datasets(run: Any, tmp_path: Path) -> None:
     broken.write_text(json.dumps(records(2))[:-30])
     result = run("eval", str(broken), "-o", str(out))
     assert result.code == ExitCode.INPUT_ERROR
-    assert result.err.startswith(f"citeaudit: error: {broken}: the JSON array cannot be read")
+    assert result.err.startswith(f"citeaudit: error: {broken}: line 1, column ")
+    assert result.err.endswith(": unterminated string in the JSON array\n")
     # What came before is written, beside the results of the last good run.
     assert [r["id"] for r in results_of(Path(f"{out}.partial"))] == ["r0"]
     assert out.read_text() == "kept\n"

@@ -192,3 +192,71 @@ def test_a_closed_pipe_ends_quietly(tmp_path: Path, command: list[str]) -> None:
     assert process.returncode == ExitCode.CLOSED_PIPE
     if command[0] != "render":  # render's verdict line goes to stderr, as ever
         assert stderr == b""
+
+
+def memory_capped(megabytes: int) -> Any:
+    def limit() -> None:
+        cap = megabytes << 20
+        resource.setrlimit(resource.RLIMIT_AS, (cap, cap))
+    return limit
+
+
+@pytest.mark.parametrize("depth", [600, 40_000, 100_000])
+def test_deep_records_in_a_json_array_are_rejected_in_flat_memory(tmp_path: Path,
+                                                                  depth: int) -> None:
+    good = records(3)
+    deep = b'{"id": "deep", "sources": ["a"], "answer": ' + b"[" * depth + b"]" * depth + b"}"
+    huge = b'{"id": "big", "n": 123456789012345678901234567890, "sources": ["a"], "answer": "x"}'
+    body = b"[" + b", ".join([json.dumps(good[0]).encode(), deep, huge,
+                               json.dumps(good[1]).encode(), b"\n" + json.dumps(good[2]).encode()]
+                              ) + b"]"
+    data = tmp_path / "d.json"
+    data.write_bytes(body)
+    out = tmp_path / "r.jsonl"
+    done = subprocess.run(eval_command(str(data), "-o", str(out), "--jobs", "1"),
+                          capture_output=True, preexec_fn=memory_capped(600), check=False,
+                          timeout=120)
+    assert done.returncode == ExitCode.INPUT_ERROR, done.stderr
+    assert b"Traceback" not in done.stderr
+    assert f"{data}: $[1]: nested deeper than 512 levels at line 1, column".encode() \
+        in done.stderr
+    results = results_of(out)  # the run is complete: unreadable records are results too
+    assert [r["id"] for r in results] == ["r0", None, "big", "r1", "r2"]
+    assert results[2]["status"] == "unverified"  # a 30-digit integer does not abort the array
+
+
+@pytest.mark.parametrize("command", ["check", "render", "context"])
+@pytest.mark.parametrize("depth", [513, 988, 1023, 5000, 200_000])
+def test_deep_input_files_are_one_error_line(run: Any, tmp_path: Path, command: str,
+                                             depth: int) -> None:
+    deep = tmp_path / "deep.json"
+    deep.write_bytes(b'{"sources": ' + b"[" * depth + b"]" * depth + b"}")
+    answer = tmp_path / "a.json"
+    answer.write_bytes(b"[" * depth + b"]" * depth)
+    good = tmp_path / "good.json"
+    good.write_text('["A passage."]')
+    argv = {"check": ["check", str(deep), str(answer)],
+            "render": ["render", str(good), str(answer)],
+            "context": ["context", str(deep), "-o", str(tmp_path / "s.json")]}[command]
+    result = run(*argv)
+    assert result.code == ExitCode.INPUT_ERROR
+    assert "nested deeper than 512 levels" in result.err
+    assert ": line 1, column " in result.err
+    assert result.err.count("\n") == 1
+
+
+def test_jsonl_records_and_a_bom_in_every_input(run: Any, tmp_path: Path) -> None:
+    rows = records(2)
+    deep = b'{"id": "deep", "sources": ["a"], "answer": ' + b"[" * 900 + b"]" * 900 + b"}"
+    data = tmp_path / "d.jsonl"
+    data.write_bytes(b"\xef\xbb\xbf" + json.dumps(rows[0]).encode() + b"\n" + deep + b"\n"
+                     + json.dumps(rows[1]).encode() + b"\n")
+    out = tmp_path / "r.jsonl"
+    result = run("eval", str(data), "-o", str(out))
+    assert result.code == ExitCode.INPUT_ERROR
+    assert "line 2: nested deeper than 512 levels at column" in result.err
+    assert [r["status"] for r in results_of(out)] == [
+        "ok", "unreadable", "unverified"]
+    array = tmp_path / "d.json"
+    array.write_bytes(b"\xef\xbb\xbf" + json.dumps(rows).encode())
+    assert run("eval", str(array)).code == ExitCode.FAILED

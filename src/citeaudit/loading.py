@@ -12,9 +12,33 @@ import orjson
 
 from citeaudit.errors import InputError
 
-__all__ = ["DEFAULT_MAX_BYTES", "decode_json", "decode_text", "read_bytes"]
+__all__ = ["DEFAULT_MAX_BYTES", "MAX_DEPTH", "decode_json", "decode_text", "line_column",
+           "read_bytes", "too_deep"]
 
 DEFAULT_MAX_BYTES = 1_000_000
+# Deeper JSON is refused before it is built, everywhere (files, dataset lines, array items):
+# parsers and the passes after them need memory or stack in proportion to the depth.
+MAX_DEPTH = 512
+# Strings (escapes included) and brackets: the structure of JSON, strings skipped whole.
+_STRUCTURE = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*"|[\[\]{}]')
+
+
+def too_deep(data: bytes, limit: int = MAX_DEPTH) -> int | None:
+    """The byte offset of the first bracket nested deeper than ``limit``, or ``None``."""
+    if data.count(b"[") + data.count(b"{") <= limit:  # the usual case, at C speed
+        return None
+    depth = 0
+    for match in _STRUCTURE.finditer(data):
+        first = data[match.start()]
+        if first == 0x22:  # a string
+            continue
+        if first in (0x5B, 0x7B):
+            depth += 1
+            if depth > limit:
+                return match.start()
+        else:
+            depth -= 1
+    return None
 
 
 def read_bytes(path: str | os.PathLike[str], *, max_bytes: int = DEFAULT_MAX_BYTES,
@@ -50,7 +74,7 @@ def decode_text(data: bytes, *, origin: str) -> str:
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as error:
-        line, column = _line_column(data, error.start)
+        line, column = line_column(data, error.start)
         raise InputError(f"not valid UTF-8 (byte 0x{data[error.start]:02x}: {error.reason})",
                          origin=origin, place=f"line {line}, column {column}") from None
     return text.removeprefix("\ufeff")
@@ -63,6 +87,11 @@ def decode_json(data: bytes, *, origin: str) -> Any:
     which would drop a source (``{"1": "a", "1": "b"}``) without a word.
     """
     text = decode_text(data, origin=origin)
+    deep = too_deep(data)
+    if deep is not None:
+        line, column = line_column(data, deep)
+        raise InputError(f"JSON nested deeper than {MAX_DEPTH} levels", origin=origin,
+                         place=f"line {line}, column {column}")
     try:
         value = orjson.loads(text)
     except orjson.JSONDecodeError as error:
@@ -109,7 +138,8 @@ def _place_of_key(text: str, key: str) -> str | None:
     return f"line {line}, column {found[1] - text.rfind(chr(10), 0, found[1])}"
 
 
-def _line_column(data: bytes, offset: int) -> tuple[int, int]:
+def line_column(data: bytes, offset: int) -> tuple[int, int]:
+    """1-based line and column (in characters) of a byte offset."""
     line_start = data.rfind(b"\n", 0, offset) + 1
     column = len(data[line_start:offset].decode("utf-8", "replace")) + 1
     return data.count(b"\n", 0, offset) + 1, column

@@ -1,4 +1,5 @@
-"""Dataset records, read as a stream: JSONL, a JSON array (``ijson``) or Parquet (``pyarrow``,
+"""Dataset records, read as a stream: JSONL, a JSON array (split into the bytes of its
+elements without building them: deep or huge elements cost no memory) or Parquet (``pyarrow``,
 the ``parquet`` extra). Memory stays flat whatever the file size: one record at a time, and a
 line over the size limit is skipped without being held.
 
@@ -9,6 +10,7 @@ The reader only splits the dataset into raw items (cheap, in the main process);
 from __future__ import annotations
 
 import hashlib
+import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import IO, Any, Literal, NamedTuple
@@ -16,6 +18,7 @@ from typing import IO, Any, Literal, NamedTuple
 import orjson
 
 from citeaudit.errors import InputError
+from citeaudit.loading import MAX_DEPTH, too_deep
 from citeaudit.sources import kind_of
 
 __all__ = ["FORMATS", "RawItem", "Record", "Unreadable", "detect_format", "digest_of",
@@ -127,20 +130,148 @@ def _lines(stream: IO[bytes], max_bytes: int) -> Iterator[RawItem]:
             index += 1
 
 
-def _array(stream: IO[bytes], path: str, max_bytes: int) -> Iterator[RawItem]:
-    import ijson  # noqa: PLC0415 - only JSON-array datasets need it
+_TOKEN = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*"|[\[\]{},]|[^"\[\]{},]+')
+_READ = 1 << 20
 
-    index = 0
-    try:
-        for index, value in enumerate(ijson.items(stream, "item", use_float=True)):
-            if len(orjson.dumps(value)) > max_bytes:
-                yield RawItem(index, f"$[{index}]",
-                              Unreadable(f"record is over the limit of {max_bytes} bytes"))
-            else:
-                yield RawItem(index, f"$[{index}]", value)
-    except (ijson.JSONError, UnicodeDecodeError, orjson.JSONEncodeError) as error:
-        raise InputError(f"the JSON array cannot be read after item {index}: {error}",
-                         origin=path) from None
+
+class _Skip:
+    """An element being skipped: why, and the digest of its bytes so far."""
+
+    __slots__ = ("hashed", "hasher", "reason")
+
+    def __init__(self, reason: str, start: int | None) -> None:
+        self.reason = reason
+        self.hasher = hashlib.blake2b(digest_size=8)
+        self.hashed = start or 0  # the buffer offset up to which bytes are in the digest
+
+
+class _ArraySplitter:
+    """Splits a JSON array into the bytes of its elements as a stream, without building
+    them: an element is parsed like a JSONL line, in a worker. Memory stays flat: an element
+    over the size limit or nested too deep is skipped (only its digest is kept) and reported
+    with its place, and the elements after it are still read.
+    """
+
+    def __init__(self, stream: IO[bytes], origin: str, max_bytes: int) -> None:
+        self.stream = stream
+        self.origin = origin
+        self.max_bytes = max_bytes
+        self.buffer = b""
+        self.base = 0  # offset in the file of buffer[0]
+        self.lines = 0  # line breaks before buffer[0]
+        self.line_start = 0  # file offset just after the last line break before buffer[0]
+        self.eof = False
+
+    def where(self, position: int) -> str:
+        before = self.buffer[:position]
+        breaks = before.count(b"\n")
+        line_start = (self.base + before.rfind(b"\n") + 1) if breaks else self.line_start
+        return f"line {self.lines + breaks + 1}, column {self.base + position - line_start + 1}"
+
+    def error(self, reason: str, position: int) -> InputError:
+        return InputError(reason, origin=self.origin, place=self.where(position))
+
+    def more(self, keep: int) -> int:
+        """Drop the buffer before ``keep`` and read on; the new offset of ``keep``."""
+        dropped = self.buffer[:keep]
+        breaks = dropped.count(b"\n")
+        if breaks:
+            self.line_start = self.base + dropped.rfind(b"\n") + 1
+        self.lines += breaks
+        self.base += keep
+        chunk = self.stream.read(_READ)
+        if not chunk:
+            self.eof = True
+        if self.base == 0 and not self.buffer and chunk.startswith(_BOM):
+            chunk = chunk[len(_BOM):]
+        self.buffer = self.buffer[keep:] + chunk
+        return 0
+
+    def items(self) -> Iterator[RawItem]:
+        depth = 0
+        opened = closed = False
+        index = 0
+        start: int | None = None  # where the current element begins in the buffer
+        skip: _Skip | None = None  # why the element is skipped, and its digest so far
+        position = self.more(0)
+        while True:
+            match = _TOKEN.match(self.buffer, position)
+            if match is None or (match.end() == len(self.buffer) and not self.eof):
+                if self.eof:
+                    if position >= len(self.buffer):
+                        break
+                    raise self.error("unterminated string in the JSON array", position)
+                keep = position if skip is not None or start is None else start
+                if skip is not None:
+                    skip.hasher.update(self.buffer[skip.hashed:keep])
+                    skip.hashed = 0
+                offset = keep
+                position = self.more(keep) + (position - offset)
+                if start is not None:
+                    start = 0 if skip is None else None
+                continue
+            token = match[0]
+            first = token[0]
+            if closed or not opened:
+                if first == 0x5B and not opened:  # [
+                    opened = True
+                    depth = 1
+                elif token.strip():
+                    raise self.error("after the closing ] nothing may follow" if closed
+                                     else "a JSON array must start with [", position)
+                position = match.end()
+                continue
+            if first in (0x5B, 0x7B):  # [ {
+                depth += 1
+                if start is None and skip is None:
+                    start = position
+                if depth > MAX_DEPTH + 1 and skip is None:
+                    skip = _Skip(f"nested deeper than {MAX_DEPTH} levels at"
+                                 f" {self.where(position)}", start)
+                    start = None
+            elif first in (0x5D, 0x7D) or (first == 0x2C and depth == 1):  # ] } ,
+                if first != 0x2C:
+                    depth -= 1
+                if depth == 1 and first != 0x2C:
+                    pass  # the element's own closing bracket: it ends at the next , or ]
+                elif depth in (0, 1):
+                    item = self._element(index, start, position, skip, first == 0x2C)
+                    if item is not None:
+                        yield item
+                        index += 1
+                    start, skip = None, None
+                    if depth == 0:
+                        closed = True
+            elif start is None and skip is None and token.strip() and depth == 1:
+                start = position  # a string or a scalar element
+            position = match.end()
+            if start is not None and skip is None and position - start > self.max_bytes:
+                skip = _Skip(f"record is over the limit of {self.max_bytes} bytes", start)
+                start = None
+        if not opened:
+            raise self.error("the file is empty: a JSON array was expected"
+                             if not self.base and not self.buffer.strip()
+                             else "a JSON array must start with [", position)
+        if not closed:
+            raise self.error("the JSON array ends before its closing ]", position)
+
+    def _element(self, index: int, start: int | None, end: int, skip: _Skip | None,
+                 comma: bool) -> RawItem | None:
+        if skip is not None:
+            skip.hasher.update(self.buffer[skip.hashed:end].rstrip())
+            return RawItem(index, f"$[{index}]",
+                           Unreadable(skip.reason, digest=skip.hasher.hexdigest()))
+        value = self.buffer[start:end].strip() if start is not None else b""
+        if not value:
+            if not comma and index == 0:
+                return None  # [] holds no element
+            return RawItem(index, f"$[{index}]", Unreadable(
+                f"empty element at {self.where(end)} (a stray comma?)"))
+        return RawItem(index, f"$[{index}]", value)
+
+
+def _array(stream: IO[bytes], path: str, max_bytes: int) -> Iterator[RawItem]:
+    yield from _ArraySplitter(stream, path, max_bytes).items()
 
 
 def _parquet(path: str) -> Iterator[RawItem]:
@@ -173,6 +304,9 @@ def parse_record(item: RawItem) -> Record | Unreadable:
     if isinstance(value, Unreadable):
         return value
     if isinstance(value, bytes):
+        deep = too_deep(value)
+        if deep is not None:
+            return Unreadable(f"nested deeper than {MAX_DEPTH} levels at column {deep + 1}")
         try:
             value = orjson.loads(value)
         except orjson.JSONDecodeError as error:
