@@ -21,11 +21,12 @@ from collections.abc import Sequence
 import Stemmer
 
 from citeaudit.support.judges import Judgement, Passage, sentences
-from citeaudit.support.quantities import Quantity, matches, quantities
+from citeaudit.support.quantities import Quantity, matches, quantities, value_key
 
 __all__ = ["DEFAULT_THRESHOLD", "LexicalJudge"]
 
 DEFAULT_THRESHOLD = 0.5
+_SHOWN = 12  # amounts named in a CA501 message
 _WORDS = re.compile(r"[a-z][a-z0-9]*(?:'[a-z]+)?")  # words, not bare numbers
 _NAME = re.compile(r"[A-Za-z][\w-]*")  # a capitalised word after the first: a name
 _QUOTED = re.compile(r"[\"“”„«»]([^\"“”„«»\n]{2,}?)[\"“”„«»]")
@@ -80,7 +81,7 @@ class _Passage:
     only for claims that state amounts or quote.
     """
 
-    __slots__ = ("_normal", "_quantities", "lowered", "sentences", "text")
+    __slots__ = ("_amounts", "_normal", "_quantities", "lowered", "sentences", "text")
 
     def __init__(self, text: str) -> None:
         self.text = text
@@ -95,14 +96,28 @@ class _Passage:
         # Windows of two adjacent sentences are scored from the sentences' overlaps with the
         # claim, never built here: most passages are cited by a claim or two.
         self.sentences: list[_Window] = analysed
-        self._quantities: list[Quantity] | None = None
+        self._quantities: dict[float, list[Quantity]] | None = None
+        self._amounts: list[str] = []
         self._normal: str | None = None
 
     @property
-    def quantities(self) -> list[Quantity]:
+    def quantities(self) -> dict[float, list[Quantity]]:
+        """The passage's amounts by value (see :func:`value_key`): a claim's amount is looked
+        up, never compared with every amount of a long passage.
+        """
         if self._quantities is None:
-            self._quantities = quantities(self.text)
+            index: dict[float, list[Quantity]] = {}
+            for quantity in quantities(self.text):
+                index.setdefault(value_key(quantity.value), []).append(quantity)
+            self._quantities = index
+            self._amounts = list(dict.fromkeys(q.text for qs in index.values() for q in qs))
         return self._quantities
+
+    @property
+    def amounts(self) -> list[str]:
+        """The amounts it states as written, each once (for messages)."""
+        _ = self.quantities
+        return self._amounts
 
     @property
     def normal(self) -> str:
@@ -133,10 +148,12 @@ class LexicalJudge:
         analysed = [(source_id, _analyse(text)) for source_id, text in passages]
         problems: list[tuple[str, str]] = []
         claimed = quantities(claim)
-        stated = [q for _, p in analysed for q in p.quantities] if claimed else []
         for quantity in claimed:
-            if not matches(quantity, stated):
-                found = ", ".join(dict.fromkeys(q.text for q in stated)) or "no amounts"
+            key = value_key(quantity.value)
+            if not any(matches(quantity, p.quantities.get(key, ())) for _, p in analysed):
+                stated = list(dict.fromkeys(a for _, p in analysed for a in p.amounts[:_SHOWN]))
+                found = ", ".join(stated[:_SHOWN]) + (", ..." if len(stated) > _SHOWN or any(
+                    len(p.amounts) > _SHOWN for _, p in analysed) else "") or "no amounts"
                 problems.append(("CA501", f"the claim states {quantity.text!r}; its cited"
                                           f" passages do not (they state: {found})"))
         for quoted in _QUOTED.findall(claim):

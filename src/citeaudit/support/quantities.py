@@ -13,7 +13,7 @@ from typing import Any, NamedTuple
 
 import re2
 
-__all__ = ["Quantity", "matches", "quantities"]
+__all__ = ["Quantity", "matches", "quantities", "value_key"]
 
 
 class Quantity(NamedTuple):
@@ -165,6 +165,13 @@ def _word_value(words: str) -> float | None:
     if len(parts) == 1 and parts[0] == "one":
         return None  # "one of the", "one day": too often not a stated amount
     return float(total)
+
+
+def value_key(value: float) -> float:
+    """The value to index an amount by: equal amounts (within :func:`matches`'s tolerance,
+    but for values that straddle a rounding step) share a key.
+    """
+    return float(f"{value:.9g}")
 
 
 def matches(claim: Quantity, stated: Iterable[Quantity]) -> bool:
