@@ -124,7 +124,10 @@ def test_usage_and_input_errors(run: Any, args: list[str], message: str) -> None
     assert result.code == ExitCode.INPUT_ERROR
     assert result.out == ""
     assert message in result.err
-    assert result.err.startswith("citeaudit: error: ")
+    assert result.err.startswith(("citeaudit: error: ", "citeaudit check: error: ",
+                                  "citeaudit: error: argument"))
+    assert result.err.count("citeaudit") == 1  # no doubled prefix
+    assert result.err.count("\n") == 1  # RE2 logs nothing of its own
     assert "Traceback" not in result.err
 
 

@@ -488,3 +488,30 @@ def test_dataset_values_are_escaped_in_every_output_format(run: Any, tmp_path: P
     assert "\x1b" not in replayed.out
     junit = run("eval", str(data), "--format", "junit").out
     ET.fromstring(junit)  # still well-formed XML
+
+
+def test_aggregates_are_exact_whatever_the_order_and_merging() -> None:
+    from citeaudit.eval.results import Summary  # noqa: PLC0415
+    from citeaudit.eval.summary import Aggregate  # noqa: PLC0415
+
+    chooser = random.Random(4)
+    summaries = []
+    for n in range(3000):
+        value = chooser.random()
+        summaries.append(Summary(n, f"line {n + 1}", f"r{n}", "ok", value > 0.3, 0, value,
+                                 chooser.random(), value / 3, 0.1 * (n % 7), None, None, (),
+                                 (("system", "ab"[n % 2]),),
+                                 (("judge", value > 0.5, chooser.random() / 7),)))
+    whole = Aggregate(0.9, 0.5)
+    for summary in summaries:
+        whole.add(summary)
+    for cut in (1, 17, 1499, 2999):  # a resumed run: the kept part, then merged batches
+        resumed = Aggregate(0.9, 0.5)
+        for summary in reversed(summaries[:cut]):
+            resumed.add(summary)
+        for start in range(cut, len(summaries), 64):
+            batch = Aggregate(0.9, 0.5)
+            for summary in summaries[start:start + 64]:
+                batch.add(summary)
+            resumed.merge(batch)
+        assert resumed.to_dict() == whole.to_dict()

@@ -260,3 +260,24 @@ def test_jsonl_records_and_a_bom_in_every_input(run: Any, tmp_path: Path) -> Non
     array = tmp_path / "d.json"
     array.write_bytes(b"\xef\xbb\xbf" + json.dumps(rows).encode())
     assert run("eval", str(array)).code == ExitCode.FAILED
+
+
+def test_a_bad_grammar_regex_is_one_line_from_the_process() -> None:
+    done = subprocess.run([sys.executable, "-m", "citeaudit", "check", S002,
+                           str(ROOT / "examples/hr/answer.md"), "--grammar", "regex:(\\["],
+                          capture_output=True, check=False)
+    assert done.returncode == ExitCode.INPUT_ERROR
+    assert done.stderr.decode() == ("citeaudit: error: cannot compile grammar regex '(\\\\[':"
+                                    " missing ): (\\[\n")
+
+
+def test_an_empty_answer_file_is_an_error(run: Any, tmp_path: Path) -> None:
+    for text in ("", "  \n\t\n"):
+        answer = tmp_path / "a.txt"
+        answer.write_text(text)
+        result = run("check", S002, str(answer))
+        assert result.code == ExitCode.FAILED
+        assert "CA403 error: the answer has no claims" in result.out
+    claims = tmp_path / "claims.json"
+    claims.write_text("[]")
+    assert run("check", S002, str(claims)).code == ExitCode.OK  # an empty claim list is allowed

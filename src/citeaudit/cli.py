@@ -44,7 +44,7 @@ from citeaudit.loading import DEFAULT_MAX_BYTES, decode_json, decode_text, read_
 from citeaudit.output import FORMATTERS, one_line, verdict_line
 from citeaudit.prompt import DEFAULT_CONTRACT, build_context
 from citeaudit.render import FORMATS, render_html, render_markdown
-from citeaudit.rules import RULES
+from citeaudit.rules import RULES, Severity
 from citeaudit.sources import Snapshot, load_snapshot
 
 __all__ = ["ExitCode", "main"]
@@ -66,7 +66,7 @@ class UsageError(CiteauditError):
 
 class _Parser(argparse.ArgumentParser):
     def error(self, message: str) -> NoReturn:
-        raise UsageError(f"{self.prog}: {message}")
+        raise UsageError(f"{self.prog}: error: {message}")
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -291,6 +291,9 @@ def main(argv: Sequence[str] | None = None, *, stdout: TextIO | None = None,
         code = _command(argv, out, err, stdin)
         out.flush()  # a write error shows here, not after main has returned
         return code
+    except UsageError as error:  # argparse's form: "citeaudit check: error: ..."
+        _say(err, f"{one_line(str(error))}\n")
+        return ExitCode.INPUT_ERROR
     except CiteauditError as error:
         _say(err, f"citeaudit: error: {one_line(str(error))}\n")
         return ExitCode.INPUT_ERROR
@@ -372,7 +375,7 @@ def _config(args: argparse.Namespace) -> Config:
 
 def _inputs_of(args: argparse.Namespace, config: Config, stdin: Any,
                ) -> tuple[Snapshot, Any, str]:
-    """The snapshot, the answer and the answer's name."""
+    """The snapshot, the answer and the answer's name (see :func:`_empty_file_config`)."""
     snapshot_data = decode_json(read_bytes(args.snapshot, max_bytes=config.max_bytes),
                                 origin=args.snapshot)
     snapshot = load_snapshot(snapshot_data, origin=args.snapshot)
@@ -384,9 +387,21 @@ def _inputs_of(args: argparse.Namespace, config: Config, stdin: Any,
     return snapshot, answer, origin
 
 
+def _empty_file_config(config: Config, answer: Any) -> Config:
+    """An answer file that is empty or only white space is input nobody meant to pass: CA403
+    is an error for it unless the configuration says otherwise (an empty claim list, ``[]``,
+    stays allowed, as the structured contract says).
+    """
+    if not isinstance(answer, str) or answer.strip() or "CA403" in config.severity:
+        return config
+    return config.replace(extend_select=(*config.extend_select, "CA403"),
+                          severity={**config.severity, "CA403": Severity.ERROR})
+
+
 def _check(args: argparse.Namespace, out: TextIO, stdin: Any) -> int:
     config = _config(args)
     snapshot, answer, origin = _inputs_of(args, config, stdin)
+    config = _empty_file_config(config, answer)
     if args.relevant:
         unknown = [i for i in args.relevant if i not in snapshot]
         if unknown:
@@ -401,6 +416,7 @@ def _check(args: argparse.Namespace, out: TextIO, stdin: Any) -> int:
 def _render(args: argparse.Namespace, out: TextIO, err: TextIO, stdin: Any) -> int:
     config = _config(args)
     snapshot, answer, _ = _inputs_of(args, config, stdin)
+    config = _empty_file_config(config, answer)
     served = guard(answer, snapshot, policy=args.policy, fallback=args.fallback,
                    config=config, quote_length=args.quote_length)
     if args.to == "json":
@@ -437,9 +453,9 @@ def _context(args: argparse.Namespace, out: TextIO, stdin: Any) -> int:
 def _eval(args: argparse.Namespace, out: TextIO, err: TextIO, stdin: Any) -> int:
     config = _config(args)
     if args.report is not None and args.dataset == "-":
-        raise UsageError("citeaudit eval: --report reads the dataset twice: give a file, not -")
+        raise UsageError("citeaudit eval: error: --report reads the dataset twice: give a file, not -")
     if args.resume and args.out is None:
-        raise UsageError("citeaudit eval: --resume needs --out")
+        raise UsageError("citeaudit eval: error: --resume needs --out")
     if args.report is not None:
         refuse_inputs(args.report, [args.dataset, *([args.out] if args.out else [])])
     evaluators = () if args.no_evaluators else tuple(load_evaluators(args.evaluator))

@@ -287,10 +287,15 @@ class RegexGrammar:
         import re2  # noqa: PLC0415 - imported on use: built-in grammars never pay for it
 
         self.name = f"regex:{pattern}"
+        options = re2.Options()
+        options.log_errors = False  # RE2 would log the error to stderr in two C++ lines
         try:
-            compiled = re2.compile(pattern)
+            compiled = re2.compile(pattern, options)
         except Exception as error:  # re2 raises its own error types; report them all alike
-            raise GrammarError(f"cannot compile grammar regex {pattern!r}: {error}") from None
+            reason = error.args[0] if error.args else error
+            if isinstance(reason, bytes):
+                reason = reason.decode("utf-8", "replace")
+            raise GrammarError(f"cannot compile grammar regex {pattern!r}: {reason}") from None
         if compiled.groups != 1:
             raise GrammarError(f"grammar regex {pattern!r} must have exactly one capture group"
                                f" (the id), it has {compiled.groups}")

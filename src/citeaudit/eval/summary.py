@@ -87,7 +87,9 @@ class Aggregate:
         self.thresholds = (min_precision, min_recall)
         self.all = Stats()
         self.tags: dict[str, dict[str, Stats]] = {}
-        self.evaluators: dict[str, list[float]] = {}  # name -> [records, passed, score sum]
+        # name -> [records, passed, exact score sum]: sums are exact integers (in units of
+        # the smallest float), so a resumed or merged run gives bit for bit the same mean.
+        self.evaluators: dict[str, list[int]] = {}
         self.cells: Counter[tuple[int, int]] = Counter()  # for the sweep
         self.worst: list[tuple[tuple[float, ...], int, Summary]] = []  # a min-heap of -badness
         self.unreadable: list[tuple[str, str]] = []  # (place, reason), first 100
@@ -99,10 +101,10 @@ class Aggregate:
             self.tags.setdefault(key, {}).setdefault(value, Stats()).add(summary)
         evaluators_passed = True
         for name, passed, score in summary.evaluators:
-            entry = self.evaluators.setdefault(name, [0.0, 0.0, 0.0])
+            entry = self.evaluators.setdefault(name, [0, 0, 0])
             entry[0] += 1
             entry[1] += passed
-            entry[2] += score
+            entry[2] += _exact(score)
             evaluators_passed = evaluators_passed and passed
         if summary.status == "unreadable":
             if len(self.unreadable) < 100:
@@ -131,7 +133,7 @@ class Aggregate:
                 else:
                     mine[value] = stats
         for name, counts in other.evaluators.items():
-            entry = self.evaluators.setdefault(name, [0.0, 0.0, 0.0])
+            entry = self.evaluators.setdefault(name, [0, 0, 0])
             for position, count in enumerate(counts):
                 entry[position] += count
         self.cells.update(other.cells)
@@ -152,8 +154,8 @@ class Aggregate:
         data = self.all.to_dict()
         data["min_precision"], data["min_recall"] = self.thresholds
         data["evaluators"] = {
-            name: {"records": int(n), "passed": int(passed),
-                   "pass_rate": _share(int(passed), int(n)), "mean_score": total / n if n else None}
+            name: {"records": n, "passed": passed, "pass_rate": _share(passed, n),
+                   "mean_score": total / (n << _UNIT) if n else None}
             for name, (n, passed, total) in sorted(self.evaluators.items())}
         data["tags"] = {key: {value: stats.to_dict() for value, stats in sorted(values.items())}
                         for key, values in sorted(self.tags.items())}
@@ -186,6 +188,15 @@ def _step(value: float, grid: tuple[float, ...]) -> int:
         if value + 1e-12 >= threshold:
             index = position
     return index
+
+
+_UNIT = 1074  # every finite float is a whole multiple of 2 ** -1074
+
+
+def _exact(value: float) -> int:
+    """``value`` as a whole number of 2 ** -1074: sums of these are exact."""
+    numerator, denominator = float(value).as_integer_ratio()
+    return numerator << (_UNIT - denominator.bit_length() + 1)
 
 
 def _share(part: int, whole: int) -> float | None:
