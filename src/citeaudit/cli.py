@@ -453,7 +453,8 @@ def _context(args: argparse.Namespace, out: TextIO, stdin: Any) -> int:
 def _eval(args: argparse.Namespace, out: TextIO, err: TextIO, stdin: Any) -> int:
     config = _config(args)
     if args.report is not None and args.dataset == "-":
-        raise UsageError("citeaudit eval: error: --report reads the dataset twice: give a file, not -")
+        raise UsageError("citeaudit eval: error: --report reads the dataset twice: give a"
+                         " file, not -")
     if args.resume and args.out is None:
         raise UsageError("citeaudit eval: error: --resume needs --out")
     if args.report is not None:
