@@ -4,7 +4,9 @@
 * a list of claim strings (``list[str]``): each string is one claim, scanned on its own;
 * a structured object ``{"status": "answered" | "unknown", "text": str, "citations": [ids]}``:
   the citations list is authoritative and the text is not scraped for markers;
-* the refusal string (exact, after trimming whitespace): no claims, outcome ``no_evidence``.
+* a refusal (one of the accepted strings, compared after normalising white space, case,
+  quote characters and final punctuation, or a ``refusal-regex`` match; :mod:`.refusal`):
+  no claims, outcome ``no_evidence``.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from typing import Any, Literal, NamedTuple
 
 from citeaudit.findings import Problem
 from citeaudit.grammar import Grammar, Malformed, Marker
+from citeaudit.refusal import Refusal
 from citeaudit.segment import Segmenter, Span, code_spans, covered, mask, segment
 
 __all__ = ["Answer", "Citation", "Claim", "parse_answer"]
@@ -64,12 +67,14 @@ class Answer:
 _STATUSES = ("answered", "unknown")
 
 
-def parse_answer(value: Any, grammar: Grammar, refusal: str,
+def parse_answer(value: Any, grammar: Grammar, refusal: str | Sequence[str] | Refusal,
                  segmenter: Segmenter = segment) -> Answer:
     """Reduce an answer in any accepted shape to claims and citations.
 
+    ``refusal``: the accepted refusal strings (or a :class:`~citeaudit.refusal.Refusal`);
     ``segmenter`` splits free text into claims (default: :func:`~citeaudit.segment`).
     """
+    refusal = Refusal.of(refusal)
     if isinstance(value, str):
         return _parse_text(value, grammar, refusal, segmenter)
     if isinstance(value, list):
@@ -81,15 +86,16 @@ def parse_answer(value: Any, grammar: Grammar, refusal: str,
     return Answer("invalid", "", (), (), (), False, (problem,))
 
 
-def _is_refusal(text: str, refusal: str) -> bool:
-    return text.strip() == refusal.strip()
+def _is_refusal(text: str, refusal: Refusal) -> bool:
+    return refusal.matches(text)
 
 
 def _without(text: str, markers: Sequence[Marker]) -> str:
     return mask(text, [Span(m.start, m.end) for m in markers], "")
 
 
-def _parse_text(text: str, grammar: Grammar, refusal: str, segmenter: Segmenter) -> Answer:
+def _parse_text(text: str, grammar: Grammar, refusal: Refusal, segmenter: Segmenter,
+                ) -> Answer:
     if _is_refusal(text, refusal):
         return Answer("text", text, (), (), (), True, ())
     scan = grammar.scan(text)
@@ -99,7 +105,7 @@ def _parse_text(text: str, grammar: Grammar, refusal: str, segmenter: Segmenter)
         starts = [span.start for span in code]
         markers = [m for m in markers if not covered(m.start, code, starts)]
         malformed = [m for m in malformed if not covered(m.start, code, starts)]
-    if markers and refusal.strip() in text and _is_refusal(_without(text, markers), refusal):
+    if markers and refusal.may_match(text) and _is_refusal(_without(text, markers), refusal):
         return Answer("text", text, (), tuple(_citations(markers, repeat(None))), (), True,
                       ())
     marks = [Span(m.start, m.end) for m in markers]
@@ -141,7 +147,7 @@ def _citations(markers: Sequence[Marker], owners: Iterable[int | None]) -> list[
             for source_id in m.ids]
 
 
-def _parse_claims(items: list[Any], grammar: Grammar, refusal: str) -> Answer:
+def _parse_claims(items: list[Any], grammar: Grammar, refusal: Refusal) -> Answer:
     problems: list[Problem] = []
     strings: list[tuple[int, str]] = []
     for position, item in enumerate(items):
@@ -172,7 +178,7 @@ def _parse_claims(items: list[Any], grammar: Grammar, refusal: str) -> Answer:
                   tuple(problems))
 
 
-def _parse_structured(value: dict[str, Any], refusal: str) -> Answer:
+def _parse_structured(value: dict[str, Any], refusal: Refusal) -> Answer:
     problems: list[Problem] = []
     status = value.get("status")
     if status not in _STATUSES:

@@ -14,6 +14,7 @@ from citeaudit.config import Config
 from citeaudit.findings import Finding, finding_order
 from citeaudit.grammar import Grammar, get_grammar, infer_grammar
 from citeaudit.metrics import Metrics, compute_metrics
+from citeaudit.refusal import Refusal
 from citeaudit.rules import Severity
 from citeaudit.segment import Segmenter, segment
 from citeaudit.sources import Snapshot, load_snapshot
@@ -36,7 +37,7 @@ _SUPPORT = "support (whether a cited passage supports its claim)"
 
 
 def prepare(answer: Any, sources: Any, *, grammar: GrammarSpec = None,
-            refusal: str | None = None, config: Config | None = None,
+            refusal: str | Sequence[str] | Refusal | None = None, config: Config | None = None,
             segmenter: Segmenter = segment) -> Context:
     """Validate the snapshot, pick the grammar, parse the answer and resolve every citation.
 
@@ -47,8 +48,8 @@ def prepare(answer: Any, sources: Any, *, grammar: GrammarSpec = None,
     config = config or _DEFAULT
     snapshot = load_snapshot(sources)
     chosen = choose_grammar(snapshot, grammar, config)
-    parsed = parse_answer(answer, chosen, refusal if refusal is not None else config.refusal,
-                          segmenter)
+    accepted = config.refusals if refusal is None else Refusal.of(refusal, config.refusal_regex)
+    parsed = parse_answer(answer, chosen, accepted, segmenter)
     return Context(parsed, snapshot, config, _resolve(parsed, snapshot), chosen.name)
 
 
@@ -95,7 +96,7 @@ def findings_of(context: Context, checks: Sequence[Check] | None = None) -> list
 
 
 def iter_findings(answer: Any, sources: Any, *, grammar: GrammarSpec = None,
-                  refusal: str | None = None, config: Config | None = None,
+                  refusal: str | Sequence[str] | None = None, config: Config | None = None,
                   segmenter: Segmenter = segment) -> Iterator[Finding]:
     """Every finding for ``answer`` audited against ``sources``, in deterministic order.
 
@@ -155,8 +156,9 @@ class Report:
         }
 
 
-def audit(answer: Any, sources: Any, *, grammar: GrammarSpec = None, refusal: str | None = None,
-          config: Config | None = None, relevant: Collection[str] | None = None,
+def audit(answer: Any, sources: Any, *, grammar: GrammarSpec = None,
+          refusal: str | Sequence[str] | None = None, config: Config | None = None,
+          relevant: Collection[str] | None = None,
           segmenter: Segmenter = segment) -> Report:
     """Audit one answer against the snapshot of sources retrieved for its request.
 

@@ -161,7 +161,9 @@ def _parser() -> argparse.ArgumentParser:
                            help="worker processes (default: all cores)")
     evaluate_.add_argument("--grammar", action="append", metavar="NAME",
                            help="marker grammar for records that name none (repeat to chain)")
-    evaluate_.add_argument("--refusal", metavar="TEXT", help="the exact refusal string")
+    evaluate_.add_argument("--refusal", metavar="TEXT", action="append",
+                           help="an accepted refusal string (repeatable; compared after"
+                           " normalising white space, case, quotes and final punctuation)")
     _thresholds(evaluate_)
     _support(evaluate_)
     evaluate_.add_argument("--gate", action="append", default=[], type=_gate,
@@ -233,7 +235,9 @@ def _inputs(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--grammar", action="append", metavar="NAME",
                         help="marker grammar: numeric, S, id, source or regex:PATTERN; repeat"
                         " to chain (default: inferred from the snapshot ids)")
-    parser.add_argument("--refusal", metavar="TEXT", help="the exact refusal string")
+    parser.add_argument("--refusal", metavar="TEXT", action="append",
+                        help="an accepted refusal string (repeatable; compared after"
+                        " normalising white space, case, quotes and final punctuation)")
     parser.add_argument("--max-bytes", type=_positive, metavar="N",
                         help="refuse input files larger than N bytes (default 1000000)")
 
@@ -366,7 +370,8 @@ def _config(args: argparse.Namespace) -> Config:
         severity[code] = parse_severity(level, code)
     return base.replace(
         grammar=tuple(args.grammar) if args.grammar else None,
-        refusal=args.refusal, select=option("select"), extend_select=option("extend_select"),
+        refusal=tuple(args.refusal) if args.refusal else None, select=option("select"),
+        extend_select=option("extend_select"),
         ignore=option("ignore"), severity=severity, min_precision=args.min_precision,
         min_recall=args.min_recall, max_bytes=args.max_bytes,
         claim_policy=option("claim_policy"), support=option("support"),

@@ -1,7 +1,8 @@
 """Configuration: ``[tool.citeaudit]`` in ``pyproject.toml`` or ``citeaudit.toml``, then flags.
 
 Keys (kebab-case in files): ``grammar`` (a name, ``regex:...`` or a list: a chain),
-``refusal``, ``select``, ``extend-select``, ``ignore`` (code prefixes such as ``CA3``),
+``refusal`` (a string or a list: every one is accepted), ``refusal-regex`` (RE2),
+``select``, ``extend-select``, ``ignore`` (code prefixes such as ``CA3``),
 ``severity`` (table ``CODE = "error" | "warning"``), ``min-precision``, ``min-recall``,
 ``max-bytes``, ``claim-policy`` (``all``: every claim needs a citation; ``quantities``: only
 claims stating a number do).
@@ -20,6 +21,7 @@ from typing import Any, Literal
 
 from citeaudit.errors import ConfigError
 from citeaudit.loading import DEFAULT_MAX_BYTES
+from citeaudit.refusal import Refusal
 from citeaudit.rules import RULES, Severity
 
 __all__ = ["DEFAULT_REFUSAL", "Config", "find_config", "load_config"]
@@ -35,7 +37,9 @@ class Config:
     """Everything that tunes an audit. Immutable: derive variants with :meth:`replace`."""
 
     grammar: tuple[str, ...] = ()
-    refusal: str = DEFAULT_REFUSAL
+    # The accepted refusal strings (one or several; the first is the one a prompt asks for).
+    refusal: str | tuple[str, ...] = DEFAULT_REFUSAL
+    refusal_regex: str | None = None  # RE2: an answer that matches it whole is a refusal
     select: tuple[str, ...] = ()
     extend_select: tuple[str, ...] = ()
     ignore: tuple[str, ...] = ()
@@ -73,8 +77,12 @@ class Config:
         if self.support_threshold is not None and not 0.0 <= self.support_threshold <= 1.0:
             raise ConfigError("support-threshold must lie in [0, 1], not"
                               f" {self.support_threshold}")
-        if not self.refusal.strip():
-            raise ConfigError("refusal must be a non-empty string")
+        refusals = (self.refusal,) if isinstance(self.refusal, str) else tuple(self.refusal)
+        if not refusals or not all(isinstance(r, str) and r.strip() for r in refusals):
+            raise ConfigError("refusal must be a non-empty string (or a list of them)")
+        object.__setattr__(self, "refusal", refusals[0] if len(refusals) == 1 else refusals)
+        if self.refusal_regex is not None:
+            Refusal.of(refusals, self.refusal_regex)  # compiles it: a bad pattern fails here
         if self.select:
             codes = {code for prefix in self.select for code in _matching(prefix)}
         else:
@@ -82,6 +90,12 @@ class Config:
         codes |= {code for prefix in self.extend_select for code in _matching(prefix)}
         codes -= {code for prefix in self.ignore for code in _matching(prefix)}
         object.__setattr__(self, "enabled", frozenset(codes))
+
+    @property
+    def refusals(self) -> Refusal:
+        """The matcher of accepted refusals."""
+        texts = (self.refusal,) if isinstance(self.refusal, str) else self.refusal
+        return Refusal.of(texts, self.refusal_regex)
 
     def severity_of(self, code: str) -> Severity:
         """The configured severity of a rule code, else its default."""
@@ -137,7 +151,7 @@ def _read_toml(path: Path) -> dict[str, Any]:
         raise ConfigError(f"{path}: {error.strerror or error}") from None
 
 
-_KEYS = {"grammar", "refusal", "select", "extend-select", "ignore", "severity",
+_KEYS = {"grammar", "refusal", "refusal-regex", "select", "extend-select", "ignore", "severity",
          "min-precision", "min-recall", "max-bytes", "claim-policy", "support",
          "support-threshold"}
 
@@ -151,9 +165,12 @@ def _from_mapping(data: Mapping[str, Any]) -> Config:
     if "grammar" in data:
         values["grammar"] = _strings(data["grammar"], "grammar")
     if "refusal" in data:
-        if not isinstance(data["refusal"], str):
-            raise ConfigError("refusal must be a string")
-        values["refusal"] = data["refusal"]
+        refusals = _strings(data["refusal"], "refusal")
+        values["refusal"] = refusals[0] if len(refusals) == 1 else refusals
+    if "refusal-regex" in data:
+        if not isinstance(data["refusal-regex"], str):
+            raise ConfigError("refusal-regex must be a string (an RE2 pattern)")
+        values["refusal_regex"] = data["refusal-regex"]
     for key in ("select", "extend-select", "ignore"):
         if key in data:
             values[key.replace("-", "_")] = _strings(data[key], key)

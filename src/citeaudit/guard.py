@@ -107,7 +107,7 @@ class Guarded:
 
 
 def resolve(answer: Any, sources: Any, *, grammar: GrammarSpec = None,
-            refusal: str | None = None, config: Config | None = None,
+            refusal: str | Sequence[str] | None = None, config: Config | None = None,
             quote_length: int = DEFAULT_QUOTE_LENGTH) -> Resolution:
     """Audit ``answer`` and turn its valid citations into chips (one per document)."""
     context = prepare(answer, sources, grammar=grammar, refusal=refusal, config=config)
@@ -118,7 +118,7 @@ def resolve(answer: Any, sources: Any, *, grammar: GrammarSpec = None,
 
 def guard(answer: Any, sources: Any, *, policy: Policy = "strip",
           fallback: str = DEFAULT_FALLBACK, grammar: GrammarSpec = None,
-          refusal: str | None = None, config: Config | None = None,
+          refusal: str | Sequence[str] | None = None, config: Config | None = None,
           quote_length: int = DEFAULT_QUOTE_LENGTH) -> Guarded:
     """Audit ``answer`` against ``sources`` and apply ``policy`` to what fails."""
     if policy not in POLICIES:

@@ -21,7 +21,7 @@ held-back text; each paragraph with code is examined once, when it ends.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from citeaudit.audit import (
@@ -36,6 +36,7 @@ from citeaudit.audit import (
 from citeaudit.config import Config
 from citeaudit.grammar import BracketGrammar, Chain, Grammar, Marker
 from citeaudit.guard import DEFAULT_FALLBACK, guarded, junction, line_open, space_before
+from citeaudit.refusal import PATTERN_WINDOW, Refusal
 from citeaudit.segment import Span, code_spans, covered, mask
 from citeaudit.sources import load_snapshot
 
@@ -48,7 +49,7 @@ _MAX_CONTENT = 200  # the longest bracket content a marker can have (see the gra
 _REFUSAL_WINDOW = 1000
 
 
-def stream(sources: Any, *, grammar: GrammarSpec = None, refusal: str | None = None,
+def stream(sources: Any, *, grammar: GrammarSpec = None, refusal: str | Sequence[str] | None = None,
            config: Config | None = None) -> StreamAuditor:
     """A :class:`StreamAuditor` for one answer audited against ``sources``."""
     return StreamAuditor(sources, grammar=grammar, refusal=refusal, config=config)
@@ -60,11 +61,12 @@ class StreamAuditor:
     """
 
     def __init__(self, sources: Any, *, grammar: GrammarSpec = None,
-                 refusal: str | None = None, config: Config | None = None) -> None:
+                 refusal: str | Sequence[str] | None = None, config: Config | None = None) -> None:
         self._config = config or _DEFAULT
         self._snapshot = load_snapshot(sources)
         self._grammar: Grammar = choose_grammar(self._snapshot, grammar, self._config)
-        self._refusal = refusal if refusal is not None else self._config.refusal
+        self._refusal = self._config.refusals if refusal is None else Refusal.of(
+            refusal, self._config.refusal_regex)
         self._brackets = _bracket_only(self._grammar)
         self._chunks: list[str] = []
         self._counted = 0  # chunks counted in ``_length``; the fast path does not count
@@ -272,13 +274,14 @@ class StreamAuditor:
         """Whether the answer so far (``head``: everything, as nothing is shown while this
         holds) may still turn out to be the refusal; once it cannot, it never can.
         """
-        expected = self._refusal.strip()
-        if len(head) <= len(expected) + _REFUSAL_WINDOW:
-            if expected.startswith(head.strip()):
+        refusal = self._refusal
+        if len(head) <= max(refusal.longest + _REFUSAL_WINDOW, PATTERN_WINDOW
+                            if refusal.pattern is not None else 0):
+            if refusal.may_start(head):
                 return True
             scan = self._grammar.scan(head)
-            if scan.markers and expected.startswith(
-                    mask(head, [Span(m.start, m.end) for m in scan.markers], "").strip()):
+            if scan.markers and refusal.may_start(
+                    mask(head, [Span(m.start, m.end) for m in scan.markers], "")):
                 return True
         self._refusing = False
         return False
