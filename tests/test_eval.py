@@ -515,3 +515,35 @@ def test_aggregates_are_exact_whatever_the_order_and_merging() -> None:
                 batch.add(summary)
             resumed.merge(batch)
         assert resumed.to_dict() == whole.to_dict()
+
+
+def test_html_report_header_failures_worst_by_rule_bins_and_missing_values(
+        run: Any, tmp_path: Path) -> None:
+    rows = records(6) * 3
+    for number, row in enumerate(rows):
+        row["id"] = f"r{number}"
+    rows.append({"id": "refusal-only", "sources": PASSAGES,
+                 "answer": "Not covered by the provided documents.", "tags": {"system": "c"}})
+    data = write_jsonl(tmp_path / "d.jsonl", rows)
+    report = tmp_path / "report.html"
+    result = run("eval", str(data), "--report", str(report), "--gate", "pass_rate>=0.1")
+    assert result.code == ExitCode.OK
+    html = report.read_text()
+    assert "<th>citeaudit</th>" in html
+    assert f"<td>{data}</td>" in html
+    assert "gate pass_rate&gt;=0.1</th><td class=\"ok\">holds" in html
+    assert "Run passes its gates." in html
+    failures = html.split("<h2>Failures by reason</h2>", 1)[1].split("</table>", 1)[0]
+    assert "<th>recall &lt; 0.5</th>" in failures
+    assert "<th>error findings</th>" in failures
+    assert "<td>system=a</td>" in failures
+    worst = html.split("<h2>Worst records</h2>", 1)[1]
+    codes = set(re.findall(r'<li class="fail">(CA\d+) ', worst))
+    summary = json.loads(run("eval", str(data), "--format", "json").out)
+    assert codes == set(summary["findings"])  # every rule found has an example
+    assert "CA202 out-of-range" in html
+    assert "0.9\u20131.0]" in html and "0.0\u20130.1)" in html
+    by_tag = html.split("<h2>By tag</h2>", 1)[1]
+    system_c = by_tag.split("<td>c</td>", 1)[1].split("</tr>", 1)[0]
+    assert "\u2014 / \u2014" in system_c  # no precision at all, not 0
+    assert "0.000 / 0.000" not in system_c

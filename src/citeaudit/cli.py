@@ -12,6 +12,7 @@ import os
 import sys
 import tempfile
 from collections.abc import Sequence
+from datetime import UTC, datetime
 from enum import IntEnum
 from pathlib import Path
 from typing import Any, NoReturn, TextIO
@@ -498,8 +499,21 @@ def _eval(args: argparse.Namespace, out: TextIO, err: TextIO, stdin: Any) -> int
             for gate in data["gates"]:
                 out.write(f"gate {gate['gate']}: {'holds' if gate['holds'] else 'FAILS'}\n")
     if args.report is not None:
+        run = {"version": __version__,
+               "date": datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC"),
+               "dataset": args.dataset, "gates": data["gates"],
+               "options": {"grammar": ", ".join(config.grammar) or "inferred",
+                           "refusal": " | ".join((config.refusal,) if isinstance(
+                               config.refusal, str) else config.refusal),
+                           "refusal regex": config.refusal_regex,
+                           "thresholds": f"precision >= {config.min_precision:g}, recall >="
+                                         f" {config.min_recall:g}",
+                           "rules": ", ".join(sorted(config.enabled)),
+                           "claim policy": config.claim_policy,
+                           "support judge": config.support,
+                           "evaluators": ", ".join(e.name for e in evaluators) or "none"}}
         html = html_report(aggregate, worst_records(dataset, aggregate, options),
-                           title=f"citeaudit: {Path(args.dataset).name}")
+                           title=f"citeaudit: {Path(args.dataset).name}", run=run)
         write_atomically(args.report, html, what="the report")
     if unreadable:
         err.write(f"citeaudit: error: {unreadable} record{'s' if unreadable != 1 else ''} of"

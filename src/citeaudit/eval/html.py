@@ -5,13 +5,14 @@ findings highlighted in the answer text. Every text from the data is escaped (Ma
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from markupsafe import Markup, escape
 
 from citeaudit.eval.summary import BINS, METRICS, PRECISION_GRID, RECALL_GRID, Aggregate
 from citeaudit.render import neutralise
+from citeaudit.rules import RULES
 
 __all__ = ["WorstRecord", "html_report"]
 
@@ -35,16 +36,30 @@ def _e(text: Any) -> Markup:
 
 
 def _ratio(value: float | None) -> str:
-    return "–" if value is None else f"{value:.3f}"
+    return "\u2014" if value is None else f"{value:.3f}"  # no value is not zero
 
 
-def bar_chart(title: str, labels: Sequence[str], series: Sequence[Sequence[float]],
+def _bin_labels() -> list[str]:
+    """Histogram bins by their ranges; the last holds 1.0."""
+    return [f"{i / BINS:.1f}\u2013{(i + 1) / BINS:.1f}" + ("]" if i == BINS - 1 else ")")
+            for i in range(BINS)]
+
+
+def _rule(code: str) -> str:
+    rule = RULES.get(code)
+    return f"{code} {rule.name}" if rule is not None else code
+
+
+def bar_chart(title: str, labels: Sequence[str], series: Sequence[Sequence[float | None]],
               *, names: Sequence[str] = (), top: float | None = None) -> str:
-    """A vertical bar chart as inline SVG; several series are grouped per label."""
+    """A vertical bar chart as inline SVG; several series are grouped per label. A missing
+    value (``None``) draws no bar and says so, which a bar of height 0 would not.
+    """
     width, height, left, bottom = 40 + 46 * max(len(labels), 1) * max(len(series), 1) ** 0.6, \
         190, 34, 40
     width = max(width, left + 90 * len(names) + 70)
-    top_value = top if top is not None else max([v for s in series for v in s] + [1])
+    top_value = top if top is not None else max(
+        [v for s in series for v in s if v is not None] + [1])
     group = (width - left - 10) / max(len(labels), 1)
     bar = max(group * 0.8 / max(len(series), 1), 2)
     parts = [f'<svg xmlns="http://www.w3.org/2000/svg" role="img" width="{width:.0f}"'
@@ -57,8 +72,12 @@ def bar_chart(title: str, labels: Sequence[str], series: Sequence[Sequence[float
     for i, label in enumerate(labels):
         for k, values in enumerate(series):
             value = values[i]
-            h = plot * (value / top_value if top_value else 0)
             x = left + i * group + group * 0.1 + k * bar
+            if value is None:
+                parts.append(f'<text x="{x:.1f}" y="{10 + plot - 3}">\u2014<title>{_e(label)}'
+                             f'{": " + _e(names[k]) if names else ""}: no value</title></text>')
+                continue
+            h = plot * (value / top_value if top_value else 0)
             parts.append(f'<rect class="bar{"" if k == 0 else k + 1}" x="{x:.1f}"'
                          f' y="{10 + plot - h:.1f}" width="{bar - 1:.1f}" height="{h:.1f}">'
                          f'<title>{_e(label)}{": " + _e(names[k]) if names else ""}:'
@@ -165,21 +184,65 @@ def _highlighted(answer: Any, findings: list[dict[str, Any]]) -> str:
     return f"<pre>{''.join(pieces)}</pre>"
 
 
-def html_report(aggregate: Aggregate, worst: list[WorstRecord], *, title: str) -> str:
-    """The whole report as one HTML document."""
+def _run_header(run: Mapping[str, Any]) -> str:
+    """What was run: version, date, dataset, options and the gates with their outcome."""
+    rows = [("citeaudit", run.get("version")), ("date", run.get("date")),
+            ("dataset", run.get("dataset"))]
+    rows += [(name, value) for name, value in (run.get("options") or {}).items()]
+    gates = run.get("gates") or []
+    out = ['<table class="run">'] + [f"<tr><th>{_e(name)}</th><td>{_e(value)}</td></tr>"
+                                     for name, value in rows if value not in (None, "", [])]
+    for gate in gates:
+        outcome = ("ok", "holds") if gate.get("holds") else ("fail", "FAILS")
+        out.append(f'<tr><th>gate {_e(gate.get("gate"))}</th><td class="{outcome[0]}">'
+                   f"{outcome[1]}</td></tr>")
+    out.append("</table>")
+    if gates:
+        passed = all(gate.get("holds") for gate in gates)
+        out.append(f'<p class="{"ok" if passed else "fail"}"><strong>Run'
+                   f' {"passes" if passed else "fails"} its gates.</strong></p>')
+    return "".join(out)
+
+
+def _failures(rows: Sequence[tuple[str, dict[str, Any]]]) -> str:
+    """Failed records by reason (a record may fail for several), one row per group."""
+    reasons = sorted({reason for _, stats in rows for reason in stats.get("failures", {})})
+    if not reasons:
+        return "<p>No record failed.</p>"
+    out = ["<table><tr><th></th><th>records</th><th>failed</th>"
+           + "".join(f"<th>{_e(reason)}</th>" for reason in reasons) + "</tr>"]
+    for name, stats in rows:
+        failures = stats.get("failures", {})
+        out.append(f"<tr><td>{_e(name)}</td><td>{stats['records']}</td>"
+                   f"<td>{stats['records'] - stats['passed']}</td>"
+                   + "".join(f"<td>{failures.get(reason, 0)}</td>" for reason in reasons)
+                   + "</tr>")
+    out.append("</table>")
+    return "".join(out)
+
+
+def html_report(aggregate: Aggregate, worst: list[WorstRecord], *, title: str,
+                run: Mapping[str, Any] | None = None) -> str:
+    """The whole report as one HTML document; ``run`` describes the run for its header
+    (``version``, ``date``, ``dataset``, ``options``, ``gates``).
+    """
     data = aggregate.to_dict()
     shown = [m for m in METRICS  # support metrics only when a support judge ran
              if not m.startswith("support_") or data[f"mean_{m}"] is not None]
     out = ['<!doctype html><html lang="en"><head><meta charset="utf-8">',
            f"<title>{_e(title)}</title><style>{_STYLE}</style></head><body>",
-           f"<h1>{_e(title)}</h1>",
+           f"<h1>{_e(title)}</h1>", _run_header(run or {}),
            f"<p>Thresholds per record: precision ≥ {data['min_precision']:.2f}, recall ≥"
            f" {data['min_recall']:.2f}. A record passes when it has no error finding, is not"
            " no_evidence, meets both and passes every evaluator.</p>",
            "<h2>Aggregate</h2><table>", _head(shown), _stats_row("all records", data, shown),
            "</table>"]
+    groups = [("all records", data)] + [(f"{key}={value}", stats)
+                                         for key, values in data["tags"].items()
+                                         for value, stats in values.items()]
+    out.append("<h2>Failures by reason</h2>" + _failures(groups))
     stats = aggregate.all
-    labels = [f"{i / BINS:.1f}" for i in range(BINS)]
+    labels = _bin_labels()
     out.append('<h2>Distributions</h2><div class="charts">')
     for metric in ("precision", "recall", "f1"):
         out.append(bar_chart(f"{metric} (records per bin)", labels,
@@ -187,8 +250,8 @@ def html_report(aggregate: Aggregate, worst: list[WorstRecord], *, title: str) -
     out.append("</div>")
     codes = data["findings"]
     out.append('<h2>Findings by code</h2><div class="charts">')
-    out.append(bar_chart("findings by code", list(codes), [list(codes.values())])
-               if codes else "<p>No findings.</p>")
+    out.append(bar_chart("findings by code", [_rule(code) for code in codes],
+                         [list(codes.values())]) if codes else "<p>No findings.</p>")
     out.append("</div>")
     if data["tags"]:
         out.append("<h2>By tag</h2>")
@@ -198,9 +261,9 @@ def html_report(aggregate: Aggregate, worst: list[WorstRecord], *, title: str) -
             out.append('</table><div class="charts">')
             out.append(bar_chart(
                 f"{key}: pass rate, mean precision, mean recall", list(values),
-                [[s["pass_rate"] or 0.0 for s in values.values()],
-                 [s["mean_precision"] or 0.0 for s in values.values()],
-                 [s["mean_recall"] or 0.0 for s in values.values()]],
+                [[s["pass_rate"] for s in values.values()],
+                 [s["mean_precision"] for s in values.values()],
+                 [s["mean_recall"] for s in values.values()]],
                 names=("pass rate", "precision", "recall"), top=1.0))
             out.append("</div>")
     if data["evaluators"]:
@@ -224,7 +287,8 @@ def html_report(aggregate: Aggregate, worst: list[WorstRecord], *, title: str) -
                    f' {_ratio(metrics.get("precision"))}, recall'
                    f' {_ratio(metrics.get("recall"))})</small></h3>')
         out.append("<ul>" + "".join(
-            f'<li class="fail">{_e(f["code"])} {_e(f["severity"])}: {_e(f["message"])}</li>'
+            f'<li class="fail">{_e(_rule(f["code"]))} {_e(f["severity"])}:'
+            f' {_e(f["message"])}</li>'
             for f in record["findings"]) + "</ul>")
         if "answer" in record:
             out.append(_highlighted(record["answer"], record["findings"]))

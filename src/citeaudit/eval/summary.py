@@ -26,7 +26,8 @@ WORST = 10
 class Stats:
     """Counts, metric distributions and findings of a set of records."""
 
-    __slots__ = ("codes", "no_evidence", "passed", "records", "unreadable", "values")
+    __slots__ = ("codes", "failures", "no_evidence", "passed", "records", "unreadable",
+                 "values")
 
     def __init__(self) -> None:
         self.records = 0
@@ -35,8 +36,9 @@ class Stats:
         self.unreadable = 0
         self.values: dict[str, Counter[float]] = {name: Counter() for name in METRICS}
         self.codes: Counter[str] = Counter()
+        self.failures: Counter[str] = Counter()  # why records failed (one may have several)
 
-    def add(self, summary: Summary) -> None:
+    def add(self, summary: Summary, reasons: tuple[str, ...] = ()) -> None:
         self.records += 1
         self.passed += summary.passed
         self.no_evidence += summary.status == "no_evidence"
@@ -47,6 +49,7 @@ class Stats:
             if value is not None:
                 self.values[name][round(value, 9)] += 1
         self.codes.update(summary.codes)
+        self.failures.update(reasons)
 
     def merge(self, other: Stats) -> None:
         """Count in everything ``other`` counted."""
@@ -57,6 +60,7 @@ class Stats:
         for name in METRICS:
             self.values[name].update(other.values[name])
         self.codes.update(other.codes)
+        self.failures.update(other.failures)
 
     def to_dict(self) -> dict[str, Any]:
         records = self.records
@@ -70,6 +74,7 @@ class Stats:
             data[f"mean_{name}"] = _mean(self.values[name])
             data[f"median_{name}"] = _median(self.values[name])
         data["findings"] = dict(sorted(self.codes.items()))
+        data["failures"] = dict(sorted(self.failures.items()))
         return data
 
     def histogram(self, name: str) -> list[int]:
@@ -92,13 +97,35 @@ class Aggregate:
         self.evaluators: dict[str, list[int]] = {}
         self.cells: Counter[tuple[int, int]] = Counter()  # for the sweep
         self.worst: list[tuple[tuple[float, ...], int, Summary]] = []  # a min-heap of -badness
+        # The worst record for each finding code, so that every rule shows an example.
+        self.worst_by_code: dict[str, tuple[tuple[float, ...], int, Summary]] = {}
         self.unreadable: list[tuple[str, str]] = []  # (place, reason), first 100
+
+    def reasons(self, summary: Summary) -> tuple[str, ...]:
+        """Why a record failed, in words that group records: every reason that applies."""
+        if summary.passed:
+            return ()
+        if summary.status == "unreadable":
+            return ("unreadable",)
+        min_precision, min_recall = self.thresholds
+        reasons = []
+        if summary.errors:
+            reasons.append("error findings")
+        if summary.status == "no_evidence":
+            reasons.append("no evidence (refusal or empty)")
+        if summary.precision is not None and summary.precision < min_precision:
+            reasons.append(f"precision < {min_precision:g}")
+        if summary.recall is not None and summary.recall < min_recall:
+            reasons.append(f"recall < {min_recall:g}")
+        reasons += [f"evaluator {name}" for name, passed, _ in summary.evaluators if not passed]
+        return tuple(reasons) or ("other",)
 
     def add(self, summary: Summary) -> None:
         """Count one record in."""
-        self.all.add(summary)
+        reasons = self.reasons(summary)
+        self.all.add(summary, reasons)
         for key, value in summary.tags:
-            self.tags.setdefault(key, {}).setdefault(value, Stats()).add(summary)
+            self.tags.setdefault(key, {}).setdefault(value, Stats()).add(summary, reasons)
         evaluators_passed = True
         for name, passed, score in summary.evaluators:
             entry = self.evaluators.setdefault(name, [0, 0, 0])
@@ -117,6 +144,10 @@ class Aggregate:
             self._keep_worst((badness, -summary.ordinal, summary))
 
     def _keep_worst(self, entry: tuple[tuple[float, ...], int, Summary]) -> None:
+        for code in set(entry[2].codes):
+            kept = self.worst_by_code.get(code)
+            if kept is None or entry > kept:
+                self.worst_by_code[code] = entry
         if len(self.worst) < WORST:
             heapq.heappush(self.worst, entry)
         elif entry > self.worst[0]:
@@ -139,6 +170,10 @@ class Aggregate:
         self.cells.update(other.cells)
         for worst in other.worst:
             self._keep_worst(worst)
+        for code, worst_one in other.worst_by_code.items():
+            kept = self.worst_by_code.get(code)
+            if kept is None or worst_one > kept:
+                self.worst_by_code[code] = worst_one
         self.unreadable.extend(other.unreadable[:100 - len(self.unreadable)])
 
     def sweep(self) -> list[dict[str, float]]:
@@ -146,8 +181,18 @@ class Aggregate:
         return sweep_rows(self.cells, self.all.records)
 
     def worst_records(self) -> list[Summary]:
-        """The worst failing records, worst first."""
-        return [entry[2] for entry in sorted(self.worst, reverse=True)]
+        """The worst failing records: first the worst for each finding code (by code), then
+        the worst of the rest, worst first; :data:`WORST` at most, or one per code when there
+        are more codes.
+        """
+        chosen: dict[int, Summary] = {}
+        for _, entry in sorted(self.worst_by_code.items()):
+            chosen.setdefault(entry[2].ordinal, entry[2])
+        for entry in sorted(self.worst, reverse=True):
+            if len(chosen) >= WORST:
+                break
+            chosen.setdefault(entry[2].ordinal, entry[2])
+        return list(chosen.values())
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON form of the aggregate."""
