@@ -542,7 +542,8 @@ def test_html_report_header_failures_worst_by_rule_bins_and_missing_values(
     summary = json.loads(run("eval", str(data), "--format", "json").out)
     assert codes == set(summary["findings"])  # every rule found has an example
     assert "CA202 out-of-range" in html
-    assert "0.9\u20131.0]" in html and "0.0\u20130.1)" in html
+    assert "0.9\u20131.0]" in html
+    assert "0.0\u20130.1)" in html
     by_tag = html.split("<h2>By tag</h2>", 1)[1]
     system_c = by_tag.split("<td>c</td>", 1)[1].split("</tr>", 1)[0]
     assert "\u2014 / \u2014" in system_c  # no precision at all, not 0
