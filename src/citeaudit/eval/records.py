@@ -130,7 +130,11 @@ def _lines(stream: IO[bytes], max_bytes: int) -> Iterator[RawItem]:
             index += 1
 
 
+# Between elements: strings, brackets, commas and the rest; inside one, a bracket or a run of
+# everything else (strings and separators together: a record costs a loop turn a bracket).
 _TOKEN = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*"|[\[\]{},]|[^"\[\]{},]+')
+_INNER = re.compile(rb'[\[\]{}]|[^"\[\]{}]+(?:"[^"\\]*(?:\\.[^"\\]*)*"[^"\[\]{}]*)*'
+                    rb'|(?:"[^"\\]*(?:\\.[^"\\]*)*"[^"\[\]{}]*)+')
 _READ = 1 << 20
 
 
@@ -195,7 +199,7 @@ class _ArraySplitter:
         skip: _Skip | None = None  # why the element is skipped, and its digest so far
         position = self.more(0)
         while True:
-            match = _TOKEN.match(self.buffer, position)
+            match = (_INNER if depth > 1 else _TOKEN).match(self.buffer, position)
             if match is None or (match.end() == len(self.buffer) and not self.eof):
                 if self.eof:
                     if position >= len(self.buffer):

@@ -5,12 +5,13 @@ ends the run at once; what was written before is complete (see :mod:`.store` for
 
 from __future__ import annotations
 
-import contextlib
 import multiprocessing
 import os
+import queue
 import signal
 import threading
 import time
+from collections import deque
 from collections.abc import Iterable, Iterator
 from multiprocessing.connection import Connection, wait
 from multiprocessing.process import BaseProcess
@@ -113,15 +114,19 @@ def run(items: Iterable[RawItem], options: Options, jobs: int = 1) -> Iterator[B
 class _Worker(NamedTuple):
     process: BaseProcess
     connection: Connection
+    outbox: queue.SimpleQueue[list[RawItem] | None]  # batches its sender thread sends
+
+
+_QUEUED = 2  # batches per worker at once: one being audited, the next ready in its pipe
 
 
 class _Pool:
-    """Worker processes, each given one batch at a time over its own pipe and watched through
-    its sentinel, so that a worker that dies (killed, out of memory) is noticed at once instead
-    of leaving the run waiting for a result that never comes.
+    """Worker processes, each sent batches over its own pipe by a sender thread and watched
+    through its sentinel, so that a worker that dies (killed, out of memory) is noticed at once
+    instead of leaving the run waiting for a result that never comes.
 
-    One batch at a time per worker: the main process never blocks sending to a busy worker
-    that is itself blocked sending its result back.
+    The main thread only receives: a sender blocked on a busy worker's full pipe never stops
+    it from reading that worker's results, so the two cannot wait on each other.
     """
 
     def __init__(self, jobs: int, options: Options, names: tuple[str, ...]) -> None:
@@ -133,68 +138,68 @@ class _Pool:
                                       daemon=True)
             process.start()
             theirs.close()
-            self._workers.append(_Worker(process, mine))
+            worker = _Worker(process, mine, queue.SimpleQueue())
+            threading.Thread(target=_send, args=(worker,), daemon=True).start()
+            self._workers.append(worker)
 
     def __enter__(self) -> _Pool:
         return self
 
     def __exit__(self, *exc: object) -> None:
         for worker in self._workers:
-            if exc[0] is None:
-                with contextlib.suppress(OSError):
-                    worker.connection.send(None)  # every worker is idle: it reads this and ends
-            elif worker.process.is_alive():  # the run failed or was interrupted
+            worker.outbox.put(None)  # the sender sends the end, then stops
+            if exc[0] is not None and worker.process.is_alive():  # failed or interrupted
                 worker.process.terminate()
-            worker.connection.close()
         for worker in self._workers:
             worker.process.join(5)
             if worker.process.is_alive():
                 worker.process.kill()
                 worker.process.join()
+            worker.connection.close()
 
     def ordered(self, chunks: Iterator[list[RawItem]]) -> Iterator[Batch]:
         """The batches of ``chunks`` audited, in input order, with at most ``4 * jobs``
         batches between the reader and the writer (memory stays flat).
         """
-        idle = list(self._workers)
-        busy: dict[Connection, tuple[_Worker, int]] = {}
+        queued = dict.fromkeys(range(len(self._workers)), 0)
+        waiting: dict[int, deque[int]] = {i: deque() for i in queued}  # batch numbers, in order
         done: dict[int, Batch] = {}
         sent = wanted = 0
         exhausted = False
         window = 4 * len(self._workers)
+        by_connection = {w.connection: i for i, w in enumerate(self._workers)}
         while True:
-            while idle and not exhausted and sent - wanted < window:
+            while not exhausted and sent - wanted < window:
+                free = min(queued, key=queued.__getitem__)
+                if queued[free] >= _QUEUED:
+                    break
                 chunk = next(chunks, None)
                 if chunk is None:
                     exhausted = True
                     break
-                worker = idle.pop()
-                try:
-                    worker.connection.send(chunk)
-                except OSError:
-                    raise RunError(self._death(worker)) from None
-                busy[worker.connection] = (worker, sent)
+                self._workers[free].outbox.put(chunk)
+                queued[free] += 1
+                waiting[free].append(sent)
                 sent += 1
             while wanted in done:
                 yield done.pop(wanted)
                 wanted += 1
-            if not busy:
-                if exhausted and wanted == sent:
-                    return
-                continue
-            sentinels = {w.process.sentinel: w for w in self._workers}
-            for ready in wait([*busy, *sentinels]):
+            if exhausted and wanted == sent:
+                return
+            busy = [w.connection for i, w in enumerate(self._workers) if queued[i]]
+            for ready in wait([*busy, *(w.process.sentinel for w in self._workers)]):
                 if isinstance(ready, int):
                     continue  # a sentinel: its pipe says more, below
-                worker, number = busy.pop(ready)  # type: ignore[arg-type]
+                number = by_connection[ready]  # type: ignore[index]
+                worker = self._workers[number]
                 try:
                     outcome = worker.connection.recv()
                 except (EOFError, OSError):
                     raise RunError(self._death(worker)) from None
                 if isinstance(outcome, BaseException):
                     raise outcome
-                done[number] = outcome
-                idle.append(worker)
+                done[waiting[number].popleft()] = outcome
+                queued[number] -= 1
             for worker in self._workers:
                 if not worker.process.is_alive():
                     raise RunError(self._death(worker))
@@ -206,6 +211,18 @@ class _Pool:
         how = (f"killed by signal {-code}" if code is not None and code < 0 else
                f"exit code {code}" if code is not None else "no longer answering")
         return f"a worker process died ({how})"
+
+
+def _send(worker: _Worker) -> None:
+    """A sender thread: batches from the outbox into the worker's pipe, then the end."""
+    while True:
+        chunk = worker.outbox.get()
+        try:
+            worker.connection.send(chunk)
+        except (OSError, ValueError):  # the worker died (its sentinel says so) or the pool closed
+            return
+        if chunk is None:
+            return
 
 
 def _serve(connection: Connection, options: Options, names: tuple[str, ...]) -> None:
