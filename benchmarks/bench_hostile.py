@@ -54,6 +54,14 @@ SUPPORT_SHAPES = {
 }
 
 
+def _stream_markdown(text: str) -> None:
+    auditor = citeaudit.stream(["a", "b"], render="markdown")
+    feed = auditor.feed
+    for start in range(0, len(text), 4):
+        feed(text[start:start + 4])
+    auditor.finish()
+
+
 def _time(work: Callable[[str], None], text: str, rounds: int = 3) -> float:
     times = []
     for _ in range(rounds):
@@ -67,7 +75,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--size", type=int, default=100_000, help="characters (default 100,000)")
     args = parser.parse_args()
-    for title, work in (("audit()", _audit), ("stream(), 4-character chunks", _stream)):
+    for title, work in (("audit()", _audit), ("stream(), 4-character chunks", _stream),
+                        ("stream(render='markdown'), 4-character chunks", _stream_markdown)):
         worst = 0.0
         print(f"{title}\n{'shape':<20} {'ms at N':>9} {'ms at 2N':>9} {'growth':>7}")
         for name, unit in SHAPES.items():

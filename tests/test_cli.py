@@ -226,8 +226,8 @@ def test_render_html_and_exit_code(run: Any, tmp_path: Path) -> None:
     assert result.code == ExitCode.FAILED  # the answer did not pass; the output is still there
     assert result.err.startswith("FAIL (1 error finding; precision 0.50 < 0.90; recall 0.33")
     assert result.err.count("\n") == 1
-    assert result.out.startswith('<div class="citeaudit-answer" data-status="unverified">\n'
-                                 "<p>Settles in 30 days <sup")
+    assert result.out.startswith('<div class="citeaudit-answer">\n<p>Settles in 30 days <sup')
+    assert '<div class="citeaudit-status" data-status="unverified" hidden></div>' in result.out
     assert "Refunds take 14 days.</p>" in result.out
     assert "[7]" not in result.out
 
@@ -238,8 +238,9 @@ def test_render_policies_and_markdown(run: Any, tmp_path: Path) -> None:
     dropped = run("render", S002, str(answer), "--to", "markdown", "--policy", "drop")
     assert dropped.out.startswith("Settles in 30 days [\\[1\\]](<https://hr.example/policy>).\n")
     withheld = run("render", S002, str(answer), "--policy", "withhold", "--fallback", "Held.")
-    assert withheld.out == ('<div class="citeaudit-answer" data-status="unverified"'
-                            ' data-withheld="true">\n<p>Held.</p>\n</div>\n')
+    assert withheld.out == ('<div class="citeaudit-answer">\n<p>Held.</p>\n</div>\n'
+                            '<div class="citeaudit-status" data-status="unverified"'
+                            ' data-withheld="true" hidden></div>\n')
     assert withheld.code == ExitCode.FAILED
     good = tmp_path / "good.txt"
     good.write_text("Settles in 30 days [2]. Filed in 60 days [1].")

@@ -36,12 +36,13 @@ def href(chunk: str) -> str:
 def test_html_is_exact() -> None:
     html = render("Settles in 30 days [2].\n\nFiled in 60 [1][9].", PASSAGES)
     assert html == (
-        '<div class="citeaudit-answer" data-status="unverified">\n'
+        '<div class="citeaudit-answer">\n'
         '<p>Settles in 30 days <sup class="citeaudit-cite"><a class="citeaudit-ref"'
         f' href="https://hr.example/policy" title="Reimbursement" {REL}>[1]</a></sup>.</p>\n'
         '<p>Filed in 60 <sup class="citeaudit-cite"><a class="citeaudit-ref"'
         f' href="https://hr.example/policy" title="Reimbursement" {REL}>[1]</a></sup>.</p>\n'
         "</div>\n"
+        '<div class="citeaudit-status" data-status="unverified" hidden></div>\n'
         '<ol class="citeaudit-sources">\n'
         f'<li value="1"><a href="https://hr.example/policy" {REL}>Reimbursement</a>'
         ' <q class="citeaudit-quote">Reimbursements settle within 30 days of approval. Per diem'
@@ -68,8 +69,9 @@ def test_markdown_is_exact() -> None:
 
 def test_withheld_and_refusal() -> None:
     withheld = render_html(guard("Wrong [7].", PASSAGES, policy="withhold", fallback="<Held>"))
-    assert withheld == ('<div class="citeaudit-answer" data-status="unverified"'
-                        ' data-withheld="true">\n<p>&lt;Held&gt;</p>\n</div>\n')
+    assert withheld == ('<div class="citeaudit-answer">\n<p>&lt;Held&gt;</p>\n</div>\n'
+                        '<div class="citeaudit-status" data-status="unverified"'
+                        ' data-withheld="true" hidden></div>\n')
     refusal = render_markdown(guard("Not covered by the provided documents.", PASSAGES))
     assert refusal == "Not covered by the provided documents.\n"
 

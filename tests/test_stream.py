@@ -136,3 +136,36 @@ def test_many_random_chunkings(text: str) -> None:
         cuts = [rng.randrange(len(text)) for _ in range(rng.randint(1, 25))]
         shown, rest, _ = run(text, cuts)
         assert "".join(shown) + rest == want, cuts
+
+
+RENDER_PIECES = [*STREAM_PIECES, "www", ".evil.example", "http:", "//", "a@b.example", "<b>",
+                 "&amp;", "\n\n", "\n", " \n \n ", "\r", "\u2028", "\u2029", "# ", "*"]
+rendered_answers = st.lists(st.sampled_from(RENDER_PIECES), max_size=40).map("".join)
+
+
+@PROFILE
+@given(rendered_answers, st.lists(st.integers(0, 400), max_size=60),
+       st.sampled_from(["html", "markdown"]), st.sampled_from([None, "numeric", "S"]))
+def test_rendered_streams_equal_the_rendered_whole(text: str, cuts: list[int], to: str,
+                                                   grammar: str | None) -> None:
+    """``stream(..., render=...)``: everything returned, then the rest, is exactly the
+    rendering of the guarded whole, whatever the chunking.
+    """
+    shown, rest, report = run(text, cuts, grammar=grammar, render=to)
+    whole = citeaudit.render(text, PASSAGES, to=to, grammar=grammar)  # type: ignore[arg-type]
+    assert "".join(shown) + rest == whole
+    assert report == citeaudit.audit(text, PASSAGES, grammar=grammar)
+
+
+@pytest.mark.parametrize("to", ["html", "markdown"])
+@pytest.mark.parametrize("text", [*TRICKY, "See www[2].evil.example now [1].\n\nhttp:[9]//x [2]"])
+def test_rendered_streams_on_tricky_answers(text: str, to: str) -> None:
+    rng = random.Random(text + to)
+    want = citeaudit.render(text, PASSAGES, to=to)  # type: ignore[arg-type]
+    for _ in range(100):
+        cuts = [rng.randrange(len(text)) for _ in range(rng.randint(1, 25))]
+        shown, rest, _ = run(text, cuts, render=to)
+        assert "".join(shown) + rest == want, cuts
+    shown, _, _ = run("Reimbursements settle within 30 days [2]. And more", [45], render=to)
+    assert shown[0].count("citeaudit.example") == 0
+    assert "[\\[1\\]]" in "".join(shown) or "citeaudit-ref" in "".join(shown)  # links early

@@ -18,7 +18,8 @@ if TYPE_CHECKING:
     from citeaudit.checks import Context
     from citeaudit.sources import Source
 
-__all__ = ["DEFAULT_QUOTE_LENGTH", "TRACKING_PARAMETERS", "Chip", "canonical_url", "chips_of",
+__all__ = ["DEFAULT_QUOTE_LENGTH", "TRACKING_PARAMETERS", "Chip", "canonical_url", "chip_for",
+           "chips_of",
            "excerpt"]
 
 DEFAULT_QUOTE_LENGTH = 160
@@ -136,6 +137,12 @@ def chips_of(context: Context, quote_length: int = DEFAULT_QUOTE_LENGTH,
              tuple(members[number - 1]), tuple(sorted(claims[number - 1])))
         for number, source in enumerate(firsts, 1))
     return chips, chip_of
+
+
+def chip_for(source: Source, number: int, quote_length: int = DEFAULT_QUOTE_LENGTH) -> Chip:
+    """The chip a source starts when it is the first of its document to be cited."""
+    return Chip(number, canonical_url(source.url), _label(source),
+                excerpt(source.text, quote_length), (source.id,), ())
 
 
 def _label(source: Source) -> str:

@@ -9,17 +9,19 @@ or markup. Links come only from verified markers, through the snapshot, and only
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any, Literal
 from urllib.parse import quote
 
 from markupsafe import Markup, escape
 
-from citeaudit.chips import Chip
+from citeaudit.chips import DEFAULT_QUOTE_LENGTH, Chip, chip_for
+from citeaudit.errors import ConfigError
 from citeaudit.guard import Guarded, Part, Policy, Ref, guard
+from citeaudit.sources import Snapshot
 
-__all__ = ["FORMATS", "escape_markdown", "neutralise", "render", "render_html",
-           "render_markdown"]
+__all__ = ["FORMATS", "StreamRenderer", "escape_markdown", "neutralise", "render",
+           "render_html", "render_markdown"]
 
 Format = Literal["html", "markdown"]
 FORMATS: tuple[Format, ...] = ("html", "markdown")
@@ -77,6 +79,16 @@ def _html_ref(ref: Ref, links: dict[int, str]) -> str:
     return f'<sup class="citeaudit-cite">{"".join(links[n] for n in ref.chips)}</sup>'
 
 
+_HTML_HEAD = '<div class="citeaudit-answer">\n<p>'
+
+
+def _html_tail(guarded: Guarded) -> str:
+    """The end of the answer, then its status: stated last, as a stream knows it only then."""
+    withheld = ' data-withheld="true"' if guarded.withheld else ""
+    return (f'</p>\n</div>\n<div class="citeaudit-status" data-status="{guarded.status}"'
+            f"{withheld} hidden></div>\n")
+
+
 def render_html(guarded: Guarded) -> str:
     """The answer as an HTML fragment: the text in paragraphs with verified markers as links,
     then the list of sources.
@@ -84,12 +96,16 @@ def render_html(guarded: Guarded) -> str:
     links = {chip.number: _html_link(chip) for chip in guarded.chips}
     body = "".join(_html_text(part) if isinstance(part, str) else _html_ref(part, links)
                    for part in _trimmed(guarded.parts))
-    withheld = ' data-withheld="true"' if guarded.withheld else ""
-    html = [f'<div class="citeaudit-answer" data-status="{guarded.status}"{withheld}>\n'
-            f"<p>{body}</p>\n</div>\n"]
-    if guarded.chips:
+    html = [f"{_HTML_HEAD}{body}{_html_tail(guarded)}"]
+    html.append(_html_sources(guarded.chips))
+    return "".join(html)
+
+
+def _html_sources(chips: tuple[Chip, ...]) -> str:
+    html = []
+    if chips:
         html.append('<ol class="citeaudit-sources">\n')
-        for chip in guarded.chips:
+        for chip in chips:
             label = escape(neutralise(chip.label))
             head: Markup | str = label if chip.url is None else Markup(
                 f'<a href="{escape(_destination(chip.url))}" {_REL}>{label}</a>')
@@ -143,15 +159,140 @@ def render_markdown(guarded: Guarded) -> str:
     links = {chip.number: _markdown_link(chip) for chip in guarded.chips}
     body = "".join(_markdown_text(part) if isinstance(part, str) else
                    "".join(links[n] for n in part.chips) for part in _trimmed(guarded.parts))
-    lines = [body, ""]
-    if guarded.chips:
+    return body + _markdown_sources(guarded.chips)
+
+
+def _markdown_sources(chips: tuple[Chip, ...]) -> str:
+    lines = ["", ""]
+    if chips:
         lines += ["Sources:", ""]
-        for chip in guarded.chips:
+        for chip in chips:
             label = _markdown_text(chip.label)
             head = label if chip.url is None else f"[{label}](<{_destination(chip.url)}>)"
             lines.append(f"{chip.number}. {head}: \u201c{_markdown_text(chip.quote)}\u201d")
         lines.append("")
     return "\n".join(lines)
+
+
+class StreamRenderer:
+    """Renders what a stream settles, piece by piece, so that everything it returns, once
+    :meth:`close` has returned too, equals :func:`render_html` or :func:`render_markdown` of
+    the guarded whole. Text is held back only as long as what follows can change how it is
+    escaped: the last two characters (Markdown's ``www.`` and ``://``), a run of white space
+    (paragraphs in HTML; the end of the answer is trimmed).
+    """
+
+    def __init__(self, to: Format, snapshot: Snapshot,
+                 quote_length: int = DEFAULT_QUOTE_LENGTH) -> None:
+        if to not in _RENDERERS:
+            raise ConfigError(f"render must be one of {', '.join(FORMATS)}, not {to!r}")
+        self.format: Format = to
+        self._html = to == "html"
+        self._snapshot = snapshot
+        self._quote_length = quote_length
+        self._by_key: dict[str, int] = {}
+        self._chip_of: dict[str, int] = {}
+        self._links: dict[int, str] = {}
+        self._run = ""  # text of the current run not yet shown (neutralised)
+        self._context = ""  # the last characters shown of the current run (for ``www.``)
+        self._leading = True  # the answer's first run: its leading white space goes
+        self.started = False  # whether anything was returned yet
+
+    def take(self, text: str, refs: Sequence[tuple[int, int, Sequence[tuple[str, str]]]],
+             ) -> str:
+        """The rendering of ``text`` (settled plain text) whose verified markers are
+        ``refs``: (start, end, [(id as written, snapshot id)]), in order.
+        """
+        out: list[str] = []
+        position = 0
+        for start, end, ids in refs:
+            self._add(text[position:start])
+            out.append(self._flush(final=True))
+            out.append(self._ref(ids))
+            self._leading = False
+            position = end
+        self._add(text[position:])
+        out.append(self._flush(final=False))
+        return self._shown("".join(out))
+
+    def close(self, guarded: Guarded) -> str:
+        """The rest: the held end of the text, then (HTML) the status and the sources."""
+        rest = self._flush(final=True, last=True)
+        if self._html:
+            head = "" if self.started else _HTML_HEAD
+            self.started = True
+            return head + rest + _html_tail(guarded) + _html_sources(guarded.chips)
+        return self._shown(rest) + _markdown_sources(guarded.chips)
+
+    def _shown(self, text: str) -> str:
+        if text and not self.started:
+            self.started = True
+            return (_HTML_HEAD if self._html else "") + text
+        return text
+
+    def _add(self, text: str) -> None:
+        if not text:
+            return
+        text = neutralise(text)
+        if self._leading:
+            text = text.lstrip()
+            if not text:
+                return
+            self._leading = False
+        self._run += text
+
+    def _flush(self, *, final: bool, last: bool = False) -> str:
+        run = self._run.rstrip() if last else self._run
+        if final:
+            keep = len(run)
+        else:
+            keep = len(run.rstrip())  # white space waits for what follows it
+            if not self._html:
+                keep = min(keep, len(run) - 2)
+        keep = max(keep, 0)
+        if self._html:
+            shown = _html_text(run[:keep]) if keep else ""
+            self._run = run[keep:]
+        else:
+            full = self._context + run
+            begin = len(self._context)
+            stop = begin + keep
+            pieces = []
+            position = begin
+            for match in _MARKDOWN_SPECIAL.finditer(full, begin):
+                if match.start() >= stop:
+                    break
+                pieces.append(full[position:match.start()])
+                pieces.append("\\" + match[0])
+                position = match.end()
+            pieces.append(full[position:stop])
+            shown = "".join(pieces)
+            if "@" in shown:
+                shown = shown.replace("@", "@" + _WORD_JOINER)
+            self._context = full[max(0, stop - 3):stop]
+            self._run = run[keep:]
+        if final:
+            self._run, self._context = "", ""
+        return shown
+
+    def _ref(self, ids: Sequence[tuple[str, str]]) -> str:
+        numbers = []
+        for _, source_id in ids:
+            number = self._chip_of.get(source_id)
+            if number is None:
+                source = self._snapshot.get(source_id)
+                assert source is not None  # verified ids are snapshot ids
+                chip = chip_for(source, len(self._by_key) + 1, self._quote_length)
+                key = chip.url if chip.url is not None else f"\x00{source_id}"
+                number = self._by_key.get(key)
+                if number is None:
+                    number = self._by_key[key] = chip.number
+                    self._links[number] = _html_link(chip) if self._html else \
+                        _markdown_link(chip)
+                self._chip_of[source_id] = number
+            numbers.append(number)
+        links = "".join(self._links[n] for n in dict.fromkeys(numbers))
+        return f'<sup class="citeaudit-cite">{links}</sup>' if self._html else links
 
 
 _RENDERERS: dict[Format, Callable[[Guarded], str]] = {

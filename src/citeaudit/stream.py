@@ -37,6 +37,7 @@ from citeaudit.config import Config
 from citeaudit.grammar import BracketGrammar, Chain, Grammar, Marker
 from citeaudit.guard import DEFAULT_FALLBACK, guarded, junction, line_open, space_before
 from citeaudit.refusal import PATTERN_WINDOW, Refusal
+from citeaudit.render import Format, StreamRenderer, render_html, render_markdown
 from citeaudit.segment import Span, code_spans, covered, mask
 from citeaudit.sources import load_snapshot
 
@@ -47,12 +48,17 @@ _QUIET = re.compile(r"[^\[\]\uff3b\uff3d`~\n]+")  # no bracket, code character o
 _FENCE = re.compile(r"[ \t]{0,3}(`{3,}|~{3,})")
 _MAX_CONTENT = 200  # the longest bracket content a marker can have (see the grammar)
 _REFUSAL_WINDOW = 1000
+_RENDER = {"html": render_html, "markdown": render_markdown}
 
 
-def stream(sources: Any, *, grammar: GrammarSpec = None, refusal: str | Sequence[str] | None = None,
-           config: Config | None = None) -> StreamAuditor:
-    """A :class:`StreamAuditor` for one answer audited against ``sources``."""
-    return StreamAuditor(sources, grammar=grammar, refusal=refusal, config=config)
+def stream(sources: Any, *, grammar: GrammarSpec = None,
+           refusal: str | Sequence[str] | None = None, config: Config | None = None,
+           render: Format | None = None) -> StreamAuditor:
+    """A :class:`StreamAuditor` for one answer audited against ``sources``; with ``render``
+    (``"html"`` or ``"markdown"``), what it returns is rendered (see :class:`StreamAuditor`).
+    """
+    return StreamAuditor(sources, grammar=grammar, refusal=refusal, config=config,
+                         render=render)
 
 
 class StreamAuditor:
@@ -61,9 +67,14 @@ class StreamAuditor:
     """
 
     def __init__(self, sources: Any, *, grammar: GrammarSpec = None,
-                 refusal: str | Sequence[str] | None = None, config: Config | None = None) -> None:
+                 refusal: str | Sequence[str] | None = None, config: Config | None = None,
+                 render: Format | None = None) -> None:
         self._config = config or _DEFAULT
         self._snapshot = load_snapshot(sources)
+        self._renderer = None if render is None else StreamRenderer(render, self._snapshot)
+        # Verified markers in what ``_release`` returns, for the renderer.
+        self._refs: list[tuple[int, int, list[tuple[str, str]]]] | None = \
+            None if render is None else []
         self._grammar: Grammar = choose_grammar(self._snapshot, grammar, self._config)
         self._refusal = self._config.refusals if refusal is None else Refusal.of(
             refusal, self._config.refusal_regex)
@@ -98,7 +109,20 @@ class StreamAuditor:
         self.rest = ""
 
     def feed(self, chunk: str) -> str:
-        """Take the next piece of the answer; return the text now safe to display."""
+        """Take the next piece of the answer; return what is now settled: plain text (every
+        unverifiable marker removed, verified ones as written) or, with ``render``, its
+        escaped HTML or Markdown with verified markers as links.
+        """
+        shown = self._feed(chunk)
+        if self._renderer is None:
+            return shown
+        refs = self._refs
+        assert refs is not None
+        rendered = self._renderer.take(shown, refs)
+        refs.clear()
+        return rendered
+
+    def _feed(self, chunk: str) -> str:
         quiet = self._quiet
         if quiet is not None and quiet(chunk):
             # The fast path: nothing held but spaces (in ``_tail``), nothing in the chunk
@@ -172,14 +196,20 @@ class StreamAuditor:
         context = prepare(text, self._snapshot, grammar=self._grammar, refusal=self._refusal,
                           config=self._config)
         report = report_of(context, findings_of(context))
+        renderer = self._renderer
         if context.answer.refusal:
             # Held back from the start; the guard removes every marker of a refusal.
-            self.rest = guarded(context, report, "strip", DEFAULT_FALLBACK).text
+            served = guarded(context, report, "strip", DEFAULT_FALLBACK)
+            self.rest = served.text if renderer is None else _RENDER[renderer.format](served)
             return report
         self._close_block(self._count(), (len(self._chunks), 0))
         self._pending += self._untail()
         self._refusing = False
         self.rest = self._release(self._length)
+        if renderer is not None:
+            assert self._refs is not None
+            served = guarded(context, report, "strip", DEFAULT_FALLBACK)
+            self.rest = renderer.take(self.rest, self._refs) + renderer.close(served)
         return report
 
     def _count(self) -> int:
@@ -287,7 +317,9 @@ class StreamAuditor:
         return False
 
     def _release(self, limit: int) -> str:
-        """Display the answer up to ``limit``: markers checked, unverifiable ones removed."""
+        """Display the answer up to ``limit``: markers checked, unverifiable ones removed (the
+        verified ones are noted in ``_refs`` for a renderer).
+        """
         base = self._length - len(self._pending)
         if limit <= base:
             return ""
@@ -302,6 +334,8 @@ class StreamAuditor:
         scan = self._grammar.scan(before + window)
         offset = base - len(before)
         pieces: list[str] = []
+        length = 0  # of the pieces
+        refs = self._refs
         position = len(before)
         text = before + window
         for marker in scan.markers:
@@ -310,11 +344,19 @@ class StreamAuditor:
                                                               self._code_starts)):
                 continue
             valid = self._valid(marker)
-            if len(valid) == len(marker.ids):
-                continue  # shown as written
+            if len(valid) == len(marker.ids):  # shown as written
+                if refs is not None:
+                    at = length + start - position
+                    refs.append((at, at + marker.end - start, valid))
+                continue
             if valid:
                 pieces.append(text[position:start])
-                pieces.append(f"[{', '.join(dict.fromkeys(valid))}]")
+                length += start - position
+                shown = f"[{', '.join(dict.fromkeys(w for w, _ in valid))}]"
+                if refs is not None:
+                    refs.append((length, length + len(shown), valid))
+                pieces.append(shown)
+                length += len(shown)
             else:
                 # ``before`` was displayed already: it only gives context.
                 pieces.append(text[position:max(space_before(text, start), len(before))])
@@ -322,6 +364,7 @@ class StreamAuditor:
                 after = text[marker.end:marker.end + 1] or after_window
                 pieces = [so_far, junction((so_far or self._last)[-1:], after,
                                            line_open(so_far, self._opened))]
+                length = len(so_far) + len(pieces[1])
             position = marker.end
         pieces.append(text[position:])
         return self._shown("".join(pieces))
@@ -335,10 +378,15 @@ class StreamAuditor:
                 self._opened = line_open(text, self._opened)
         return text
 
-    def _valid(self, marker: Marker) -> list[str]:
+    def _valid(self, marker: Marker) -> list[tuple[str, str]]:
+        """The marker's ids that resolve: (as written, snapshot id)."""
         snapshot = self._snapshot
-        return [source_id for source_id in marker.ids
-                if resolve_id(source_id, marker.prefix, snapshot) is not None]
+        found = []
+        for source_id in marker.ids:
+            resolved = resolve_id(source_id, marker.prefix, snapshot)
+            if resolved is not None:
+                found.append((source_id, resolved))
+        return found
 
 
 def _bracket_only(grammar: Grammar) -> bool:
