@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 
 import Stemmer
 
@@ -27,6 +27,8 @@ __all__ = ["DEFAULT_THRESHOLD", "LexicalJudge"]
 
 DEFAULT_THRESHOLD = 0.5
 _SHOWN = 12  # amounts named in a CA501 message
+_SCAN_ALL = 128  # passages with more sentences are scored from an index of their words
+_VISIT = 128  # sentences scored at most per claim and passage, from the index
 _WORDS = re.compile(r"[a-z][a-z0-9]*(?:'[a-z]+)?")  # words, not bare numbers
 _NAME = re.compile(r"[A-Za-z][\w-]*")  # a capitalised word after the first: a name
 _QUOTED = re.compile(r"[\"“”„«»]([^\"“”„«»\n]{2,}?)[\"“”„«»]")
@@ -81,7 +83,7 @@ class _Passage:
     only for claims that state amounts or quote.
     """
 
-    __slots__ = ("_amounts", "_normal", "_quantities", "lowered", "sentences", "text")
+    __slots__ = ("_amounts", "_index", "_normal", "_quantities", "lowered", "sentences", "text")
 
     def __init__(self, text: str) -> None:
         self.text = text
@@ -96,6 +98,7 @@ class _Passage:
         # Windows of two adjacent sentences are scored from the sentences' overlaps with the
         # claim, never built here: most passages are cited by a claim or two.
         self.sentences: list[_Window] = analysed
+        self._index: dict[str, list[int]] | None = None
         self._quantities: dict[float, list[Quantity]] | None = None
         self._amounts: list[str] = []
         self._normal: str | None = None
@@ -112,6 +115,27 @@ class _Passage:
             self._quantities = index
             self._amounts = list(dict.fromkeys(q.text for qs in index.values() for q in qs))
         return self._quantities
+
+    def candidates(self, terms: frozenset[str]) -> list[int]:
+        """The sentences worth scoring for a claim with ``terms`` (and the one after each, for
+        two-sentence windows), in order: those sharing a term, from the claim's rarest terms
+        on, at most about :data:`_VISIT` of them, so a claim costs the same however long the
+        passage (a long passage cited by many claims stays linear).
+        """
+        if self._index is None:
+            index: dict[str, list[int]] = {}
+            for position, (_, sentence_terms, _) in enumerate(self.sentences):
+                for term in sentence_terms:
+                    index.setdefault(term, []).append(position)
+            self._index = index
+        postings = sorted((self._index.get(term, []) for term in terms), key=len)
+        chosen: set[int] = set()
+        for posting in postings:
+            if len(chosen) >= _VISIT:
+                break
+            chosen.update(posting[:_VISIT])
+        last = len(self.sentences) - 1
+        return sorted(chosen | {p + 1 for p in chosen if p < last})
 
     @property
     def amounts(self) -> list[str]:
@@ -176,7 +200,18 @@ class LexicalJudge:
             empty: frozenset[str] = frozenset()
             for source_id, passage in analysed:
                 previous: tuple[frozenset[str], bool, str] | None = None
-                for text, sentence_terms, sentence_negated in passage.sentences:
+                sentences = passage.sentences
+                visit: Iterable[int] = range(len(sentences)) \
+                    if len(sentences) <= _SCAN_ALL else passage.candidates(terms)
+                last = -2
+                for position in visit:
+                    if position != last + 1:
+                        previous = None
+                        if position > 0:  # the window ending here needs the one before
+                            text, sentence_terms, sentence_negated = sentences[position - 1]
+                            previous = (terms & sentence_terms, sentence_negated, text)
+                    last = position
+                    text, sentence_terms, sentence_negated = sentences[position]
                     shared = terms & sentence_terms if not terms.isdisjoint(sentence_terms) \
                         else empty
                     candidates = [(shared, sentence_negated, text)]
