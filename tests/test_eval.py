@@ -548,3 +548,33 @@ def test_html_report_header_failures_worst_by_rule_bins_and_missing_values(
     system_c = by_tag.split("<td>c</td>", 1)[1].split("</tr>", 1)[0]
     assert "\u2014 / \u2014" in system_c  # no precision at all, not 0
     assert "0.000 / 0.000" not in system_c
+
+
+def test_json_array_splitting_matches_a_parser_for_any_chunking(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """The streaming splitter against ``json.loads`` on random arrays, read in random chunk
+    sizes with random first parser windows (element ends are found across every boundary).
+    """
+    import io  # noqa: PLC0415
+
+    import citeaudit.eval.records as records_module  # noqa: PLC0415
+
+    chooser = random.Random(5)
+
+    def value(depth: int = 0) -> Any:
+        roll = chooser.random()
+        if depth > 4 or roll < 0.3:
+            return chooser.choice([1, -2.5, "a,b]", 'q"uo\\te', True, None, "}{[", "é€",
+                                   "\\\"", "", "x" * 50, 10**20])
+        if roll < 0.6:
+            return [value(depth + 1) for _ in range(chooser.randrange(0, 4))]
+        return {f"k{i}": value(depth + 1) for i in range(chooser.randrange(0, 4))}
+
+    for _ in range(1500):
+        array = [value() for _ in range(chooser.randrange(0, 6))]
+        text = json.dumps(array, indent=chooser.choice([None, 1]),
+                          ensure_ascii=chooser.random() < 0.5).encode()
+        monkeypatch.setattr(records_module, "_READ", chooser.randrange(1, 40))
+        monkeypatch.setattr(records_module, "_WINDOW", chooser.randrange(1, 30))
+        items = records_module._ArraySplitter(io.BytesIO(text), "x", 10**6).items()
+        assert [json.loads(item.value) for item in items] == array, text
