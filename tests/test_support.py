@@ -275,3 +275,27 @@ def test_auc_and_balanced_accuracy() -> None:
     assert _auc([0.1, 0.4, 0.35, 0.8], [False, False, True, True]) == 0.75
     assert _auc([0.5, 0.5], [False, True]) == 0.5
     assert _balanced([True, False, True, False], [True, True, False, False]) == 0.5
+
+
+def test_each_claim_and_its_passages_are_judged_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The support check and the ALCE metrics share one judgement per (claim, passages)."""
+    from citeaudit import support  # noqa: PLC0415
+
+    lexical = support.get_judge("lexical")
+    asked: list[tuple[str, tuple[tuple[str, str], ...]]] = []
+
+    class Counting:
+        name = "lexical"
+        threshold = lexical.threshold
+
+        def judge(self, pairs: Any) -> Any:
+            asked.extend((claim, tuple(passages)) for claim, passages in pairs)
+            return lexical.judge(pairs)
+
+    monkeypatch.setattr(support, "get_judge", lambda name, threshold=None: Counting())
+    answer = ("Reimbursements settle within 30 days of approval [2]. Reports are filed within"
+              " 60 days [1][2]. Parking is free [3].")
+    report = citeaudit.audit(answer, PASSAGES, config=citeaudit.Config(support="lexical"))
+    assert report.metrics.support_recall is not None
+    assert asked
+    assert len(asked) == len(set(asked))

@@ -204,8 +204,10 @@ def _with_support(context: Context, metrics: Metrics) -> Metrics:
     """The metrics with ALCE citation recall and precision by the configured judge."""
     from citeaudit.support import get_judge  # noqa: PLC0415 - only support runs load it
     from citeaudit.support.alce import alce  # noqa: PLC0415
+    from citeaudit.support.judges import Remembered  # noqa: PLC0415
 
-    judge = get_judge(context.config.support or "", context.config.support_threshold)
+    judge = Remembered(get_judge(context.config.support or "", context.config.support_threshold),
+                       context.judged)
     recall, precision = alce([(text, passages) for _, text, passages
                               in claim_passages(context)], judge)
     return dataclasses.replace(metrics, support_recall=recall, support_precision=precision)

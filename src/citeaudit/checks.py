@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
-from typing import Protocol
+from dataclasses import dataclass, field
+from typing import Any, Protocol
 
 from citeaudit.answer import Answer, Citation, Claim
 from citeaudit.config import Config
@@ -33,6 +33,9 @@ class Context:
     config: Config
     resolved: tuple[str | None, ...]
     grammar: str = ""
+    # Support judgements of this audit by (claim, cited passages): made once, read by the
+    # support check and the ALCE metrics alike.
+    judged: dict[object, Any] = field(default_factory=dict, compare=False, repr=False)
 
     def out_of_range(self, citation: Citation) -> bool:
         """Whether an unresolved citation names a number outside the snapshot's numbering."""
@@ -198,8 +201,9 @@ def support(context: Context) -> Iterator[Problem]:
     if name is None:
         return
     from citeaudit.support import get_judge  # noqa: PLC0415 - only support runs load it
+    from citeaudit.support.judges import Remembered  # noqa: PLC0415
 
-    judge = get_judge(name, context.config.support_threshold)
+    judge = Remembered(get_judge(name, context.config.support_threshold), context.judged)
     cited = [(claim, text, passages) for claim, text, passages in claim_passages(context)
              if passages]
     judgements = judge.judge([(text, passages) for _, text, passages in cited])

@@ -7,7 +7,7 @@ import re
 from collections.abc import Sequence
 from typing import NamedTuple, Protocol
 
-__all__ = ["Judgement", "Passage", "SupportJudge", "windows"]
+__all__ = ["Judgement", "Passage", "Remembered", "SupportJudge", "windows"]
 
 _SENTENCE_END = re.compile(r"[.!?。！？](?=\s)|\n")  # a character-class start: fast
 
@@ -57,3 +57,24 @@ class SupportJudge(Protocol):
     def judge(self, pairs: Sequence[tuple[str, Sequence[Passage]]]) -> list[Judgement]:
         """One judgement per (claim, cited passages) pair, in order."""
         ...
+
+
+class Remembered:
+    """A judge that answers each (claim, cited passages) once per audit: the support check
+    and the ALCE metrics ask the same questions, and a model judge would pay twice.
+    """
+
+    def __init__(self, judge: SupportJudge, memo: dict[object, Judgement]) -> None:
+        self._judge = judge
+        self._memo = memo
+        self.name = judge.name
+        self.threshold = judge.threshold
+
+    def judge(self, pairs: Sequence[tuple[str, Sequence[Passage]]]) -> list[Judgement]:
+        memo = self._memo
+        keys = [(claim, tuple(passages)) for claim, passages in pairs]
+        missing = [key for key in dict.fromkeys(keys) if key not in memo]
+        if missing:
+            judged = self._judge.judge([(claim, list(passages)) for claim, passages in missing])
+            memo.update(zip(missing, judged, strict=True))
+        return [memo[key] for key in keys]
