@@ -53,7 +53,8 @@ def test_json_output_shape(run: Any) -> None:
     result = run("check", S000, str(SEEDS / "000/errors.json"), "--format", "json")
     report = json.loads(result.out)
     assert set(report) == {"version", "status", "passed", "reasons", "findings", "metrics",
-                           "checked", "not_checked", "grammar", "answer_shape", "fingerprint"}
+                           "checked", "not_checked", "grammar", "answer_shape", "fingerprint",
+                           "snapshot"}
     assert report["findings"][1] == {
         "code": "CA201", "severity": "error",
         "message": "[S9] cites 'S9', which is not in this request's snapshot",

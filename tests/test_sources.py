@@ -6,6 +6,7 @@ from typing import Any
 
 import pytest
 
+import citeaudit
 from citeaudit import Snapshot, SnapshotError, Source, load_snapshot
 
 
@@ -107,3 +108,43 @@ def test_broken_snapshots_name_the_json_path(data: Any, place: str, message: str
     assert caught.value.place == place
     assert message in caught.value.reason
     assert str(caught.value).startswith(f"retrieved.json: {place}: ")
+
+
+@pytest.mark.parametrize(("passages", "answer", "ids"), [
+    ([{"id": "5", "text": "Rates rose."}, {"id": "4", "text": "Costs fell."}],
+     "Rates rose [5]. Costs fell [4].", ("5", "4")),
+    ([{"id": 12, "text": "Rates rose."}, {"id": 3, "text": "Costs fell."}],
+     "Rates rose [12]. Costs fell [3].", ("12", "3")),
+    ([{"id": "ExpertQA_9f#ref1", "text": "Rates rose."}, {"id": "doc_b", "text": "Costs fell."}],
+     "Rates rose [ExpertQA_9f#ref1]. Costs fell [doc_b].", ("ExpertQA_9f#ref1", "doc_b")),
+    ([{"id": "1", "text": "Rates rose."}, {"id": "2", "text": "Costs fell."}],
+     "Rates rose [1]. Costs fell [2].", ("1", "2")),
+])
+def test_a_list_whose_passages_carry_ids_keeps_them(passages: Any, answer: str,
+                                                    ids: tuple[str, ...]) -> None:
+    report = citeaudit.audit(answer, passages, grammar=None if "#" not in answer else
+                             "regex:\\[([^\\]]+)\\]")
+    assert tuple(s.id for s in report.snapshot.sources) == ids
+    assert report.snapshot.ids_from == "ids"
+    assert report.to_dict()["snapshot"] == {"numbering": "ids", "sources": 2}
+    assert [f.code for f in report.findings] == []
+
+
+def test_a_list_without_ids_is_numbered_by_position() -> None:
+    report = citeaudit.audit("Rates rose [2].", ["Costs fell.", {"text": "Rates rose."}])
+    assert report.to_dict()["snapshot"] == {"numbering": "positions", "sources": 2}
+    assert report.passed
+
+
+@pytest.mark.parametrize(("passages", "place"), [
+    ([{"id": "5", "text": "a"}, {"text": "b"}], "$[1]"),
+    ([{"text": "b"}, {"id": "5", "text": "a"}], "$[1].id"),
+    (["a", {"id": "x", "text": "b"}], "$[1].id"),
+    ([{"id": "5", "text": "a"}, {"id": "5", "text": "b"}], "$[1].id"),
+    ([{"id": True, "text": "a"}], "$[0].id"),
+    ([{"id": "", "text": "a"}], "$[0].id"),
+])
+def test_mixed_or_broken_list_ids_are_input_errors(passages: Any, place: str) -> None:
+    with pytest.raises(citeaudit.SnapshotError) as raised:
+        citeaudit.load_snapshot(passages)
+    assert raised.value.place == place

@@ -153,6 +153,8 @@ class Report:
             "grammar": self.grammar,
             "answer_shape": self.shape,
             "fingerprint": self.fingerprint,
+            # Where the ids came from: "ids" as the sources gave them, "positions" 1..N.
+            "snapshot": {"numbering": self.snapshot.ids_from, "sources": len(self.snapshot)},
         }
 
 

@@ -44,9 +44,9 @@ class Snapshot:
     range (CA202).
     """
 
-    __slots__ = ("_by_id", "_fingerprint", "_weights", "numbering", "sources")
+    __slots__ = ("_by_id", "_fingerprint", "_weights", "ids_from", "numbering", "sources")
 
-    def __init__(self, sources: tuple[Source, ...]) -> None:
+    def __init__(self, sources: tuple[Source, ...], *, ids_from: str = "ids") -> None:
         by_id = {source.id: source for source in sources}
         if len(by_id) != len(sources):
             _check_unique(source.id for source in sources)
@@ -55,6 +55,8 @@ class Snapshot:
         self._fingerprint: str | None = None
         self._weights: dict[str, float] | bool | None = False  # False: not computed yet
         self.numbering = _numbering(sources)
+        # "ids": the ids as the data gave them; "positions": an id-less list numbered 1..N.
+        self.ids_from = ids_from
 
     @property
     def numbered(self) -> bool:
@@ -166,12 +168,15 @@ def load_snapshot(data: Any, *, origin: str = "<snapshot>") -> Snapshot:
     if isinstance(data, Snapshot):
         return data
     try:
-        return Snapshot(tuple(_sources(data)))
+        carried = isinstance(data, list | tuple) and _carry_ids(data)
+        positions = isinstance(data, list | tuple) and not carried
+        return Snapshot(tuple(_sources(data, carried)),
+                        ids_from="positions" if positions else "ids")
     except SnapshotError as error:
         raise error.located(origin) from None
 
 
-def _sources(data: Any) -> Iterator[Source]:
+def _sources(data: Any, carried: bool = False) -> Iterator[Source]:
     if isinstance(data, dict) and "sources" in data and isinstance(data["sources"], list):
         seen: set[str] = set()
         for index, item in enumerate(data["sources"]):
@@ -194,6 +199,9 @@ def _sources(data: Any) -> Iterator[Source]:
             if not isinstance(key, str) or not key.strip():
                 raise SnapshotError("source ids must be non-empty strings", place="$")
             yield passage(key, value, f"$[{_quote(key)}]")
+    elif isinstance(data, list | tuple) and carried:
+        for index, value in enumerate(data):  # the ids the passages carry: markers cite them
+            yield passage(_given_id(value, f"$[{index}].id"), value, f"$[{index}]")
     elif isinstance(data, list | tuple):
         new = tuple.__new__
         for index, value in enumerate(data):
@@ -205,6 +213,41 @@ def _sources(data: Any) -> Iterator[Source]:
         raise SnapshotError(
             f"a snapshot must be an object with \"sources\", a list of passages or an id mapping,"
             f" not {kind_of(data)}", place="$")
+
+
+def _has_id(value: Any) -> bool:
+    return isinstance(value, Source) or (isinstance(value, dict) and value.get("id") is not None)
+
+
+def _carry_ids(items: list[Any] | tuple[Any, ...]) -> bool:
+    """Whether a list's passages carry their own ids (all of them; a mix is an error)."""
+    if not items or isinstance(items[0], str) or not _has_id(items[0]):
+        for index, value in enumerate(items):
+            if not isinstance(value, str) and _has_id(value):
+                raise SnapshotError(
+                    f"passage $[{index}] carries an \"id\" but passage $[0] does not: give"
+                    " every passage an id (markers cite them) or none (numbered 1..N)",
+                    place=f"$[{index}].id")
+        return False
+    for index, value in enumerate(items):
+        if not _has_id(value):
+            raise SnapshotError(
+                f"passage $[{index}] has no \"id\" but passage $[0] does: give every passage"
+                " an id (markers cite them) or none (numbered 1..N)", place=f"$[{index}]")
+    return True
+
+
+def _given_id(value: Any, path: str) -> str:
+    """A passage's own id: a non-empty string, or a whole number written as one."""
+    if isinstance(value, Source):
+        return value.id
+    given = value.get("id")
+    if isinstance(given, int) and not isinstance(given, bool):
+        return str(given)
+    if not isinstance(given, str) or not given.strip():
+        raise SnapshotError(f"a passage id must be a non-empty string or a whole number, not"
+                            f" {kind_of(given)}", place=path)
+    return given
 
 
 def _check_unique(ids: Iterable[str]) -> None:
