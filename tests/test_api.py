@@ -190,3 +190,24 @@ def test_readme_request_path_example_runs() -> None:
                                                   namespace["snapshot"])
     assert "[1] Filing\n" in namespace["context"].prompt
     assert 'href="https://hr.example/policy"' in namespace["html"]
+
+
+def test_snapshots_reports_and_served_answers_pickle() -> None:
+    """Worker processes (and later engines) receive them whole."""
+    import pickle  # noqa: PLC0415
+
+    sources = [{"text": "Rates rose.", "url": "https://x.example/a", "metadata": {"k": [1]}},
+               "Costs fell."]
+    report = citeaudit.audit("Rates rose [1]. Costs fell [3].", sources)
+    served = citeaudit.guard("Rates rose [1]. Costs fell [3].", sources)
+    for value in (report.snapshot, report, served):
+        copy = pickle.loads(pickle.dumps(value))
+        assert copy == value
+    assert pickle.loads(pickle.dumps(report)).snapshot.sources[0].metadata == {"k": [1]}
+
+
+def test_bad_policy_or_format_is_a_citeaudit_error() -> None:
+    with pytest.raises(citeaudit.ConfigError):
+        citeaudit.render("x [1].", ["x"], to="pdf")  # type: ignore[arg-type]
+    with pytest.raises(citeaudit.ConfigError):
+        citeaudit.guard("x [1].", ["x"], policy="shred")  # type: ignore[arg-type]

@@ -123,7 +123,7 @@ def test_claim_lists_and_structured_answers() -> None:
 
 
 def test_unknown_policy() -> None:
-    with pytest.raises(ValueError, match="policy must be one of"):
+    with pytest.raises(citeaudit.ConfigError, match="policy must be one of"):
         guard("x", PASSAGES, policy="keep")  # type: ignore[arg-type]
 
 

@@ -25,6 +25,7 @@ from citeaudit.audit import GrammarSpec, Report, Status, findings_of, prepare, r
 from citeaudit.checks import Context
 from citeaudit.chips import DEFAULT_QUOTE_LENGTH, Chip, chips_of
 from citeaudit.config import Config
+from citeaudit.errors import ConfigError
 from citeaudit.sources import Snapshot
 
 __all__ = ["DEFAULT_FALLBACK", "POLICIES", "Guarded", "Policy", "Ref", "Resolution", "guard",
@@ -122,7 +123,7 @@ def guard(answer: Any, sources: Any, *, policy: Policy = "strip",
           quote_length: int = DEFAULT_QUOTE_LENGTH) -> Guarded:
     """Audit ``answer`` against ``sources`` and apply ``policy`` to what fails."""
     if policy not in POLICIES:
-        raise ValueError(f"policy must be one of {', '.join(POLICIES)}, not {policy!r}")
+        raise ConfigError(f"policy must be one of {', '.join(POLICIES)}, not {policy!r}")
     context = prepare(answer, sources, grammar=grammar, refusal=refusal, config=config)
     report = report_of(context, findings_of(context))
     return guarded(context, report, policy, fallback, quote_length)

@@ -305,5 +305,5 @@ def render(answer: Any, sources: Any, *, to: Format = "html", policy: Policy = "
     :func:`~citeaudit.guard`.
     """
     if to not in _RENDERERS:
-        raise ValueError(f"to must be one of {', '.join(FORMATS)}, not {to!r}")
+        raise ConfigError(f"to must be one of {', '.join(FORMATS)}, not {to!r}")
     return _RENDERERS[to](guard(answer, sources, policy=policy, **options))

@@ -34,6 +34,15 @@ class Source(NamedTuple):
     rank: int | None = None
     metadata: Mapping[str, Any] = MappingProxyType({})
 
+    def __reduce__(self) -> tuple[Any, ...]:
+        # A read-only mapping does not pickle: workers and other processes get a copy.
+        return (_source, (*self[:6], dict(self.metadata)))
+
+
+def _source(*fields: Any) -> Source:
+    metadata = fields[6]
+    return Source(*fields[:6], MappingProxyType(metadata) if metadata else _NO_METADATA)
+
 
 class Snapshot:
     """The immutable, validated set of sources for one request, keyed by id.
