@@ -39,9 +39,10 @@ class Source(NamedTuple):
         return (_source, (*self[:6], dict(self.metadata)))
 
 
-def _source(*fields: Any) -> Source:
-    metadata = fields[6]
-    return Source(*fields[:6], MappingProxyType(metadata) if metadata else _NO_METADATA)
+def _source(source_id: str, text: str, url: str | None, label: str | None,
+            score: float | None, rank: int | None, metadata: dict[str, Any]) -> Source:
+    return Source(source_id, text, url, label, score, rank,
+                  MappingProxyType(metadata) if metadata else _NO_METADATA)
 
 
 class Snapshot:
