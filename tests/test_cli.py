@@ -136,9 +136,9 @@ def test_rules_command(run: Any) -> None:
     result = run("rules")
     assert result.code == ExitCode.OK
     lines = result.out.splitlines()
-    assert len(lines) == 13
+    assert len(lines) == 14
     assert lines[0].split()[:3] == ["CA101", "malformed-marker", "warning"]
-    assert lines[8].endswith("(off by default)")
+    assert lines[9].endswith("(off by default)")
     rows = json.loads(run("rules", "--format", "json").out)
     assert rows[2] == {"code": "CA202", "name": "out-of-range", "severity": "error",
                        "enabled": True,

@@ -23,6 +23,7 @@ TRIGGERS: dict[str, tuple[Any, Any, dict[str, Any]]] = {
     "CA202": ("Refunds take 30 days [3].", PASSAGES, {}),
     "CA203": ({"status": "answered", "text": "x", "citations": ["a", "a"]},
               STRUCTURED_SOURCES, {}),
+    "CA207": ("Refunds take 30 days [1].", [], {}),
     "CA301": ("Refunds are possible.", PASSAGES, {}),
     "CA302": ("Refunds take 30 days.", PASSAGES, {}),
     "CA401": ({"status": "answered", "text": "x", "citations": []}, STRUCTURED_SOURCES, {}),

@@ -104,6 +104,13 @@ def duplicate_citations(context: Context) -> Iterator[Problem]:
         seen.add(citation.source_id)
 
 
+def empty_snapshot(context: Context) -> Iterator[Problem]:
+    """CA207: nothing was retrieved for the request, so no citation can be verified."""
+    if not context.snapshot.sources:
+        yield Problem("CA207", "the snapshot is empty: nothing was retrieved for this request,"
+                               " so no citation can be checked")
+
+
 def _needs_citation(claim: Claim, config: Config) -> str | None:
     """The code a claim without markers gets under the claim policy and enabled rules."""
     if claim.markers:
@@ -221,6 +228,7 @@ CHECKS: dict[Check, tuple[str, ...]] = {
     malformed_markers: ("CA101",),
     unresolved_citations: ("CA201", "CA202"),
     duplicate_citations: ("CA203",),
+    empty_snapshot: ("CA207",),
     uncited_claims: ("CA301", "CA302"),
     answer_level: ("CA401", "CA402", "CA403"),
     invalid_answer: ("CA404",),

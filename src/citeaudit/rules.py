@@ -54,6 +54,8 @@ RULES: dict[str, Rule] = _table(
          "a numeric id is outside 1..N (including 0 and negatives)"),
     Rule("CA203", "duplicate-citation", Severity.ERROR,
          "a structured citations list names the same id twice"),
+    Rule("CA207", "empty-snapshot", Severity.ERROR,
+         "nothing was retrieved for the request: no citation can be verified"),
     Rule("CA301", "missing-citation", Severity.ERROR,
          "a claim carries no citation marker"),
     Rule("CA302", "unmarked-quantity", Severity.ERROR,

@@ -265,7 +265,10 @@ def _fences(text: str) -> list[Span]:
     fence: str | None = None
     fence_start = 0
     position = 0
-    for line in text.splitlines(keepends=True):
+    # Lines end at "\n" only, as the streaming auditor reads them: a fence after a lone "\r"
+    # or a Unicode line separator is no fence for either.
+    for line in text.split("\n"):
+        line += "\n"
         match = _FENCE.match(line)
         if fence is None and match:
             fence, fence_start = match[1], position
@@ -276,7 +279,7 @@ def _fences(text: str) -> list[Span]:
         position += len(line)
     if fence is not None:
         spans.append(Span(fence_start, len(text)))
-    return spans
+    return [Span(span.start, min(span.end, len(text))) for span in spans]
 
 
 def covered(position: int, spans: Sequence[Span], starts: Sequence[int]) -> bool:
