@@ -267,8 +267,8 @@ def _fences(text: str) -> list[Span]:
     position = 0
     # Lines end at "\n" only, as the streaming auditor reads them: a fence after a lone "\r"
     # or a Unicode line separator is no fence for either.
-    for line in text.split("\n"):
-        line += "\n"
+    for bare in text.split("\n"):
+        line = bare + "\n"
         match = _FENCE.match(line)
         if fence is None and match:
             fence, fence_start = match[1], position

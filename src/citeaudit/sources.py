@@ -36,11 +36,12 @@ class Source(NamedTuple):
 
     def __reduce__(self) -> tuple[Any, ...]:
         # A read-only mapping does not pickle: workers and other processes get a copy.
-        return (_source, (*self[:6], dict(self.metadata)))
+        return (_source, (tuple(self[:6]), dict(self.metadata)))
 
 
-def _source(source_id: str, text: str, url: str | None, label: str | None,
-            score: float | None, rank: int | None, metadata: dict[str, Any]) -> Source:
+def _source(fields: tuple[Any, ...], metadata: dict[str, Any]) -> Source:
+    """A source back from a pickle: its fields, then its metadata read-only again."""
+    source_id, text, url, label, score, rank = fields
     return Source(source_id, text, url, label, score, rank,
                   MappingProxyType(metadata) if metadata else _NO_METADATA)
 
