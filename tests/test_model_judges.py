@@ -114,3 +114,24 @@ def test_nli_judge_needs_a_checkpoint(tmp_path: Path, monkeypatch: pytest.Monkey
     monkeypatch.setenv("CITEAUDIT_NLI_MODEL", str(checkpoint))
     with pytest.raises(ConfigError, match="no entailment label"):
         get_judge("nli", 0.43)
+
+
+def test_model_judges_choose_their_device(monkeypatch: pytest.MonkeyPatch) -> None:
+    import torch  # noqa: PLC0415
+
+    from citeaudit import ConfigError  # noqa: PLC0415
+    from citeaudit.support.judges import device  # noqa: PLC0415
+
+    monkeypatch.delenv("CITEAUDIT_DEVICE", raising=False)
+    expected = "cuda" if torch.cuda.is_available() else (
+        "mps" if torch.backends.mps.is_available() else "cpu")
+    assert device(torch) == expected
+    monkeypatch.setenv("CITEAUDIT_DEVICE", "cpu")
+    assert device(torch) == "cpu"
+    monkeypatch.setenv("CITEAUDIT_DEVICE", "tpu")
+    with pytest.raises(ConfigError, match="use cpu, cuda, cuda:N or mps"):
+        device(torch)
+    if not torch.cuda.is_available():
+        monkeypatch.setenv("CITEAUDIT_DEVICE", "cuda:1")
+        with pytest.raises(ConfigError, match="no such device here"):
+            device(torch)

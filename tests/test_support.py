@@ -299,3 +299,18 @@ def test_each_claim_and_its_passages_are_judged_once(monkeypatch: pytest.MonkeyP
     assert report.metrics.support_recall is not None
     assert asked
     assert len(asked) == len(set(asked))
+
+
+@pytest.mark.parametrize("empty", ["", "   ", "\n\t"])
+def test_a_passage_with_no_text_is_not_judged(empty: str) -> None:
+    sources = ["Reimbursements settle within 30 days of approval.", empty]
+    config = Config(support="lexical")
+    report = citeaudit.audit("Reimbursements settle within 30 days [1]. Parking is free [2].",
+                             sources, config=config)
+    assert [f.code for f in report.findings if f.code.startswith("CA5")] == []
+    assert "support of claim 2: its cited passages have no text" in report.not_checked
+    assert report.metrics.support_recall == 1.0  # only the judged claim counts
+    mixed = citeaudit.audit("Reimbursements settle within 30 days [1][2].", sources,
+                            config=config)
+    assert [f.code for f in mixed.findings] == []
+    assert all("no text" not in item for item in mixed.not_checked)

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from citeaudit.answer import Answer, parse_answer
-from citeaudit.checks import CHECKS, Check, Context, claim_passages
+from citeaudit.checks import CHECKS, Check, Context, judged_passages, unjudged_claims
 from citeaudit.config import Config
 from citeaudit.findings import Finding, finding_order
 from citeaudit.grammar import Grammar, get_grammar, infer_grammar
@@ -198,6 +198,12 @@ def report_of(context: Context, findings: Sequence[Finding],
         if metrics.recall is not None and metrics.recall < config.min_recall:
             reasons.append(f"recall {metrics.recall:.2f} < {config.min_recall:.2f}")
     checked, not_checked = _scope(config.enabled, config.support)
+    if config.support is not None:
+        unjudged = unjudged_claims(context)
+        if unjudged:
+            claims = ", ".join(map(str, unjudged))
+            not_checked = (*not_checked, f"support of claim{'s' if len(unjudged) > 1 else ''}"
+                                         f" {claims}: its cited passages have no text")
     return Report(tuple(findings), metrics, status, not reasons, checked, not_checked,
                   context.grammar, context.snapshot, tuple(reasons), context.answer.kind)
 
@@ -211,7 +217,7 @@ def _with_support(context: Context, metrics: Metrics) -> Metrics:
     judge = Remembered(get_judge(context.config.support or "", context.config.support_threshold),
                        context.judged)
     recall, precision = alce([(text, passages) for _, text, passages
-                              in claim_passages(context)], judge)
+                              in judged_passages(context)], judge)
     return dataclasses.replace(metrics, support_recall=recall, support_precision=precision)
 
 

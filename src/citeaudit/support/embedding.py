@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from citeaudit.errors import ConfigError
-from citeaudit.support.judges import Judgement, Passage, windows
+from citeaudit.support.judges import Judgement, Passage, device, windows
 
 __all__ = ["DEFAULT_THRESHOLD", "EmbeddingJudge"]
 
@@ -47,7 +47,10 @@ class EmbeddingJudge:
         path = model or default_model()
         if not os.path.isdir(path):
             raise ConfigError(f"the embedding model {path!r} is not a local directory")
-        self._model: Any = SentenceTransformer(path, device="cpu", local_files_only=True)
+        import torch  # noqa: PLC0415 - sentence-transformers brings it
+
+        self.device = device(torch)
+        self._model: Any = SentenceTransformer(path, device=self.device, local_files_only=True)
         self.threshold = threshold
         self._batch = batch_size
 

@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import itertools
+import os
 import re
 from collections.abc import Sequence
-from typing import NamedTuple, Protocol
+from typing import Any, NamedTuple, Protocol
 
-__all__ = ["Judgement", "Passage", "Remembered", "SupportJudge", "windows"]
+from citeaudit.errors import ConfigError
+
+__all__ = ["Judgement", "Passage", "Remembered", "SupportJudge", "device", "windows"]
 
 _SENTENCE_END = re.compile(r"[.!?。！？](?=\s)|\n")  # a character-class start: fast
 
@@ -78,3 +81,24 @@ class Remembered:
             judged = self._judge.judge([(claim, list(passages)) for claim, passages in missing])
             memo.update(zip(missing, judged, strict=True))
         return [memo[key] for key in keys]
+
+
+def device(torch: Any) -> str:
+    """Where a model judge runs: ``CITEAUDIT_DEVICE`` when set (``cpu``, ``cuda``, ``cuda:1``,
+    ``mps``), else CUDA or Apple's MPS when present, else the CPU.
+    """
+    chosen = os.environ.get("CITEAUDIT_DEVICE", "").strip()
+    if chosen:
+        kind = chosen.split(":", 1)[0]
+        available = {"cpu": True, "cuda": torch.cuda.is_available(),
+                     "mps": bool(getattr(torch.backends, "mps", None))
+                     and torch.backends.mps.is_available()}
+        if kind not in available:
+            raise ConfigError(f"CITEAUDIT_DEVICE {chosen!r}: use cpu, cuda, cuda:N or mps")
+        if not available[kind]:
+            raise ConfigError(f"CITEAUDIT_DEVICE {chosen!r}: no such device here")
+        return chosen
+    if torch.cuda.is_available():
+        return "cuda"
+    mps = getattr(torch.backends, "mps", None)
+    return "mps" if mps is not None and mps.is_available() else "cpu"

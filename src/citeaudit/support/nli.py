@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from citeaudit.errors import ConfigError
-from citeaudit.support.judges import Judgement, Passage, windows
+from citeaudit.support.judges import Judgement, Passage, device, windows
 
 __all__ = ["DEFAULT_THRESHOLD", "NLIJudge"]
 
@@ -44,8 +44,9 @@ class NLIJudge:
                               " directory")
         self._torch: Any = torch
         self._tokenizer: Any = AutoTokenizer.from_pretrained(path, local_files_only=True)
+        self.device = device(torch)
         self._model: Any = AutoModelForSequenceClassification.from_pretrained(
-            path, local_files_only=True).eval()
+            path, local_files_only=True).eval().to(self.device)
         labels = {int(k): str(v).lower() for k, v in self._model.config.id2label.items()}
         named = [k for k, v in labels.items() if any(n in v for n in _SUPPORT_NAMES)]
         if named:
@@ -67,7 +68,8 @@ class NLIJudge:
                 encoded = self._tokenizer(premises[start:start + self._batch],
                                           hypotheses[start:start + self._batch],
                                           padding=True, truncation=True,
-                                          max_length=self._max_length, return_tensors="pt")
+                                          max_length=self._max_length, return_tensors="pt"
+                                          ).to(self.device)
                 logits = self._model(**encoded).logits
                 out.extend(torch.softmax(logits, dim=-1)[:, self._label].tolist())
         return out
