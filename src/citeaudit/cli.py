@@ -155,9 +155,11 @@ def _parser() -> argparse.ArgumentParser:
     evaluate_.add_argument("--dataset-format", choices=DATASET_FORMATS,
                            help="jsonl, json (an array) or parquet (default: by extension)")
     evaluate_.add_argument("-o", "--out", type=Path, metavar="FILE",
-                           help="write one result per record here (JSONL, input order)")
+                           help="write one result per record here (JSONL, input order; as"
+                           " FILE.partial, renamed to FILE when the run is complete)")
     evaluate_.add_argument("--resume", action="store_true",
-                           help="keep the complete results already in --out and audit the rest")
+                           help="keep the complete results already written for --out (when"
+                           " they match this dataset and these options) and audit the rest")
     evaluate_.add_argument("-j", "--jobs", type=_positive, metavar="N",
                            help="worker processes (default: all cores)")
     evaluate_.add_argument("--grammar", action="append", metavar="NAME",
