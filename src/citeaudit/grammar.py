@@ -23,7 +23,7 @@ from __future__ import annotations
 import functools
 import re
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, NamedTuple, Protocol
+from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
 
 from citeaudit.errors import GrammarError
 
@@ -38,6 +38,7 @@ __all__ = [
     "Marker",
     "RegexGrammar",
     "Scan",
+    "compile_linear",
     "get_grammar",
     "infer_grammar",
 ]
@@ -278,24 +279,34 @@ def _prefixed(prefix: str) -> BracketGrammar:
     return BracketGrammar(f"prefix:{prefix}", parse)
 
 
+def compile_linear(pattern: str) -> Any:
+    """A user pattern compiled by RE2 (linear time whatever the text); a pattern RE2 rejects
+    raises ``ValueError`` with RE2's reason, and nothing is logged.
+    """
+    import re2  # noqa: PLC0415 - imported on use: built-in grammars never pay for it
+
+    options = re2.Options()
+    options.log_errors = False  # RE2 would log the error to stderr in two C++ lines
+    try:
+        return re2.compile(pattern, options)
+    except Exception as error:  # re2 raises its own error types; report them all alike
+        reason = error.args[0] if error.args else error
+        if isinstance(reason, bytes):
+            reason = reason.decode("utf-8", "replace")
+        raise ValueError(str(reason)) from None
+
+
 class RegexGrammar:
     """A user pattern with exactly one capture group, compiled by RE2 (linear time)."""
 
     __slots__ = ("_pattern", "name")
 
     def __init__(self, pattern: str) -> None:
-        import re2  # noqa: PLC0415 - imported on use: built-in grammars never pay for it
-
         self.name = f"regex:{pattern}"
-        options = re2.Options()
-        options.log_errors = False  # RE2 would log the error to stderr in two C++ lines
         try:
-            compiled = re2.compile(pattern, options)
-        except Exception as error:  # re2 raises its own error types; report them all alike
-            reason = error.args[0] if error.args else error
-            if isinstance(reason, bytes):
-                reason = reason.decode("utf-8", "replace")
-            raise GrammarError(f"cannot compile grammar regex {pattern!r}: {reason}") from None
+            compiled = compile_linear(pattern)
+        except ValueError as error:
+            raise GrammarError(f"cannot compile grammar regex {pattern!r}: {error}") from None
         if compiled.groups != 1:
             raise GrammarError(f"grammar regex {pattern!r} must have exactly one capture group"
                                f" (the id), it has {compiled.groups}")

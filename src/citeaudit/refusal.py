@@ -11,6 +11,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from citeaudit.errors import ConfigError
+from citeaudit.grammar import compile_linear
 
 __all__ = ["PATTERN_WINDOW", "Refusal", "normalise_refusal"]
 
@@ -90,14 +91,7 @@ def _cached(texts: str | tuple[str, ...], pattern: str | None) -> Refusal:
 
 
 def _compile(pattern: str) -> Any:
-    import re2  # noqa: PLC0415 - only a refusal pattern needs it here
-
-    options = re2.Options()
-    options.log_errors = False
     try:
-        return re2.compile(pattern, options)
-    except Exception as error:  # re2's own error types
-        reason = error.args[0] if error.args else error
-        if isinstance(reason, bytes):
-            reason = reason.decode("utf-8", "replace")
-        raise ConfigError(f"refusal-regex {pattern!r} cannot be compiled: {reason}") from None
+        return compile_linear(pattern)
+    except ValueError as error:
+        raise ConfigError(f"refusal-regex {pattern!r} cannot be compiled: {error}") from None

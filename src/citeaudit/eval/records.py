@@ -18,7 +18,7 @@ from typing import IO, Any, Literal, NamedTuple
 import orjson
 
 from citeaudit.errors import InputError
-from citeaudit.loading import MAX_DEPTH, too_deep
+from citeaudit.loading import JSON_STRING, MAX_DEPTH, too_deep
 from citeaudit.sources import kind_of
 
 __all__ = ["FORMATS", "RawItem", "Record", "Unreadable", "detect_format", "digest_of",
@@ -132,9 +132,9 @@ def _lines(stream: IO[bytes], max_bytes: int) -> Iterator[RawItem]:
 
 # Between elements: strings, brackets, commas and the rest; inside one, a bracket or a run of
 # everything else (strings and separators together: a record costs a loop turn a bracket).
-_TOKEN = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*"|[\[\]{},]|[^"\[\]{},]+')
-_INNER = re.compile(rb'[\[\]{}]|[^"\[\]{}]+(?:"[^"\\]*(?:\\.[^"\\]*)*"[^"\[\]{}]*)*'
-                    rb'|(?:"[^"\\]*(?:\\.[^"\\]*)*"[^"\[\]{}]*)+')
+_TOKEN = re.compile(JSON_STRING + rb'|[\[\]{},]|[^"\[\]{},]+')
+_INNER = re.compile(rb'[\[\]{}]|[^"\[\]{}]+(?:' + JSON_STRING + rb'[^"\[\]{}]*)*'
+                    rb"|(?:" + JSON_STRING + rb'[^"\[\]{}]*)+')
 _READ = 1 << 20
 _WINDOW = 1 << 14  # the first window the parser looks through for an element's end
 _MORE = -1

@@ -161,8 +161,8 @@ class _Pool:
         """The batches of ``chunks`` audited, in input order, with at most ``4 * jobs``
         batches between the reader and the writer (memory stays flat).
         """
-        queued = dict.fromkeys(range(len(self._workers)), 0)
-        waiting: dict[int, deque[int]] = {i: deque() for i in queued}  # batch numbers, in order
+        # The numbers of the batches each worker holds, oldest first (it answers in order).
+        waiting: list[deque[int]] = [deque() for _ in self._workers]
         done: dict[int, Batch] = {}
         sent = wanted = 0
         exhausted = False
@@ -170,15 +170,14 @@ class _Pool:
         by_connection = {w.connection: i for i, w in enumerate(self._workers)}
         while True:
             while not exhausted and sent - wanted < window:
-                free = min(queued, key=queued.__getitem__)
-                if queued[free] >= _QUEUED:
+                free = min(range(len(waiting)), key=lambda i: len(waiting[i]))
+                if len(waiting[free]) >= _QUEUED:
                     break
                 chunk = next(chunks, None)
                 if chunk is None:
                     exhausted = True
                     break
                 self._workers[free].outbox.put(chunk)
-                queued[free] += 1
                 waiting[free].append(sent)
                 sent += 1
             while wanted in done:
@@ -186,7 +185,7 @@ class _Pool:
                 wanted += 1
             if exhausted and wanted == sent:
                 return
-            busy = [w.connection for i, w in enumerate(self._workers) if queued[i]]
+            busy = [w.connection for w, held in zip(self._workers, waiting, strict=True) if held]
             for ready in wait([*busy, *(w.process.sentinel for w in self._workers)]):
                 if isinstance(ready, int):
                     continue  # a sentinel: its pipe says more, below
@@ -199,7 +198,6 @@ class _Pool:
                 if isinstance(outcome, BaseException):
                     raise outcome
                 done[waiting[number].popleft()] = outcome
-                queued[number] -= 1
             for worker in self._workers:
                 if not worker.process.is_alive():
                     raise RunError(self._death(worker))
