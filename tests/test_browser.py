@@ -144,7 +144,7 @@ MARKDOWN_RENDERERS = {
         text, options=Options.CMARK_OPT_UNSAFE),
     "cmark": lambda text: cmarkgfm.markdown_to_html(text, options=Options.CMARK_OPT_UNSAFE),
     "markdown-it": MarkdownIt("commonmark").render,
-    "markdown-it-linkify": MarkdownIt("gfm-like", {"linkify": False}).render,
+    "markdown-it-gfm-like": MarkdownIt("gfm-like", {"linkify": False}).render,
 }
 
 

@@ -167,5 +167,4 @@ def test_rendered_streams_on_tricky_answers(text: str, to: str) -> None:
         shown, rest, _ = run(text, cuts, render=to)
         assert "".join(shown) + rest == want, cuts
     shown, _, _ = run("Reimbursements settle within 30 days [2]. And more", [45], render=to)
-    assert shown[0].count("citeaudit.example") == 0
-    assert "[\\[1\\]]" in "".join(shown) or "citeaudit-ref" in "".join(shown)  # links early
+    assert ("citeaudit-ref" if to == "html" else "[\\[1\\]]") in shown[0]  # a link, early

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from citeaudit.answer import Answer, parse_answer
-from citeaudit.checks import CHECKS, Check, Context, judged_passages, unjudged_claims
+from citeaudit.checks import CHECKS, Check, Context, judged_passages
 from citeaudit.config import Config
 from citeaudit.findings import Finding, finding_order
 from citeaudit.grammar import Grammar, get_grammar, infer_grammar
@@ -179,8 +179,9 @@ def report_of(context: Context, findings: Sequence[Finding],
     """Assemble the report for findings already computed from ``context``."""
     config = context.config
     metrics = compute_metrics(context, relevant)
+    judged, unjudged = judged_passages(context) if config.support is not None else ([], [])
     if config.support is not None and metrics.precision is not None:
-        metrics = _with_support(context, metrics)
+        metrics = _with_support(context, metrics, judged)
     errors = sum(1 for f in findings if f.severity is Severity.ERROR)
     status: Status
     if errors:
@@ -198,17 +199,16 @@ def report_of(context: Context, findings: Sequence[Finding],
         if metrics.recall is not None and metrics.recall < config.min_recall:
             reasons.append(f"recall {metrics.recall:.2f} < {config.min_recall:.2f}")
     checked, not_checked = _scope(config.enabled, config.support)
-    if config.support is not None:
-        unjudged = unjudged_claims(context)
-        if unjudged:
-            claims = ", ".join(map(str, unjudged))
-            not_checked = (*not_checked, f"support of claim{'s' if len(unjudged) > 1 else ''}"
-                                         f" {claims}: its cited passages have no text")
+    if unjudged:
+        claims = ", ".join(map(str, unjudged))
+        not_checked = (*not_checked, f"support of claim{'s' if len(unjudged) > 1 else ''}"
+                                     f" {claims}: its cited passages have no text")
     return Report(tuple(findings), metrics, status, not reasons, checked, not_checked,
                   context.grammar, context.snapshot, tuple(reasons), context.answer.kind)
 
 
-def _with_support(context: Context, metrics: Metrics) -> Metrics:
+def _with_support(context: Context, metrics: Metrics,
+                  judged: list[tuple[Any, str, list[tuple[str, str]]]]) -> Metrics:
     """The metrics with ALCE citation recall and precision by the configured judge."""
     from citeaudit.support import get_judge  # noqa: PLC0415 - only support runs load it
     from citeaudit.support.alce import alce  # noqa: PLC0415
@@ -216,8 +216,7 @@ def _with_support(context: Context, metrics: Metrics) -> Metrics:
 
     judge = Remembered(get_judge(context.config.support or "", context.config.support_threshold),
                        context.judged)
-    recall, precision = alce([(text, passages) for _, text, passages
-                              in judged_passages(context)], judge)
+    recall, precision = alce([(text, passages) for _, text, passages in judged], judge)
     return dataclasses.replace(metrics, support_recall=recall, support_precision=precision)
 
 

@@ -200,19 +200,21 @@ def claim_passages(context: Context) -> list[tuple[Claim, str, list[tuple[str, s
     return out
 
 
-def judged_passages(context: Context) -> list[tuple[Claim, str, list[tuple[str, str]]]]:
-    """:func:`claim_passages` with the passages that have no text left out: nothing can
-    support a claim or contradict it there (a claim citing only such passages is not judged).
+def judged_passages(context: Context,
+                    ) -> tuple[list[tuple[Claim, str, list[tuple[str, str]]]], list[int]]:
+    """:func:`claim_passages` with the passages that have no text left out (nothing there
+    can support a claim or contradict it), and the claims that cite only such passages (not
+    judged).
     """
-    return [(claim, text, [p for p in passages if p[1].strip()])
-            for claim, text, passages in claim_passages(context)
-            if not passages or any(p[1].strip() for p in passages)]
-
-
-def unjudged_claims(context: Context) -> list[int]:
-    """The claims whose cited passages all have no text."""
-    return [claim.number for claim, _, passages in claim_passages(context)
-            if passages and not any(p[1].strip() for p in passages)]
+    judged = []
+    unjudged = []
+    for claim, text, passages in claim_passages(context):
+        kept = [p for p in passages if p[1].strip()]
+        if passages and not kept:
+            unjudged.append(claim.number)
+        else:
+            judged.append((claim, text, kept))
+    return judged, unjudged
 
 
 def support(context: Context) -> Iterator[Problem]:
@@ -226,7 +228,7 @@ def support(context: Context) -> Iterator[Problem]:
     from citeaudit.support.judges import Remembered  # noqa: PLC0415
 
     judge = Remembered(get_judge(name, context.config.support_threshold), context.judged)
-    cited = [(claim, text, passages) for claim, text, passages in judged_passages(context)
+    cited = [(claim, text, passages) for claim, text, passages in judged_passages(context)[0]
              if passages]
     judgements = judge.judge([(text, passages) for _, text, passages in cited])
     for (claim, _, _), judgement in zip(cited, judgements, strict=True):

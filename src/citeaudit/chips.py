@@ -18,9 +18,8 @@ if TYPE_CHECKING:
     from citeaudit.checks import Context
     from citeaudit.sources import Source
 
-__all__ = ["DEFAULT_QUOTE_LENGTH", "TRACKING_PARAMETERS", "Chip", "canonical_url", "chip_for",
-           "chips_of",
-           "excerpt"]
+__all__ = ["DEFAULT_QUOTE_LENGTH", "TRACKING_PARAMETERS", "Chip", "ChipNumbers", "canonical_url",
+           "chip_for", "chips_of", "excerpt"]
 
 DEFAULT_QUOTE_LENGTH = 160
 # Query parameters that say how a reader arrived, never which document it is.
@@ -108,35 +107,53 @@ def chips_of(context: Context, quote_length: int = DEFAULT_QUOTE_LENGTH,
     ``skip``), and the chip number of each cited source id.
     """
     snapshot = context.snapshot
-    by_key: dict[str, int] = {}
-    chip_of: dict[str, int] = {}
-    firsts: list[Source] = []
-    members: list[list[str]] = []
+    numbers = ChipNumbers()
     claims: list[set[int]] = []
     for citation, source_id in zip(context.answer.citations, context.resolved, strict=True):
         if source_id is None or citation.claim in skip:
             continue
-        number = chip_of.get(source_id)
-        if number is None:
-            source = snapshot.get(source_id)
-            assert source is not None  # resolved ids are snapshot ids
-            url = canonical_url(source.url)
-            key = url if url is not None else f"\x00{source_id}"
-            number = by_key.get(key)
-            if number is None:
-                number = by_key[key] = len(firsts) + 1
-                firsts.append(source)
-                members.append([])
-                claims.append(set())
-            chip_of[source_id] = number
-            members[number - 1].append(source_id)
+        source = snapshot.get(source_id)
+        assert source is not None  # resolved ids are snapshot ids
+        number = numbers.number(source)
+        if number > len(claims):
+            claims.append(set())
         if citation.claim is not None:
             claims[number - 1].add(citation.claim)
+    firsts, members = numbers.firsts, numbers.members
     chips = tuple(
         Chip(number, canonical_url(source.url), _label(source), excerpt(source.text, quote_length),
              tuple(members[number - 1]), tuple(sorted(claims[number - 1])))
         for number, source in enumerate(firsts, 1))
-    return chips, chip_of
+    return chips, numbers.chip_of
+
+
+class ChipNumbers:
+    """Chip numbers in first-citation order, one per document: sources with the same
+    canonical URL share a chip (a source without a URL is a document of its own).
+    """
+
+    __slots__ = ("_by_key", "chip_of", "firsts", "members")
+
+    def __init__(self) -> None:
+        self._by_key: dict[str, int] = {}
+        self.chip_of: dict[str, int] = {}  # source id -> chip number
+        self.firsts: list[Source] = []  # the first source cited of each chip
+        self.members: list[list[str]] = []  # the source ids of each chip, as first cited
+
+    def number(self, source: Source) -> int:
+        """The chip number of ``source``, a new one for a document not cited before."""
+        number = self.chip_of.get(source.id)
+        if number is None:
+            url = canonical_url(source.url)
+            key = url if url is not None else f"\x00{source.id}"
+            number = self._by_key.get(key)
+            if number is None:
+                number = self._by_key[key] = len(self.firsts) + 1
+                self.firsts.append(source)
+                self.members.append([])
+            self.chip_of[source.id] = number
+            self.members[number - 1].append(source.id)
+        return number
 
 
 def chip_for(source: Source, number: int, quote_length: int = DEFAULT_QUOTE_LENGTH) -> Chip:

@@ -15,7 +15,7 @@ from urllib.parse import quote
 
 from markupsafe import Markup, escape
 
-from citeaudit.chips import DEFAULT_QUOTE_LENGTH, Chip, chip_for
+from citeaudit.chips import DEFAULT_QUOTE_LENGTH, Chip, ChipNumbers, chip_for
 from citeaudit.errors import ConfigError
 from citeaudit.guard import Guarded, Part, Policy, Ref, guard
 from citeaudit.sources import Snapshot
@@ -190,8 +190,7 @@ class StreamRenderer:
         self._html = to == "html"
         self._snapshot = snapshot
         self._quote_length = quote_length
-        self._by_key: dict[str, int] = {}
-        self._chip_of: dict[str, int] = {}
+        self._numbers = ChipNumbers()  # numbered as chips_of numbers the whole answer
         self._links: dict[int, str] = {}
         self._run = ""  # text of the current run not yet shown (neutralised)
         self._context = ""  # the last characters shown of the current run (for ``www.``)
@@ -278,18 +277,12 @@ class StreamRenderer:
     def _ref(self, ids: Sequence[tuple[str, str]]) -> str:
         numbers = []
         for _, source_id in ids:
-            number = self._chip_of.get(source_id)
-            if number is None:
-                source = self._snapshot.get(source_id)
-                assert source is not None  # verified ids are snapshot ids
-                chip = chip_for(source, len(self._by_key) + 1, self._quote_length)
-                key = chip.url if chip.url is not None else f"\x00{source_id}"
-                number = self._by_key.get(key)
-                if number is None:
-                    number = self._by_key[key] = chip.number
-                    self._links[number] = _html_link(chip) if self._html else \
-                        _markdown_link(chip)
-                self._chip_of[source_id] = number
+            source = self._snapshot.get(source_id)
+            assert source is not None  # verified ids are snapshot ids
+            number = self._numbers.number(source)
+            if number not in self._links:
+                chip = chip_for(self._numbers.firsts[number - 1], number, self._quote_length)
+                self._links[number] = _html_link(chip) if self._html else _markdown_link(chip)
             numbers.append(number)
         links = "".join(self._links[n] for n in dict.fromkeys(numbers))
         return f'<sup class="citeaudit-cite">{links}</sup>' if self._html else links

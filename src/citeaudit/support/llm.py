@@ -29,6 +29,7 @@ from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 from citeaudit.errors import CiteauditError, ConfigError
 from citeaudit.support.judges import Judgement, Passage
@@ -58,8 +59,6 @@ class _UnusableReplyError(Exception):
 
 
 def _base_url(base_url: str) -> str:
-    from urllib.parse import urlsplit  # noqa: PLC0415 - only here
-
     try:
         parts = urlsplit(base_url)
         ok = parts.scheme in ("http", "https") and bool(parts.hostname)
