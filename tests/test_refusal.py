@@ -24,6 +24,9 @@ S002 = str(Path(__file__).parent / "data/seeds/002/passages.json")
     "'Not covered by the provided documents'.",
     "  Not  covered\nby the   provided documents. ",
     "Not covered by the provided documents...",
+    "**Not covered by the provided documents.**",
+    "_Not covered by the provided documents._",
+    "> Not covered by the provided documents.",
 ])
 def test_refusal_variants_are_refusals(text: str) -> None:
     report = citeaudit.audit(text, PASSAGES)

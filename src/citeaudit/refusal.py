@@ -19,15 +19,17 @@ _QUOTES = str.maketrans("", "", "\"'`\u2018\u2019\u201a\u201b\u201c\u201d\u201e\
                         "\u00bb\u2039\u203a\u300c\u300d")
 _SPACE = re.compile(r"\s+")
 _FINAL = ".!?\u3002\uff01\uff1f\u2026;:, "
+_FORMAT = "*_~"
 PATTERN_WINDOW = 1000  # a stream holds back this much while a refusal pattern may match
 
 
 def normalise_refusal(text: str) -> str:
     """``text`` as refusals are compared: case folded, quote characters dropped, white space
-    collapsed, final punctuation trimmed.
+    collapsed, final punctuation and Markdown emphasis or quoting around it trimmed.
     """
     folded = _SPACE.sub(" ", text.casefold().translate(_QUOTES)).strip()
-    return folded.rstrip(_FINAL)
+    # Markdown around the whole answer (emphasis, a quote block) is formatting, not words.
+    return folded.lstrip(_FORMAT + "> ").rstrip(_FINAL + _FORMAT)
 
 
 class Refusal:
@@ -66,7 +68,7 @@ class Refusal:
         """
         if self._pattern is not None and len(head) <= PATTERN_WINDOW:
             return True
-        normal = _SPACE.sub(" ", head.casefold().translate(_QUOTES)).strip().rstrip(_FINAL)
+        normal = normalise_refusal(head)
         return any(text.startswith(normal) for text in self._normal)
 
     def may_match(self, text: str) -> bool:
