@@ -24,7 +24,7 @@ sys.path.insert(0, str(Path(__file__).parent))
 
 from corpus import SUBJECTS, answer
 
-from citeaudit.config import Config
+from citeaudit.core._config import Config
 from citeaudit.eval import Dataset, Options, evaluate
 
 WORDS = [word for subject in SUBJECTS for word in subject.lower().split()] + [

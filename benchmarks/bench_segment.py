@@ -27,7 +27,7 @@ import citeaudit  # noqa: E402
 from test_segment import CASES  # noqa: E402 - the expected splits are the tests' table
 
 _GRAMMAR = citeaudit.get_grammar(["numeric", "S"])
-_segment_module = importlib.import_module("citeaudit.segment")
+_segment_module = importlib.import_module("citeaudit.core._segment")
 
 
 def ours(text: str) -> list[str]:

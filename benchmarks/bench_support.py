@@ -25,12 +25,12 @@ from bench_eval import WORDS, write
 from corpus import answer
 
 from citeaudit import prepare
-from citeaudit.config import Config
+from citeaudit.core._config import Config
+from citeaudit.core._segment import Span, mask
 from citeaudit.errors import ConfigError
 from citeaudit.eval import Dataset, Options, evaluate
-from citeaudit.segment import Span, mask
 from citeaudit.support import get_judge
-from citeaudit.support.lexical import LexicalJudge, _analyse
+from citeaudit.support._lexical import LexicalJudge, _analyse
 
 
 def passage(rng: random.Random) -> str:

@@ -11,8 +11,8 @@ import pytest
 
 import citeaudit
 from citeaudit import Finding, Severity, audit, iter_findings, prepare
-from citeaudit.audit import findings_of
-from citeaudit.checks import CHECKS
+from citeaudit.core._checks import CHECKS
+from citeaudit.core._engine import findings_of
 
 
 def test_all_matches_the_public_namespace() -> None:

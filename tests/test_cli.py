@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 import citeaudit
-from citeaudit.cli import ExitCode, _parser
+from citeaudit.cli._app import ExitCode, _parser
 
 SEEDS = Path(__file__).parent / "data" / "seeds"
 S000 = str(SEEDS / "000/sources.json")

@@ -491,8 +491,8 @@ def test_dataset_values_are_escaped_in_every_output_format(run: Any, tmp_path: P
 
 
 def test_aggregates_are_exact_whatever_the_order_and_merging() -> None:
-    from citeaudit.eval.results import Summary  # noqa: PLC0415
-    from citeaudit.eval.summary import Aggregate  # noqa: PLC0415
+    from citeaudit.eval._results import Summary  # noqa: PLC0415
+    from citeaudit.eval._summary import Aggregate  # noqa: PLC0415
 
     chooser = random.Random(4)
     summaries = []
@@ -557,7 +557,7 @@ def test_json_array_splitting_matches_a_parser_for_any_chunking(
     """
     import io  # noqa: PLC0415
 
-    import citeaudit.eval.records as records_module  # noqa: PLC0415
+    import citeaudit.eval._records as records_module  # noqa: PLC0415
 
     chooser = random.Random(5)
 

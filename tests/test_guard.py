@@ -10,8 +10,8 @@ from hypothesis import given
 
 import citeaudit
 from citeaudit import DEFAULT_FALLBACK, Ref, guard
-from citeaudit.audit import choose_grammar, resolve_id
-from citeaudit.config import Config
+from citeaudit.core._config import Config
+from citeaudit.core._engine import choose_grammar, resolve_id
 from test_properties import PROFILE, grammars, real_answers
 
 PASSAGES = json.loads((Path(__file__).parent / "data/seeds/002/passages.json").read_text())

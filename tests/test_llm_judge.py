@@ -18,7 +18,7 @@ import pytest
 
 import citeaudit
 from citeaudit.cli import ExitCode
-from citeaudit.support.llm import JudgeError, LLMJudge
+from citeaudit.support._llm import JudgeError, LLMJudge
 
 PASSAGES = json.loads((Path(__file__).parent / "data/seeds/002/passages.json").read_text())
 

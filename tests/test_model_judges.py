@@ -120,7 +120,7 @@ def test_model_judges_choose_their_device(monkeypatch: pytest.MonkeyPatch) -> No
     import torch  # noqa: PLC0415
 
     from citeaudit import ConfigError  # noqa: PLC0415
-    from citeaudit.support.judges import device  # noqa: PLC0415
+    from citeaudit.support._judges import device  # noqa: PLC0415
 
     monkeypatch.delenv("CITEAUDIT_DEVICE", raising=False)
     expected = "cuda" if torch.cuda.is_available() else (

@@ -13,10 +13,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from citeaudit import CiteauditError, audit, get_grammar, load_snapshot, prepare
-from citeaudit.audit import findings_of
-from citeaudit.checks import CHECKS
 from citeaudit.cli import main
-from citeaudit.loading import decode_json
+from citeaudit.core._checks import CHECKS
+from citeaudit.core._engine import findings_of
+from citeaudit.core._loading import decode_json
 
 PROFILE = settings(max_examples=300, deadline=None,
                    suppress_health_check=[HealthCheck.too_slow])

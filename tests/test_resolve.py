@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from citeaudit import Chip, canonical_url, resolve
-from citeaudit.chips import excerpt
+from citeaudit.request._chips import excerpt
 
 PASSAGES = json.loads((Path(__file__).parent / "data/seeds/002/passages.json").read_text())
 

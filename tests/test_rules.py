@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from citeaudit import RULES, Config, audit
-from citeaudit.checks import CHECKS
+from citeaudit.core._checks import CHECKS
 
 DOCS = (Path(__file__).parents[1] / "docs" / "rules.md").read_text()
 PASSAGES = ["Refunds take 30 days.", "Fees apply."]

@@ -10,7 +10,7 @@ import orjson
 import pytest
 
 import citeaudit
-from citeaudit.loading import decode_json, decode_text
+from citeaudit.core._loading import decode_json, decode_text
 
 SEEDS = Path(__file__).parent / "data" / "seeds"
 CASES = json.loads((SEEDS / "cases.json").read_text())

@@ -7,7 +7,7 @@ import itertools
 import pytest
 
 from citeaudit import get_grammar, segment
-from citeaudit.segment import Span
+from citeaudit.core._segment import Span
 
 _GRAMMAR = get_grammar(["numeric", "S"])
 

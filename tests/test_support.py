@@ -14,9 +14,9 @@ import citeaudit
 from citeaudit import Config
 from citeaudit.cli import ExitCode
 from citeaudit.support import Judgement, get_judge
-from citeaudit.support.alce import alce
-from citeaudit.support.lexical import LexicalJudge
-from citeaudit.support.quantities import matches, quantities
+from citeaudit.support._alce import alce
+from citeaudit.support._lexical import LexicalJudge
+from citeaudit.support._quantities import matches, quantities
 from test_properties import PROFILE
 
 PASSAGES = json.loads((Path(__file__).parent / "data/seeds/002/passages.json").read_text())
@@ -270,7 +270,7 @@ def test_calibrate_bad_input(run: Any, tmp_path: Path, content: str, message: st
 
 
 def test_auc_and_balanced_accuracy() -> None:
-    from citeaudit.support.calibrate import _auc, _balanced  # noqa: PLC0415
+    from citeaudit.support._calibrate import _auc, _balanced  # noqa: PLC0415
 
     assert _auc([0.1, 0.4, 0.35, 0.8], [False, False, True, True]) == 0.75
     assert _auc([0.5, 0.5], [False, True]) == 0.5

@@ -11,7 +11,7 @@ and ``citeaudit eval`` runs it on every record (``--evaluator min_sources`` runs
 
 from __future__ import annotations
 
-from citeaudit.audit import Report
+from citeaudit import Report
 from citeaudit.eval import EvaluatorResult, Record
 
 

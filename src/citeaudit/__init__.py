@@ -6,11 +6,39 @@
 ('ok', True)
 """
 
-from citeaudit.answer import Answer, Citation, Claim, parse_answer
-from citeaudit.audit import Report, Status, audit, findings_of, iter_findings, prepare
-from citeaudit.checks import Check, Context
-from citeaudit.chips import Chip, canonical_url
-from citeaudit.config import DEFAULT_REFUSAL, Config, load_config
+from citeaudit.core import (
+    DEFAULT_REFUSAL,
+    RULES,
+    Answer,
+    Check,
+    Citation,
+    Claim,
+    Config,
+    Context,
+    Finding,
+    Grammar,
+    Malformed,
+    Marker,
+    Metrics,
+    Problem,
+    Report,
+    Rule,
+    Segmenter,
+    Severity,
+    Snapshot,
+    Source,
+    Status,
+    audit,
+    findings_of,
+    get_grammar,
+    infer_grammar,
+    iter_findings,
+    load_config,
+    load_snapshot,
+    parse_answer,
+    prepare,
+    segment,
+)
 from citeaudit.errors import (
     CiteauditError,
     ConfigError,
@@ -20,16 +48,26 @@ from citeaudit.errors import (
     RunError,
     SnapshotError,
 )
-from citeaudit.findings import Finding, Problem
-from citeaudit.grammar import Grammar, Malformed, Marker, get_grammar, infer_grammar
-from citeaudit.guard import DEFAULT_FALLBACK, POLICIES, Guarded, Ref, Resolution, guard, resolve
-from citeaudit.metrics import Metrics
-from citeaudit.prompt import DEFAULT_CONTRACT, PromptContext, build_context
-from citeaudit.render import neutralise, render, render_html, render_markdown
-from citeaudit.rules import RULES, Rule, Severity
-from citeaudit.segment import Segmenter, segment
-from citeaudit.sources import Snapshot, Source, load_snapshot
-from citeaudit.stream import StreamAuditor, stream
+from citeaudit.request import (
+    DEFAULT_CONTRACT,
+    DEFAULT_FALLBACK,
+    POLICIES,
+    Chip,
+    Guarded,
+    PromptContext,
+    Ref,
+    Resolution,
+    StreamAuditor,
+    build_context,
+    canonical_url,
+    guard,
+    neutralise,
+    render,
+    render_html,
+    render_markdown,
+    resolve,
+    stream,
+)
 
 __version__ = "0.1.0"
 

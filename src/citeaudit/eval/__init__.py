@@ -5,13 +5,13 @@ processes, writes one result per record in input order and builds the aggregate;
 ``replay()`` re-applies thresholds to stored results; ``html_report()`` renders a run.
 """
 
-from citeaudit.eval.evaluate import Dataset, evaluate, worst_records
-from citeaudit.eval.evaluators import Evaluator, EvaluatorResult, load_evaluators
-from citeaudit.eval.html import html_report
-from citeaudit.eval.records import Record, Unreadable, read_items
-from citeaudit.eval.replay import replay, stored_results
-from citeaudit.eval.results import Options, Summary, passes
-from citeaudit.eval.summary import Aggregate
+from citeaudit.eval._evaluate import Dataset, evaluate, worst_records
+from citeaudit.eval._evaluators import Evaluator, EvaluatorResult, load_evaluators
+from citeaudit.eval._records import Record, Unreadable, read_items
+from citeaudit.eval._replay import replay, stored_results
+from citeaudit.eval._results import Options, Summary, passes
+from citeaudit.eval._summary import Aggregate
+from citeaudit.report._html import html_report
 
 __all__ = [
     "Aggregate",

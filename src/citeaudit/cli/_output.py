@@ -1,0 +1,95 @@
+"""Formatters: how a report is written for people (text) and programs (json)."""
+
+from __future__ import annotations
+
+from typing import Protocol, TextIO
+
+import orjson
+
+from citeaudit.core._engine import Report
+from citeaudit.core._findings import Finding
+
+__all__ = [
+    "FORMATTERS", "Formatter", "JsonFormatter", "TextFormatter", "line_column", "one_line",
+    "verdict_line",
+]
+
+
+class Formatter(Protocol):
+    """Writes one report for the answer read from ``origin``."""
+
+    def write(self, report: Report, answer_text: str, origin: str, stream: TextIO) -> None: ...
+
+
+def line_column(text: str, offset: int) -> tuple[int, int]:
+    """1-based line and column of a character offset."""
+    line = text.count("\n", 0, offset) + 1
+    return line, offset - (text.rfind("\n", 0, offset) + 1) + 1
+
+
+def _place(finding: Finding, report: Report, text: str) -> str:
+    if finding.path is not None:
+        return finding.path
+    if finding.span is not None:
+        if report.shape == "claims" and finding.claim is not None:
+            return f"claim {finding.claim}, chars {finding.span[0]}-{finding.span[1]}"
+        line, column = line_column(text, finding.span[0])
+        where = f"{line}:{column}"
+        return f"{where} (claim {finding.claim})" if finding.claim is not None else where
+    if finding.claim is not None:
+        return f"claim {finding.claim}"
+    return "answer"
+
+
+_ONE_LINE = {code: f"\\x{code:02x}" for code in range(32) if code != 9} | {
+    10: "\\n", 13: "\\r", 0x2028: "\\u2028", 0x2029: "\\u2029", 0x85: "\\x85"}
+
+
+def one_line(text: str) -> str:
+    """``text`` with line breaks and control characters escaped: one finding, one line,
+    whatever the answer or a file name put into the message.
+    """
+    return text.translate(_ONE_LINE)
+
+
+def _ratio(value: float | None) -> str:
+    return "n/a" if value is None else f"{value:.2f}"
+
+
+class TextFormatter:
+    """One line per finding (place, code, severity, message), then one verdict line."""
+
+    def write(self, report: Report, answer_text: str, origin: str, stream: TextIO) -> None:
+        for finding in report.findings:
+            message = one_line(finding.message)
+            stream.write(f"{origin}:{_place(finding, report, answer_text)}: {finding.code}"
+                         f" {finding.severity.value}: {message}\n")
+        stream.write(verdict_line(report))
+
+
+def verdict_line(report: Report) -> str:
+    """The one line that sums up a report: verdict, counts, status, metrics, what was and
+    was not checked.
+    """
+    metrics = report.metrics
+    verdict = "PASS" if report.passed else "FAIL"
+    counts = f"{report.errors} error{'s' * (report.errors != 1)}, " \
+             f"{report.warnings} warning{'s' * (report.warnings != 1)}"
+    why = f" ({'; '.join(report.reasons)})" if report.reasons else ""
+    return (
+        f"{verdict}{why}: {counts}; status {report.status}; precision"
+        f" {_ratio(metrics.precision)}, recall {_ratio(metrics.recall)}, F1"
+        f" {_ratio(metrics.f1)}, claim coverage {_ratio(metrics.claim_coverage)};"
+        f" checked: {', '.join(report.checked) or 'nothing'}; not checked:"
+        f" {', '.join(report.not_checked) or 'nothing'}\n")
+
+
+class JsonFormatter:
+    """The versioned JSON report (``docs/json.md``), one object."""
+
+    def write(self, report: Report, answer_text: str, origin: str, stream: TextIO) -> None:  # noqa: ARG002 - the Formatter protocol
+        stream.write(orjson.dumps(report.to_dict(), option=orjson.OPT_INDENT_2).decode())
+        stream.write("\n")
+
+
+FORMATTERS: dict[str, Formatter] = {"text": TextFormatter(), "json": JsonFormatter()}

@@ -1,0 +1,253 @@
+"""The checks. Each is a small generator that states problems; the engine adds severity,
+applies select/ignore and orders the findings. Every rule code in :mod:`citeaudit.rules`
+is produced by exactly one check here (``CHECKS`` maps checks to their codes).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from citeaudit.core._answer import Answer, Citation, Claim
+from citeaudit.core._config import Config
+from citeaudit.core._findings import Problem
+from citeaudit.core._segment import Span, mask
+from citeaudit.core._sources import Snapshot
+
+__all__ = ["CHECKS", "Check", "Context"]
+
+_INTEGER = re.compile(r"-?[0-9]+")
+_DIGIT = re.compile(r"\d")
+
+
+@dataclass(frozen=True, slots=True)
+class Context:
+    """What every check reads: the parsed answer, the snapshot, the configuration, and how each
+    citation resolved (``resolved[i]`` is the snapshot id for ``answer.citations[i]`` or None).
+    """
+
+    answer: Answer
+    snapshot: Snapshot
+    config: Config
+    resolved: tuple[str | None, ...]
+    grammar: str = ""
+    # Support judgements of this audit by (claim, cited passages): made once, read by the
+    # support check and the ALCE metrics alike.
+    judged: dict[object, Any] = field(default_factory=dict, compare=False, repr=False)
+
+    def out_of_range(self, citation: Citation) -> bool:
+        """Whether an unresolved citation names a number outside the snapshot's numbering."""
+        numbering = self.snapshot.numbering
+        if not citation.ordinal or numbering is None:
+            return False
+        prefix = numbering[0]
+        return (citation.source_id.startswith(prefix)
+                and _INTEGER.fullmatch(citation.source_id, len(prefix)) is not None)
+
+
+class Check(Protocol):
+    """A check: reads a prepared :class:`Context` and states problems, codes from the rule
+    table only. The engine adds severity, applies select/ignore and orders the findings.
+    """
+
+    def __call__(self, context: Context) -> Iterable[Problem]:
+        """The problems found, in any order."""
+        ...
+
+
+def malformed_markers(context: Context) -> Iterator[Problem]:
+    """CA101: marker-looking text that breaks the grammar."""
+    for claim, bad in context.answer.malformed:
+        yield Problem("CA101", f"{bad.raw} looks like a citation marker but is not one"
+                      f" ({bad.reason}); treated as prose", claim, (bad.start, bad.end), bad.raw)
+
+
+def unresolved_citations(context: Context) -> Iterator[Problem]:
+    """CA201/CA202: cited ids that are not in the snapshot, once per claim and id."""
+    if None not in context.resolved:
+        return
+    seen: set[tuple[int | None, str]] = set()
+    numbering = context.snapshot.numbering
+    for citation, resolved in zip(context.answer.citations, context.resolved, strict=True):
+        if resolved is not None:
+            continue
+        key = (citation.claim, citation.source_id)
+        if key in seen:
+            continue
+        seen.add(key)
+        shown = repr(citation.source_id)
+        if numbering is not None and context.out_of_range(citation):
+            prefix, count = numbering
+            valid = f"{prefix}1..{prefix}{count}" if count else "none (the snapshot is empty)"
+            yield Problem("CA202", f"{citation.marker or shown} cites {citation.source_id},"
+                          f" outside the {count} retrieved sources ({valid})", citation.claim,
+                          citation.span, citation.marker, citation.source_id, citation.path)
+        else:
+            what = f"{citation.marker} cites {citation.source_id!r}, which" if citation.marker \
+                else repr(citation.source_id)
+            yield Problem("CA201", f"{what} is not in this request's snapshot",
+                          citation.claim, citation.span,
+                          citation.marker, citation.source_id, citation.path)
+
+
+def duplicate_citations(context: Context) -> Iterator[Problem]:
+    """CA203: a structured citations list names an id twice."""
+    if context.answer.kind != "structured":
+        return
+    seen: set[str] = set()
+    for citation in context.answer.citations:
+        if citation.source_id in seen:
+            yield Problem("CA203", f"{citation.source_id!r} is cited more than once",
+                          citation.claim, None, None, citation.source_id, citation.path)
+        seen.add(citation.source_id)
+
+
+def empty_snapshot(context: Context) -> Iterator[Problem]:
+    """CA207: nothing was retrieved for the request, so no citation can be verified."""
+    if not context.snapshot.sources:
+        yield Problem("CA207", "the snapshot is empty: nothing was retrieved for this request,"
+                               " so no citation can be checked")
+
+
+def _needs_citation(claim: Claim, config: Config) -> str | None:
+    """The code a claim without markers gets under the claim policy and enabled rules."""
+    if claim.markers:
+        return None
+    offset = claim.span[0]  # a broken marker's digits are not a quantity
+    text = mask(claim.text, [Span(b.start - offset, b.end - offset) for b in claim.malformed],
+                "") if claim.malformed else claim.text
+    if _DIGIT.search(text) and "CA302" in config.enabled:
+        return "CA302"
+    if config.claim_policy == "all" and "CA301" in config.enabled:
+        return "CA301"
+    return None
+
+
+def uncited_claims(context: Context) -> Iterator[Problem]:
+    """CA301/CA302: claims in text or claim lists that carry no marker at all."""
+    if context.answer.kind not in ("text", "claims"):
+        return
+    for claim in context.answer.claims:
+        if claim.markers:
+            continue
+        code = _needs_citation(claim, context.config)
+        if code == "CA302":
+            yield Problem("CA302", "claim states a number or quantity but cites no source:"
+                          f" {_excerpt(claim.text)}", claim.number, claim.span)
+        elif code == "CA301":
+            yield Problem("CA301", f"claim has no citation marker: {_excerpt(claim.text)}",
+                          claim.number, claim.span)
+
+
+def _excerpt(text: str, limit: int = 60) -> str:
+    """The claim, quoted, on one line, cut at a word boundary near ``limit`` characters."""
+    flat = " ".join(text.split())
+    if len(flat) > limit:
+        cut = flat.rfind(" ", 0, limit)
+        flat = flat[:cut if cut > limit // 2 else limit].rstrip(" ,;:") + "…"
+    return f"\"{flat}\""
+
+
+def answer_level(context: Context) -> Iterator[Problem]:
+    """CA401-CA403: citations against the answer as a whole."""
+    answer = context.answer
+    if answer.kind == "invalid":
+        return
+    if answer.refusal:
+        if answer.citations:
+            ids = ", ".join(sorted({c.source_id for c in answer.citations}))
+            yield Problem("CA402", f"the answer refuses (no evidence) but still cites {ids}",
+                          path="$.citations" if answer.kind == "structured" else None)
+        return
+    if not answer.claims:
+        if answer.kind != "structured":
+            yield Problem("CA403", "the answer has no claims")
+        return
+    if answer.citations:
+        return
+    if answer.kind == "structured":
+        yield Problem("CA401", "status is \"answered\" but citations is empty",
+                      path="$.citations")
+    elif not any(_needs_citation(claim, context.config) for claim in answer.claims):
+        yield Problem("CA401", "the answer is not a refusal but cites no source at all")
+
+
+def invalid_answer(context: Context) -> Iterator[Problem]:
+    """CA404: contract violations found while reading the answer."""
+    yield from context.answer.problems
+
+
+def claim_passages(context: Context) -> list[tuple[Claim, str, list[tuple[str, str]]]]:
+    """Every claim, its text without markers, and the passages its valid citations name
+    (``(source id, text)``, in citation order).
+    """
+    answer = context.answer
+    cited: dict[int, dict[str, None]] = {}
+    for citation, source_id in zip(answer.citations, context.resolved, strict=True):
+        if source_id is not None and citation.claim is not None:
+            cited.setdefault(citation.claim, {})[source_id] = None
+    snapshot = context.snapshot
+    out = []
+    for claim in answer.claims:
+        offset = claim.span[0] if answer.kind == "text" else 0
+        text = mask(claim.text, [Span(m.start - offset, m.end - offset) for m in claim.markers],
+                    "") if claim.markers else claim.text
+        passages = [(source_id, source.text) for source_id in cited.get(claim.number, {})
+                    if (source := snapshot.get(source_id)) is not None]
+        out.append((claim, text, passages))
+    return out
+
+
+def judged_passages(context: Context,
+                    ) -> tuple[list[tuple[Claim, str, list[tuple[str, str]]]], list[int]]:
+    """:func:`claim_passages` with the passages that have no text left out (nothing there
+    can support a claim or contradict it), and the claims that cite only such passages (not
+    judged).
+    """
+    judged = []
+    unjudged = []
+    for claim, text, passages in claim_passages(context):
+        kept = [p for p in passages if p[1].strip()]
+        if passages and not kept:
+            unjudged.append(claim.number)
+        else:
+            judged.append((claim, text, kept))
+    return judged, unjudged
+
+
+def support(context: Context) -> Iterator[Problem]:
+    """CA501-CA503: whether each claim's cited passages support it, by the configured support
+    judge (nothing without one).
+    """
+    name = context.config.support
+    if name is None:
+        return
+    from citeaudit.support import get_judge  # noqa: PLC0415 - only support runs load it
+    from citeaudit.support._judges import Remembered  # noqa: PLC0415
+
+    judge = Remembered(get_judge(name, context.config.support_threshold), context.judged)
+    cited = [(claim, text, passages) for claim, text, passages in judged_passages(context)[0]
+             if passages]
+    judgements = judge.judge([(text, passages) for _, text, passages in cited])
+    for (claim, _, _), judgement in zip(cited, judgements, strict=True):
+        problems = judgement.problems or (
+            () if judgement.supported else (("CA503", f"the {judge.name} judge scores the"
+                                             f" cited passages {judgement.score:.2f}, below"
+                                             f" {judge.threshold:.2f}"),))
+        for code, message in problems:
+            yield Problem(code, message, claim.number, claim.span,
+                          source_id=judgement.source_id)
+
+
+CHECKS: dict[Check, tuple[str, ...]] = {
+    malformed_markers: ("CA101",),
+    unresolved_citations: ("CA201", "CA202"),
+    duplicate_citations: ("CA203",),
+    empty_snapshot: ("CA207",),
+    uncited_claims: ("CA301", "CA302"),
+    answer_level: ("CA401", "CA402", "CA403"),
+    invalid_answer: ("CA404",),
+    support: ("CA501", "CA502", "CA503"),
+}

@@ -1,0 +1,233 @@
+"""The basic operation, :func:`iter_findings`, and :func:`audit` built on it."""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+from collections.abc import Collection, Iterator, Sequence
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from citeaudit.core._answer import Answer, parse_answer
+from citeaudit.core._checks import CHECKS, Check, Context, judged_passages
+from citeaudit.core._config import Config
+from citeaudit.core._findings import Finding, finding_order
+from citeaudit.core._grammar import Grammar, get_grammar, infer_grammar
+from citeaudit.core._metrics import Metrics, compute_metrics
+from citeaudit.core._refusal import Refusal
+from citeaudit.core._rules import Severity
+from citeaudit.core._segment import Segmenter, segment
+from citeaudit.core._sources import Snapshot, load_snapshot
+
+__all__ = ["Report", "Status", "audit", "iter_findings", "prepare", "resolve_id"]
+
+Status = Literal["ok", "unverified", "no_evidence"]
+GrammarSpec = str | Grammar | Sequence[str | Grammar] | None
+
+_DEFAULT = Config()
+# What each rule family establishes, for the report's checked / not checked lists.
+_SCOPES = (
+    (("CA101",), "marker syntax"),
+    (("CA201", "CA202", "CA203"), "cited ids in snapshot"),
+    (("CA301", "CA302"), "claims cited"),
+    (("CA401", "CA402", "CA403"), "answer-level citation and refusal"),
+    (("CA404",), "answer contract"),
+)
+_SUPPORT = "support (whether a cited passage supports its claim)"
+
+
+def prepare(answer: Any, sources: Any, *, grammar: GrammarSpec = None,
+            refusal: str | Sequence[str] | Refusal | None = None, config: Config | None = None,
+            segmenter: Segmenter = segment) -> Context:
+    """Validate the snapshot, pick the grammar, parse the answer and resolve every citation.
+
+    Raises :class:`~citeaudit.SnapshotError` for a broken snapshot and
+    :class:`~citeaudit.GrammarError` for a grammar that cannot be built; everything wrong with
+    the answer itself becomes a finding.
+    """
+    config = config or _DEFAULT
+    snapshot = load_snapshot(sources)
+    chosen = choose_grammar(snapshot, grammar, config)
+    accepted = config.refusals if refusal is None else Refusal.of(refusal, config.refusal_regex)
+    parsed = parse_answer(answer, chosen, accepted, segmenter)
+    return Context(parsed, snapshot, config, _resolve(parsed, snapshot), chosen.name)
+
+
+def choose_grammar(snapshot: Snapshot, grammar: GrammarSpec, config: Config) -> Grammar:
+    """The grammar asked for (argument, then configuration), else the one inferred from the
+    snapshot.
+    """
+    spec = grammar if grammar is not None else (config.grammar or None)
+    return get_grammar(spec) if spec is not None else infer_grammar(snapshot)
+
+
+def _resolve(answer: Answer, snapshot: Snapshot) -> tuple[str | None, ...]:
+    return tuple(resolve_id(c.source_id, c.prefix, snapshot) for c in answer.citations)
+
+
+def resolve_id(source_id: str, prefix: str, snapshot: Snapshot) -> str | None:
+    """The snapshot id a cited id names (tried without the grammar's ``prefix`` too), or
+    ``None``.
+    """
+    if source_id in snapshot:
+        return source_id
+    if prefix and source_id.startswith(prefix) and source_id[len(prefix):] in snapshot:
+        return source_id[len(prefix):]
+    return None
+
+
+def findings_of(context: Context, checks: Sequence[Check] | None = None) -> list[Finding]:
+    """Run the checks over a prepared context: enabled codes only, configured severities,
+    deterministic order (whatever order ``checks`` come in).
+    """
+    config = context.config
+    enabled = config.enabled
+    found: list[Finding] = []
+    for check in checks if checks is not None else CHECKS:
+        codes = CHECKS.get(check)
+        if codes is not None and enabled.isdisjoint(codes):
+            continue  # a built-in check whose rules are all switched off
+        for problem in check(context):
+            if problem.code in enabled:
+                found.append(Finding(problem.code, config.severity_of(problem.code),
+                                     *problem[1:]))
+    found.sort(key=finding_order)
+    return found
+
+
+def iter_findings(answer: Any, sources: Any, *, grammar: GrammarSpec = None,
+                  refusal: str | Sequence[str] | None = None, config: Config | None = None,
+                  segmenter: Segmenter = segment) -> Iterator[Finding]:
+    """Every finding for ``answer`` audited against ``sources``, in deterministic order.
+
+    The basic operation: :func:`audit`, the command line and the evaluation runner all build
+    on it. ``answer`` is free text, a list of claim strings or a structured object; ``sources``
+    is any snapshot shape (see :func:`~citeaudit.load_snapshot`).
+    """
+    context = prepare(answer, sources, grammar=grammar, refusal=refusal, config=config,
+                      segmenter=segmenter)
+    yield from findings_of(context)
+
+
+@dataclass(frozen=True, slots=True)
+class Report:
+    """Findings, metrics and verdict for one answer, and what was and was not checked."""
+
+    findings: tuple[Finding, ...]
+    metrics: Metrics
+    status: Status
+    passed: bool
+    checked: tuple[str, ...]
+    not_checked: tuple[str, ...]
+    grammar: str
+    snapshot: Snapshot
+    reasons: tuple[str, ...] = ()
+    shape: str = "text"
+
+    @property
+    def fingerprint(self) -> str:
+        """The fingerprint of the snapshot this answer was checked against."""
+        return self.snapshot.fingerprint
+
+    @property
+    def errors(self) -> int:
+        """How many findings are errors."""
+        return sum(1 for f in self.findings if f.severity is Severity.ERROR)
+
+    @property
+    def warnings(self) -> int:
+        """How many findings are warnings."""
+        return sum(1 for f in self.findings if f.severity is Severity.WARNING)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The versioned JSON form (see ``docs/json.md``)."""
+        return {
+            "version": 1,
+            "status": self.status,
+            "passed": self.passed,
+            "reasons": list(self.reasons),
+            "findings": [f.to_dict() for f in self.findings],
+            "metrics": self.metrics.to_dict(),
+            "checked": list(self.checked),
+            "not_checked": list(self.not_checked),
+            "grammar": self.grammar,
+            "answer_shape": self.shape,
+            "fingerprint": self.fingerprint,
+            # Where the ids came from: "ids" as the sources gave them, "positions" 1..N.
+            "snapshot": {"numbering": self.snapshot.ids_from, "sources": len(self.snapshot)},
+        }
+
+
+def audit(answer: Any, sources: Any, *, grammar: GrammarSpec = None,
+          refusal: str | Sequence[str] | None = None, config: Config | None = None,
+          relevant: Collection[str] | None = None,
+          segmenter: Segmenter = segment) -> Report:
+    """Audit one answer against the snapshot of sources retrieved for its request.
+
+    ``relevant`` (gold-relevant ids) changes what recall is measured against; by default it is
+    every retrieved id. ``segmenter`` replaces the claim segmenter for free text. The report
+    passes when there is no error-severity finding and, unless
+    the outcome is ``no_evidence``, precision and recall meet the configured thresholds.
+    """
+    context = prepare(answer, sources, grammar=grammar, refusal=refusal, config=config,
+                      segmenter=segmenter)
+    return report_of(context, findings_of(context), relevant)
+
+
+def report_of(context: Context, findings: Sequence[Finding],
+              relevant: Collection[str] | None = None) -> Report:
+    """Assemble the report for findings already computed from ``context``."""
+    config = context.config
+    metrics = compute_metrics(context, relevant)
+    judged, unjudged = judged_passages(context) if config.support is not None else ([], [])
+    if config.support is not None and metrics.precision is not None:
+        metrics = _with_support(context, metrics, judged)
+    errors = sum(1 for f in findings if f.severity is Severity.ERROR)
+    status: Status
+    if errors:
+        status = "unverified"
+    elif context.answer.refusal or not context.answer.claims:
+        status = "no_evidence"
+    else:
+        status = "ok"
+    reasons: list[str] = []
+    if errors:
+        reasons.append(f"{errors} error finding{'s' if errors != 1 else ''}")
+    if status != "no_evidence":
+        if metrics.precision is not None and metrics.precision < config.min_precision:
+            reasons.append(f"precision {metrics.precision:.2f} < {config.min_precision:.2f}")
+        if metrics.recall is not None and metrics.recall < config.min_recall:
+            reasons.append(f"recall {metrics.recall:.2f} < {config.min_recall:.2f}")
+    checked, not_checked = _scope(config.enabled, config.support)
+    if unjudged:
+        claims = ", ".join(map(str, unjudged))
+        not_checked = (*not_checked, f"support of claim{'s' if len(unjudged) > 1 else ''}"
+                                     f" {claims}: its cited passages have no text")
+    return Report(tuple(findings), metrics, status, not reasons, checked, not_checked,
+                  context.grammar, context.snapshot, tuple(reasons), context.answer.kind)
+
+
+def _with_support(context: Context, metrics: Metrics,
+                  judged: list[tuple[Any, str, list[tuple[str, str]]]]) -> Metrics:
+    """The metrics with ALCE citation recall and precision by the configured judge."""
+    from citeaudit.support import get_judge  # noqa: PLC0415 - only support runs load it
+    from citeaudit.support._alce import alce  # noqa: PLC0415
+    from citeaudit.support._judges import Remembered  # noqa: PLC0415
+
+    judge = Remembered(get_judge(context.config.support or "", context.config.support_threshold),
+                       context.judged)
+    recall, precision = alce([(text, passages) for _, text, passages in judged], judge)
+    return dataclasses.replace(metrics, support_recall=recall, support_precision=precision)
+
+
+@functools.lru_cache(maxsize=64)
+def _scope(enabled: frozenset[str], support: str | None,
+           ) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """What the enabled rules check, and what they do not."""
+    checked = tuple(scope for codes, scope in _SCOPES if not enabled.isdisjoint(codes))
+    ignored = tuple(f"{scope} (rules ignored)" for codes, scope in _SCOPES
+                    if enabled.isdisjoint(codes))
+    if support is None:
+        return checked, (*ignored, _SUPPORT)
+    return (*checked, f"support, by the {support} judge"), ignored
+

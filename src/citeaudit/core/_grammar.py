@@ -1,0 +1,442 @@
+"""Marker grammars: how citation markers look, and how they expand to source ids.
+
+A grammar scans text and returns every :class:`Marker` (raw text, span, ids) and every
+:class:`Malformed` marker-looking text (CA101). Presets:
+
+=========== ==================================================================================
+``numeric`` ``[1]``, ``[1][2]``, ``[1, 2]``, ``[1-3]``, ``[2 and 4]``, ``[1, 2, and 3]``,
+            and the same in full-width forms
+``S``       ``[S1]``, ``[S1, S2]``, ``[S1-S3]``; ``[S1]`` resolves to ``S1`` or ``1``;
+            ``[S01]`` is malformed
+``id``      ``[doc_3]``, ``[resource_id]``, ``[doc_1, doc_2]``
+``source``  ``[Source: 4]``, ``[Source: 10, Source: 24]``, ``[Sources: 1, 2]``
+``regex:P`` a user pattern with exactly one capture group (the id), run by RE2 in linear time
+=========== ==================================================================================
+
+Bracketed text that is not a citation stays prose: markdown links ``[text](url)`` and images,
+``[citation needed]``, ``[Accessed: 01-Aug-2021]``, task-list boxes ``[ ]``.
+Several grammars chain (:class:`Chain`): on overlap the earlier grammar wins.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
+
+from citeaudit.errors import GrammarError
+
+if TYPE_CHECKING:
+    from citeaudit.core._sources import Snapshot
+
+__all__ = [
+    "GRAMMARS",
+    "Chain",
+    "Grammar",
+    "Malformed",
+    "Marker",
+    "RegexGrammar",
+    "Scan",
+    "compile_linear",
+    "get_grammar",
+    "infer_grammar",
+]
+
+# A range such as [1-1000000000] must not expand into a billion ids.
+MAX_RANGE = 1000
+
+
+class Marker(NamedTuple):
+    """One citation marker in a text.
+
+    ``ids`` are written ids (``"1"``, ``"S1"``, ``"doc_3"``), in the order the marker names them.
+    ``prefix``: an id that is not in the snapshot is also tried without it (``S1`` -> ``1``).
+    ``ordinal``: a numeric id outside the snapshot's numbering is out of range (CA202) rather
+    than unknown (CA201).
+    """
+
+    raw: str
+    start: int
+    end: int
+    ids: tuple[str, ...]
+    prefix: str = ""
+    ordinal: bool = True
+
+
+class Malformed(NamedTuple):
+    """Text that looks like a marker but breaks the grammar; treated as prose."""
+
+    raw: str
+    start: int
+    end: int
+    reason: str
+
+
+class Scan(NamedTuple):
+    """What a grammar found in one text, each list in text order."""
+
+    markers: list[Marker]
+    malformed: list[Malformed]
+
+
+class Grammar(Protocol):
+    """Anything that scans text for citation markers."""
+
+    @property
+    def name(self) -> str:
+        """How the grammar is named on the command line and in reports."""
+        ...
+
+    def scan(self, text: str) -> Scan:
+        """Every marker and malformed marker in ``text``, in text order."""
+        ...
+
+
+# Parsing the content between brackets returns the ids, None for prose, or a malformed reason.
+_Parsed = tuple[str, ...] | str | None
+
+# Full-width forms (U+FF01..U+FF5E) map one-to-one onto ASCII, so spans stay valid.
+_FULLWIDTH = {cp: cp - 0xFEE0 for cp in range(0xFF01, 0xFF5F)} | {0x3001: ord(",")}
+# [ ... ] on one line, not a markdown link/image target, not escaped. Linear: the class excludes
+# brackets, so no position is scanned twice. The lookbehind comes after the "[" so that it runs
+# only at brackets, not at every position (seven times faster).
+_BRACKET = re.compile(r"\[(?<![\\!]\[)([^\[\]\n]{0,200})\](?!\()")
+_SEPARATOR = re.compile(r"\s*(?:[,;]\s*(?:and\s+)?|and\s+|&\s*)", re.IGNORECASE)
+
+
+class BracketGrammar:
+    """A grammar of ``[...]`` markers whose content a parse function classifies."""
+
+    __slots__ = ("_digits", "_parse", "name", "ordinal", "prefix")
+
+    def __init__(self, name: str, parse: Callable[[str], _Parsed], *, prefix: str = "",
+                 ordinal: bool = True, digits: bool = False) -> None:
+        self.name = name
+        # Models repeat the same few marker contents ("1", "2", "1, 2"): parse each once.
+        self._parse = functools.lru_cache(maxsize=4096)(parse)
+        self.prefix = prefix
+        self.ordinal = ordinal
+        self._digits = digits  # "[12]" is a marker naming "12": skip the parse function
+
+    def scan(self, text: str) -> Scan:
+        markers: list[Marker] = []
+        malformed: list[Malformed] = []
+        if "[" not in text and (text.isascii() or "\uff3b" not in text):
+            return Scan(markers, malformed)
+        scanned = text if text.isascii() else text.translate(_FULLWIDTH)
+        parse = self._parse
+        digits = self._digits
+        prefix, ordinal = self.prefix, self.ordinal
+        new, add = tuple.__new__, markers.append  # the hot loop: no per-marker Python frames
+        for match in _BRACKET.finditer(scanned):
+            content = match[1]
+            if digits and content.isdigit() and content[0] != "0" and content.isascii():
+                start, end = match.span()
+                add(new(Marker, (text[start:end], start, end, (content,), prefix, ordinal)))
+                continue
+            parsed = parse(content)
+            if parsed is None:
+                continue
+            start, end = match.span()
+            if isinstance(parsed, str):
+                malformed.append(Malformed(text[start:end], start, end, parsed))
+            else:
+                add(new(Marker, (text[start:end], start, end, parsed, prefix, ordinal)))
+        return Scan(markers, malformed)
+
+    def __repr__(self) -> str:
+        return f"<grammar {self.name}>"
+
+
+def _split_items(content: str) -> list[str] | None:
+    """Split a marker's content on commas, semicolons and "and"; None if an item is empty."""
+    items = _SEPARATOR.split(content.strip())
+    if any(not item for item in items):
+        return None
+    return items
+
+
+_NUMBER = re.compile(r"-?(?:0|[1-9][0-9]*)")
+_NUMERIC_ITEM = re.compile(r"(-?[0-9]+)(?:\s*[-–—]\s*([0-9]+))?")
+_NUMERIC_LIKE = re.compile(r"[\d\s,;&\-–—]*(?:and[\d\s,;&\-–—]*)*", re.IGNORECASE)
+
+
+def _expand(low: int, high: int, prefix: str) -> tuple[str, ...] | str:
+    if high < low:
+        return f"range {low}-{high} runs backwards"
+    if high - low >= MAX_RANGE:
+        return f"range {low}-{high} is longer than {MAX_RANGE} ids"
+    return tuple(f"{prefix}{n}" for n in range(low, high + 1))
+
+
+def _parse_numbers(content: str, item: re.Pattern[str], number: re.Pattern[str], prefix: str,
+                   wrong: str) -> _Parsed:
+    """Ids from a list of numbers and ranges (``1, 3-5 and 7``), each ``item``-shaped with
+    ``number``-shaped numbers; ``wrong`` explains a bad item.
+    """
+    items = _split_items(content)
+    if items is None:
+        return "empty item in the list"
+    ids: list[str] = []
+    for text in items:
+        match = item.fullmatch(text)
+        if match is None or not number.fullmatch(match[1]) or (
+                match[2] is not None and not number.fullmatch(match[2])):
+            return f"{text!r} {wrong}"
+        if match[2] is None:
+            ids.append(f"{prefix}{int(match[1])}")
+            continue
+        expanded = _expand(int(match[1]), int(match[2]), prefix)
+        if isinstance(expanded, str):
+            return expanded
+        ids.extend(expanded)
+    return tuple(ids)
+
+
+def _parse_numeric(content: str) -> _Parsed:
+    if content.isdigit() and content.isascii():  # the common case, [3]
+        if content[0] == "0" and len(content) > 1:
+            return "numbers do not start with 0"
+        return (content,)
+    if not content:
+        return "empty marker"
+    if not _NUMERIC_LIKE.fullmatch(content) or not any(c.isdigit() for c in content):
+        return None
+    return _parse_numbers(content, _NUMERIC_ITEM, _NUMBER, "",
+                          "is not a number or range (no leading zeros)")
+
+
+_S_ITEM = re.compile(r"S([0-9]+)(?:\s*[-–—]\s*S?([0-9]+))?")
+_S_LIKE = re.compile(r"\s*[Ss](?:[\d\s,;&\-–—Ss]|and)*", re.IGNORECASE)
+_POSITIVE = re.compile(r"[1-9][0-9]*")
+
+
+def _parse_s(content: str) -> _Parsed:
+    if not content:
+        return "empty marker"
+    if not _S_LIKE.fullmatch(content):
+        return None
+    return _parse_numbers(content, _S_ITEM, _POSITIVE, "S",
+                          "is not S followed by a number from 1 (no leading zeros)")
+
+
+_ID_TOKEN = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.:/#-]*")
+_ID_LIKE = re.compile(r"[\sA-Za-z0-9_.:/#,;-]*")
+_NOT_CITATIONS = frozenset({"sic", "sic!", "x", "X", "citation needed", "?", "..."})
+
+
+def _id_parser(token: re.Pattern[str]) -> Callable[[str], _Parsed]:
+    def parse(content: str) -> _Parsed:
+        if token.fullmatch(content) and content not in _NOT_CITATIONS:  # the common case
+            return (content,)
+        if not content:
+            return "empty marker"
+        if not _ID_LIKE.fullmatch(content) or ("," not in content and ";" not in content):
+            return None
+        items = [item.strip() for item in re.split(r"[,;]", content)]
+        if not any(items):
+            return None
+        if not all(items):
+            return "empty item in the list"
+        if not all(token.fullmatch(item) for item in items):
+            return None
+        return tuple(items)
+    return parse
+
+
+_SOURCE_HEAD = re.compile(r"\s*sources?\s*:?\s*", re.IGNORECASE)
+
+
+def _parse_source(content: str) -> _Parsed:
+    head = _SOURCE_HEAD.match(content)
+    if head is None or not head.group().strip():
+        return None
+    items = _split_items(content[head.end():])
+    if items is None:
+        return "empty item in the list"
+    ids: list[str] = []
+    for item in items:
+        source_id = _SOURCE_HEAD.sub("", item, count=1) if item[:1] in "sS" else item
+        if not _ID_TOKEN.fullmatch(source_id):
+            return f"{source_id!r} is not a source id"
+        ids.append(str(int(source_id)) if source_id.isdigit() and source_id.isascii()
+                   else source_id)
+    return tuple(ids)
+
+
+@functools.lru_cache(maxsize=64)
+def _prefixed(prefix: str) -> BracketGrammar:
+    """Ids written as ``prefix`` + a number, as a snapshot of ``doc_1..doc_N`` uses."""
+    token = re.compile(re.escape(prefix) + r"-?[0-9]+")
+    parse_ids = _id_parser(token)
+
+    def parse(content: str) -> _Parsed:
+        if not content.startswith(prefix) and content.strip():
+            return None
+        parsed = parse_ids(content)
+        return parsed if parsed is not None else f"not {prefix} followed by a number"
+    return BracketGrammar(f"prefix:{prefix}", parse)
+
+
+def compile_linear(pattern: str) -> Any:
+    """A user pattern compiled by RE2 (linear time whatever the text); a pattern RE2 rejects
+    raises ``ValueError`` with RE2's reason, and nothing is logged.
+    """
+    import re2  # noqa: PLC0415 - imported on use: built-in grammars never pay for it
+
+    options = re2.Options()
+    options.log_errors = False  # RE2 would log the error to stderr in two C++ lines
+    try:
+        return re2.compile(pattern, options)
+    except Exception as error:  # re2 raises its own error types; report them all alike
+        reason = error.args[0] if error.args else error
+        if isinstance(reason, bytes):
+            reason = reason.decode("utf-8", "replace")
+        raise ValueError(str(reason)) from None
+
+
+class RegexGrammar:
+    """A user pattern with exactly one capture group, compiled by RE2 (linear time)."""
+
+    __slots__ = ("_pattern", "name")
+
+    def __init__(self, pattern: str) -> None:
+        self.name = f"regex:{pattern}"
+        try:
+            compiled = compile_linear(pattern)
+        except ValueError as error:
+            raise GrammarError(f"cannot compile grammar regex {pattern!r}: {error}") from None
+        if compiled.groups != 1:
+            raise GrammarError(f"grammar regex {pattern!r} must have exactly one capture group"
+                               f" (the id), it has {compiled.groups}")
+        self._pattern = compiled
+
+    def scan(self, text: str) -> Scan:
+        markers: list[Marker] = []
+        malformed: list[Malformed] = []
+        for match in self._pattern.finditer(text):
+            start, end = match.span()
+            source_id = match.group(1)
+            if end == start:
+                continue
+            if not source_id:
+                malformed.append(Malformed(text[start:end], start, end, "empty id"))
+            else:
+                markers.append(Marker(text[start:end], start, end, (source_id,)))
+        return Scan(markers, malformed)
+
+    def __repr__(self) -> str:
+        return f"<grammar {self.name}>"
+
+
+class Chain:
+    """Several grammars at once; where markers overlap, the earlier grammar wins."""
+
+    __slots__ = ("grammars", "name")
+
+    def __init__(self, grammars: Sequence[Grammar]) -> None:
+        self.grammars = tuple(grammars)
+        self.name = ",".join(g.name for g in self.grammars)
+
+    def scan(self, text: str) -> Scan:
+        found: list[tuple[int, int, Marker]] = []
+        broken: list[tuple[int, int, Malformed]] = []
+        for rank, grammar in enumerate(self.grammars):
+            scan = grammar.scan(text)
+            found.extend((m.start, rank, m) for m in scan.markers)
+            broken.extend((m.start, rank, m) for m in scan.malformed)
+        found.sort(key=lambda item: (item[0], item[1]))
+        markers: list[Marker] = []
+        for _, _, marker in found:
+            # Kept markers are sorted and disjoint, so only the last one can overlap.
+            if not markers or markers[-1].end <= marker.start:
+                markers.append(marker)
+        malformed: list[Malformed] = []
+        index = 0
+        for _, _, bad in sorted(broken, key=lambda item: (item[0], item[1])):
+            while index < len(markers) and markers[index].end <= bad.start:
+                index += 1
+            overlaps = index < len(markers) and markers[index].start < bad.end
+            if not overlaps and (not malformed or malformed[-1].end <= bad.start):
+                malformed.append(bad)
+        return Scan(markers, malformed)
+
+    def __repr__(self) -> str:
+        return f"<grammar {self.name}>"
+
+
+def _parse_numeric_or_s(content: str) -> _Parsed:
+    parsed = _parse_numeric(content)
+    return parsed if parsed is not None else _parse_s(content)
+
+
+# Inferred for snapshots numbered 1..N: [3] and [S3] both name passage 3, in one scan.
+_NUMBERED = BracketGrammar("numeric,S", _parse_numeric_or_s, prefix="S", digits=True)
+
+GRAMMARS: dict[str, Grammar] = {
+    "numeric": BracketGrammar("numeric", _parse_numeric, digits=True),
+    "S": BracketGrammar("S", _parse_s, prefix="S", ordinal=False),
+    "id": BracketGrammar("id", _id_parser(_ID_TOKEN)),
+    "source": BracketGrammar("source", _parse_source),
+}
+
+
+def get_grammar(spec: str | Grammar | Sequence[str | Grammar]) -> Grammar:
+    """A grammar from a preset name, ``regex:PATTERN``, a Grammar, or a sequence of those (a chain).
+
+    A comma-separated string of preset names (``"numeric,S"``) is a chain too.
+    """
+    if isinstance(spec, str):
+        if spec.startswith("regex:"):
+            return _regex_grammar(spec.removeprefix("regex:"))
+        if "," in spec:
+            return get_grammar([part.strip() for part in spec.split(",")])
+        grammar = GRAMMARS.get(spec) or GRAMMARS.get(spec.lower())
+        if grammar is None:
+            raise GrammarError(f"unknown grammar {spec!r}; choose from"
+                               f" {', '.join(GRAMMARS)} or regex:PATTERN")
+        return grammar
+    if isinstance(spec, Sequence):
+        if list(spec) == ["numeric", "S"]:
+            return _NUMBERED  # the same markers in one scan
+        if all(isinstance(part, str) for part in spec):
+            return _chain(tuple(str(part) for part in spec))
+        grammars = [get_grammar(part) for part in spec]
+        if not grammars:
+            raise GrammarError("an empty list of grammars")
+        return grammars[0] if len(grammars) == 1 else Chain(grammars)
+    return spec
+
+
+@functools.lru_cache(maxsize=256)
+def _regex_grammar(pattern: str) -> RegexGrammar:
+    """Compiled once per pattern: a request-path caller may pass the same spec every time."""
+    return RegexGrammar(pattern)
+
+
+@functools.lru_cache(maxsize=256)
+def _chain(names: tuple[str, ...]) -> Grammar:
+    if not names:
+        raise GrammarError("an empty list of grammars")
+    grammars = [get_grammar(name) for name in names]
+    return grammars[0] if len(grammars) == 1 else Chain(grammars)
+
+
+def infer_grammar(snapshot: Snapshot) -> Grammar:
+    """The default grammar for a snapshot.
+
+    Ids ``1..N`` give ``numeric`` and ``S`` together (``[3]`` and ``[S3]`` both name passage 3);
+    ids ``S1..SN`` give ``S``; ids sharing one prefix and numbered
+    ``1..N`` (``doc_1..doc_N``) give a grammar of that prefix with out-of-range detection;
+    anything else gives ``id`` (ids as written).
+    """
+    numbering = snapshot.numbering
+    if numbering is None:
+        return GRAMMARS["id"]
+    prefix = numbering[0]
+    if prefix == "":
+        return _NUMBERED
+    if prefix == "S":
+        return GRAMMARS["S"]
+    return _prefixed(prefix)

@@ -1,0 +1,195 @@
+"""A whole dataset run: read, audit (in processes), write results in input order, aggregate,
+and resume an interrupted run so that it ends with exactly what a clean run gives.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import sys
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import IO, Any
+
+from citeaudit._files import refuse_inputs
+from citeaudit.core._engine import audit
+from citeaudit.errors import CiteauditError, InputError, RunError
+from citeaudit.eval._records import (
+    DatasetFormat,
+    RawItem,
+    Record,
+    digest_of,
+    parse_record,
+    read_items,
+)
+from citeaudit.eval._results import Options, Summary, summary_of, testcase
+from citeaudit.eval._runner import run
+from citeaudit.eval._store import ResultsFile
+from citeaudit.eval._summary import Aggregate
+from citeaudit.report._html import WorstRecord
+
+__all__ = ["Dataset", "evaluate", "worst_records"]
+
+class Dataset:
+    """Where the records come from, and how to read them (again, for the report)."""
+
+    def __init__(self, path: str, *, format: DatasetFormat, max_bytes: int,
+                 stdin: IO[bytes] | None = None) -> None:
+        self.path = path
+        self.format = format
+        self.max_bytes = max_bytes
+        self.stdin = stdin
+
+    def items(self) -> Iterator[RawItem]:
+        return read_items(self.path, max_bytes=self.max_bytes, format=self.format,
+                          stdin=self.stdin)
+
+
+def evaluate(dataset: Dataset, options: Options, *, jobs: int = 1, out: Path | None = None,
+             resume: bool = False, junit: IO[str] | None = None,
+             on_unreadable: Callable[[Summary], None] | None = None,
+             progress: Any = None) -> Aggregate:
+    """Audit every record of ``dataset``; results go to ``out`` (JSONL, input order) and JUnit
+    test cases to ``junit``; ``on_unreadable`` hears of every record that cannot be audited.
+    With ``resume``, the complete results already written for ``out`` are kept (when they were
+    written for these records with these options) and only the rest is audited.
+
+    ``out`` is written as ``OUT.partial`` and renamed when the run is complete; it may not be
+    the dataset itself.
+    """
+    config = options.config
+    aggregate = Aggregate(config.min_precision, config.min_recall)
+    if dataset.path != "-":
+        source = Path(dataset.path)
+        if source.is_dir():
+            raise InputError("cannot read: is a directory", origin=dataset.path)
+        if not source.is_file():
+            raise InputError("cannot read: no such file", origin=dataset.path)
+
+    def count(summary: Summary, case: str | None) -> None:
+        aggregate.add(summary)
+        if junit is not None and case is not None:
+            junit.write(case)
+        if summary.status == "unreadable" and on_unreadable is not None:
+            on_unreadable(summary)
+
+    items = dataset.items()
+    with contextlib.ExitStack() as stack:
+        store = None
+        if out is not None:
+            store = ResultsFile(out, resume=resume)
+            refuse_inputs(out, [dataset.path])
+            refuse_inputs(store.partial, [dataset.path])
+            stack.enter_context(store)
+        done = 0
+        if store is not None and resume:
+            for result in store.kept():
+                item = next(items, None)
+                if item is None:
+                    raise store.mismatch(f"it holds more than the dataset's {done} records",
+                                         dataset.path)
+                if result.get("options_digest") != options.digest:
+                    raise store.mismatch("they were written with other options or by another"
+                                         " version", dataset.path)
+                if result.get("record_digest") != digest_of(item):
+                    raise store.mismatch(f"the result for {item.place} was written for"
+                                         " another record", dataset.path)
+                count(summary_of(result), testcase(result) if junit is not None else None)
+                done += 1
+        if progress is not None:
+            items = progress.track(items, done)
+        try:
+            for done_batch in run(items, options, jobs):
+                if store is not None:
+                    store.write(done_batch.lines)  # whole lines, batch by batch
+                aggregate.merge(done_batch.aggregate)
+                if junit is not None:
+                    junit.write(done_batch.cases)
+                if on_unreadable is not None:
+                    for summary in done_batch.unreadable:
+                        on_unreadable(summary)
+        except RunError as error:
+            if store is not None:
+                raise RunError(f"{error}; the results written so far are complete in"
+                               f" {store.partial}: run again with --resume to go on") from None
+            raise
+        if store is not None:
+            store.commit()
+    return aggregate
+
+
+def worst_records(dataset: Dataset, aggregate: Aggregate, options: Options) -> list[WorstRecord]:
+    """The worst records with their answers and findings, read again from the dataset."""
+    wanted = {summary.ordinal: summary for summary in aggregate.worst_records()}
+    if not wanted:
+        return []
+    found: dict[int, WorstRecord] = {}
+    for item in dataset.items():
+        if item.ordinal in wanted:
+            parsed = parse_record(item)
+            if isinstance(parsed, Record):
+                found[item.ordinal] = _detail(parsed, wanted[item.ordinal], options)
+            if len(found) == len(wanted):
+                break
+    return [found[s.ordinal] for s in aggregate.worst_records() if s.ordinal in found]
+
+
+def _detail(record: Record, summary: Summary, options: Options) -> WorstRecord:
+    try:
+        report = audit(record.answer, record.sources, grammar=record.grammar,
+                       config=options.config, relevant=record.relevant)
+    except CiteauditError:
+        return {"id": summary.id, "place": summary.place, "status": summary.status,
+                "findings": [], "metrics": {}}
+    return {"id": record.id, "place": summary.place, "status": report.status,
+            "findings": [f.to_dict() for f in report.findings],
+            "metrics": report.metrics.to_dict(), "answer": record.answer}
+
+
+class Progress:
+    """A progress bar with rate and ETA on a terminal (``tqdm``); nothing elsewhere."""
+
+    def __init__(self, stream: IO[str], total: int | None, unit_bytes: bool) -> None:
+        from tqdm import tqdm  # noqa: PLC0415 - only runs on a terminal need it
+
+        try:
+            columns, lines = os.get_terminal_size(stream.fileno())
+        except (OSError, ValueError):
+            columns = lines = 0
+        # A terminal that reports no size (0 x 0) would get no bar at all.
+        self._bar = tqdm(total=total, file=stream, unit="B" if unit_bytes else "rec",
+                         unit_scale=True, ncols=columns or 100, nrows=lines or 24,
+                         mininterval=0.25, desc="auditing")
+        self._unit_bytes = unit_bytes
+        self._records = 0
+        self._start = time.monotonic()
+
+    def track(self, items: Iterator[RawItem], done: int) -> Iterator[RawItem]:
+        bar = self._bar
+        for item in items:
+            self._records += 1
+            bar.update(len(item.value) if self._unit_bytes and isinstance(item.value, bytes)
+                       else (0 if self._unit_bytes else 1))
+            if self._records % 512 == 0:
+                rate = self._records / max(time.monotonic() - self._start, 1e-9)
+                bar.set_postfix_str(f"{done + self._records} records, {rate:,.0f} rec/s",
+                                    refresh=False)
+            yield item
+
+    def close(self) -> None:
+        self._bar.close()
+
+
+def progress_for(dataset: Dataset, stream: IO[str] | None = None) -> Progress | None:
+    """A progress bar when ``stream`` (default: stderr) is a terminal, else ``None``."""
+    stream = stream if stream is not None else sys.stderr
+    if not stream.isatty():
+        return None
+    size = None
+    if dataset.format == "jsonl" and dataset.path != "-":
+        try:
+            size = Path(dataset.path).stat().st_size
+        except OSError:
+            size = None
+    return Progress(stream, size, unit_bytes=size is not None)

@@ -1,0 +1,193 @@
+"""One result per dataset record: the JSON line written to the results file, the summary the
+aggregate is built from, and the verdict rule that eval and replay share.
+
+A record passes when it was readable, has no error-severity finding, is not ``no_evidence``,
+meets the precision and recall thresholds, and every evaluator passed it.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import hashlib
+from dataclasses import dataclass
+from typing import Any, NamedTuple
+from xml.sax.saxutils import escape as xml_escape
+from xml.sax.saxutils import quoteattr
+
+import orjson
+
+from citeaudit import __version__ as version
+from citeaudit.core._config import Config
+from citeaudit.core._engine import audit
+from citeaudit.core._rules import Severity
+from citeaudit.errors import CiteauditError, InputError
+from citeaudit.eval._evaluators import Evaluator, EvaluatorResult
+from citeaudit.eval._records import RawItem, Record, Unreadable, digest_of, parse_record
+from citeaudit.request._render import neutralise
+
+__all__ = ["Options", "Summary", "passes", "process", "summary_of", "testcase"]
+
+
+@dataclass(frozen=True)
+class Options:
+    """What every record is audited with."""
+
+    config: Config
+    evaluators: tuple[Evaluator, ...] = ()
+    junit: bool = False
+
+    @functools.cached_property
+    def digest(self) -> str:
+        """A short fingerprint of everything that changes a result: the configuration, the
+        evaluators and the version of citeaudit (a resumed run keeps results only under the
+        same one).
+        """
+        config = self.config
+        settings: dict[str, Any] = {f.name: getattr(config, f.name)
+                                    for f in dataclasses.fields(config) if f.init}
+        settings["severity"] = sorted((code, level.value)
+                                      for code, level in config.severity.items())
+        settings["evaluators"] = [evaluator.name for evaluator in self.evaluators]
+        settings["version"] = version
+        return hashlib.blake2b(orjson.dumps(settings, option=orjson.OPT_SORT_KEYS,
+                                            default=str), digest_size=8).hexdigest()
+
+
+class Summary(NamedTuple):
+    """What the aggregate needs of one result."""
+
+    ordinal: int
+    place: str
+    id: str | None
+    status: str  # ok / unverified / no_evidence / unreadable
+    passed: bool
+    errors: int
+    precision: float | None
+    recall: float | None
+    f1: float | None
+    claim_coverage: float | None
+    support_recall: float | None
+    support_precision: float | None
+    codes: tuple[str, ...]
+    tags: tuple[tuple[str, str], ...]
+    evaluators: tuple[tuple[str, bool, float], ...]
+    reason: str | None = None  # why an unreadable record could not be audited
+
+
+def passes(status: str, errors: int, precision: float | None, recall: float | None, *,
+           min_precision: float, min_recall: float, evaluators_passed: bool = True) -> bool:
+    """The verdict rule shared by ``eval`` and ``replay``."""
+    return (status not in ("no_evidence", "unreadable") and errors == 0
+            and precision is not None and precision >= min_precision
+            and recall is not None and recall >= min_recall and evaluators_passed)
+
+
+def process(item: RawItem, options: Options) -> tuple[bytes, Summary, str | None]:
+    """Audit one item: its result line, its summary, and (if asked) its JUnit test case."""
+    parsed = parse_record(item)
+    if isinstance(parsed, Unreadable):
+        return _unreadable(item, parsed.id, parsed.reason, options)
+    try:
+        result = _audited(item, parsed, options)
+    except CiteauditError as error:
+        reason = (f"{error.place}: {error.reason}" if isinstance(error, InputError)
+                  and error.place else getattr(error, "reason", str(error)))
+        return _unreadable(item, parsed.id, reason, options)
+    return (orjson.dumps(result) + b"\n", summary_of(result),
+            testcase(result) if options.junit else None)
+
+
+def _audited(item: RawItem, record: Record, options: Options) -> dict[str, Any]:
+    config = options.config
+    report = audit(record.answer, record.sources, grammar=record.grammar,
+                   config=config, relevant=record.relevant)
+    if record.relevant is not None:
+        unknown = [i for i in record.relevant if i not in report.snapshot]
+        if unknown:
+            raise InputError(f"\"relevant\" names ids not in the snapshot: {', '.join(unknown)}")
+    verdicts = {evaluator.name: _evaluate(evaluator, record, report)
+                for evaluator in options.evaluators}
+    metrics = report.metrics
+    errors = report.errors
+    return {
+        "index": item.ordinal, "place": item.place, "id": record.id, "status": report.status,
+        "passed": passes(report.status, errors, metrics.precision, metrics.recall,
+                         min_precision=config.min_precision, min_recall=config.min_recall,
+                         evaluators_passed=all(v.passed for v in verdicts.values())),
+        "errors": errors,
+        "findings": [f.to_dict() for f in report.findings],
+        "metrics": metrics.to_dict(),
+        "fingerprint": report.fingerprint,
+        "tags": dict(record.tags),
+        "evaluators": {name: v._asdict() for name, v in verdicts.items()},
+        "record_digest": digest_of(item), "options_digest": options.digest,
+    }
+
+
+def _evaluate(evaluator: Evaluator, record: Record, report: Any) -> EvaluatorResult:
+    try:
+        result = evaluator.evaluate(record, report)
+        return EvaluatorResult(bool(result.passed), float(result.score), str(result.reason))
+    except Exception as error:
+        return EvaluatorResult(False, 0.0, f"evaluator raised {type(error).__name__}: {error}")
+
+
+def _unreadable(item: RawItem, record_id: str | None, reason: str,
+                options: Options) -> tuple[bytes, Summary, str | None]:
+    result = {"index": item.ordinal, "place": item.place, "id": record_id,
+              "status": "unreadable", "passed": False, "error": reason,
+              "record_digest": digest_of(item), "options_digest": options.digest}
+    return (orjson.dumps(result) + b"\n", summary_of(result),
+            testcase(result) if options.junit else None)
+
+
+def summary_of(result: dict[str, Any]) -> Summary:
+    """The summary of one result (a result line, decoded)."""
+    if result["status"] == "unreadable":
+        return Summary(result["index"], result["place"], result["id"], "unreadable", False, 0,
+                       None, None, None, None, None, None, (), (), (), result.get("error"))
+    metrics = result["metrics"]
+    return Summary(
+        result["index"], result["place"], result["id"], result["status"], result["passed"],
+        result["errors"], metrics["precision"], metrics["recall"], metrics["f1"],
+        metrics["claim_coverage"], metrics.get("support_recall"),
+        metrics.get("support_precision"), tuple(f["code"] for f in result["findings"]),
+        tuple(sorted(result["tags"].items())),
+        tuple((name, v["passed"], v["score"]) for name, v in result["evaluators"].items()))
+
+
+def testcase(result: dict[str, Any]) -> str:
+    """One JUnit ``<testcase>``; a failure carries the findings, one per line."""
+    name = quoteattr(_xml(str(result["id"] if result["id"] is not None else result["place"])))
+    head = f'  <testcase classname="citeaudit" name={name}>'
+    if result["status"] == "unreadable":
+        message = quoteattr(_xml(f"{result['place']}: {result['error']}"))
+        return f'{head}<error type="unreadable" message={message}/></testcase>\n'
+    if result["passed"]:
+        return f"{head}</testcase>\n"
+    lines = _failure_lines(result)
+    message = quoteattr(_xml(lines[0]))
+    body = xml_escape(_xml("\n".join(lines)))
+    return f"{head}<failure message={message}>{body}</failure></testcase>\n"
+
+
+def _failure_lines(result: dict[str, Any]) -> list[str]:
+    lines = [f"status {result['status']}" + ("" if result["errors"] == 0 else
+                                              f", {result['errors']} error findings")]
+    lines += [f"{f['code']} {f['severity']}: {f['message']}" for f in result["findings"]
+              if f["severity"] == Severity.ERROR.value]
+    lines += [f"evaluator {name}: {v['reason'] or 'failed'}"
+              for name, v in result["evaluators"].items() if not v["passed"]]
+    metrics = result["metrics"]
+    lines.append(f"precision {_ratio(metrics['precision'])}, recall {_ratio(metrics['recall'])}")
+    return lines
+
+
+def _ratio(value: float | None) -> str:
+    return "n/a" if value is None else f"{value:.2f}"
+
+
+def _xml(text: str) -> str:
+    """Text that XML 1.0 can carry: control characters neutralised."""
+    return neutralise(text).replace("\ufffe", "\ufffd").replace("\uffff", "\ufffd")

@@ -1,0 +1,156 @@
+"""The aggregate as a text table, Markdown or JUnit XML; replay as a table; gates."""
+
+from __future__ import annotations
+
+import operator
+import re
+from collections.abc import Callable
+from typing import IO, Any, NamedTuple
+
+from citeaudit.cli._output import one_line
+from citeaudit.errors import ConfigError
+from citeaudit.eval._summary import METRICS
+from citeaudit.request._render import escape_markdown, neutralise
+
+__all__ = ["Gate", "junit", "markdown", "parse_gate", "replay_table", "table"]
+
+_UNSAFE_ON_TERMINAL = re.compile("[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028-\u202e"
+                                 "\u2066-\u2069]")
+
+
+def _metrics(data: dict[str, Any]) -> list[str]:
+    """The metrics to show: support metrics only when a support judge ran."""
+    return [m for m in METRICS if not m.startswith("support_") or data[f"mean_{m}"] is not None]
+
+
+def _columns(data: dict[str, Any]) -> list[str]:
+    return ["records", "pass rate", "no evidence", "unreadable",
+            *(f"{m.replace('_', ' ')} mean/median" for m in _metrics(data))]
+
+
+def _ratio(value: float | None) -> str:
+    return "-" if value is None else f"{value:.3f}"
+
+
+def _row(name: str, stats: dict[str, Any], metrics: list[str]) -> list[str]:
+    return [name, str(stats["records"]), _ratio(stats["pass_rate"]),
+            _ratio(stats["no_evidence_rate"]), str(stats["unreadable"]),
+            *(f"{_ratio(stats[f'mean_{m}'])}/{_ratio(stats[f'median_{m}'])}" for m in metrics)]
+
+
+def _rows(data: dict[str, Any]) -> list[list[str]]:
+    """Rows of the aggregate; tag names and values come from the dataset: every format
+    escapes them for where it is shown.
+    """
+    metrics = _metrics(data)
+    rows = [_row("all", data, metrics)]
+    for key, values in data["tags"].items():
+        rows.extend(_row(f"{key}={value}", stats, metrics) for value, stats in values.items())
+    return rows
+
+
+def _terminal(text: str) -> str:
+    """Text from a dataset, safe on a terminal: no escape sequence, no line break."""
+    return one_line(neutralise(text)) if _UNSAFE_ON_TERMINAL.search(text) else text
+
+
+def _markdown_cell(text: str) -> str:
+    return escape_markdown(one_line(text)).replace("|", "\\|")
+
+
+def table(data: dict[str, Any]) -> str:
+    """The aggregate as an aligned text table, then findings by code and evaluators."""
+    rows = [["", *_columns(data)], *([_terminal(row[0]), *row[1:]] for row in _rows(data))]
+    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
+    lines = ["  ".join(cell.ljust(w) if i == 0 else cell.rjust(w)
+                       for i, (cell, w) in enumerate(zip(row, widths, strict=True))).rstrip()
+             for row in rows]
+    lines.append("findings: " + (", ".join(f"{code} {n}" for code, n in data["findings"].items())
+                                 or "none"))
+    for name, e in data["evaluators"].items():
+        lines.append(f"evaluator {_terminal(name)}: pass rate {_ratio(e['pass_rate'])}, mean score"
+                     f" {_ratio(e['mean_score'])}")
+    return "\n".join(lines) + "\n"
+
+
+def markdown(data: dict[str, Any]) -> str:
+    """The aggregate as Markdown tables."""
+    columns = _columns(data)
+    lines = ["| " + " | ".join(["", *columns]) + " |",
+             "|---" * (len(columns) + 1) + "|"]
+    lines += ["| " + " | ".join([_markdown_cell(row[0]), *row[1:]]) + " |"
+              for row in _rows(data)]
+    lines += ["", "| code | findings |", "|---|---|"]
+    lines += [f"| {code} | {n} |" for code, n in data["findings"].items()]
+    if data["evaluators"]:
+        lines += ["", "| evaluator | pass rate | mean score |", "|---|---|---|"]
+        lines += [f"| {_markdown_cell(name)} | {_ratio(e['pass_rate'])} |"
+                  f" {_ratio(e['mean_score'])} |"
+                  for name, e in data["evaluators"].items()]
+    return "\n".join(lines) + "\n"
+
+
+def junit(data: dict[str, Any], cases: IO[str], out: IO[str]) -> None:
+    """A JUnit XML document: one test case per record (read back from ``cases``)."""
+    failures = data["records"] - data["passed"] - data["unreadable"]
+    out.write('<?xml version="1.0" encoding="UTF-8"?>\n'
+              f'<testsuites tests="{data["records"]}" failures="{failures}"'
+              f' errors="{data["unreadable"]}">\n'
+              f'<testsuite name="citeaudit" tests="{data["records"]}" failures="{failures}"'
+              f' errors="{data["unreadable"]}">\n')
+    cases.seek(0)
+    while block := cases.read(1 << 16):
+        out.write(block)
+    out.write("</testsuite>\n</testsuites>\n")
+
+
+def replay_table(data: dict[str, Any]) -> str:
+    """Replay as text: the verdict at the thresholds, flips, and the sweep grid."""
+    lines = [f"{data['passed']} of {data['records']} records pass at precision >="
+             f" {data['min_precision']:.2f}, recall >= {data['min_recall']:.2f}"
+             f" (pass rate {_ratio(data['pass_rate'])})",
+             f"{len(data['flipped'])} verdicts change against the stored ones"
+             f" ({data['flipped_to_pass']} now pass, {data['flipped_to_fail']} now fail)"]
+    lines += [f"  {_terminal(str(record_id))}" for record_id in data["flipped"][:50]]
+    if len(data["flipped"]) > 50:
+        lines.append(f"  ... and {len(data['flipped']) - 50} more (--format json lists all)")
+    if "sweep" in data:
+        recalls = sorted({row["min_recall"] for row in data["sweep"]})
+        lines.append("pass rate by min precision (rows) and min recall (columns):")
+        lines.append("        " + "".join(f"{r:>7.1f}" for r in recalls))
+        for precision in sorted({row["min_precision"] for row in data["sweep"]}):
+            cells = [row["pass_rate"] for row in data["sweep"]
+                     if row["min_precision"] == precision]
+            lines.append(f"  {precision:4.2f}  " + "".join(f"{c:7.3f}" for c in cells))
+    return "\n".join(lines) + "\n"
+
+
+class Gate(NamedTuple):
+    """A condition on one aggregate number, e.g. ``pass_rate>=0.95``."""
+
+    metric: str
+    op: str
+    value: float
+
+    def holds(self, data: dict[str, Any]) -> bool:
+        found = data.get(self.metric)
+        return found is not None and _OPS[self.op](found, self.value)
+
+    def __str__(self) -> str:
+        return f"{self.metric}{self.op}{self.value:g}"
+
+
+_OPS: dict[str, Callable[[float, float], bool]] = {
+    ">=": operator.ge, "<=": operator.le, ">": operator.gt, "<": operator.lt}
+_GATE = re.compile(r"\s*([a-z_]+)\s*(>=|<=|>|<)\s*([0-9]*\.?[0-9]+)\s*")
+GATE_METRICS = ("pass_rate", "no_evidence_rate", "unreadable", "records",
+                *(f"{kind}_{m}" for m in METRICS for kind in ("mean", "median")))
+
+
+def parse_gate(text: str) -> Gate:
+    """``METRIC>=VALUE`` (or ``<=``, ``>``, ``<``) on an aggregate number."""
+    match = _GATE.fullmatch(text)
+    if match is None or match[1] not in GATE_METRICS:
+        raise ConfigError(f"--gate {text!r}: write METRIC>=VALUE with METRIC one of"
+                          f" {', '.join(GATE_METRICS)}")
+    return Gate(match[1], match[2], float(match[3]))

@@ -1,0 +1,236 @@
+"""The lexical support judge: no model, fast enough for every record of a large dataset.
+
+For one claim and its cited passages it checks that
+
+* every amount the claim states (numbers, percentages, money, dates, durations, units) is
+  stated by a cited passage, however written (CA501, :mod:`.quantities`);
+* every quotation in the claim appears in a cited passage, whitespace, quote characters and
+  case aside (CA502);
+* the claim's content words (stemmed) are found together in one passage sentence or two
+  adjacent ones, with a guard for negation that one side has and the other lacks (CA503 below
+  the threshold), and every name it capitalises after its first word appears in a cited
+  passage (CA503).
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from collections.abc import Iterable, Sequence
+
+import Stemmer
+
+from citeaudit.support._judges import Judgement, Passage, sentences
+from citeaudit.support._quantities import Quantity, matches, quantities, value_key
+
+__all__ = ["DEFAULT_THRESHOLD", "LexicalJudge"]
+
+DEFAULT_THRESHOLD = 0.5
+_SHOWN = 12  # amounts named in a CA501 message
+_SCAN_ALL = 128  # passages with more sentences are scored from an index of their words
+_VISIT = 128  # sentences scored at most per claim and passage, from the index
+_WORDS = re.compile(r"[a-z][a-z0-9]*(?:'[a-z]+)?")  # words, not bare numbers
+_NAME = re.compile(r"[A-Za-z][\w-]*")  # a capitalised word after the first: a name
+_QUOTED = re.compile(r"[\"“”„«»]([^\"“”„«»\n]{2,}?)[\"“”„«»]")
+_QUOTES = str.maketrans({"“": '"', "”": '"', "„": '"', "«": '"', "»": '"', "‘": "'", "’": "'",
+                         "\u00a0": " "})
+_NEGATIONS = frozenset({"not", "no", "never", "none", "nobody", "nothing", "neither", "nor",
+                        "cannot", "without", "n't"})
+_STOPWORDS = frozenset("""
+a about above after again against all am an and any are as at be because been before being
+below between both but by can could did do does doing down during each few for from further
+had has have having he her here hers herself him himself his how i if in into is it its itself
+just me more most my myself of off on once only or other our ours ourselves out over own same
+she should so some such than that the their theirs them themselves then there these they this
+those through to too under until up very was we were what when where which while who whom why
+will with would you your yours yourself yourselves also may must per via within s t
+""".split()) | _NEGATIONS  # noqa: SIM905 - a word list reads better as text
+_STEMMER = Stemmer.Stemmer("english")
+
+
+_STEMS: dict[str, str] = {}  # every word stemmed once per process (vocabularies are small)
+
+
+def _terms(text: str, lowered: str | None = None) -> tuple[frozenset[str], bool]:
+    """Content-word stems of ``text`` (``lowered``: the same, lower-cased, quotes folded),
+    and whether it is negated.
+    """
+    if lowered is None:
+        lowered = text.lower().translate(_QUOTES)
+    words = set(_WORDS.findall(lowered))
+    negated = not _NEGATIONS.isdisjoint(words) or "n't" in lowered
+    words -= _STOPWORDS
+    stems = _STEMS
+    missing = [w for w in words if w not in stems]
+    if missing:
+        if len(stems) > 500_000:
+            stems.clear()
+        stems.update(zip(missing, _STEMMER.stemWords(missing), strict=True))
+    return frozenset(map(stems.__getitem__, words)), negated
+
+
+def _normal(text: str) -> str:
+    """Text for quote matching: quote characters, whitespace and case folded."""
+    return " ".join(text.translate(_QUOTES).casefold().split())
+
+
+_Window = tuple[str, frozenset[str], bool]  # text, content-word stems, negated (a plain tuple:
+# passages have dozens of windows, and a NamedTuple costs a Python call each)
+
+
+class _Passage:
+    """A passage analysed on demand: sentence windows always, amounts and quote-matching text
+    only for claims that state amounts or quote.
+    """
+
+    __slots__ = ("_amounts", "_index", "_normal", "_quantities", "lowered", "sentences", "text")
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        lowered = text.lower().translate(_QUOTES)
+        if len(lowered) != len(text):  # a rare character that lower-cases to two
+            lowered = "".join(c.lower()[:1] for c in text).translate(_QUOTES)
+        self.lowered = lowered
+        analysed = []
+        for start, end in sentences(text):
+            sentence = text[start:end].strip()
+            analysed.append((sentence, *_terms(sentence, lowered[start:end])))
+        # Windows of two adjacent sentences are scored from the sentences' overlaps with the
+        # claim, never built here: most passages are cited by a claim or two.
+        self.sentences: list[_Window] = analysed
+        self._index: dict[str, list[int]] | None = None
+        self._quantities: dict[float, list[Quantity]] | None = None
+        self._amounts: list[str] = []
+        self._normal: str | None = None
+
+    @property
+    def quantities(self) -> dict[float, list[Quantity]]:
+        """The passage's amounts by value (see :func:`value_key`): a claim's amount is looked
+        up, never compared with every amount of a long passage.
+        """
+        if self._quantities is None:
+            index: dict[float, list[Quantity]] = {}
+            for quantity in quantities(self.text):
+                index.setdefault(value_key(quantity.value), []).append(quantity)
+            self._quantities = index
+            self._amounts = list(dict.fromkeys(q.text for qs in index.values() for q in qs))
+        return self._quantities
+
+    def candidates(self, terms: frozenset[str]) -> list[int]:
+        """The sentences worth scoring for a claim with ``terms`` (and the one after each, for
+        two-sentence windows), in order: those sharing a term, from the claim's rarest terms
+        on, at most about :data:`_VISIT` of them, so a claim costs the same however long the
+        passage (a long passage cited by many claims stays linear).
+        """
+        if self._index is None:
+            index: dict[str, list[int]] = {}
+            for position, (_, sentence_terms, _) in enumerate(self.sentences):
+                for term in sentence_terms:
+                    index.setdefault(term, []).append(position)
+            self._index = index
+        postings = sorted((self._index.get(term, []) for term in terms), key=len)
+        chosen: set[int] = set()
+        for posting in postings:
+            if len(chosen) >= _VISIT:
+                break
+            chosen.update(posting[:_VISIT])
+        last = len(self.sentences) - 1
+        return sorted(chosen | {p + 1 for p in chosen if p < last})
+
+    @property
+    def amounts(self) -> list[str]:
+        """The amounts it states as written, each once (for messages)."""
+        _ = self.quantities
+        return self._amounts
+
+    @property
+    def normal(self) -> str:
+        if self._normal is None:
+            self._normal = _normal(self.text)
+        return self._normal
+
+
+@functools.lru_cache(maxsize=4096)  # a passage is cited by many claims of its answer
+def _analyse(text: str) -> _Passage:
+    return _Passage(text)
+
+
+class LexicalJudge:
+    """Numbers, quotations and content-word alignment against the cited passages."""
+
+    name = "lexical"
+
+    def __init__(self, threshold: float = DEFAULT_THRESHOLD) -> None:
+        self.threshold = threshold
+
+    def judge(self, pairs: Sequence[tuple[str, Sequence[Passage]]]) -> list[Judgement]:
+        """One judgement per (claim, cited passages) pair."""
+        return [self.judge_one(claim, passages) for claim, passages in pairs]
+
+    def judge_one(self, claim: str, passages: Sequence[Passage]) -> Judgement:
+        """Whether ``passages`` support ``claim``: score, verdict, evidence and problems."""
+        analysed = [(source_id, _analyse(text)) for source_id, text in passages]
+        problems: list[tuple[str, str]] = []
+        claimed = quantities(claim)
+        for quantity in claimed:
+            key = value_key(quantity.value)
+            if not any(matches(quantity, p.quantities.get(key, ())) for _, p in analysed):
+                stated = list(dict.fromkeys(a for _, p in analysed for a in p.amounts[:_SHOWN]))
+                found = ", ".join(stated[:_SHOWN]) + (", ..." if len(stated) > _SHOWN or any(
+                    len(p.amounts) > _SHOWN for _, p in analysed) else "") or "no amounts"
+                problems.append(("CA501", f"the claim states {quantity.text!r}; its cited"
+                                          f" passages do not (they state: {found})"))
+        for quoted in _QUOTED.findall(claim):
+            wanted = _normal(quoted).strip(" .,;:!?")
+            if wanted and not any(wanted in p.normal for _, p in analysed):
+                problems.append(("CA502", f"the quotation \"{quoted}\" is not in its cited"
+                                          " passages"))
+        names = [name for name in _NAME.findall(claim)[1:] if name[0].isupper()
+                 and name != "I"]
+        for name in names:
+            if not any(name.lower() in p.lowered for _, p in analysed):
+                problems.append(("CA503", f"the claim names {name!r}, which its cited passages"
+                                          " do not mention"))
+                break
+        terms, negated = _terms(claim)
+        score, evidence, source, denied = (1.0, "", None, False) if not terms else \
+            (0.0, "", None, False)
+        if terms:
+            count = len(terms)
+            empty: frozenset[str] = frozenset()
+            for source_id, passage in analysed:
+                previous: tuple[frozenset[str], bool, str] | None = None
+                sentences = passage.sentences
+                visit: Iterable[int] = range(len(sentences)) \
+                    if len(sentences) <= _SCAN_ALL else passage.candidates(terms)
+                last = -2
+                for position in visit:
+                    if position != last + 1:
+                        previous = None
+                        if position > 0:  # the window ending here needs the one before
+                            text, sentence_terms, sentence_negated = sentences[position - 1]
+                            previous = (terms & sentence_terms, sentence_negated, text)
+                    last = position
+                    text, sentence_terms, sentence_negated = sentences[position]
+                    shared = terms & sentence_terms if not terms.isdisjoint(sentence_terms) \
+                        else empty
+                    candidates = [(shared, sentence_negated, text)]
+                    if previous is not None and (shared or previous[0]):
+                        candidates.append((shared | previous[0], sentence_negated or previous[1],
+                                           f"{previous[2]} {text}"))
+                    previous = (shared, sentence_negated, text)
+                    for matched, window_negated, window_text in candidates:
+                        overlap = len(matched) / count
+                        if window_negated != negated:
+                            overlap *= 0.25  # one side denies what the other states
+                        if overlap > score:
+                            score, evidence, source = overlap, window_text, source_id
+                            denied = window_negated != negated
+        contradicted = bool(problems)  # an amount, a quotation or a name the passages lack
+        if score < self.threshold and not any(code == "CA503" for code, _ in problems):
+            why = "; one of them is negated and the other not" if denied else ""
+            problems.append(("CA503", f"the cited passages share {score:.0%} of the claim's"
+                                      f" content words (threshold {self.threshold:.0%}){why}"))
+        if contradicted:
+            score *= 0.25
+        return Judgement(score, not problems, evidence, source, tuple(problems))
