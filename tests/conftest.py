@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 
 from citeaudit.cli import main
+from citeaudit.core._registry import reload_all
 
 DATA = Path(__file__).parent / "data"
 
@@ -61,3 +62,32 @@ def browser() -> Iterator[Any]:
             "--disable-component-update", "--disable-sync", "--no-first-run"])
         yield launched
         launched.close()
+
+
+Plugins = Callable[[dict[str, str], dict[str, dict[str, str]]], Path]
+
+
+@pytest.fixture
+def plugins(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Plugins]:
+    """Install a distribution with entry points for this test (and the processes it starts):
+    ``install({module: source}, {group: {name: "module:attribute"}})``.
+    """
+    site = tmp_path / "site"
+
+    def install(modules: dict[str, str], groups: dict[str, dict[str, str]]) -> Path:
+        dist = site / "example_plugins-1.0.dist-info"
+        dist.mkdir(parents=True, exist_ok=True)
+        (dist / "METADATA").write_text("Metadata-Version: 2.1\nName: example-plugins\n"
+                                       "Version: 1.0\n")
+        (dist / "entry_points.txt").write_text("".join(
+            f"[{group}]\n" + "".join(f"{name} = {ref}\n" for name, ref in points.items())
+            for group, points in groups.items()))
+        for module, source in modules.items():
+            (site / f"{module}.py").write_text(source)
+        monkeypatch.syspath_prepend(str(site))
+        monkeypatch.setenv("PYTHONPATH", str(site))
+        reload_all()
+        return site
+
+    yield install
+    reload_all()

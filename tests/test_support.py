@@ -13,8 +13,8 @@ from hypothesis import strategies as st
 import citeaudit
 from citeaudit import Config
 from citeaudit.cli import ExitCode
+from citeaudit.core._alce import alce
 from citeaudit.support import Judgement, get_judge
-from citeaudit.support._alce import alce
 from citeaudit.support._lexical import LexicalJudge
 from citeaudit.support._quantities import matches, quantities
 from test_properties import PROFILE
@@ -277,28 +277,44 @@ def test_auc_and_balanced_accuracy() -> None:
     assert _balanced([True, False, True, False], [True, True, False, False]) == 0.5
 
 
-def test_each_claim_and_its_passages_are_judged_once(monkeypatch: pytest.MonkeyPatch) -> None:
-    """The support check and the ALCE metrics share one judgement per (claim, passages)."""
-    from citeaudit import support  # noqa: PLC0415
+COUNTING_JUDGE = """
+from citeaudit.support import lexical
 
-    lexical = support.get_judge("lexical")
-    asked: list[tuple[str, tuple[tuple[str, str], ...]]] = []
+asked = []
 
-    class Counting:
-        name = "lexical"
-        threshold = lexical.threshold
 
-        def judge(self, pairs: Any) -> Any:
-            asked.extend((claim, tuple(passages)) for claim, passages in pairs)
-            return lexical.judge(pairs)
+class Counting:
+    name = "counting"
 
-    monkeypatch.setattr(support, "get_judge", lambda name, threshold=None: Counting())
+    def __init__(self, threshold):
+        self.inner = lexical(threshold)
+        self.threshold = self.inner.threshold
+
+    def judge(self, pairs):
+        asked.extend((claim, tuple(passages)) for claim, passages in pairs)
+        return self.inner.judge(pairs)
+"""
+
+
+def test_each_claim_and_its_passages_are_judged_once(plugins: Any) -> None:
+    """A judge installed through the registry is asked once per (claim, cited passages):
+    the support check and the ALCE metrics share its judgements.
+    """
+    plugins({"counting_judge": COUNTING_JUDGE},
+            {"citeaudit.judges": {"counting": "counting_judge:Counting"}})
+    import counting_judge  # type: ignore[import-not-found]  # noqa: PLC0415 - installed above
+
     answer = ("Reimbursements settle within 30 days of approval [2]. Reports are filed within"
               " 60 days [1][2]. Parking is free [3].")
-    report = citeaudit.audit(answer, PASSAGES, config=citeaudit.Config(support="lexical"))
+    report = citeaudit.audit(answer, PASSAGES, config=citeaudit.Config(support="counting"))
     assert report.metrics.support_recall is not None
-    assert asked
-    assert len(asked) == len(set(asked))
+    assert [f.code for f in report.findings] == ["CA503"]  # the check ran: parking is not there
+    # ALCE asks about each claim with all its passages, and each passage of a claim with
+    # several on its own; the check asks about the first kind again: once is enough.
+    assert sorted(counting_judge.asked) == sorted(set(counting_judge.asked))
+    claims = {claim for claim, _ in counting_judge.asked}
+    assert len(claims) == 3
+    assert len(counting_judge.asked) == 5  # 3 claims with their passages + 2 single ones
 
 
 @pytest.mark.parametrize("empty", ["", "   ", "\n\t"])

@@ -24,12 +24,12 @@ from citeaudit._files import refuse_inputs, write_atomically
 from citeaudit.cli._output import FORMATTERS, one_line, verdict_line
 from citeaudit.core._config import (
     DEFAULT_REFUSAL,
-    SUPPORT_JUDGES,
     Config,
     load_config,
     parse_severity,
 )
 from citeaudit.core._engine import audit
+from citeaudit.core._judging import JUDGES, get_judge
 from citeaudit.core._loading import DEFAULT_MAX_BYTES, decode_json, decode_text, read_bytes
 from citeaudit.core._rules import RULES, Severity
 from citeaudit.core._sources import Snapshot, load_snapshot
@@ -207,7 +207,7 @@ def _parser() -> argparse.ArgumentParser:
         " line) and report balanced accuracy at the judge's threshold, ROC AUC, the best"
         " threshold on these pairs, a confusion matrix and pairs per second.")
     calibrate_.add_argument("pairs", metavar="PAIRS", help="labelled pairs (JSONL)")
-    calibrate_.add_argument("--judge", choices=SUPPORT_JUDGES, default="lexical",
+    calibrate_.add_argument("--judge", choices=tuple(JUDGES), default="lexical",
                             help="the support judge (default: lexical)")
     calibrate_.add_argument("--threshold", type=float, metavar="S",
                             help="the judge's threshold (default: its own)")
@@ -253,9 +253,9 @@ def _thresholds(parser: argparse.ArgumentParser) -> None:
 
 
 def _support(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--support", choices=SUPPORT_JUDGES, metavar="JUDGE",
+    parser.add_argument("--support", choices=tuple(JUDGES), metavar="JUDGE",
                         help="also judge whether cited passages support their claims"
-                        f" (CA501-CA503): {', '.join(SUPPORT_JUDGES)}")
+                        f" (CA501-CA503): {', '.join(tuple(JUDGES))}")
     parser.add_argument("--support-threshold", type=float, metavar="S",
                         help="the judge's score below which a claim is unsupported")
 
@@ -537,7 +537,6 @@ def _replay(args: argparse.Namespace, out: TextIO, stdin: Any) -> int:
 
 
 def _calibrate(args: argparse.Namespace, out: TextIO) -> int:
-    from citeaudit.support import get_judge  # noqa: PLC0415 - loads the judge's libraries
     from citeaudit.support._calibrate import (  # noqa: PLC0415
         calibrate,
         calibration_html,

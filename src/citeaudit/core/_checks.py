@@ -13,6 +13,7 @@ from typing import Any, Protocol
 from citeaudit.core._answer import Answer, Citation, Claim
 from citeaudit.core._config import Config
 from citeaudit.core._findings import Problem
+from citeaudit.core._judging import Remembered, get_judge
 from citeaudit.core._segment import Span, mask
 from citeaudit.core._sources import Snapshot
 
@@ -36,6 +37,13 @@ class Context:
     # Support judgements of this audit by (claim, cited passages): made once, read by the
     # support check and the ALCE metrics alike.
     judged: dict[object, Any] = field(default_factory=dict, compare=False, repr=False)
+
+    def support_judge(self) -> Remembered:
+        """The configured support judge, answering each (claim, cited passages) once for this
+        audit however often it is asked.
+        """
+        config = self.config
+        return Remembered(get_judge(config.support or "", config.support_threshold), self.judged)
 
     def out_of_range(self, citation: Citation) -> bool:
         """Whether an unresolved citation names a number outside the snapshot's numbering."""
@@ -224,10 +232,7 @@ def support(context: Context) -> Iterator[Problem]:
     name = context.config.support
     if name is None:
         return
-    from citeaudit.support import get_judge  # noqa: PLC0415 - only support runs load it
-    from citeaudit.support._judges import Remembered  # noqa: PLC0415
-
-    judge = Remembered(get_judge(name, context.config.support_threshold), context.judged)
+    judge = context.support_judge()
     cited = [(claim, text, passages) for claim, text, passages in judged_passages(context)[0]
              if passages]
     judgements = judge.judge([(text, passages) for _, text, passages in cited])

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
+from citeaudit.core._judging import JUDGES
 from citeaudit.core._loading import DEFAULT_MAX_BYTES
 from citeaudit.core._refusal import Refusal
 from citeaudit.core._rules import RULES, Severity
@@ -27,7 +28,6 @@ from citeaudit.errors import ConfigError
 __all__ = ["DEFAULT_REFUSAL", "Config", "find_config", "load_config"]
 
 DEFAULT_REFUSAL = "Not covered by the provided documents."
-SUPPORT_JUDGES = ("lexical", "embedding", "nli", "llm")
 ClaimPolicy = Literal["all", "quantities"]
 _PREFIX = re.compile(r"CA[0-9]{0,3}|ALL")
 
@@ -71,8 +71,8 @@ class Config:
         if self.claim_policy not in ("all", "quantities"):
             raise ConfigError("claim-policy must be 'all' or 'quantities', not"
                               f" {self.claim_policy!r}")
-        if self.support is not None and self.support not in SUPPORT_JUDGES:
-            raise ConfigError(f"support must be one of {', '.join(SUPPORT_JUDGES)}, not"
+        if self.support is not None and self.support not in JUDGES:
+            raise ConfigError(f"support must be one of {', '.join(JUDGES)}, not"
                               f" {self.support!r}")
         if self.support_threshold is not None and not 0.0 <= self.support_threshold <= 1.0:
             raise ConfigError("support-threshold must lie in [0, 1], not"

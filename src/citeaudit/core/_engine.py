@@ -8,6 +8,7 @@ from collections.abc import Collection, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from citeaudit.core._alce import alce
 from citeaudit.core._answer import Answer, parse_answer
 from citeaudit.core._checks import CHECKS, Check, Context, judged_passages
 from citeaudit.core._config import Config
@@ -210,13 +211,8 @@ def report_of(context: Context, findings: Sequence[Finding],
 def _with_support(context: Context, metrics: Metrics,
                   judged: list[tuple[Any, str, list[tuple[str, str]]]]) -> Metrics:
     """The metrics with ALCE citation recall and precision by the configured judge."""
-    from citeaudit.support import get_judge  # noqa: PLC0415 - only support runs load it
-    from citeaudit.support._alce import alce  # noqa: PLC0415
-    from citeaudit.support._judges import Remembered  # noqa: PLC0415
-
-    judge = Remembered(get_judge(context.config.support or "", context.config.support_threshold),
-                       context.judged)
-    recall, precision = alce([(text, passages) for _, text, passages in judged], judge)
+    recall, precision = alce([(text, passages) for _, text, passages in judged],
+                             context.support_judge())
     return dataclasses.replace(metrics, support_recall=recall, support_precision=precision)
 
 

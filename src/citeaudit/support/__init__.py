@@ -1,8 +1,11 @@
-"""Does the cited passage support the claim? Support judges behind one seam.
+"""Does the cited passage support the claim? The built-in support judges.
 
 ``lexical`` (no model): amounts (CA501), quotations (CA502) and content-word alignment
-(CA503); ``llm``: a chat model over an OpenAI-compatible API (CA503). Enabled by
-``--support NAME`` or ``support = "NAME"`` in the configuration.
+(CA503); ``embedding`` and ``nli``: local models (the ``models`` extra); ``llm``: a chat model
+over an OpenAI-compatible API (CA503). Enabled by ``--support NAME`` or ``support = "NAME"``
+in the configuration. Each is registered in the ``citeaudit.judges`` registry as a factory
+taking a threshold (``None``: the judge's own default); another package adds a judge by
+declaring its factory under that entry-point group.
 """
 
 from __future__ import annotations
@@ -10,39 +13,39 @@ from __future__ import annotations
 import functools
 import os
 
-from citeaudit.errors import ConfigError
-from citeaudit.support._judges import Judgement, Passage, SupportJudge
+from citeaudit.core._judging import Judgement, Passage, SupportJudge, get_judge
 
-__all__ = ["Judgement", "Passage", "SupportJudge", "get_judge"]
-
-
-def get_judge(name: str, threshold: float | None = None) -> SupportJudge:
-    """The support judge called ``name`` (with its threshold, or its default). Judges are
-    kept and reused (an audit asks for one per answer); the llm judge is rebuilt when its
-    environment variables change.
-    """
-    if name == "lexical":
-        return _lexical_judge(threshold)
-    if name in ("embedding", "nli"):
-        variable = "CITEAUDIT_EMBEDDING_MODEL" if name == "embedding" else "CITEAUDIT_NLI_MODEL"
-        return _model_judge(name, os.environ.get(variable), threshold)
-    if name == "llm":
-        environment = tuple(sorted((k, v) for k, v in os.environ.items()
-                                   if k.startswith("CITEAUDIT_LLM_")))
-        return _llm_judge(environment, threshold)
-    raise ConfigError(f"unknown support judge {name!r}")
+__all__ = ["Judgement", "Passage", "SupportJudge", "embedding", "get_judge", "lexical", "llm",
+           "nli"]
 
 
 @functools.lru_cache(maxsize=16)
-def _lexical_judge(threshold: float | None) -> SupportJudge:
+def lexical(threshold: float | None = None) -> SupportJudge:
+    """The lexical judge (kept and reused: an audit asks for one per answer)."""
     from citeaudit.support._lexical import DEFAULT_THRESHOLD, LexicalJudge  # noqa: PLC0415
 
     return LexicalJudge(DEFAULT_THRESHOLD if threshold is None else threshold)
 
 
+def embedding(threshold: float | None = None) -> SupportJudge:
+    """The embedding judge (``CITEAUDIT_EMBEDDING_MODEL``), loaded once per model."""
+    return _model("embedding", os.environ.get("CITEAUDIT_EMBEDDING_MODEL"), threshold)
+
+
+def nli(threshold: float | None = None) -> SupportJudge:
+    """The NLI judge (``CITEAUDIT_NLI_MODEL``), loaded once per model."""
+    return _model("nli", os.environ.get("CITEAUDIT_NLI_MODEL"), threshold)
+
+
+def llm(threshold: float | None = None) -> SupportJudge:
+    """The LLM judge, rebuilt when its ``CITEAUDIT_LLM_*`` environment changes."""
+    environment = tuple(sorted((k, v) for k, v in os.environ.items()
+                               if k.startswith("CITEAUDIT_LLM_")))
+    return _llm_judge(environment, threshold)
+
+
 @functools.lru_cache(maxsize=4)
-def _model_judge(name: str, path: str | None, threshold: float | None) -> SupportJudge:
-    """A model judge, loaded once per model and threshold."""
+def _model(name: str, path: str | None, threshold: float | None) -> SupportJudge:
     if name == "embedding":
         from citeaudit.support._embedding import DEFAULT_THRESHOLD, EmbeddingJudge  # noqa: PLC0415
 

@@ -12,8 +12,8 @@ from typing import Any, NamedTuple
 
 import orjson
 
+from citeaudit.core._judging import SupportJudge
 from citeaudit.errors import InputError
-from citeaudit.support._judges import SupportJudge
 
 __all__ = ["LabelledPair", "calibrate", "read_pairs"]
 

@@ -10,8 +10,9 @@ import os
 from collections.abc import Sequence
 from typing import Any
 
+from citeaudit.core._judging import Judgement, Passage
 from citeaudit.errors import ConfigError
-from citeaudit.support._judges import Judgement, Passage, device, windows
+from citeaudit.support._judges import device, windows
 
 __all__ = ["DEFAULT_THRESHOLD", "EmbeddingJudge"]
 

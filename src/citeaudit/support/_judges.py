@@ -1,16 +1,15 @@
-"""The support-judge seam: (claim, cited passages) → score, verdict, evidence, problems."""
+"""What the judges share: sentence windows of a passage and the device a model runs on."""
 
 from __future__ import annotations
 
 import itertools
 import os
 import re
-from collections.abc import Sequence
-from typing import Any, NamedTuple, Protocol
+from typing import Any
 
 from citeaudit.errors import ConfigError
 
-__all__ = ["Judgement", "Passage", "Remembered", "SupportJudge", "device", "windows"]
+__all__ = ["device", "sentences", "windows"]
 
 _SENTENCE_END = re.compile(r"[.!?。！？](?=\s)|\n")  # a character-class start: fast
 
@@ -30,58 +29,6 @@ def windows(text: str) -> list[str]:
     """What a claim is compared with: each sentence, and each two adjacent sentences."""
     parts = [text[a:b].strip() for a, b in sentences(text)]
     return parts + [f"{a} {b}" for a, b in itertools.pairwise(parts)]
-
-Passage = tuple[str, str]  # (source id, text)
-
-
-class Judgement(NamedTuple):
-    """Whether cited passages support one claim."""
-
-    score: float  # in [0, 1]
-    supported: bool
-    evidence: str  # the passage sentence or window that supports the claim best
-    source_id: str | None  # the passage it is in
-    problems: tuple[tuple[str, str], ...] = ()  # (rule code, message), CA5xx
-
-
-class SupportJudge(Protocol):
-    """Judges claims against the passages they cite, in batches."""
-
-    @property
-    def name(self) -> str:
-        """How the judge is named (``--support NAME``)."""
-        ...
-
-    @property
-    def threshold(self) -> float:
-        """The score below which a claim counts as unsupported."""
-        ...
-
-    def judge(self, pairs: Sequence[tuple[str, Sequence[Passage]]]) -> list[Judgement]:
-        """One judgement per (claim, cited passages) pair, in order."""
-        ...
-
-
-class Remembered:
-    """A judge that answers each (claim, cited passages) once per audit: the support check
-    and the ALCE metrics ask the same questions, and a model judge would pay twice.
-    """
-
-    def __init__(self, judge: SupportJudge, memo: dict[object, Judgement]) -> None:
-        self._judge = judge
-        self._memo = memo
-        self.name = judge.name
-        self.threshold = judge.threshold
-
-    def judge(self, pairs: Sequence[tuple[str, Sequence[Passage]]]) -> list[Judgement]:
-        memo = self._memo
-        keys = [(claim, tuple(passages)) for claim, passages in pairs]
-        missing = [key for key in dict.fromkeys(keys) if key not in memo]
-        if missing:
-            judged = self._judge.judge([(claim, list(passages)) for claim, passages in missing])
-            memo.update(zip(missing, judged, strict=True))
-        return [memo[key] for key in keys]
-
 
 def device(torch: Any) -> str:
     """Where a model judge runs: ``CITEAUDIT_DEVICE`` when set (``cpu``, ``cuda``, ``cuda:1``,

@@ -20,7 +20,8 @@ from collections.abc import Iterable, Sequence
 
 import Stemmer
 
-from citeaudit.support._judges import Judgement, Passage, sentences
+from citeaudit.core._judging import Judgement, Passage
+from citeaudit.support._judges import sentences
 from citeaudit.support._quantities import Quantity, matches, quantities, value_key
 
 __all__ = ["DEFAULT_THRESHOLD", "LexicalJudge"]

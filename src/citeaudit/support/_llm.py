@@ -31,8 +31,8 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
+from citeaudit.core._judging import Judgement, Passage
 from citeaudit.errors import CiteauditError, ConfigError
-from citeaudit.support._judges import Judgement, Passage
 
 __all__ = ["JudgeError", "LLMJudge"]
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from citeaudit.support._judges import Passage, SupportJudge
+from citeaudit.core._judging import Passage, SupportJudge
 
 __all__ = ["alce"]
 

@@ -1,0 +1,87 @@
+"""The support-judge seam: (claim, cited passages) → score, verdict, evidence, problems; and
+the registry of judges (``citeaudit.judges``: factories taking a threshold, or ``None`` for the
+judge's own default).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import NamedTuple, Protocol
+
+from citeaudit.core._registry import Registry
+
+__all__ = ["JUDGES", "Judgement", "Passage", "Remembered", "SupportJudge", "get_judge"]
+
+Passage = tuple[str, str]  # (source id, text)
+
+
+class Judgement(NamedTuple):
+    """Whether cited passages support one claim."""
+
+    score: float  # in [0, 1]
+    supported: bool
+    evidence: str  # the passage sentence or window that supports the claim best
+    source_id: str | None  # the passage it is in
+    problems: tuple[tuple[str, str], ...] = ()  # (rule code, message), CA5xx
+
+
+class SupportJudge(Protocol):
+    """Judges claims against the passages they cite, in batches."""
+
+    @property
+    def name(self) -> str:
+        """How the judge is named (``--support NAME``)."""
+        ...
+
+    @property
+    def threshold(self) -> float:
+        """The score below which a claim counts as unsupported."""
+        ...
+
+    def judge(self, pairs: Sequence[tuple[str, Sequence[Passage]]]) -> list[Judgement]:
+        """One judgement per (claim, cited passages) pair, in order."""
+        ...
+
+
+class Remembered:
+    """A judge that answers each (claim, cited passages) once per audit: the support check
+    and the ALCE metrics ask the same questions, and a model judge would pay twice.
+    """
+
+    def __init__(self, judge: SupportJudge, memo: dict[object, Judgement]) -> None:
+        self._judge = judge
+        self._memo = memo
+        self.name = judge.name
+        self.threshold = judge.threshold
+
+    def judge(self, pairs: Sequence[tuple[str, Sequence[Passage]]]) -> list[Judgement]:
+        memo = self._memo
+        keys = [(claim, tuple(passages)) for claim, passages in pairs]
+        missing = [key for key in dict.fromkeys(keys) if key not in memo]
+        if missing:
+            judged = self._judge.judge([(claim, list(passages)) for claim, passages in missing])
+            memo.update(zip(missing, judged, strict=True))
+        return [memo[key] for key in keys]
+
+
+
+JudgeFactory = Callable[[float | None], SupportJudge]
+
+
+def _factory(loaded: object) -> JudgeFactory:
+    if not callable(loaded):
+        raise TypeError("a judge entry point names a factory: threshold -> judge")
+    return loaded  # its signature is checked when it is called
+
+
+JUDGES: Registry[JudgeFactory] = Registry("judges", {
+    "lexical": "citeaudit.support:lexical",
+    "embedding": "citeaudit.support:embedding",
+    "nli": "citeaudit.support:nli",
+    "llm": "citeaudit.support:llm",
+}, what="support judge", validate=_factory)
+
+
+def get_judge(name: str, threshold: float | None = None) -> SupportJudge:
+    """The support judge called ``name``, with ``threshold`` or its own default."""
+    return JUDGES.require(name)(threshold)

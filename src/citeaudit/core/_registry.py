@@ -1,0 +1,106 @@
+"""One registry mechanism for every kind of plug-in: grammars, checks, support judges, answer
+formats, output formatters and dataset evaluators.
+
+Each kind is an entry-point group, ``citeaudit.<kind>``. The built-ins are entry points too,
+declared in code with the same ``module:attribute`` references an installed package declares
+in its ``pyproject.toml``::
+
+    [project.entry-points."citeaudit.checks"]
+    no_ellipsis = "my_package.checks:no_ellipsis"
+
+so a built-in and a plug-in are found, loaded and validated the same way. A registry is
+read-only (a :class:`~collections.abc.Mapping`); nothing is imported until a name is used,
+and a built-in is found without scanning the installed packages.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Mapping
+from importlib.metadata import EntryPoint, entry_points
+from typing import Generic, TypeVar
+
+from citeaudit.errors import ConfigError
+
+__all__ = ["Registry", "reload_all"]
+
+T = TypeVar("T")
+_EVERY: list[Registry[object]] = []  # so that reload_all() reaches every registry
+
+
+class Registry(Mapping[str, T], Generic[T]):
+    """The plug-ins of one kind by name: built-ins first (in their order), then installed
+    ones (by name). ``validate`` turns a loaded object into the registered value (creating an
+    instance from a class, for example) or raises :class:`TypeError` saying what it lacks.
+    """
+
+    def __init__(self, kind: str, builtins: Mapping[str, str], *, what: str,
+                 validate: Callable[[object], T]) -> None:
+        self.kind = kind
+        self.group = f"citeaudit.{kind}"
+        self.what = what  # "support judge", as a message names one
+        self._validate = validate
+        self._builtins = {name: EntryPoint(name, value, self.group)
+                          for name, value in builtins.items()}
+        self._installed: dict[str, EntryPoint] | None = None
+        self._loaded: dict[str, T] = {}
+        _EVERY.append(self)  # type: ignore[arg-type]  # read back only to reload
+
+    def _points(self) -> dict[str, EntryPoint]:
+        if self._installed is None:
+            found = {point.name: point for point in entry_points(group=self.group)}
+            # A plug-in cannot replace a built-in: the same name always means the same thing.
+            self._installed = {name: found[name] for name in sorted(found)
+                               if name not in self._builtins}
+        return {**self._builtins, **self._installed}
+
+    def _point(self, name: str) -> EntryPoint | None:
+        return self._builtins.get(name) or self._points().get(name)
+
+    def __getitem__(self, name: str) -> T:
+        loaded = self._loaded.get(name)
+        if loaded is not None:
+            return loaded
+        point = self._point(name)
+        if point is None:
+            raise KeyError(name)
+        try:
+            value = self._validate(point.load())
+        except TypeError as error:
+            raise ConfigError(f"{self.what} {name!r} ({point.value}): {error}") from None
+        except Exception as error:  # third-party code: whatever its import raises is reported
+            raise ConfigError(f"{self.what} {name!r} cannot be loaded ({point.value}):"
+                              f" {type(error).__name__}: {error}") from None
+        self._loaded[name] = value
+        return value
+
+    def __contains__(self, name: object) -> bool:
+        return isinstance(name, str) and self._point(name) is not None
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._points())
+
+    def __len__(self) -> int:
+        return len(self._points())
+
+    def reload(self) -> None:
+        """Forget what was found and loaded: for a process that installs packages as it
+        runs (a notebook, a test).
+        """
+        self._installed = None
+        self._loaded.clear()
+
+    def builtins(self) -> tuple[str, ...]:
+        """The names of the built-ins, in their order."""
+        return tuple(self._builtins)
+
+    def require(self, name: str) -> T:
+        """The plug-in called ``name``, or a :class:`ConfigError` listing what there is."""
+        if name not in self:
+            raise ConfigError(f"unknown {self.what} {name!r} (installed: {', '.join(self)})")
+        return self[name]
+
+
+def reload_all() -> None:
+    """:meth:`Registry.reload` for every registry."""
+    for registry in _EVERY:
+        registry.reload()
