@@ -11,7 +11,7 @@ import pytest
 
 import citeaudit
 from citeaudit import Finding, Severity, audit, iter_findings, prepare
-from citeaudit.core._checks import CHECKS
+from citeaudit.core._checks import BUILTIN
 from citeaudit.core._engine import findings_of
 
 
@@ -44,8 +44,8 @@ def test_iter_findings_is_what_audit_reports() -> None:
 
 def test_findings_do_not_depend_on_check_order() -> None:
     context = prepare("One [9]. Two. Three 3. [S01] Four [1, 1-].", ["a", "b"])
-    forward = findings_of(context, list(CHECKS))
-    backward = findings_of(context, list(reversed(CHECKS)))
+    forward = findings_of(context, list(BUILTIN))
+    backward = findings_of(context, list(reversed(BUILTIN)))
     assert forward == backward
     assert len(forward) >= 4
 
@@ -168,7 +168,7 @@ def test_a_custom_check_plugs_in() -> None:
                 for claim in context.answer.claims if claim.text.endswith("...")]
 
     context = prepare("It went on... Then it stopped [1].", ["a"])
-    found = citeaudit.findings_of(context, [no_ellipsis, *CHECKS])
+    found = citeaudit.findings_of(context, [no_ellipsis, *BUILTIN])
     assert [(f.code, f.message, f.claim) for f in found] == [
         ("CA301", 'claim has no citation marker: "It went on..."', 1),
         ("CA301", "claim trails off", 1)]

@@ -13,7 +13,7 @@ def test_defaults() -> None:
     config = Config()
     assert "CA403" not in config.enabled
     assert {"CA101", "CA201", "CA301", "CA404"} <= config.enabled
-    assert (config.min_precision, config.min_recall) == (0.9, 0.5)
+    assert (config.min_precision, config.min_recall) == (None, None)  # only when set
     assert config.refusal == "Not covered by the provided documents."
 
 

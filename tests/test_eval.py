@@ -55,13 +55,18 @@ def results_of(path: Path) -> list[dict[str, Any]]:
 def test_results_aggregate_and_exit(run: Any, tmp_path: Path) -> None:
     data = write_jsonl(tmp_path / "d.jsonl", records(12))
     out = tmp_path / "r.jsonl"
-    result = run("eval", str(data), "-o", str(out), "--jobs", "1", "--format", "json",
-                 "--no-evaluators")
+    result = run("eval", str(data), "-o", str(out), "--jobs", "1", "--format", "json")
     assert result.code == ExitCode.FAILED  # default gate: every record passes
     assert result.err == ""
     summary = json.loads(result.out)
-    assert (summary["records"], summary["passed"], summary["no_evidence"]) == (12, 4, 2)
-    assert summary["pass_rate"] == pytest.approx(4 / 12)
+    # r0, r5 (cited, recall >= 0.5) and r2 (an unlabelled refusal), twice each.
+    assert (summary["records"], summary["passed"], summary["no_evidence"]) == (12, 6, 2)
+    assert summary["pass_rate"] == pytest.approx(6 / 12)
+    assert summary["no_evidence_rate"] == pytest.approx(2 / 12)
+    assert summary["failures"] == {"CA201 unknown-source": 2, "CA202 out-of-range": 2,
+                                   "CA302 unmarked-quantity": 2, "evaluator out_of_range": 2,
+                                   "precision < min-precision 0.9": 4,
+                                   "recall < min-recall 0.5": 6}
     assert summary["findings"] == {"CA201": 2, "CA202": 2, "CA302": 2}
     assert summary["tags"]["system"]["a"]["records"] == 6
     assert summary["tags"]["system"]["b"]["no_evidence"] == 2
@@ -74,12 +79,20 @@ def test_results_aggregate_and_exit(run: Any, tmp_path: Path) -> None:
     assert first["passed"] is True
     assert first["fingerprint"].startswith("sha256:")
     assert rows[2]["status"] == "no_evidence"
-    assert rows[2]["passed"] is False  # a refusal is its own outcome, not a pass
-    assert rows[3]["passed"] is False  # recall 1/3 < 0.5
-    relaxed = run("eval", str(data), "--min-recall", "0.3", "--gate", "pass_rate>=0.4",
-                  "--format", "json", "--no-evaluators")
-    assert json.loads(relaxed.out)["passed"] == 6
+    assert rows[2]["passed"] is True  # an unlabelled refusal passes (counted as no_evidence)
+    assert rows[3]["passed"] is False
+    assert rows[3]["audit_passed"] is True  # no error finding: citation_coverage fails it
+    assert rows[3]["reasons"] == ["citation_coverage: recall 0.33 < min-recall 0.50"]
+    relaxed = run("eval", str(data), "--min-recall", "0.3", "--gate", "pass_rate>=0.6",
+                  "--format", "json")
+    assert json.loads(relaxed.out)["passed"] == 8
     assert relaxed.code == ExitCode.OK
+    # Without evaluators only the audit decides: thresholds apply when they are set.
+    audit_only = json.loads(run("eval", str(data), "--format", "json",
+                                "--no-evaluators").out)
+    assert audit_only["passed"] == 8
+    assert json.loads(run("eval", str(data), "--format", "json", "--no-evaluators",
+                          "--min-recall", "0.5").out)["passed"] == 6
 
 
 def test_jobs_and_formats_give_the_same_results(run: Any, tmp_path: Path) -> None:
@@ -168,16 +181,23 @@ def test_gates_and_formats(run: Any, tmp_path: Path) -> None:
     markdown = run("eval", str(data), "--format", "markdown", "--no-evaluators").out
     assert markdown.startswith("|  | records | pass rate |")
     assert "| system=a | 3 |" in markdown
-    junit = run("eval", str(data), "--format", "junit", "--no-evaluators")
+    junit = run("eval", str(data), "--format", "junit")
     root = ET.fromstring(junit.out)
     suite = root.find("testsuite")
     assert suite is not None
     cases = suite.findall("testcase")
     assert [c.get("name") for c in cases] == [f"r{n}" for n in range(6)]
-    assert (root.get("tests"), root.get("failures"), root.get("errors")) == ("6", "4", "0")
+    assert (root.get("tests"), root.get("failures"), root.get("errors")) == ("6", "3", "0")
     failure = cases[1].find("failure")
     assert failure is not None
     assert "CA202 error: [7] cites 7, outside the 3 retrieved sources" in (failure.text or "")
+    # The message names the reasons: findings, evaluators and missed thresholds.
+    assert failure.get("message", "").startswith(
+        "CA202 out-of-range; CA302 unmarked-quantity; out_of_range: [7] out of range;")
+    recall = cases[3].find("failure")
+    assert recall is not None
+    assert recall.get("message") == "citation_coverage: recall 0.33 < min-recall 0.50"
+    assert cases[2].find("failure") is None  # an unlabelled refusal passes
 
 
 def test_resume_after_a_torn_line_gives_the_clean_result(run: Any, tmp_path: Path) -> None:
@@ -322,10 +342,10 @@ def test_replay(run: Any, tmp_path: Path) -> None:
     out = tmp_path / "r.jsonl"
     run("eval", str(data), "-o", str(out))
     same = json.loads(run("replay", str(out), "--format", "json").out)
-    assert (same["records"], same["passed"], same["flipped"]) == (12, 4, [])
+    assert (same["records"], same["passed"], same["flipped"]) == (12, 6, [])
     looser = run("replay", str(out), "--min-recall", "0.3", "--format", "json")
     data_looser = json.loads(looser.out)
-    assert data_looser["passed"] == 6
+    assert data_looser["passed"] == 8
     assert data_looser["flipped"] == ["r3", "r9"]
     assert (data_looser["flipped_to_pass"], data_looser["flipped_to_fail"]) == (2, 0)
     assert looser.code == ExitCode.FAILED
@@ -336,12 +356,13 @@ def test_replay(run: Any, tmp_path: Path) -> None:
     swept = json.loads(run("replay", str(out), "--sweep", "--format", "json").out)
     assert len(swept["sweep"]) == 121
     by_pair = {(r["min_precision"], r["min_recall"]): r["passed"] for r in swept["sweep"]}
-    assert by_pair[(0.9, 0.5)] == 4
-    assert by_pair[(0.9, 0.3)] == 6
+    assert by_pair[(0.9, 0.5)] == 6
+    assert by_pair[(0.9, 0.3)] == 8
+    assert by_pair[(1.0, 1.0)] == 4  # r0 cites everything; refusals pass at any thresholds
     assert all(by_pair[(p, r)] >= by_pair[(p, r2)] for (p, r) in by_pair for r2 in
                (0.0, 0.5, 1.0) if r2 >= r)
     table = run("replay", str(out), "--sweep").out
-    assert table.startswith("4 of 12 records pass at precision >= 0.90, recall >= 0.50")
+    assert table.startswith("6 of 12 records pass at precision >= 0.90, recall >= 0.50")
     assert "pass rate by min precision (rows) and min recall (columns):" in table
 
 
@@ -356,30 +377,16 @@ def test_replay_bad_input(run: Any, tmp_path: Path) -> None:
     assert "line 1: not a result line" in run("replay", str(torn)).err
 
 
-EVALUATOR_DIST = """Metadata-Version: 2.1
-Name: example-evaluators
-Version: 1.0
-"""
-
-
 @pytest.fixture
-def example_evaluator(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+def example_evaluator(plugins: Any) -> Path:
     """The docs' example evaluator, installed as a distribution with an entry point."""
-    site = tmp_path / "site"
-    dist = site / "example_evaluators-1.0.dist-info"
-    dist.mkdir(parents=True)
-    (dist / "METADATA").write_text(EVALUATOR_DIST)
-    (dist / "entry_points.txt").write_text(
-        "[citeaudit.evaluators]\nmin_sources = min_sources:MinSources\n"
-        "broken = broken_evaluator:Broken\n")
-    (site / "min_sources.py").write_text((ROOT / "examples/evaluators/min_sources.py")
-                                         .read_text())
-    (site / "broken_evaluator.py").write_text(
-        "class Broken:\n    name = 'broken'\n"
-        "    def evaluate(self, record, report):\n        raise ValueError('no luck')\n")
-    monkeypatch.syspath_prepend(str(site))
-    monkeypatch.setenv("PYTHONPATH", str(site))
-    return site
+    return plugins(
+        {"min_sources": (ROOT / "examples/evaluators/min_sources.py").read_text(),
+         "broken_evaluator": "class Broken:\n    name = 'broken'\n"
+                             "    def evaluate(self, record, report):\n"
+                             "        raise ValueError('no luck')\n"},
+        {"citeaudit.evaluators": {"min_sources": "min_sources:MinSources",
+                                  "broken": "broken_evaluator:Broken"}})
 
 
 @pytest.mark.parametrize("jobs", ["1", "2"])
@@ -389,7 +396,8 @@ def test_custom_evaluators(run: Any, tmp_path: Path, example_evaluator: Path,
     out = tmp_path / "r.jsonl"
     result = run("eval", str(data), "-o", str(out), "--jobs", jobs, "--format", "json")
     summary = json.loads(result.out)
-    assert set(summary["evaluators"]) == {"min_sources", "broken", "out_of_range"}
+    assert set(summary["evaluators"]) == {"min_sources", "broken", "out_of_range",
+                                          "citation_coverage"}
     assert summary["evaluators"]["min_sources"]["passed"] == 2  # r0: 3 sources, r5: 2
     assert summary["evaluators"]["broken"]["pass_rate"] == 0.0
     rows = results_of(out)
@@ -403,7 +411,8 @@ def test_custom_evaluators(run: Any, tmp_path: Path, example_evaluator: Path,
     assert set(json.loads(only.out)["evaluators"]) == {"min_sources"}
     unknown = run("eval", str(data), "--evaluator", "nope")
     assert unknown.code == ExitCode.INPUT_ERROR
-    assert "unknown evaluator nope (installed: broken, min_sources, out_of_range)" in unknown.err
+    assert "unknown evaluator nope (installed: broken, citation_coverage, min_sources," \
+        " out_of_range)" in unknown.err
     table = run("eval", str(data), "--evaluator", "min_sources").out
     assert "evaluator min_sources: pass rate 0.333, mean score" in table
 
@@ -534,8 +543,8 @@ def test_html_report_header_failures_worst_by_rule_bins_and_missing_values(
     assert "gate pass_rate&gt;=0.1</th><td class=\"ok\">holds" in html
     assert "Run passes its gates." in html
     failures = html.split("<h2>Failures by reason</h2>", 1)[1].split("</table>", 1)[0]
-    assert "<th>recall &lt; 0.5</th>" in failures
-    assert "<th>error findings</th>" in failures
+    assert "<th>recall &lt; min-recall 0.5</th>" in failures
+    assert "<th>CA202 out-of-range</th>" in failures
     assert "<td>system=a</td>" in failures
     worst = html.split("<h2>Worst records</h2>", 1)[1]
     codes = set(re.findall(r'<li class="fail">(CA\d+) ', worst))

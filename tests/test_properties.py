@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 
 from citeaudit import CiteauditError, audit, get_grammar, load_snapshot, prepare
 from citeaudit.cli import main
-from citeaudit.core._checks import CHECKS
+from citeaudit.core._checks import BUILTIN
 from citeaudit.core._engine import findings_of
 from citeaudit.core._loading import decode_json
 
@@ -93,7 +93,7 @@ def test_arbitrary_bytes_only_raise_input_errors(data: bytes) -> None:
 @given(real_answers, st.randoms(use_true_random=False))
 def test_findings_do_not_depend_on_check_order(answer: str, rng: random.Random) -> None:
     context = prepare(answer, ["a", "b", "c"])
-    order = list(CHECKS)
+    order = list(BUILTIN)
     rng.shuffle(order)
     assert findings_of(context, order) == findings_of(context)
 

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from citeaudit import RULES, Config, audit
-from citeaudit.core._checks import CHECKS
+from citeaudit.core._checks import CODES
 
 DOCS = (Path(__file__).parents[1] / "docs" / "rules.md").read_text()
 PASSAGES = ["Refunds take 30 days.", "Fees apply."]
@@ -41,7 +41,7 @@ def test_every_rule_has_a_trigger() -> None:
 
 
 def test_every_rule_is_produced_by_one_check() -> None:
-    produced = [code for codes in CHECKS.values() for code in codes]
+    produced = [code for codes in CODES.values() for code in codes]
     assert sorted(produced) == sorted(RULES)
 
 

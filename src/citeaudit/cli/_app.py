@@ -21,7 +21,6 @@ import orjson
 
 from citeaudit import __version__
 from citeaudit._files import refuse_inputs, write_atomically
-from citeaudit.cli._output import FORMATTERS, one_line, verdict_line
 from citeaudit.core._config import (
     DEFAULT_REFUSAL,
     Config,
@@ -33,7 +32,7 @@ from citeaudit.core._judging import JUDGES, get_judge
 from citeaudit.core._loading import DEFAULT_MAX_BYTES, decode_json, decode_text, read_bytes
 from citeaudit.core._rules import RULES, Severity
 from citeaudit.core._sources import Snapshot, load_snapshot
-from citeaudit.errors import CiteauditError, ConfigError, InputError, SnapshotError
+from citeaudit.errors import CiteauditError, ConfigError, SnapshotError
 from citeaudit.eval._evaluate import Dataset, evaluate, progress_for, worst_records
 from citeaudit.eval._evaluators import load_evaluators
 from citeaudit.eval._records import FORMATS as DATASET_FORMATS
@@ -41,6 +40,7 @@ from citeaudit.eval._records import detect_format
 from citeaudit.eval._replay import replay, stored_results
 from citeaudit.eval._results import Options, Summary
 from citeaudit.eval._runner import default_jobs
+from citeaudit.report._formatters import FORMATTERS, one_line, verdict_line
 from citeaudit.report._html import html_report
 from citeaudit.report._tables import Gate, junit, markdown, parse_gate, replay_table, table
 from citeaudit.request._chips import DEFAULT_QUOTE_LENGTH
@@ -92,6 +92,8 @@ def _parser() -> argparse.ArgumentParser:
     check.add_argument("--claim-policy", choices=("all", "quantities"),
                        help="which claims need a citation (default: all)")
     _thresholds(check)
+    check.add_argument("--check", action="append", metavar="NAME", dest="checks",
+                       help="also run this installed check (repeatable)")
     _support(check)
     check.add_argument("--relevant", metavar="IDS", type=_codes,
                        help="gold-relevant source ids (comma-separated): recall is measured"
@@ -167,7 +169,9 @@ def _parser() -> argparse.ArgumentParser:
     evaluate_.add_argument("--refusal", metavar="TEXT", action="append",
                            help="an accepted refusal string (repeatable; compared after"
                            " normalising white space, case, quotes and final punctuation)")
-    _thresholds(evaluate_)
+    _thresholds(evaluate_, ", by the citation_coverage evaluator")
+    evaluate_.add_argument("--check", action="append", metavar="NAME", dest="checks",
+                           help="also run this installed check (repeatable)")
     _support(evaluate_)
     evaluate_.add_argument("--gate", action="append", default=[], type=_gate,
                            metavar="METRIC>=VALUE",
@@ -194,7 +198,7 @@ def _parser() -> argparse.ArgumentParser:
         " over a grid of threshold pairs. Exit 0: every record passes; 1: some do not.")
     replay_.add_argument("results", metavar="RESULTS", help="a results file of citeaudit eval"
                          " (- reads standard input)")
-    _thresholds(replay_)
+    _thresholds(replay_, ", by the citation_coverage evaluator")
     replay_.add_argument("--sweep", action="store_true",
                          help="also the pass rate over a grid of (precision, recall) pairs")
     replay_.add_argument("--format", choices=("table", "json"), default="table",
@@ -245,11 +249,14 @@ def _inputs(parser: argparse.ArgumentParser) -> None:
                         help="refuse input files larger than N bytes (default 1000000)")
 
 
-def _thresholds(parser: argparse.ArgumentParser) -> None:
+def _thresholds(parser: argparse.ArgumentParser, applied_by: str = "") -> None:
+    default = " (default 0.9)" if applied_by else " (default: none)"
     parser.add_argument("--min-precision", type=float, metavar="P",
-                        help="fail below this citation precision (default 0.9)")
+                        help=f"fail below this citation precision{applied_by}"
+                        f"{default}")
     parser.add_argument("--min-recall", type=float, metavar="R",
-                        help="fail below this coverage recall (default 0.5)")
+                        help=f"fail below this coverage recall{applied_by}"
+                        f"{default.replace('0.9', '0.5')}")
 
 
 def _support(parser: argparse.ArgumentParser) -> None:
@@ -378,6 +385,7 @@ def _config(args: argparse.Namespace) -> Config:
         ignore=option("ignore"), severity=severity, min_precision=args.min_precision,
         min_recall=args.min_recall, max_bytes=args.max_bytes,
         claim_policy=option("claim_policy"), support=option("support"),
+        checks=tuple(option("checks") or ()) or None,
         support_threshold=option("support_threshold"))
 
 
@@ -410,11 +418,6 @@ def _check(args: argparse.Namespace, out: TextIO, stdin: Any) -> int:
     config = _config(args)
     snapshot, answer, origin = _inputs_of(args, config, stdin)
     config = _empty_file_config(config, answer)
-    if args.relevant:
-        unknown = [i for i in args.relevant if i not in snapshot]
-        if unknown:
-            raise InputError(f"--relevant names ids not in the snapshot: {', '.join(unknown)}",
-                             origin=args.snapshot)
     report = audit(answer, snapshot, config=config, relevant=args.relevant)
     shown = answer if isinstance(answer, str) else ""
     FORMATTERS[args.format].write(report, shown, origin, out)
@@ -467,7 +470,7 @@ def _eval(args: argparse.Namespace, out: TextIO, err: TextIO, stdin: Any) -> int
         raise UsageError("citeaudit eval: error: --resume needs --out")
     if args.report is not None:
         refuse_inputs(args.report, [args.dataset, *([args.out] if args.out else [])])
-    evaluators = () if args.no_evaluators else tuple(load_evaluators(args.evaluator))
+    evaluators = () if args.no_evaluators else tuple(load_evaluators(args.evaluator, config))
     options = Options(config, evaluators, junit=args.format == "junit")
     dataset = Dataset(args.dataset, format=detect_format(args.dataset, args.dataset_format),
                       max_bytes=config.max_bytes, stdin=stdin)
@@ -508,8 +511,7 @@ def _eval(args: argparse.Namespace, out: TextIO, err: TextIO, stdin: Any) -> int
                            "refusal": " | ".join((config.refusal,) if isinstance(
                                config.refusal, str) else config.refusal),
                            "refusal regex": config.refusal_regex,
-                           "thresholds": f"precision >= {config.min_precision:g}, recall >="
-                                         f" {config.min_recall:g}",
+                           "thresholds": _thresholds_shown(aggregate.thresholds),
                            "rules": ", ".join(sorted(config.enabled)),
                            "claim policy": config.claim_policy,
                            "support judge": config.support,
@@ -522,6 +524,13 @@ def _eval(args: argparse.Namespace, out: TextIO, err: TextIO, stdin: Any) -> int
                   f" {args.dataset} could not be audited\n")
         return ExitCode.INPUT_ERROR
     return ExitCode.OK if all(g["holds"] for g in data["gates"]) else ExitCode.FAILED
+
+
+def _thresholds_shown(thresholds: tuple[float | None, float | None]) -> str:
+    precision, recall = thresholds
+    if precision is None or recall is None:
+        return "none (citation_coverage not run)"
+    return f"precision >= {precision:g}, recall >= {recall:g} (citation_coverage)"
 
 
 def _replay(args: argparse.Namespace, out: TextIO, stdin: Any) -> int:

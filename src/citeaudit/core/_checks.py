@@ -14,10 +14,11 @@ from citeaudit.core._answer import Answer, Citation, Claim
 from citeaudit.core._config import Config
 from citeaudit.core._findings import Problem
 from citeaudit.core._judging import Remembered, get_judge
+from citeaudit.core._registry import Registry
 from citeaudit.core._segment import Span, mask
 from citeaudit.core._sources import Snapshot
 
-__all__ = ["CHECKS", "Check", "Context"]
+__all__ = ["BUILTIN", "CHECKS", "CODES", "Check", "Context"]
 
 _INTEGER = re.compile(r"-?[0-9]+")
 _DIGIT = re.compile(r"\d")
@@ -246,7 +247,7 @@ def support(context: Context) -> Iterator[Problem]:
                           source_id=judgement.source_id)
 
 
-CHECKS: dict[Check, tuple[str, ...]] = {
+CODES: dict[Check, tuple[str, ...]] = {
     malformed_markers: ("CA101",),
     unresolved_citations: ("CA201", "CA202"),
     duplicate_citations: ("CA203",),
@@ -256,3 +257,17 @@ CHECKS: dict[Check, tuple[str, ...]] = {
     invalid_answer: ("CA404",),
     support: ("CA501", "CA502", "CA503"),
 }
+BUILTIN: tuple[Check, ...] = tuple(CODES)
+
+
+def _check(loaded: object) -> Check:
+    if not callable(loaded):
+        raise TypeError("a check is a callable: context -> problems")
+    return loaded  # what it yields is checked as it runs
+
+
+CHECKS: Registry[Check] = Registry("checks", {
+    getattr(check, "__name__", ""): f"{__name__}:{getattr(check, '__name__', '')}"
+    for check in BUILTIN}, what="check", validate=_check)
+"""Every check by name: the built-ins (always run) and installed ones (run when named, by
+``checks = [...]`` in the configuration or ``--check NAME``)."""

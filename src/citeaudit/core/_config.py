@@ -4,8 +4,8 @@ Keys (kebab-case in files): ``grammar`` (a name, ``regex:...`` or a list: a chai
 ``refusal`` (a string or a list: every one is accepted), ``refusal-regex`` (RE2),
 ``select``, ``extend-select``, ``ignore`` (code prefixes such as ``CA3``),
 ``severity`` (table ``CODE = "error" | "warning"``), ``min-precision``, ``min-recall``,
-``max-bytes``, ``claim-policy`` (``all``: every claim needs a citation; ``quantities``: only
-claims stating a number do).
+``max-bytes``, ``checks`` (installed checks to run, by name), ``claim-policy`` (``all``:
+every claim needs a citation; ``quantities``: only claims stating a number do).
 """
 
 from __future__ import annotations
@@ -44,12 +44,15 @@ class Config:
     extend_select: tuple[str, ...] = ()
     ignore: tuple[str, ...] = ()
     severity: Mapping[str, Severity] = field(default_factory=dict)
-    min_precision: float = 0.9
-    min_recall: float = 0.5
+    # Thresholds apply only when set; eval's citation_coverage evaluator reads them too (with
+    # its own defaults, 0.9 and 0.5, when they are not).
+    min_precision: float | None = None
+    min_recall: float | None = None
     max_bytes: int = DEFAULT_MAX_BYTES
     claim_policy: ClaimPolicy = "all"
     support: str | None = None  # a support judge's name: CA501-CA503 need one
     support_threshold: float | None = None  # None: the judge's own default
+    checks: tuple[str, ...] = ()  # installed checks to run beside the built-in ones, by name
     enabled: frozenset[str] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
@@ -64,7 +67,7 @@ class Config:
                 raise ConfigError(f"severity of {code} must be a Severity")
         for name in ("min_precision", "min_recall"):
             value = getattr(self, name)
-            if not 0.0 <= value <= 1.0 or math.isnan(value):
+            if value is not None and (not 0.0 <= value <= 1.0 or math.isnan(value)):
                 raise ConfigError(f"{name.replace('_', '-')} must lie in [0, 1], not {value}")
         if self.max_bytes < 1:
             raise ConfigError(f"max-bytes must be positive, not {self.max_bytes}")
@@ -153,7 +156,7 @@ def _read_toml(path: Path) -> dict[str, Any]:
 
 _KEYS = {"grammar", "refusal", "refusal-regex", "select", "extend-select", "ignore", "severity",
          "min-precision", "min-recall", "max-bytes", "claim-policy", "support",
-         "support-threshold"}
+         "support-threshold", "checks"}
 
 
 def _from_mapping(data: Mapping[str, Any]) -> Config:
@@ -193,6 +196,8 @@ def _from_mapping(data: Mapping[str, Any]) -> Config:
         if isinstance(data["max-bytes"], bool) or not isinstance(data["max-bytes"], int):
             raise ConfigError("max-bytes must be an integer")
         values["max_bytes"] = data["max-bytes"]
+    if "checks" in data:
+        values["checks"] = _strings(data["checks"], "checks")
     if "claim-policy" in data:
         values["claim_policy"] = data["claim-policy"]
     return Config(**values)

@@ -1,4 +1,11 @@
-"""The basic operation, :func:`iter_findings`, and :func:`audit` built on it."""
+"""The engine's one entry point, :func:`run`, and what is built on it: :func:`audit`,
+:func:`iter_findings`, and (outside the engine) the guard, the stream, eval and the CLI.
+
+``run`` validates the snapshot, reads the answer in its format, resolves every citation,
+runs the built-in checks and any custom ones, judges support once (the judgements are kept
+in the context, read by the CA5xx check and the ALCE metrics alike), computes the metrics
+and gives the verdict.
+"""
 
 from __future__ import annotations
 
@@ -6,21 +13,24 @@ import dataclasses
 import functools
 from collections.abc import Collection, Iterator, Sequence
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any, Literal, NamedTuple
 
 from citeaudit.core._alce import alce
 from citeaudit.core._answer import Answer, parse_answer
-from citeaudit.core._checks import CHECKS, Check, Context, judged_passages
+from citeaudit.core._checks import BUILTIN, CHECKS, CODES, Check, Context, judged_passages
 from citeaudit.core._config import Config
-from citeaudit.core._findings import Finding, finding_order
+from citeaudit.core._findings import Finding, Problem, finding_order
 from citeaudit.core._grammar import Grammar, get_grammar, infer_grammar
 from citeaudit.core._metrics import Metrics, compute_metrics
 from citeaudit.core._refusal import Refusal
-from citeaudit.core._rules import Severity
+from citeaudit.core._rules import RULES, Rule, Severity
 from citeaudit.core._segment import Segmenter, segment
 from citeaudit.core._sources import Snapshot, load_snapshot
+from citeaudit.core._verdict import reasons as verdict_reasons
+from citeaudit.errors import ConfigError, InputError
 
-__all__ = ["Report", "Status", "audit", "iter_findings", "prepare", "resolve_id"]
+__all__ = ["Audited", "Report", "Status", "audit", "iter_findings", "prepare", "resolve_id",
+           "run"]
 
 Status = Literal["ok", "unverified", "no_evidence"]
 GrammarSpec = str | Grammar | Sequence[str | Grammar] | None
@@ -78,36 +88,52 @@ def resolve_id(source_id: str, prefix: str, snapshot: Snapshot) -> str | None:
 
 
 def findings_of(context: Context, checks: Sequence[Check] | None = None) -> list[Finding]:
-    """Run the checks over a prepared context: enabled codes only, configured severities,
-    deterministic order (whatever order ``checks`` come in).
+    """Run the checks (default: the built-in ones) over a prepared context: enabled codes
+    only, configured severities, deterministic order (whatever order ``checks`` come in).
+
+    A custom check states problems with rule codes from the rule table, or with codes of its
+    own that it declares in a ``rules`` attribute (a sequence of :class:`Rule`, whose
+    severity its findings get).
     """
     config = context.config
     enabled = config.enabled
     found: list[Finding] = []
-    for check in checks if checks is not None else CHECKS:
-        codes = CHECKS.get(check)
+    for check in checks if checks is not None else BUILTIN:
+        codes = CODES.get(check)
         if codes is not None and enabled.isdisjoint(codes):
             continue  # a built-in check whose rules are all switched off
         for problem in check(context):
             if problem.code in enabled:
                 found.append(Finding(problem.code, config.severity_of(problem.code),
                                      *problem[1:]))
+            elif problem.code not in RULES:
+                found.append(Finding(problem.code, _own_rule(check, problem).severity,
+                                     *problem[1:]))
     found.sort(key=finding_order)
     return found
 
 
+def _own_rule(check: Check, problem: Problem) -> Rule:
+    for rule in getattr(check, "rules", ()):
+        if isinstance(rule, Rule) and rule.code == problem.code:
+            return rule
+    name = getattr(check, "__name__", type(check).__name__)
+    raise ConfigError(f"check {name} states {problem.code}, which is neither a rule code nor"
+                      " one of the rules it declares")
+
+
 def iter_findings(answer: Any, sources: Any, *, grammar: GrammarSpec = None,
                   refusal: str | Sequence[str] | None = None, config: Config | None = None,
-                  segmenter: Segmenter = segment) -> Iterator[Finding]:
+                  segmenter: Segmenter = segment, checks: Sequence[Check] = (),
+                  ) -> Iterator[Finding]:
     """Every finding for ``answer`` audited against ``sources``, in deterministic order.
 
-    The basic operation: :func:`audit`, the command line and the evaluation runner all build
-    on it. ``answer`` is free text, a list of claim strings or a structured object; ``sources``
-    is any snapshot shape (see :func:`~citeaudit.load_snapshot`).
+    The findings of :func:`run`, which everything builds on. ``answer`` is free text, a list
+    of claim strings or a structured object; ``sources`` is any snapshot shape (see
+    :func:`~citeaudit.load_snapshot`).
     """
-    context = prepare(answer, sources, grammar=grammar, refusal=refusal, config=config,
-                      segmenter=segmenter)
-    yield from findings_of(context)
+    yield from run(answer, sources, grammar=grammar, refusal=refusal, config=config,
+                   segmenter=segmenter, checks=checks).report.findings
 
 
 @dataclass(frozen=True, slots=True)
@@ -161,29 +187,63 @@ class Report:
 
 def audit(answer: Any, sources: Any, *, grammar: GrammarSpec = None,
           refusal: str | Sequence[str] | None = None, config: Config | None = None,
-          relevant: Collection[str] | None = None,
-          segmenter: Segmenter = segment) -> Report:
+          relevant: Collection[str] | None = None, answerable: bool | None = None,
+          checks: Sequence[Check] = (), segmenter: Segmenter = segment) -> Report:
     """Audit one answer against the snapshot of sources retrieved for its request.
 
     ``relevant`` (gold-relevant ids) changes what recall is measured against; by default it is
-    every retrieved id. ``segmenter`` replaces the claim segmenter for free text. The report
-    passes when there is no error-severity finding and, unless
-    the outcome is ``no_evidence``, precision and recall meet the configured thresholds.
+    every retrieved id. ``answerable`` labels the question (a refusal of an answerable one
+    fails, an answer to an unanswerable one fails). ``checks`` run beside the built-in ones;
+    ``segmenter`` replaces the claim segmenter for free text. The report passes when there is
+    no error-severity finding and the thresholds that are set are met (see
+    :mod:`citeaudit.core._verdict`).
+    """
+    return run(answer, sources, grammar=grammar, refusal=refusal, config=config,
+               relevant=relevant, answerable=answerable, checks=checks,
+               segmenter=segmenter).report
+
+
+class Audited(NamedTuple):
+    """What :func:`run` gives: the prepared context (for the request path's chips and
+    repairs) and the report.
+    """
+
+    context: Context
+    report: Report
+
+
+def run(answer: Any, sources: Any, *, grammar: GrammarSpec = None,
+        refusal: str | Sequence[str] | Refusal | None = None, config: Config | None = None,
+        relevant: Collection[str] | None = None, answerable: bool | None = None,
+        checks: Sequence[Check] = (), segmenter: Segmenter = segment) -> Audited:
+    """The engine's entry point: prepare the context, run the built-in checks and
+    ``checks``, and build the report. Raises :class:`~citeaudit.InputError` for input the
+    audit cannot use (a broken snapshot, ``relevant`` ids it does not hold).
     """
     context = prepare(answer, sources, grammar=grammar, refusal=refusal, config=config,
                       segmenter=segmenter)
-    return report_of(context, findings_of(context), relevant)
+    if relevant is not None:
+        unknown = [i for i in relevant if i not in context.snapshot]
+        if unknown:
+            raise InputError(f"names ids not in the snapshot: {', '.join(unknown)}",
+                             origin="relevant")
+    named = context.config.checks
+    if named or checks:
+        checks = (*BUILTIN, *(CHECKS.require(name) for name in named), *checks)
+    found = findings_of(context, checks or None)
+    return Audited(context, report_of(context, found, relevant, answerable))
 
 
 def report_of(context: Context, findings: Sequence[Finding],
-              relevant: Collection[str] | None = None) -> Report:
+              relevant: Collection[str] | None = None, answerable: bool | None = None,
+              ) -> Report:
     """Assemble the report for findings already computed from ``context``."""
     config = context.config
     metrics = compute_metrics(context, relevant)
     judged, unjudged = judged_passages(context) if config.support is not None else ([], [])
     if config.support is not None and metrics.precision is not None:
         metrics = _with_support(context, metrics, judged)
-    errors = sum(1 for f in findings if f.severity is Severity.ERROR)
+    errors = [f.code for f in findings if f.severity is Severity.ERROR]
     status: Status
     if errors:
         status = "unverified"
@@ -191,14 +251,9 @@ def report_of(context: Context, findings: Sequence[Finding],
         status = "no_evidence"
     else:
         status = "ok"
-    reasons: list[str] = []
-    if errors:
-        reasons.append(f"{errors} error finding{'s' if errors != 1 else ''}")
-    if status != "no_evidence":
-        if metrics.precision is not None and metrics.precision < config.min_precision:
-            reasons.append(f"precision {metrics.precision:.2f} < {config.min_precision:.2f}")
-        if metrics.recall is not None and metrics.recall < config.min_recall:
-            reasons.append(f"recall {metrics.recall:.2f} < {config.min_recall:.2f}")
+    reasons = verdict_reasons(errors, status, metrics.precision, metrics.recall,
+                              min_precision=config.min_precision,
+                              min_recall=config.min_recall, answerable=answerable)
     checked, not_checked = _scope(config.enabled, config.support)
     if unjudged:
         claims = ", ".join(map(str, unjudged))

@@ -6,26 +6,35 @@ processes, writes one result per record in input order and builds the aggregate;
 """
 
 from citeaudit.eval._evaluate import Dataset, evaluate, worst_records
-from citeaudit.eval._evaluators import Evaluator, EvaluatorResult, load_evaluators
+from citeaudit.eval._evaluators import (
+    EVALUATORS,
+    CitationCoverage,
+    Evaluator,
+    EvaluatorResult,
+    OutOfRange,
+    load_evaluators,
+)
 from citeaudit.eval._records import Record, Unreadable, read_items
 from citeaudit.eval._replay import replay, stored_results
-from citeaudit.eval._results import Options, Summary, passes
+from citeaudit.eval._results import Options, Summary
 from citeaudit.eval._summary import Aggregate
 from citeaudit.report._html import html_report
 
 __all__ = [
+    "EVALUATORS",
     "Aggregate",
+    "CitationCoverage",
     "Dataset",
     "Evaluator",
     "EvaluatorResult",
     "Options",
+    "OutOfRange",
     "Record",
     "Summary",
     "Unreadable",
     "evaluate",
     "html_report",
     "load_evaluators",
-    "passes",
     "read_items",
     "replay",
     "stored_results",

@@ -23,13 +23,14 @@ from citeaudit.eval._records import (
     parse_record,
     read_items,
 )
-from citeaudit.eval._results import Options, Summary, summary_of, testcase
+from citeaudit.eval._results import Options, Summary, new_aggregate, summary_of, testcase
 from citeaudit.eval._runner import run
 from citeaudit.eval._store import ResultsFile
 from citeaudit.eval._summary import Aggregate
-from citeaudit.report._html import WorstRecord
 
-__all__ = ["Dataset", "evaluate", "worst_records"]
+__all__ = ["Dataset", "WorstRecord", "evaluate", "worst_records"]
+
+WorstRecord = dict[str, Any]  # id, place, status, findings, metrics, answer (text or JSON)
 
 class Dataset:
     """Where the records come from, and how to read them (again, for the report)."""
@@ -58,8 +59,7 @@ def evaluate(dataset: Dataset, options: Options, *, jobs: int = 1, out: Path | N
     ``out`` is written as ``OUT.partial`` and renamed when the run is complete; it may not be
     the dataset itself.
     """
-    config = options.config
-    aggregate = Aggregate(config.min_precision, config.min_recall)
+    aggregate = new_aggregate(options)
     if dataset.path != "-":
         source = Path(dataset.path)
         if source.is_dir():
@@ -138,7 +138,8 @@ def worst_records(dataset: Dataset, aggregate: Aggregate, options: Options) -> l
 def _detail(record: Record, summary: Summary, options: Options) -> WorstRecord:
     try:
         report = audit(record.answer, record.sources, grammar=record.grammar,
-                       config=options.config, relevant=record.relevant)
+                       config=options.audit_config, relevant=record.relevant,
+                       answerable=record.answerable, checks=options.checks)
     except CiteauditError:
         return {"id": summary.id, "place": summary.place, "status": summary.status,
                 "findings": [], "metrics": {}}

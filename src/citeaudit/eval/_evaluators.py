@@ -8,24 +8,27 @@ and mean score. A package registers one in its ``pyproject.toml``::
     [project.entry-points."citeaudit.evaluators"]
     min_sources = "my_package.evaluators:MinSources"
 
-The entry point names a class (created with no arguments) or a ready instance.
+The entry point names a class (created with no arguments) or a ready instance. The built-in
+``out_of_range`` and ``citation_coverage`` are registered the same way; ``eval`` runs every
+evaluator unless told otherwise.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from importlib.metadata import entry_points
 from typing import TYPE_CHECKING, NamedTuple, Protocol, runtime_checkable
 
+from citeaudit.core._config import Config
+from citeaudit.core._registry import Registry
+from citeaudit.core._verdict import threshold_reasons
 from citeaudit.errors import ConfigError
 
 if TYPE_CHECKING:
     from citeaudit.core._engine import Report
     from citeaudit.eval._records import Record
 
-__all__ = ["GROUP", "Evaluator", "EvaluatorResult", "OutOfRange", "load_evaluators"]
-
-GROUP = "citeaudit.evaluators"
+__all__ = ["EVALUATORS", "CitationCoverage", "Evaluator", "EvaluatorResult", "OutOfRange",
+           "load_evaluators"]
 
 
 class EvaluatorResult(NamedTuple):
@@ -66,22 +69,68 @@ class OutOfRange:
                                                           if m))
 
 
-def load_evaluators(names: Sequence[str] | None = None) -> list[Evaluator]:
-    """The evaluators installed under :data:`GROUP`: those named, or all of them, by name."""
-    found = {point.name: point for point in entry_points(group=GROUP)}
-    wanted = sorted(found) if names is None else list(dict.fromkeys(names))
-    unknown = [name for name in wanted if name not in found]
+class CitationCoverage:
+    """Seed 003's pass rule: citation precision >= ``min_precision`` (default 0.9) and
+    coverage recall >= ``min_recall`` (default 0.5). The score is F1. A ``no_evidence``
+    answer cites nothing and passes (refusals are judged by the ``answerable`` label).
+    Its thresholds are ``--min-precision``/``--min-recall`` or the configuration's, and
+    ``replay`` applies new ones to stored results.
+    """
+
+    name = "citation_coverage"
+    DEFAULTS = (0.9, 0.5)
+
+    def __init__(self, min_precision: float | None = None,
+                 min_recall: float | None = None) -> None:
+        self.min_precision = self.DEFAULTS[0] if min_precision is None else min_precision
+        self.min_recall = self.DEFAULTS[1] if min_recall is None else min_recall
+
+    def configured(self, config: Config) -> CitationCoverage:
+        """A copy with the configuration's thresholds, where it sets them."""
+        return CitationCoverage(config.min_precision, config.min_recall)
+
+    def evaluate(self, record: Record, report: Report) -> EvaluatorResult:  # noqa: ARG002
+        metrics = report.metrics
+        return self.judge(report.status, metrics.precision, metrics.recall, metrics.f1)
+
+    def judge(self, status: str, precision: float | None, recall: float | None,
+              f1: float | None) -> EvaluatorResult:
+        """The verdict from the measured ratios (what ``replay`` re-applies)."""
+        if status == "no_evidence":
+            return EvaluatorResult(True, 1.0, "nothing cited")
+        missed = threshold_reasons(precision, recall, self.min_precision, self.min_recall)
+        if precision is None:
+            missed.insert(0, "nothing cited")
+        if recall is None:
+            missed.append("recall not measured (no relevant ids)")
+        return EvaluatorResult(not missed, f1 or 0.0, "; ".join(missed))
+
+
+def _evaluator(loaded: object) -> Evaluator:
+    evaluator = loaded() if isinstance(loaded, type) else loaded
+    if not isinstance(evaluator, Evaluator):
+        raise TypeError("an evaluator has a name and evaluate(record, report)")
+    return evaluator
+
+
+EVALUATORS: Registry[Evaluator] = Registry("evaluators", {
+    "out_of_range": f"{__name__}:OutOfRange",
+    "citation_coverage": f"{__name__}:CitationCoverage",
+}, what="evaluator", validate=_evaluator)
+
+
+def load_evaluators(names: Sequence[str] | None = None,
+                    config: Config | None = None) -> list[Evaluator]:
+    """The evaluators named (default: every one, built-in and installed), configured by
+    ``config`` where they take configuration (a ``configured(config)`` method).
+    """
+    wanted = list(EVALUATORS) if names is None else list(dict.fromkeys(names))
+    unknown = [name for name in wanted if name not in EVALUATORS]
     if unknown:
-        known = ", ".join(sorted(found)) or "none"
-        raise ConfigError(f"unknown evaluator {', '.join(unknown)} (installed: {known})")
-    evaluators: list[Evaluator] = []
-    for name in wanted:
-        try:
-            loaded = found[name].load()
-            evaluator = loaded() if isinstance(loaded, type) else loaded
-        except Exception as error:  # third-party code: whatever it raises is reported
-            raise ConfigError(f"evaluator {name!r} cannot be loaded: {error}") from None
-        if not isinstance(evaluator, Evaluator):
-            raise ConfigError(f"evaluator {name!r} has no name and evaluate(record, report)")
-        evaluators.append(evaluator)
+        raise ConfigError(f"unknown evaluator {', '.join(unknown)} (installed:"
+                          f" {', '.join(sorted(EVALUATORS))})")
+    evaluators = [EVALUATORS[name] for name in wanted]
+    if config is not None:
+        evaluators = [e.configured(config) if hasattr(e, "configured") else e
+                      for e in evaluators]
     return evaluators

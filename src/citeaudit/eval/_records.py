@@ -55,6 +55,7 @@ class Record(NamedTuple):
     relevant: tuple[str, ...] | None
     tags: tuple[tuple[str, str], ...]
     grammar: str | None
+    answerable: bool | None = None  # whether the question can be answered from the sources
 
 
 def digest_of(item: RawItem) -> str:
@@ -381,8 +382,12 @@ def parse_record(item: RawItem) -> Record | Unreadable:
     grammar = value.get("grammar")
     if grammar is not None and not isinstance(grammar, str):
         return Unreadable(f"\"grammar\" must be a string, not {kind_of(grammar)}")
+    answerable = value.get("answerable")
+    if answerable is not None and not isinstance(answerable, bool):
+        return Unreadable(f"\"answerable\" must be true or false, not {kind_of(answerable)}")
     return Record(record_id, sources, answer, tuple(relevant) if relevant is not None else None,
-                  tuple(sorted((str(k), _tag(v)) for k, v in tags.items())), grammar)
+                  tuple(sorted((str(k), _tag(v)) for k, v in tags.items())), grammar,
+                  answerable)
 
 
 def _tag(value: str | float | bool) -> str:

@@ -12,8 +12,8 @@ from typing import IO, Any
 import orjson
 
 from citeaudit.errors import InputError
-from citeaudit.eval._results import passes
-from citeaudit.eval._summary import cell_of, sweep_rows
+from citeaudit.eval._evaluators import CitationCoverage
+from citeaudit.eval._summary import sweep_cell, sweep_rows
 
 __all__ = ["replay", "stored_results"]
 
@@ -44,44 +44,55 @@ def stored_results(path: str, stdin: IO[bytes] | None = None) -> Iterable[dict[s
             yield result
 
 
-def _verdict(result: dict[str, Any], min_precision: float, min_recall: float) -> bool:
-    if result["status"] == "unreadable":
-        return False
-    metrics = result["metrics"]
-    return passes(result["status"], int(result.get("errors", 0)), metrics.get("precision"),
-                  metrics.get("recall"), min_precision=min_precision, min_recall=min_recall,
-                  evaluators_passed=_evaluators_passed(result))
-
-
-def _evaluators_passed(result: dict[str, Any]) -> bool:
-    return all(v.get("passed", False) for v in (result.get("evaluators") or {}).values())
-
-
-def replay(results: Iterable[dict[str, Any]], min_precision: float, min_recall: float, *,
-           sweep: bool = False) -> dict[str, Any]:
-    """Pass counts at the given thresholds, the ids whose verdict changes against the stored
-    one, and (``sweep``) the pass rate over the grid of threshold pairs.
+def _verdict(result: dict[str, Any], coverage: CitationCoverage) -> tuple[bool, bool]:
+    """(passes at these thresholds, passes whatever the thresholds): the stored audit verdict
+    and evaluators, with ``citation_coverage`` judged again.
     """
+    if result["status"] == "unreadable":
+        return False, False
+    metrics = result["metrics"]
+    audit_passed = bool(result.get("audit_passed", int(result.get("errors", 0)) == 0))
+    others = True
+    rejudged = True
+    for name, stored in (result.get("evaluators") or {}).items():
+        if name == coverage.name:
+            rejudged = coverage.judge(result["status"], metrics.get("precision"),
+                                      metrics.get("recall"), metrics.get("f1")).passed
+        else:
+            others = others and bool(stored.get("passed", False))
+    return audit_passed and others and rejudged, audit_passed and others
+
+
+def replay(results: Iterable[dict[str, Any]], min_precision: float | None = None,
+           min_recall: float | None = None, *, sweep: bool = False) -> dict[str, Any]:
+    """Pass counts with ``citation_coverage`` at the given thresholds (default: its own), the
+    ids whose verdict changes against the stored one, and (``sweep``) the pass rate over the
+    grid of threshold pairs.
+    """
+    coverage = CitationCoverage(min_precision, min_recall)
     records = passed = 0
     flipped: list[str] = []
     to_pass = to_fail = 0
     cells: Counter[tuple[int, int]] = Counter()
     for result in results:
         records += 1
-        verdict = _verdict(result, min_precision, min_recall)
+        verdict, but_for_thresholds = _verdict(result, coverage)
         passed += verdict
         if verdict != bool(result.get("passed")):
             flipped.append(str(result.get("id") if result.get("id") is not None
                                else result.get("place")))
             to_pass += verdict
             to_fail += not verdict
-        if sweep and _verdict(result, 0.0, 0.0):  # passes but for the thresholds
+        if sweep and but_for_thresholds:
             metrics = result["metrics"]
-            cells[cell_of(metrics["precision"], metrics["recall"])] += 1
+            cell = sweep_cell(result["status"], True, metrics.get("precision"),
+                              metrics.get("recall"), ())
+            if cell is not None:
+                cells[cell] += 1
     data: dict[str, Any] = {
         "records": records, "passed": passed,
         "pass_rate": passed / records if records else None,
-        "min_precision": min_precision, "min_recall": min_recall,
+        "min_precision": coverage.min_precision, "min_recall": coverage.min_recall,
         "flipped": flipped, "flipped_to_pass": to_pass, "flipped_to_fail": to_fail,
     }
     if sweep:

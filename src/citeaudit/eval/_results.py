@@ -1,8 +1,10 @@
 """One result per dataset record: the JSON line written to the results file, the summary the
 aggregate is built from, and the verdict rule that eval and replay share.
 
-A record passes when it was readable, has no error-severity finding, is not ``no_evidence``,
-meets the precision and recall thresholds, and every evaluator passed it.
+A record passes when it was readable, its audit passes (no error-severity finding; its
+``answerable`` label, when it has one, agrees with whether it refused: see
+:mod:`citeaudit.core._verdict`) and every evaluator passes it (by default ``out_of_range`` and
+``citation_coverage``, which holds the precision and recall thresholds).
 """
 
 from __future__ import annotations
@@ -11,22 +13,26 @@ import dataclasses
 import functools
 import hashlib
 from dataclasses import dataclass
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 from xml.sax.saxutils import escape as xml_escape
 from xml.sax.saxutils import quoteattr
 
 import orjson
 
 from citeaudit import __version__ as version
+from citeaudit.core._checks import Check
 from citeaudit.core._config import Config
 from citeaudit.core._engine import audit
 from citeaudit.core._rules import Severity
 from citeaudit.errors import CiteauditError, InputError
-from citeaudit.eval._evaluators import Evaluator, EvaluatorResult
+from citeaudit.eval._evaluators import CitationCoverage, Evaluator, EvaluatorResult
 from citeaudit.eval._records import RawItem, Record, Unreadable, digest_of, parse_record
 from citeaudit.request._render import neutralise
 
-__all__ = ["Options", "Summary", "passes", "process", "summary_of", "testcase"]
+if TYPE_CHECKING:
+    from citeaudit.eval._summary import Aggregate
+
+__all__ = ["Options", "Summary", "new_aggregate", "process", "summary_of", "testcase"]
 
 
 @dataclass(frozen=True)
@@ -36,6 +42,16 @@ class Options:
     config: Config
     evaluators: tuple[Evaluator, ...] = ()
     junit: bool = False
+    checks: tuple[Check, ...] = ()  # custom checks, beside the built-in and configured ones
+
+    @functools.cached_property
+    def audit_config(self) -> Config:
+        """The configuration each record is audited with: its thresholds belong to the
+        ``citation_coverage`` evaluator when that runs (they are applied once, there).
+        """
+        if any(e.name == CitationCoverage.name for e in self.evaluators):
+            return dataclasses.replace(self.config, min_precision=None, min_recall=None)
+        return self.config
 
     @functools.cached_property
     def digest(self) -> str:
@@ -49,9 +65,21 @@ class Options:
         settings["severity"] = sorted((code, level.value)
                                       for code, level in config.severity.items())
         settings["evaluators"] = [evaluator.name for evaluator in self.evaluators]
+        settings["checks"] = [getattr(check, "__qualname__", repr(check))
+                              for check in self.checks]
         settings["version"] = version
         return hashlib.blake2b(orjson.dumps(settings, option=orjson.OPT_SORT_KEYS,
                                             default=str), digest_size=8).hexdigest()
+
+
+def new_aggregate(options: Options) -> Aggregate:
+    """An empty aggregate for a run with these options."""
+    from citeaudit.eval._summary import Aggregate  # noqa: PLC0415 - it imports this module
+
+    coverage = next((e for e in options.evaluators if isinstance(e, CitationCoverage)), None)
+    if coverage is None:
+        return Aggregate()
+    return Aggregate(coverage.min_precision, coverage.min_recall)
 
 
 class Summary(NamedTuple):
@@ -73,14 +101,9 @@ class Summary(NamedTuple):
     tags: tuple[tuple[str, str], ...]
     evaluators: tuple[tuple[str, bool, float], ...]
     reason: str | None = None  # why an unreadable record could not be audited
-
-
-def passes(status: str, errors: int, precision: float | None, recall: float | None, *,
-           min_precision: float, min_recall: float, evaluators_passed: bool = True) -> bool:
-    """The verdict rule shared by ``eval`` and ``replay``."""
-    return (status not in ("no_evidence", "unreadable") and errors == 0
-            and precision is not None and precision >= min_precision
-            and recall is not None and recall >= min_recall and evaluators_passed)
+    reasons: tuple[str, ...] = ()  # why it failed, in words
+    audit_passed: bool = False
+    answerable: bool | None = None
 
 
 def process(item: RawItem, options: Options) -> tuple[bytes, Summary, str | None]:
@@ -91,38 +114,38 @@ def process(item: RawItem, options: Options) -> tuple[bytes, Summary, str | None
     try:
         result = _audited(item, parsed, options)
     except CiteauditError as error:
-        reason = (f"{error.place}: {error.reason}" if isinstance(error, InputError)
-                  and error.place else getattr(error, "reason", str(error)))
+        reason = getattr(error, "reason", str(error))
+        if isinstance(error, InputError):
+            # Where in the record: a JSON path, or the field a value came from.
+            where = error.place or (None if error.origin.startswith("<") else error.origin)
+            reason = f"{where}: {reason}" if where else reason
         return _unreadable(item, parsed.id, reason, options)
     return (orjson.dumps(result) + b"\n", summary_of(result),
             testcase(result) if options.junit else None)
 
 
 def _audited(item: RawItem, record: Record, options: Options) -> dict[str, Any]:
-    config = options.config
     report = audit(record.answer, record.sources, grammar=record.grammar,
-                   config=config, relevant=record.relevant)
-    if record.relevant is not None:
-        unknown = [i for i in record.relevant if i not in report.snapshot]
-        if unknown:
-            raise InputError(f"\"relevant\" names ids not in the snapshot: {', '.join(unknown)}")
+                   config=options.audit_config, relevant=record.relevant,
+                   answerable=record.answerable, checks=options.checks)
     verdicts = {evaluator.name: _evaluate(evaluator, record, report)
                 for evaluator in options.evaluators}
-    metrics = report.metrics
-    errors = report.errors
-    return {
+    reasons = [*report.reasons, *(f"{name}: {v.reason or 'failed'}"
+                                  for name, v in verdicts.items() if not v.passed)]
+    result = {
         "index": item.ordinal, "place": item.place, "id": record.id, "status": report.status,
-        "passed": passes(report.status, errors, metrics.precision, metrics.recall,
-                         min_precision=config.min_precision, min_recall=config.min_recall,
-                         evaluators_passed=all(v.passed for v in verdicts.values())),
-        "errors": errors,
+        "passed": not reasons, "reasons": reasons, "audit_passed": report.passed,
+        "errors": report.errors,
         "findings": [f.to_dict() for f in report.findings],
-        "metrics": metrics.to_dict(),
+        "metrics": report.metrics.to_dict(),
         "fingerprint": report.fingerprint,
         "tags": dict(record.tags),
         "evaluators": {name: v._asdict() for name, v in verdicts.items()},
         "record_digest": digest_of(item), "options_digest": options.digest,
     }
+    if record.answerable is not None:
+        result["answerable"] = record.answerable
+    return result
 
 
 def _evaluate(evaluator: Evaluator, record: Record, report: Any) -> EvaluatorResult:
@@ -154,7 +177,9 @@ def summary_of(result: dict[str, Any]) -> Summary:
         metrics["claim_coverage"], metrics.get("support_recall"),
         metrics.get("support_precision"), tuple(f["code"] for f in result["findings"]),
         tuple(sorted(result["tags"].items())),
-        tuple((name, v["passed"], v["score"]) for name, v in result["evaluators"].items()))
+        tuple((name, v["passed"], v["score"]) for name, v in result["evaluators"].items()),
+        None, tuple(result.get("reasons", ())),
+        result.get("audit_passed", result["errors"] == 0), result.get("answerable"))
 
 
 def testcase(result: dict[str, Any]) -> str:
@@ -173,8 +198,7 @@ def testcase(result: dict[str, Any]) -> str:
 
 
 def _failure_lines(result: dict[str, Any]) -> list[str]:
-    lines = [f"status {result['status']}" + ("" if result["errors"] == 0 else
-                                              f", {result['errors']} error findings")]
+    lines = ["; ".join(result.get("reasons") or ()) or f"status {result['status']}"]
     lines += [f"{f['code']} {f['severity']}: {f['message']}" for f in result["findings"]
               if f["severity"] == Severity.ERROR.value]
     lines += [f"evaluator {name}: {v['reason'] or 'failed'}"

@@ -5,6 +5,7 @@ ends the run at once; what was written before is complete (see :mod:`.store` for
 
 from __future__ import annotations
 
+import dataclasses
 import multiprocessing
 import os
 import queue
@@ -20,7 +21,7 @@ from typing import NamedTuple
 from citeaudit.errors import CiteauditError, RunError
 from citeaudit.eval._evaluators import load_evaluators
 from citeaudit.eval._records import RawItem
-from citeaudit.eval._results import Options, Summary, process
+from citeaudit.eval._results import Options, Summary, new_aggregate, process
 from citeaudit.eval._summary import Aggregate
 
 __all__ = ["Batch", "default_jobs", "run"]
@@ -42,8 +43,7 @@ class Batch(NamedTuple):
 
 def audit_batch(items: list[RawItem], options: Options) -> Batch:
     """Audit a batch of items."""
-    config = options.config
-    aggregate = Aggregate(config.min_precision, config.min_recall)
+    aggregate = new_aggregate(options)
     lines: list[bytes] = []
     cases: list[str] = []
     unreadable: list[Summary] = []
@@ -74,8 +74,9 @@ def _start_worker(options: Options, evaluator_names: tuple[str, ...]) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     # A worker whose run was killed (SIGKILL leaves no chance to stop it) must not live on.
     threading.Thread(target=_exit_with_parent, args=(os.getppid(),), daemon=True).start()
-    evaluators = tuple(load_evaluators(evaluator_names)) if evaluator_names else ()
-    _worker_options = Options(options.config, evaluators, options.junit)
+    evaluators = tuple(load_evaluators(evaluator_names, options.config)) \
+        if evaluator_names else ()
+    _worker_options = dataclasses.replace(options, evaluators=evaluators)
 
 
 def _exit_with_parent(parent: int) -> None:
@@ -104,7 +105,7 @@ def run(items: Iterable[RawItem], options: Options, jobs: int = 1) -> Iterator[B
             yield audit_batch(chunk, options)
     else:
         names = tuple(evaluator.name for evaluator in options.evaluators)
-        bare = Options(options.config, (), options.junit)  # evaluators load in each worker
+        bare = dataclasses.replace(options, evaluators=())  # evaluators load in each worker
         with _Pool(jobs, bare, names) as pool:
             yield from pool.ordered(chunks)
     if failure:

@@ -9,12 +9,16 @@ from __future__ import annotations
 import heapq
 import math
 from collections import Counter
+from collections.abc import Iterable
 from typing import Any
 
+from citeaudit.core._verdict import reason_key
 from citeaudit.eval._results import Summary
 
+COVERAGE = "citation_coverage"
+
 __all__ = ["METRICS", "PRECISION_GRID", "RECALL_GRID", "Aggregate", "Stats", "cell_of",
-           "sweep_rows"]
+           "reason_keys", "sweep_cell", "sweep_rows"]
 
 METRICS = ("precision", "recall", "f1", "claim_coverage", "support_recall", "support_precision")
 PRECISION_GRID = tuple(round(0.5 + 0.05 * i, 2) for i in range(11))  # 0.50 .. 1.00
@@ -26,8 +30,8 @@ WORST = 10
 class Stats:
     """Counts, metric distributions and findings of a set of records."""
 
-    __slots__ = ("codes", "failures", "no_evidence", "passed", "records", "unreadable",
-                 "values")
+    __slots__ = ("codes", "failures", "no_evidence", "passed", "records", "refusals",
+                 "unreadable", "values")
 
     def __init__(self) -> None:
         self.records = 0
@@ -37,6 +41,9 @@ class Stats:
         self.values: dict[str, Counter[float]] = {name: Counter() for name in METRICS}
         self.codes: Counter[str] = Counter()
         self.failures: Counter[str] = Counter()  # why records failed (one may have several)
+        # Of the records labelled answerable or not: [refused, refused and unanswerable,
+        # unanswerable], for refusal precision and recall.
+        self.refusals = [0, 0, 0]
 
     def add(self, summary: Summary, reasons: tuple[str, ...] = ()) -> None:
         self.records += 1
@@ -50,6 +57,11 @@ class Stats:
                 self.values[name][round(value, 9)] += 1
         self.codes.update(summary.codes)
         self.failures.update(reasons)
+        if summary.answerable is not None:
+            refused = summary.status == "no_evidence"
+            self.refusals[0] += refused
+            self.refusals[1] += refused and not summary.answerable
+            self.refusals[2] += not summary.answerable
 
     def merge(self, other: Stats) -> None:
         """Count in everything ``other`` counted."""
@@ -61,6 +73,8 @@ class Stats:
             self.values[name].update(other.values[name])
         self.codes.update(other.codes)
         self.failures.update(other.failures)
+        self.refusals = [mine + theirs for mine, theirs in zip(self.refusals, other.refusals,
+                                                                strict=True)]
 
     def to_dict(self) -> dict[str, Any]:
         records = self.records
@@ -73,6 +87,10 @@ class Stats:
         for name in METRICS:
             data[f"mean_{name}"] = _mean(self.values[name])
             data[f"median_{name}"] = _median(self.values[name])
+        refused, right, unanswerable = self.refusals
+        if refused or unanswerable:  # only when records are labelled
+            data["refusal_precision"] = _share(right, refused)
+            data["refusal_recall"] = _share(right, unanswerable)
         data["findings"] = dict(sorted(self.codes.items()))
         data["failures"] = dict(sorted(self.failures.items()))
         return data
@@ -88,7 +106,9 @@ class Stats:
 class Aggregate:
     """Everything the run reports, fed one :class:`Summary` at a time."""
 
-    def __init__(self, min_precision: float, min_recall: float) -> None:
+    def __init__(self, min_precision: float | None = None,
+                 min_recall: float | None = None) -> None:
+        # The citation_coverage thresholds the run used (shown; the verdicts are the records').
         self.thresholds = (min_precision, min_recall)
         self.all = Stats()
         self.tags: dict[str, dict[str, Stats]] = {}
@@ -107,18 +127,8 @@ class Aggregate:
             return ()
         if summary.status == "unreadable":
             return ("unreadable",)
-        min_precision, min_recall = self.thresholds
-        reasons = []
-        if summary.errors:
-            reasons.append("error findings")
-        if summary.status == "no_evidence":
-            reasons.append("no evidence (refusal or empty)")
-        if summary.precision is not None and summary.precision < min_precision:
-            reasons.append(f"precision < {min_precision:g}")
-        if summary.recall is not None and summary.recall < min_recall:
-            reasons.append(f"recall < {min_recall:g}")
-        reasons += [f"evaluator {name}" for name, passed, _ in summary.evaluators if not passed]
-        return tuple(reasons) or ("other",)
+        return tuple(dict.fromkeys(key for reason in summary.reasons
+                                   for key in reason_keys(reason))) or ("other",)
 
     def add(self, summary: Summary) -> None:
         """Count one record in."""
@@ -126,19 +136,20 @@ class Aggregate:
         self.all.add(summary, reasons)
         for key, value in summary.tags:
             self.tags.setdefault(key, {}).setdefault(value, Stats()).add(summary, reasons)
-        evaluators_passed = True
         for name, passed, score in summary.evaluators:
             entry = self.evaluators.setdefault(name, [0, 0, 0])
             entry[0] += 1
             entry[1] += passed
             entry[2] += _exact(score)
-            evaluators_passed = evaluators_passed and passed
         if summary.status == "unreadable":
             if len(self.unreadable) < 100:
                 self.unreadable.append((summary.place, summary.reason or ""))
-        elif summary.status != "no_evidence" and summary.errors == 0 and evaluators_passed \
-                and summary.precision is not None and summary.recall is not None:
-            self.cells[cell_of(summary.precision, summary.recall)] += 1
+        else:
+            cell = sweep_cell(summary.status, summary.audit_passed, summary.precision,
+                              summary.recall, [(name, passed) for name, passed, _ in
+                                               summary.evaluators])
+            if cell is not None:
+                self.cells[cell] += 1
         if not summary.passed and summary.status != "unreadable":
             badness = (float(summary.errors), -(summary.f1 if summary.f1 is not None else 0.0))
             self._keep_worst((badness, -summary.ordinal, summary))
@@ -211,6 +222,35 @@ class Aggregate:
 def cell_of(precision: float, recall: float) -> tuple[int, int]:
     """Where a record that passes but for the thresholds falls in the sweep grid."""
     return _step(precision, PRECISION_GRID), _step(recall, RECALL_GRID)
+
+
+def sweep_cell(status: str, audit_passed: bool, precision: float | None,
+               recall: float | None, evaluators: Iterable[tuple[str, bool]],
+               ) -> tuple[int, int] | None:
+    """The sweep cell of a record that passes but for the citation_coverage thresholds
+    (``None``: it fails whatever they are). A ``no_evidence`` record passes at every pair.
+    """
+    if not audit_passed or not all(passed for name, passed in evaluators
+                                   if name != COVERAGE):
+        return None
+    if status == "no_evidence":
+        return len(PRECISION_GRID) - 1, len(RECALL_GRID) - 1
+    if precision is None or recall is None:
+        return None
+    return cell_of(precision, recall)
+
+
+def reason_keys(reason: str) -> list[str]:
+    """The groups one reason falls in: an evaluator's reason made of missed thresholds
+    groups by them, any other evaluator reason by the evaluator's name.
+    """
+    name, colon, detail = reason.partition(": ")
+    if not colon or " " in name:
+        return [reason_key(reason)]
+    parts = [reason_key(part) for part in detail.split("; ")]
+    if all(" < min-" in part for part in parts):
+        return parts
+    return [f"evaluator {name}"]
 
 
 def sweep_rows(cells: Counter[tuple[int, int]], records: int) -> list[dict[str, float]]:

@@ -11,12 +11,11 @@ from typing import Any
 from markupsafe import Markup, escape
 
 from citeaudit.core._rules import RULES
+from citeaudit.eval._evaluate import WorstRecord
 from citeaudit.eval._summary import BINS, METRICS, PRECISION_GRID, RECALL_GRID, Aggregate
 from citeaudit.request._render import neutralise
 
-__all__ = ["WorstRecord", "html_report"]
-
-WorstRecord = dict[str, Any]  # id, place, status, findings, metrics, answer (text or JSON)
+__all__ = ["html_report"]
 
 _STYLE = """
 body{font:14px/1.45 system-ui,sans-serif;margin:2em auto;max-width:1100px;color:#222}

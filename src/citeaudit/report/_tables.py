@@ -7,9 +7,9 @@ import re
 from collections.abc import Callable
 from typing import IO, Any, NamedTuple
 
-from citeaudit.cli._output import one_line
 from citeaudit.errors import ConfigError
 from citeaudit.eval._summary import METRICS
+from citeaudit.report._formatters import one_line
 from citeaudit.request._render import escape_markdown, neutralise
 
 __all__ = ["Gate", "junit", "markdown", "parse_gate", "replay_table", "table"]

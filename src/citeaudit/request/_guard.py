@@ -21,9 +21,9 @@ from dataclasses import dataclass
 from typing import Any, Literal, NamedTuple
 
 from citeaudit.core._answer import Citation, Claim
-from citeaudit.core._checks import Context
+from citeaudit.core._checks import Check, Context
 from citeaudit.core._config import Config
-from citeaudit.core._engine import GrammarSpec, Report, Status, findings_of, prepare, report_of
+from citeaudit.core._engine import GrammarSpec, Report, Status, run
 from citeaudit.core._sources import Snapshot
 from citeaudit.errors import ConfigError
 from citeaudit.request._chips import DEFAULT_QUOTE_LENGTH, Chip, chips_of
@@ -109,10 +109,11 @@ class Guarded:
 
 def resolve(answer: Any, sources: Any, *, grammar: GrammarSpec = None,
             refusal: str | Sequence[str] | None = None, config: Config | None = None,
-            quote_length: int = DEFAULT_QUOTE_LENGTH) -> Resolution:
+            quote_length: int = DEFAULT_QUOTE_LENGTH, checks: Sequence[Check] = (),
+            ) -> Resolution:
     """Audit ``answer`` and turn its valid citations into chips (one per document)."""
-    context = prepare(answer, sources, grammar=grammar, refusal=refusal, config=config)
-    report = report_of(context, findings_of(context))
+    context, report = run(answer, sources, grammar=grammar, refusal=refusal, config=config,
+                          checks=checks)
     chips = () if context.answer.refusal else chips_of(context, quote_length)[0]
     return Resolution(report.status, chips, report)
 
@@ -120,12 +121,14 @@ def resolve(answer: Any, sources: Any, *, grammar: GrammarSpec = None,
 def guard(answer: Any, sources: Any, *, policy: Policy = "strip",
           fallback: str = DEFAULT_FALLBACK, grammar: GrammarSpec = None,
           refusal: str | Sequence[str] | None = None, config: Config | None = None,
-          quote_length: int = DEFAULT_QUOTE_LENGTH) -> Guarded:
-    """Audit ``answer`` against ``sources`` and apply ``policy`` to what fails."""
+          quote_length: int = DEFAULT_QUOTE_LENGTH, checks: Sequence[Check] = ()) -> Guarded:
+    """Audit ``answer`` against ``sources`` (with ``checks`` beside the built-in ones) and
+    apply ``policy`` to what fails.
+    """
     if policy not in POLICIES:
         raise ConfigError(f"policy must be one of {', '.join(POLICIES)}, not {policy!r}")
-    context = prepare(answer, sources, grammar=grammar, refusal=refusal, config=config)
-    report = report_of(context, findings_of(context))
+    context, report = run(answer, sources, grammar=grammar, refusal=refusal, config=config,
+                          checks=checks)
     return guarded(context, report, policy, fallback, quote_length)
 
 

@@ -24,15 +24,14 @@ import re
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from citeaudit.core._checks import Check
 from citeaudit.core._config import Config
 from citeaudit.core._engine import (
     GrammarSpec,
     Report,
     choose_grammar,
-    findings_of,
-    prepare,
-    report_of,
     resolve_id,
+    run,
 )
 from citeaudit.core._grammar import BracketGrammar, Chain, Grammar, Marker
 from citeaudit.core._refusal import PATTERN_WINDOW, Refusal
@@ -53,12 +52,12 @@ _RENDER = {"html": render_html, "markdown": render_markdown}
 
 def stream(sources: Any, *, grammar: GrammarSpec = None,
            refusal: str | Sequence[str] | None = None, config: Config | None = None,
-           render: Format | None = None) -> StreamAuditor:
+           render: Format | None = None, checks: Sequence[Check] = ()) -> StreamAuditor:
     """A :class:`StreamAuditor` for one answer audited against ``sources``; with ``render``
     (``"html"`` or ``"markdown"``), what it returns is rendered (see :class:`StreamAuditor`).
     """
     return StreamAuditor(sources, grammar=grammar, refusal=refusal, config=config,
-                         render=render)
+                         render=render, checks=checks)
 
 
 class StreamAuditor:
@@ -68,8 +67,9 @@ class StreamAuditor:
 
     def __init__(self, sources: Any, *, grammar: GrammarSpec = None,
                  refusal: str | Sequence[str] | None = None, config: Config | None = None,
-                 render: Format | None = None) -> None:
+                 render: Format | None = None, checks: Sequence[Check] = ()) -> None:
         self._config = config or _DEFAULT
+        self._checks = tuple(checks)
         self._snapshot = load_snapshot(sources)
         self._renderer = None if render is None else StreamRenderer(render, self._snapshot)
         # Verified markers in what ``_release`` returns, for the renderer.
@@ -193,9 +193,8 @@ class StreamAuditor:
         self._finished = True
         self._quiet = None
         text = "".join(self._chunks)
-        context = prepare(text, self._snapshot, grammar=self._grammar, refusal=self._refusal,
-                          config=self._config)
-        report = report_of(context, findings_of(context))
+        context, report = run(text, self._snapshot, grammar=self._grammar,
+                              refusal=self._refusal, config=self._config, checks=self._checks)
         renderer = self._renderer
         if context.answer.refusal:
             # Held back from the start; the guard removes every marker of a refusal.
