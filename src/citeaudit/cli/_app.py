@@ -546,12 +546,11 @@ def _replay(args: argparse.Namespace, out: TextIO, stdin: Any) -> int:
 
 
 def _calibrate(args: argparse.Namespace, out: TextIO) -> int:
-    from citeaudit.support._calibrate import (  # noqa: PLC0415
-        calibrate,
+    from citeaudit.report._calibration import (  # noqa: PLC0415 - only calibrate needs it
         calibration_html,
         calibration_text,
-        read_pairs,
     )
+    from citeaudit.support._calibrate import calibrate, read_pairs  # noqa: PLC0415
 
     if args.report is not None:
         refuse_inputs(args.report, [args.pairs])

@@ -2,7 +2,7 @@
 
 ``evaluate()`` runs a dataset (JSONL, JSON array or Parquet) through the audit in worker
 processes, writes one result per record in input order and builds the aggregate;
-``replay()`` re-applies thresholds to stored results; ``html_report()`` renders a run.
+``replay()`` re-applies thresholds to stored results (:mod:`citeaudit.report` shows them).
 """
 
 from citeaudit.eval._evaluate import Dataset, evaluate, worst_records
@@ -18,7 +18,6 @@ from citeaudit.eval._records import Record, Unreadable, read_items
 from citeaudit.eval._replay import replay, stored_results
 from citeaudit.eval._results import Options, Summary
 from citeaudit.eval._summary import Aggregate
-from citeaudit.report._html import html_report
 
 __all__ = [
     "EVALUATORS",
@@ -33,7 +32,6 @@ __all__ = [
     "Summary",
     "Unreadable",
     "evaluate",
-    "html_report",
     "load_evaluators",
     "read_items",
     "replay",

@@ -1,0 +1,54 @@
+"""The layers contract (``[tool.importlinter]`` in ``pyproject.toml``) holds, and breaks on
+a bad import: a test that it is really checked.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).parents[1]
+
+
+def lint_imports(project: Path) -> subprocess.CompletedProcess[str]:
+    environment = {**os.environ, "PYTHONPATH": str(project / "src")}
+    command = "from importlinter.cli import lint_imports_command; lint_imports_command()"
+    return subprocess.run([sys.executable, "-c", command, "--no-cache"],
+                          cwd=project, env=environment, capture_output=True, text=True,
+                          check=False, timeout=300)
+
+
+@pytest.fixture
+def copy(tmp_path: Path) -> Path:
+    """The package and its contracts, copied to be broken."""
+    shutil.copytree(ROOT / "src", tmp_path / "src",
+                    ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copy(ROOT / "pyproject.toml", tmp_path)
+    return tmp_path
+
+
+def test_the_layers_hold() -> None:
+    result = lint_imports(ROOT)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "Contracts: 2 kept, 0 broken." in result.stdout
+
+
+@pytest.mark.parametrize(("module", "bad", "message"), [
+    ("core/_rules.py", "import citeaudit.eval", "citeaudit.core is not allowed to import"
+                                               " citeaudit.eval"),
+    ("support/_lexical.py", "from citeaudit.eval import Record",
+     "citeaudit.support is not allowed to import citeaudit.eval"),
+    ("core/_engine.py", "import citeaudit._files", "citeaudit.core is not allowed to import"
+                                                  " citeaudit._files"),
+])
+def test_a_bad_import_breaks_them(copy: Path, module: str, bad: str, message: str) -> None:
+    path = copy / "src/citeaudit" / module
+    path.write_text(path.read_text() + f"\n{bad}  # noqa\n")
+    result = lint_imports(copy)
+    assert result.returncode == 1
+    assert message in result.stdout
