@@ -11,7 +11,7 @@ import contextlib
 import os
 import sys
 import tempfile
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from datetime import UTC, datetime
 from enum import IntEnum
 from pathlib import Path
@@ -21,6 +21,7 @@ import orjson
 
 from citeaudit import __version__
 from citeaudit._files import refuse_inputs, write_atomically
+from citeaudit.core._answer import FORMATS as ANSWER_FORMATS
 from citeaudit.core._config import (
     DEFAULT_REFUSAL,
     Config,
@@ -32,7 +33,7 @@ from citeaudit.core._judging import JUDGES, get_judge
 from citeaudit.core._loading import DEFAULT_MAX_BYTES, decode_json, decode_text, read_bytes
 from citeaudit.core._rules import RULES, Severity
 from citeaudit.core._sources import Snapshot, load_snapshot
-from citeaudit.errors import CiteauditError, ConfigError, SnapshotError
+from citeaudit.errors import CiteauditError, ConfigError, InputError, SnapshotError
 from citeaudit.eval._evaluate import Dataset, evaluate, progress_for, worst_records
 from citeaudit.eval._evaluators import load_evaluators
 from citeaudit.eval._records import FORMATS as DATASET_FORMATS
@@ -237,8 +238,13 @@ def _inputs(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("answer", metavar="ANSWER",
                         help="the answer: .json (claims list, structured object or string) or"
                         " plain text; - reads standard input")
-    parser.add_argument("--answer-format", choices=("auto", "json", "text"), default="auto",
-                        help="how to read ANSWER (auto: JSON when the name ends in .json)")
+    parser.add_argument("--answer-format", choices=("auto", "json", *ANSWER_FORMATS),
+                        default="auto",
+                        metavar="FORMAT",
+                        help="how to read ANSWER: auto (JSON when the name ends in .json, then"
+                        " the first format that recognises it), json (the same, whatever the"
+                        f" name), or a format: {', '.join(ANSWER_FORMATS)} (text reads the file as"
+                        " text)")
     parser.add_argument("--grammar", action="append", metavar="NAME",
                         help="marker grammar: numeric, S, id, source or regex:PATTERN; repeat"
                         " to chain (default: inferred from the snapshot ids)")
@@ -396,11 +402,26 @@ def _inputs_of(args: argparse.Namespace, config: Config, stdin: Any,
                                 origin=args.snapshot)
     snapshot = load_snapshot(snapshot_data, origin=args.snapshot)
     raw = read_bytes(args.answer, max_bytes=config.max_bytes, stdin=stdin)
-    as_json = args.answer_format == "json" or (
+    as_json = args.answer_format not in ("auto", "text") or (
         args.answer_format == "auto" and args.answer.lower().endswith(".json"))
     origin = "<stdin>" if args.answer == "-" else args.answer
     answer: Any = decode_json(raw, origin=origin) if as_json else decode_text(raw, origin=origin)
     return snapshot, answer, origin
+
+
+@contextlib.contextmanager
+def _answer_named(origin: str) -> Iterator[None]:
+    """Input errors about the answer value, attributed to the file it came from."""
+    try:
+        yield
+    except InputError as error:
+        if error.origin != "<answer>":
+            raise
+        raise error.located(origin) from None
+
+
+def _named_format(args: argparse.Namespace) -> str | None:
+    return args.answer_format if args.answer_format in ANSWER_FORMATS else None
 
 
 def _empty_file_config(config: Config, answer: Any) -> Config:
@@ -418,7 +439,9 @@ def _check(args: argparse.Namespace, out: TextIO, stdin: Any) -> int:
     config = _config(args)
     snapshot, answer, origin = _inputs_of(args, config, stdin)
     config = _empty_file_config(config, answer)
-    report = audit(answer, snapshot, config=config, relevant=args.relevant)
+    with _answer_named(origin):
+        report = audit(answer, snapshot, config=config, relevant=args.relevant,
+                       answer_format=_named_format(args))
     shown = answer if isinstance(answer, str) else ""
     FORMATTERS[args.format].write(report, shown, origin, out)
     return ExitCode.OK if report.passed else ExitCode.FAILED
@@ -426,10 +449,12 @@ def _check(args: argparse.Namespace, out: TextIO, stdin: Any) -> int:
 
 def _render(args: argparse.Namespace, out: TextIO, err: TextIO, stdin: Any) -> int:
     config = _config(args)
-    snapshot, answer, _ = _inputs_of(args, config, stdin)
+    snapshot, answer, origin = _inputs_of(args, config, stdin)
     config = _empty_file_config(config, answer)
-    served = guard(answer, snapshot, policy=args.policy, fallback=args.fallback,
-                   config=config, quote_length=args.quote_length)
+    with _answer_named(origin):
+        served = guard(answer, snapshot, policy=args.policy, fallback=args.fallback,
+                       config=config, quote_length=args.quote_length,
+                       answer_format=_named_format(args))
     if args.to == "json":
         _write(out, orjson.dumps(served.to_dict(), option=orjson.OPT_INDENT_2).decode() + "\n")
     else:

@@ -6,7 +6,15 @@ adapters) calls this package and nothing beneath it. It imports nothing outside 
 :mod:`citeaudit.errors`; the layers are checked by import-linter contracts in CI.
 """
 
-from citeaudit.core._answer import Answer, Citation, Claim, parse_answer
+from citeaudit.core._answer import (
+    FORMATS,
+    Answer,
+    AnswerFormat,
+    Citation,
+    Claim,
+    Reading,
+    parse_answer,
+)
 from citeaudit.core._checks import CHECKS, Check, Context
 from citeaudit.core._config import DEFAULT_REFUSAL, Config, load_config
 from citeaudit.core._engine import (
@@ -29,8 +37,10 @@ from citeaudit.core._sources import Snapshot, Source, load_snapshot
 __all__ = [
     "CHECKS",
     "DEFAULT_REFUSAL",
+    "FORMATS",
     "RULES",
     "Answer",
+    "AnswerFormat",
     "Check",
     "Citation",
     "Claim",
@@ -43,6 +53,7 @@ __all__ = [
     "Marker",
     "Metrics",
     "Problem",
+    "Reading",
     "Report",
     "Rule",
     "Segmenter",

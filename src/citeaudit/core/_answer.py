@@ -1,30 +1,42 @@
-"""Answer shapes and how each becomes claims and citations.
+"""What an answer is reduced to (claims, citations, spans), and the answer-format seam.
 
-* free text (``str``): markers are scanned, claims segmented (:mod:`citeaudit.segment`);
-* a list of claim strings (``list[str]``): each string is one claim, scanned on its own;
-* a structured object ``{"status": "answered" | "unknown", "text": str, "citations": [ids]}``:
-  the citations list is authoritative and the text is not scraped for markers;
-* a refusal (one of the accepted strings, compared after normalising white space, case,
-  quote characters and final punctuation, or a ``refusal-regex`` match; :mod:`.refusal`):
-  no claims, outcome ``no_evidence``.
+An answer format turns one shape of answer (and, where the documents travel with it, its
+request) into an :class:`Answer` and a snapshot. Formats are registered like grammars, in the
+``citeaudit.formats`` registry; the built-ins (:mod:`citeaudit.formats`) are free ``text``, a
+``claims`` list and the ``structured`` answer contract. Without a format named, the first
+format that recognises the answer reads it (installed formats first: they recognise more
+particular shapes than the built-ins).
 """
 
 from __future__ import annotations
 
-from bisect import bisect_left
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from itertools import repeat
-from typing import Any, Literal, NamedTuple
+from typing import Any, NamedTuple, Protocol, runtime_checkable
 
 from citeaudit.core._findings import Problem
 from citeaudit.core._grammar import Grammar, Malformed, Marker
 from citeaudit.core._refusal import Refusal
-from citeaudit.core._segment import Segmenter, Span, code_spans, covered, mask, segment
+from citeaudit.core._registry import Registry
+from citeaudit.core._segment import Segmenter, Span, mask, segment
+from citeaudit.core._sources import Snapshot, load_snapshot
+from citeaudit.errors import InputError
 
-__all__ = ["Answer", "Citation", "Claim", "parse_answer"]
+__all__ = [
+    "FORMATS",
+    "Answer",
+    "AnswerFormat",
+    "Citation",
+    "Claim",
+    "Reading",
+    "choose_format",
+    "citations_of",
+    "parse_answer",
+    "without_markers",
+]
 
-AnswerKind = Literal["text", "claims", "structured", "invalid"]
+# The built-in kinds: "text", "claims", "structured"; "invalid" when no format reads it.
+AnswerKind = str
 
 
 class Claim(NamedTuple):
@@ -64,81 +76,152 @@ class Answer:
     problems: tuple[Problem, ...]  # contract violations (CA404)
 
 
-_STATUSES = ("answered", "unknown")
+class Reading(NamedTuple):
+    """How to read an answer's text: the marker grammar, the accepted refusals and the claim
+    segmenter.
+    """
+
+    grammar: Grammar
+    refusal: Refusal
+    segmenter: Segmenter = segment
+
+
+@runtime_checkable
+class AnswerFormat(Protocol):
+    """One shape of answer: recognises it, finds its snapshot and reduces it to claims and
+    citations.
+    """
+
+    @property
+    def name(self) -> str:
+        """The format's name (``--answer-format NAME``, ``answer_shape`` in reports)."""
+        ...
+
+    @property
+    def expects(self) -> str:
+        """What it reads, for messages: "free text (a string)"."""
+        ...
+
+    def recognises(self, answer: object) -> bool:
+        """Whether ``answer`` is in this format (cheap: called on every audit)."""
+        ...
+
+    def snapshot(self, answer: object, sources: object) -> Snapshot:
+        """The sources the answer is audited against (from ``sources``, or from the request
+        a provider's answer carries).
+        """
+        ...
+
+    def parse(self, answer: object, reading: Reading) -> Answer:
+        """The answer reduced to claims and citations; contract problems become CA404."""
+        ...
+
+
+def _answer_format(loaded: object) -> AnswerFormat:
+    value = loaded() if isinstance(loaded, type) else loaded
+    if not isinstance(value, AnswerFormat):
+        raise TypeError("an answer format has name, expects, recognises(answer),"
+                        " snapshot(answer, sources) and parse(answer, reading)")
+    return value
+
+
+FORMATS: Registry[AnswerFormat] = Registry("formats", {
+    "text": "citeaudit.formats:TEXT",
+    "claims": "citeaudit.formats:CLAIMS",
+    "structured": "citeaudit.formats:STRUCTURED",
+}, what="answer format", validate=_answer_format)
+
+
+class SourcesAsGiven:
+    """For formats whose snapshot is the ``sources`` argument, in any snapshot shape."""
+
+    def snapshot(self, answer: object, sources: object) -> Snapshot:  # noqa: ARG002
+        return load_snapshot(sources)
+
+
+_order: list[AnswerFormat] | None = None
+# With only the built-ins installed, the format follows from the answer's type.
+_by_type: dict[type, AnswerFormat] = {}
+
+
+def _detection_order() -> list[AnswerFormat]:
+    global _order  # noqa: PLW0603 - computed once: which formats are installed
+    if _order is None:
+        builtins = FORMATS.builtins()
+        # Installed formats first: each recognises a particular shape (a provider's
+        # response); the built-ins take what is left, by type.
+        _order = [FORMATS[name] for name in FORMATS if name not in builtins] + [
+            FORMATS["structured"], FORMATS["claims"], FORMATS["text"]]
+        if len(_order) == len(builtins):
+            _by_type.update({str: FORMATS["text"], list: FORMATS["claims"]})
+    return _order
+
+
+def _forget_order() -> None:
+    global _order  # noqa: PLW0603 - see _detection_order
+    _order = None
+    _by_type.clear()
+
+
+FORMATS.on_reload(_forget_order)
+
+
+def choose_format(answer: object, name: str | None = None) -> AnswerFormat | None:
+    """The format called ``name`` (an :class:`~citeaudit.InputError` saying what it expects
+    when ``answer`` is not in it), else the first that recognises ``answer`` (``None``: none
+    does).
+    """
+    if name is not None:
+        chosen = FORMATS.require(name)
+        if not chosen.recognises(answer):
+            raise InputError(f"not {chosen.expects}, as the {chosen.name} format expects, but"
+                             f" {_described(answer)}", origin="<answer>")
+        return chosen
+    known = _by_type.get(type(answer))
+    if known is not None:
+        return known
+    for candidate in _detection_order():
+        if candidate.recognises(answer):
+            return candidate
+    return None
 
 
 def parse_answer(value: Any, grammar: Grammar, refusal: str | Sequence[str] | Refusal,
-                 segmenter: Segmenter = segment) -> Answer:
+                 segmenter: Segmenter = segment, *, format: str | None = None) -> Answer:
     """Reduce an answer in any accepted shape to claims and citations.
 
-    ``refusal``: the accepted refusal strings (or a :class:`~citeaudit.refusal.Refusal`);
-    ``segmenter`` splits free text into claims (default: :func:`~citeaudit.segment`).
+    ``refusal``: the accepted refusal strings (or a :class:`~citeaudit.core.Refusal`);
+    ``segmenter`` splits free text into claims (default: :func:`~citeaudit.segment`);
+    ``format`` names the answer format (default: the first that recognises the answer).
     """
-    refusal = Refusal.of(refusal)
-    if isinstance(value, str):
-        return _parse_text(value, grammar, refusal, segmenter)
-    if isinstance(value, list):
-        return _parse_claims(value, grammar, refusal)
-    if isinstance(value, dict):
-        return _parse_structured(value, refusal)
-    problem = Problem("CA404", "an answer must be text, a list of claim strings or an object"
-                      f" with status, text and citations, not {type(value).__name__}", path="$")
+    chosen = choose_format(value, format)
+    if chosen is None:
+        return unreadable_answer(value)
+    return chosen.parse(value, Reading(grammar, Refusal.of(refusal), segmenter))
+
+
+def unreadable_answer(value: object) -> Answer:
+    """The answer no format recognises: one CA404 saying what each format expects."""
+    expected = ", ".join(FORMATS[name].expects for name in FORMATS)
+    problem = Problem("CA404", f"an answer must be one of: {expected}; not"
+                      f" {_described(value)}", path="$")
     return Answer("invalid", "", (), (), (), False, (problem,))
 
 
-def _is_refusal(text: str, refusal: Refusal) -> bool:
-    return refusal.matches(text)
+def _described(value: object) -> str:
+    if isinstance(value, dict):
+        keys = ", ".join(sorted(map(str, value))[:6])
+        return f"an object with keys {keys}" if keys else "an empty object"
+    return {str: "a string", list: "a list", bool: "a boolean", int: "a number",
+            float: "a number", type(None): "null"}.get(type(value), type(value).__name__)
 
 
-def _without(text: str, markers: Sequence[Marker]) -> str:
+def without_markers(text: str, markers: Sequence[Marker]) -> str:
+    """``text`` with the markers cut out."""
     return mask(text, [Span(m.start, m.end) for m in markers], "")
 
 
-def _parse_text(text: str, grammar: Grammar, refusal: Refusal, segmenter: Segmenter,
-                ) -> Answer:
-    if _is_refusal(text, refusal):
-        return Answer("text", text, (), (), (), True, ())
-    scan = grammar.scan(text)
-    markers, malformed = scan.markers, scan.malformed
-    if "`" in text or "~~~" in text:
-        code = code_spans(text)
-        starts = [span.start for span in code]
-        markers = [m for m in markers if not covered(m.start, code, starts)]
-        malformed = [m for m in malformed if not covered(m.start, code, starts)]
-    if markers and refusal.may_match(text) and _is_refusal(_without(text, markers), refusal):
-        return Answer("text", text, (), tuple(_citations(markers, repeat(None))), (), True,
-                      ())
-    marks = [Span(m.start, m.end) for m in markers]
-    if malformed:
-        marks.extend(Span(m.start, m.end) for m in malformed)
-        marks.sort()
-    spans = segmenter(text, marks)
-    new = tuple.__new__  # the hot loop builds many small values: no per-item Python frames
-    starts = [m.start for m in markers]
-    bad_starts = [m.start for m in malformed]
-    owner: list[int | None] = [None] * len(markers)  # the claim each marker belongs to
-    bad_owner: list[int | None] = [None] * len(malformed)
-    claims: list[Claim] = []
-    index = bad = 0
-    for number, (start, end) in enumerate(spans, 1):
-        first = bisect_left(starts, start, index)  # markers before it lie outside any claim
-        index = bisect_left(starts, end, first)
-        if index > first:
-            owner[first:index] = [number] * (index - first)
-        own_bad: tuple[Malformed, ...] = ()
-        if bad_starts:
-            first_bad = bisect_left(bad_starts, start, bad)
-            bad = bisect_left(bad_starts, end, first_bad)
-            if bad > first_bad:
-                bad_owner[first_bad:bad] = [number] * (bad - first_bad)
-                own_bad = tuple(malformed[first_bad:bad])
-        claims.append(new(Claim, (number, text[start:end], (start, end),
-                                  tuple(markers[first:index]), own_bad)))
-    return Answer("text", text, tuple(claims), tuple(_citations(markers, owner)),
-                  tuple(zip(bad_owner, malformed, strict=True)), False, ())
-
-
-def _citations(markers: Sequence[Marker], owners: Iterable[int | None]) -> list[Citation]:
+def citations_of(markers: Sequence[Marker], owners: Iterable[int | None]) -> list[Citation]:
     """One citation per id each marker names; ``owners`` gives each marker's claim number."""
     new = tuple.__new__
     return [new(Citation, (source_id, claim, (m.start, m.end), m.raw, None, m.prefix,
@@ -147,70 +230,3 @@ def _citations(markers: Sequence[Marker], owners: Iterable[int | None]) -> list[
             for source_id in m.ids]
 
 
-def _parse_claims(items: list[Any], grammar: Grammar, refusal: Refusal) -> Answer:
-    problems: list[Problem] = []
-    strings: list[tuple[int, str]] = []
-    for position, item in enumerate(items):
-        if isinstance(item, str):
-            strings.append((position, item))
-        else:
-            problems.append(Problem("CA404", f"claim {position + 1} must be a string, not"
-                                    f" {type(item).__name__}", claim=position + 1,
-                                    path=f"$[{position}]"))
-    if len(items) == 1 and strings and _is_refusal(strings[0][1], refusal):
-        return Answer("claims", strings[0][1], (), (), (), True, tuple(problems))
-    claims: list[Claim] = []
-    citations: list[Citation] = []
-    malformed: list[tuple[int | None, Malformed]] = []
-    for position, text in strings:
-        index = position + 1
-        scan = grammar.scan(text)
-        claims.append(Claim(index, text, (0, len(text)), tuple(scan.markers),
-                            tuple(scan.malformed)))
-        citations.extend(_citations(scan.markers, repeat(index)))
-        malformed.extend((index, bad) for bad in scan.malformed)
-    refused = bool(claims) and len(items) == 1 and citations and _is_refusal(
-        _without(claims[0].text, list(claims[0].markers)), refusal)
-    if refused:
-        return Answer("claims", claims[0].text, (), tuple(citations), (), True, tuple(problems))
-    text = "\n".join(text for _, text in strings)
-    return Answer("claims", text, tuple(claims), tuple(citations), tuple(malformed), False,
-                  tuple(problems))
-
-
-def _parse_structured(value: dict[str, Any], refusal: Refusal) -> Answer:
-    problems: list[Problem] = []
-    status = value.get("status")
-    if status not in _STATUSES:
-        problems.append(Problem("CA404", "status must be \"answered\" or \"unknown\", not"
-                                f" {_show(status)}", path="$.status"))
-    text = value.get("text")
-    if not isinstance(text, str) or not text.strip():
-        problems.append(Problem("CA404", f"text must be a non-empty string, not {_show(text)}",
-                                path="$.text"))
-        text = text if isinstance(text, str) else ""
-    refused = status == "unknown" or (status != "answered" and _is_refusal(text, refusal))
-    claim = None if refused or not text.strip() else 1
-    citations: list[Citation] = []
-    raw = value.get("citations")
-    if not isinstance(raw, list):
-        problems.append(Problem("CA404", f"citations must be a list, not {_show(raw)}",
-                                path="$.citations"))
-    else:
-        for position, item in enumerate(raw):
-            path = f"$.citations[{position}]"
-            if not isinstance(item, str) or not item.strip():
-                problems.append(Problem("CA404", "a citation must be a non-empty string id, not"
-                                        f" {_show(item)}", path=path))
-            else:
-                citations.append(Citation(item, claim, None, None, path))
-    claims = () if claim is None else (Claim(1, text, (0, len(text)), (), ()),)
-    return Answer("structured", text, claims, tuple(citations), (), refused, tuple(problems))
-
-
-def _show(value: Any) -> str:
-    if value is None:
-        return "missing"
-    if isinstance(value, str):
-        return repr(value) if len(value) <= 40 else repr(value[:37] + "...")
-    return type(value).__name__

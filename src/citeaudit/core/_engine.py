@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import Any, Literal, NamedTuple
 
 from citeaudit.core._alce import alce
-from citeaudit.core._answer import Answer, parse_answer
+from citeaudit.core._answer import Answer, Reading, choose_format, unreadable_answer
 from citeaudit.core._checks import BUILTIN, CHECKS, CODES, Check, Context, judged_passages
 from citeaudit.core._config import Config
 from citeaudit.core._findings import Finding, Problem, finding_order
@@ -49,18 +49,21 @@ _SUPPORT = "support (whether a cited passage supports its claim)"
 
 def prepare(answer: Any, sources: Any, *, grammar: GrammarSpec = None,
             refusal: str | Sequence[str] | Refusal | None = None, config: Config | None = None,
-            segmenter: Segmenter = segment) -> Context:
-    """Validate the snapshot, pick the grammar, parse the answer and resolve every citation.
+            segmenter: Segmenter = segment, answer_format: str | None = None) -> Context:
+    """Find the answer's format, validate the snapshot, pick the grammar, parse the answer
+    and resolve every citation.
 
     Raises :class:`~citeaudit.SnapshotError` for a broken snapshot and
     :class:`~citeaudit.GrammarError` for a grammar that cannot be built; everything wrong with
     the answer itself becomes a finding.
     """
     config = config or _DEFAULT
-    snapshot = load_snapshot(sources)
+    form = choose_format(answer, answer_format)
+    snapshot = load_snapshot(sources) if form is None else form.snapshot(answer, sources)
     chosen = choose_grammar(snapshot, grammar, config)
     accepted = config.refusals if refusal is None else Refusal.of(refusal, config.refusal_regex)
-    parsed = parse_answer(answer, chosen, accepted, segmenter)
+    parsed = unreadable_answer(answer) if form is None else form.parse(
+        answer, Reading(chosen, accepted, segmenter))
     return Context(parsed, snapshot, config, _resolve(parsed, snapshot), chosen.name)
 
 
@@ -125,7 +128,7 @@ def _own_rule(check: Check, problem: Problem) -> Rule:
 def iter_findings(answer: Any, sources: Any, *, grammar: GrammarSpec = None,
                   refusal: str | Sequence[str] | None = None, config: Config | None = None,
                   segmenter: Segmenter = segment, checks: Sequence[Check] = (),
-                  ) -> Iterator[Finding]:
+                  answer_format: str | None = None) -> Iterator[Finding]:
     """Every finding for ``answer`` audited against ``sources``, in deterministic order.
 
     The findings of :func:`run`, which everything builds on. ``answer`` is free text, a list
@@ -133,7 +136,8 @@ def iter_findings(answer: Any, sources: Any, *, grammar: GrammarSpec = None,
     :func:`~citeaudit.load_snapshot`).
     """
     yield from run(answer, sources, grammar=grammar, refusal=refusal, config=config,
-                   segmenter=segmenter, checks=checks).report.findings
+                   segmenter=segmenter, checks=checks,
+                   answer_format=answer_format).report.findings
 
 
 @dataclass(frozen=True, slots=True)
@@ -188,19 +192,21 @@ class Report:
 def audit(answer: Any, sources: Any, *, grammar: GrammarSpec = None,
           refusal: str | Sequence[str] | None = None, config: Config | None = None,
           relevant: Collection[str] | None = None, answerable: bool | None = None,
-          checks: Sequence[Check] = (), segmenter: Segmenter = segment) -> Report:
+          checks: Sequence[Check] = (), segmenter: Segmenter = segment,
+          answer_format: str | None = None) -> Report:
     """Audit one answer against the snapshot of sources retrieved for its request.
 
     ``relevant`` (gold-relevant ids) changes what recall is measured against; by default it is
     every retrieved id. ``answerable`` labels the question (a refusal of an answerable one
     fails, an answer to an unanswerable one fails). ``checks`` run beside the built-in ones;
-    ``segmenter`` replaces the claim segmenter for free text. The report passes when there is
+    ``segmenter`` replaces the claim segmenter for free text; ``answer_format`` names the
+    answer's format (default: the first that recognises it). The report passes when there is
     no error-severity finding and the thresholds that are set are met (see
     :mod:`citeaudit.core._verdict`).
     """
     return run(answer, sources, grammar=grammar, refusal=refusal, config=config,
                relevant=relevant, answerable=answerable, checks=checks,
-               segmenter=segmenter).report
+               segmenter=segmenter, answer_format=answer_format).report
 
 
 class Audited(NamedTuple):
@@ -215,13 +221,14 @@ class Audited(NamedTuple):
 def run(answer: Any, sources: Any, *, grammar: GrammarSpec = None,
         refusal: str | Sequence[str] | Refusal | None = None, config: Config | None = None,
         relevant: Collection[str] | None = None, answerable: bool | None = None,
-        checks: Sequence[Check] = (), segmenter: Segmenter = segment) -> Audited:
+        checks: Sequence[Check] = (), segmenter: Segmenter = segment,
+        answer_format: str | None = None) -> Audited:
     """The engine's entry point: prepare the context, run the built-in checks and
     ``checks``, and build the report. Raises :class:`~citeaudit.InputError` for input the
     audit cannot use (a broken snapshot, ``relevant`` ids it does not hold).
     """
     context = prepare(answer, sources, grammar=grammar, refusal=refusal, config=config,
-                      segmenter=segmenter)
+                      segmenter=segmenter, answer_format=answer_format)
     if relevant is not None:
         unknown = [i for i in relevant if i not in context.snapshot]
         if unknown:

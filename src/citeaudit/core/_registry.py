@@ -43,6 +43,7 @@ class Registry(Mapping[str, T], Generic[T]):
                           for name, value in builtins.items()}
         self._installed: dict[str, EntryPoint] | None = None
         self._loaded: dict[str, T] = {}
+        self._on_reload: list[Callable[[], None]] = []
         _EVERY.append(self)  # type: ignore[arg-type]  # read back only to reload
 
     def _points(self) -> dict[str, EntryPoint]:
@@ -88,6 +89,12 @@ class Registry(Mapping[str, T], Generic[T]):
         """
         self._installed = None
         self._loaded.clear()
+        for forget in self._on_reload:
+            forget()
+
+    def on_reload(self, forget: Callable[[], None]) -> None:
+        """Call ``forget`` on :meth:`reload` (for what was computed from the registry)."""
+        self._on_reload.append(forget)
 
     def builtins(self) -> tuple[str, ...]:
         """The names of the built-ins, in their order."""

@@ -14,7 +14,6 @@ Each failure is a reason in words ("CA202 out-of-range", "recall 0.33 < min-reca
 from __future__ import annotations
 
 import re
-from collections import Counter
 from collections.abc import Iterable
 
 from citeaudit.core._rules import RULES
@@ -47,8 +46,13 @@ def reasons(error_codes: Iterable[str], status: str, precision: float | None,
     """Why an audited answer fails (nothing: it passes). ``error_codes`` are the codes of its
     error-severity findings, one per finding.
     """
+    counts: dict[str, int] = {}
+    for code in error_codes:
+        counts[code] = counts.get(code, 0) + 1
+    if not counts and answerable is None and min_precision is None and min_recall is None:
+        return []  # the common case, on every audit: nothing to say
     found = []
-    for code, count in sorted(Counter(error_codes).items()):
+    for code, count in sorted(counts.items()):
         rule = RULES.get(code)
         name = f"{code} {rule.name}" if rule is not None else code
         found.append(name if count == 1 else f"{name} ×{count}")

@@ -110,10 +110,10 @@ class Guarded:
 def resolve(answer: Any, sources: Any, *, grammar: GrammarSpec = None,
             refusal: str | Sequence[str] | None = None, config: Config | None = None,
             quote_length: int = DEFAULT_QUOTE_LENGTH, checks: Sequence[Check] = (),
-            ) -> Resolution:
+            answer_format: str | None = None) -> Resolution:
     """Audit ``answer`` and turn its valid citations into chips (one per document)."""
     context, report = run(answer, sources, grammar=grammar, refusal=refusal, config=config,
-                          checks=checks)
+                          checks=checks, answer_format=answer_format)
     chips = () if context.answer.refusal else chips_of(context, quote_length)[0]
     return Resolution(report.status, chips, report)
 
@@ -121,14 +121,15 @@ def resolve(answer: Any, sources: Any, *, grammar: GrammarSpec = None,
 def guard(answer: Any, sources: Any, *, policy: Policy = "strip",
           fallback: str = DEFAULT_FALLBACK, grammar: GrammarSpec = None,
           refusal: str | Sequence[str] | None = None, config: Config | None = None,
-          quote_length: int = DEFAULT_QUOTE_LENGTH, checks: Sequence[Check] = ()) -> Guarded:
+          quote_length: int = DEFAULT_QUOTE_LENGTH, checks: Sequence[Check] = (),
+          answer_format: str | None = None) -> Guarded:
     """Audit ``answer`` against ``sources`` (with ``checks`` beside the built-in ones) and
     apply ``policy`` to what fails.
     """
     if policy not in POLICIES:
         raise ConfigError(f"policy must be one of {', '.join(POLICIES)}, not {policy!r}")
     context, report = run(answer, sources, grammar=grammar, refusal=refusal, config=config,
-                          checks=checks)
+                          checks=checks, answer_format=answer_format)
     return guarded(context, report, policy, fallback, quote_length)
 
 

@@ -1,0 +1,82 @@
+"""Free text with inline markers: the markers are scanned, masked, and the text segmented
+into claims (sentences, list items); each marker belongs to the claim it sits in.
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_left
+from itertools import repeat
+
+from citeaudit.core._answer import (
+    Answer,
+    Claim,
+    Reading,
+    SourcesAsGiven,
+    citations_of,
+    without_markers,
+)
+from citeaudit.core._grammar import Grammar, Malformed
+from citeaudit.core._refusal import Refusal
+from citeaudit.core._segment import Segmenter, Span, code_spans, covered
+
+__all__ = ["TextFormat"]
+
+
+class TextFormat(SourcesAsGiven):
+    """Free text (``str``)."""
+
+    name = "text"
+    expects = "free text (a string)"
+
+    def recognises(self, answer: object) -> bool:
+        return isinstance(answer, str)
+
+    def parse(self, answer: object, reading: Reading) -> Answer:
+        assert isinstance(answer, str)
+        return _parse_text(answer, reading.grammar, reading.refusal, reading.segmenter)
+
+
+def _parse_text(text: str, grammar: Grammar, refusal: Refusal, segmenter: Segmenter,
+                ) -> Answer:
+    if refusal.matches(text):
+        return Answer("text", text, (), (), (), True, ())
+    scan = grammar.scan(text)
+    markers, malformed = scan.markers, scan.malformed
+    if "`" in text or "~~~" in text:
+        code = code_spans(text)
+        starts = [span.start for span in code]
+        markers = [m for m in markers if not covered(m.start, code, starts)]
+        malformed = [m for m in malformed if not covered(m.start, code, starts)]
+    if markers and refusal.may_match(text) and refusal.matches(without_markers(text, markers)):
+        return Answer("text", text, (), tuple(citations_of(markers, repeat(None))), (), True,
+                      ())
+    marks = [Span(m.start, m.end) for m in markers]
+    if malformed:
+        marks.extend(Span(m.start, m.end) for m in malformed)
+        marks.sort()
+    spans = segmenter(text, marks)
+    new = tuple.__new__  # the hot loop builds many small values: no per-item Python frames
+    starts = [m.start for m in markers]
+    bad_starts = [m.start for m in malformed]
+    owner: list[int | None] = [None] * len(markers)  # the claim each marker belongs to
+    bad_owner: list[int | None] = [None] * len(malformed)
+    claims: list[Claim] = []
+    index = bad = 0
+    for number, (start, end) in enumerate(spans, 1):
+        first = bisect_left(starts, start, index)  # markers before it lie outside any claim
+        index = bisect_left(starts, end, first)
+        if index > first:
+            owner[first:index] = [number] * (index - first)
+        own_bad: tuple[Malformed, ...] = ()
+        if bad_starts:
+            first_bad = bisect_left(bad_starts, start, bad)
+            bad = bisect_left(bad_starts, end, first_bad)
+            if bad > first_bad:
+                bad_owner[first_bad:bad] = [number] * (bad - first_bad)
+                own_bad = tuple(malformed[first_bad:bad])
+        claims.append(new(Claim, (number, text[start:end], (start, end),
+                                  tuple(markers[first:index]), own_bad)))
+    return Answer("text", text, tuple(claims), tuple(citations_of(markers, owner)),
+                  tuple(zip(bad_owner, malformed, strict=True)), False, ())
+
+
