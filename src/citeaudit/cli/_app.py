@@ -36,8 +36,7 @@ from citeaudit.core._sources import Snapshot, load_snapshot
 from citeaudit.errors import CiteauditError, ConfigError, InputError, SnapshotError
 from citeaudit.eval._evaluate import Dataset, evaluate, progress_for, worst_records
 from citeaudit.eval._evaluators import load_evaluators
-from citeaudit.eval._records import FORMATS as DATASET_FORMATS
-from citeaudit.eval._records import detect_format
+from citeaudit.eval._records import DATASET_FORMATS, detect_format
 from citeaudit.eval._replay import replay, stored_results
 from citeaudit.eval._results import Options, Summary
 from citeaudit.eval._runner import default_jobs
@@ -155,7 +154,7 @@ def _parser() -> argparse.ArgumentParser:
         " audited and written).")
     evaluate_.add_argument("dataset", metavar="DATASET", help="the dataset file; - reads"
                            " standard input (JSONL)")
-    evaluate_.add_argument("--dataset-format", choices=DATASET_FORMATS,
+    evaluate_.add_argument("--dataset-format", choices=tuple(DATASET_FORMATS),
                            help="jsonl, json (an array) or parquet (default: by extension)")
     evaluate_.add_argument("-o", "--out", type=Path, metavar="FILE",
                            help="write one result per record here (JSONL, input order; as"

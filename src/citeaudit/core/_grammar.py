@@ -25,6 +25,7 @@ import re
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
 
+from citeaudit.core._registry import Registry
 from citeaudit.errors import GrammarError
 
 if TYPE_CHECKING:
@@ -374,12 +375,23 @@ def _parse_numeric_or_s(content: str) -> _Parsed:
 # Inferred for snapshots numbered 1..N: [3] and [S3] both name passage 3, in one scan.
 _NUMBERED = BracketGrammar("numeric,S", _parse_numeric_or_s, prefix="S", digits=True)
 
-GRAMMARS: dict[str, Grammar] = {
-    "numeric": BracketGrammar("numeric", _parse_numeric, digits=True),
-    "S": BracketGrammar("S", _parse_s, prefix="S", ordinal=False),
-    "id": BracketGrammar("id", _id_parser(_ID_TOKEN)),
-    "source": BracketGrammar("source", _parse_source),
-}
+NUMERIC = BracketGrammar("numeric", _parse_numeric, digits=True)
+S = BracketGrammar("S", _parse_s, prefix="S", ordinal=False)
+ID = BracketGrammar("id", _id_parser(_ID_TOKEN))
+SOURCE = BracketGrammar("source", _parse_source)
+
+
+def _grammar(loaded: object) -> Grammar:
+    if not callable(getattr(loaded, "scan", None)) or not isinstance(
+            getattr(loaded, "name", None), str):
+        raise TypeError("a grammar has a name and scan(text)")
+    return loaded  # type: ignore[return-value]  # a Grammar by its attributes
+
+
+GRAMMARS: Registry[Grammar] = Registry("grammars", {
+    "numeric": f"{__name__}:NUMERIC", "S": f"{__name__}:S", "id": f"{__name__}:ID",
+    "source": f"{__name__}:SOURCE"}, what="grammar", validate=_grammar)
+"""The marker grammars by name: the presets and installed ones (``citeaudit.grammars``)."""
 
 
 def get_grammar(spec: str | Grammar | Sequence[str | Grammar]) -> Grammar:

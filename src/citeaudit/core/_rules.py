@@ -8,8 +8,10 @@ A code is ``CA`` plus three digits; the first digit is the family (1 markers, 2 
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
 from enum import StrEnum
+from types import MappingProxyType
 
 __all__ = ["RULES", "Rule", "Severity"]
 
@@ -45,7 +47,7 @@ def _table(*rules: Rule) -> dict[str, Rule]:
     return table
 
 
-RULES: dict[str, Rule] = _table(
+RULES: Mapping[str, Rule] = MappingProxyType(_table(
     Rule("CA101", "malformed-marker", Severity.WARNING,
          "text looks like a marker but breaks the grammar; it is treated as prose"),
     Rule("CA201", "unknown-source", Severity.ERROR,
@@ -74,4 +76,4 @@ RULES: dict[str, Rule] = _table(
          "a quotation in the claim is not in its cited passages (with --support)"),
     Rule("CA503", "unsupported-claim", Severity.WARNING,
          "the support judge scores the cited passages below its threshold (with --support)"),
-)
+))

@@ -9,23 +9,24 @@ The reader only splits the dataset into raw items (cheap, in the main process);
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import re
 from collections.abc import Iterator
 from pathlib import Path
-from typing import IO, Any, Literal, NamedTuple
+from typing import IO, Any, NamedTuple, Protocol
 
 import orjson
 
 from citeaudit.core._loading import JSON_STRING, MAX_DEPTH, too_deep
+from citeaudit.core._registry import Registry
 from citeaudit.core._sources import kind_of
 from citeaudit.errors import InputError
 
-__all__ = ["FORMATS", "RawItem", "Record", "Unreadable", "detect_format", "digest_of",
-           "parse_record", "read_items"]
+__all__ = ["DATASET_FORMATS", "DatasetReader", "RawItem", "Record", "Unreadable",
+           "detect_format", "digest_of", "parse_record", "read_items"]
 
-DatasetFormat = Literal["jsonl", "json", "parquet"]
-FORMATS: tuple[DatasetFormat, ...] = ("jsonl", "json", "parquet")
+DatasetFormat = str  # a name in DATASET_FORMATS
 _SKIP_CHUNK = 1 << 20
 _BOM = b"\xef\xbb\xbf"
 
@@ -73,35 +74,98 @@ def digest_of(item: RawItem) -> str:
                            digest_size=8).hexdigest()
 
 
+class DatasetReader(Protocol):
+    """Splits one kind of dataset file into raw items, in order, in flat memory."""
+
+    @property
+    def suffixes(self) -> tuple[str, ...]:
+        """The file name endings it is chosen for (lower case, with the dot)."""
+        ...
+
+    def items(self, path: str, *, max_bytes: int,
+              stdin: IO[bytes] | None = None) -> Iterator[RawItem]:
+        """The items of the file (``-``: ``stdin``, when the format can stream)."""
+        ...
+
+
+class JsonLines:
+    """One JSON record per line (the default)."""
+
+    suffixes = (".jsonl", ".ndjson")
+
+    def items(self, path: str, *, max_bytes: int,
+              stdin: IO[bytes] | None = None) -> Iterator[RawItem]:
+        with _opened(path, stdin) as stream:
+            yield from _lines(stream, max_bytes)
+
+
+class JsonArray:
+    """One JSON array of records, split into its elements' bytes without building them."""
+
+    suffixes = (".json",)
+
+    def items(self, path: str, *, max_bytes: int,
+              stdin: IO[bytes] | None = None) -> Iterator[RawItem]:
+        with _opened(path, stdin) as stream:
+            yield from _array(stream, path, max_bytes)
+
+
+class ParquetRows:
+    """A Parquet table, one record per row (the ``parquet`` extra: pyarrow)."""
+
+    suffixes = (".parquet", ".pq")
+
+    def items(self, path: str, *, max_bytes: int,  # noqa: ARG002 - rows are bounded by pyarrow
+              stdin: IO[bytes] | None = None) -> Iterator[RawItem]:  # noqa: ARG002
+        yield from _parquet(path)
+
+
+def _reader(loaded: object) -> DatasetReader:
+    value = loaded() if isinstance(loaded, type) else loaded
+    if not callable(getattr(value, "items", None)):
+        raise TypeError("a dataset reader has suffixes and items(path, max_bytes, stdin)")
+    return value  # type: ignore[return-value]  # a DatasetReader by its attributes
+
+
+DATASET_FORMATS: Registry[DatasetReader] = Registry("datasets", {
+    "jsonl": f"{__name__}:JsonLines", "json": f"{__name__}:JsonArray",
+    "parquet": f"{__name__}:ParquetRows"}, what="dataset format", validate=_reader)
+"""How ``eval`` reads a dataset (``--dataset-format NAME``), built-in and installed."""
+
+
 def detect_format(path: str, given: str | None = None) -> DatasetFormat:
-    """The dataset format: ``given``, else by extension (``.parquet``, ``.json``), else JSONL."""
+    """The dataset format: ``given``, else the one whose suffix the file name has, else
+    JSONL.
+    """
     if given is not None:
-        if given not in FORMATS:
-            raise InputError(f"unknown dataset format {given!r}", origin=path)
+        if given not in DATASET_FORMATS:
+            raise InputError(f"unknown dataset format {given!r} (installed:"
+                             f" {', '.join(DATASET_FORMATS)})", origin=path)
         return given
     suffix = Path(path).suffix.lower()
-    if suffix in (".parquet", ".pq"):
-        return "parquet"
-    if suffix == ".json":
-        return "json"
+    for name in DATASET_FORMATS:
+        if suffix in DATASET_FORMATS[name].suffixes:
+            return name
     return "jsonl"
 
 
 def read_items(path: str, *, max_bytes: int, format: DatasetFormat = "jsonl",
                stdin: IO[bytes] | None = None) -> Iterator[RawItem]:
     """The items of a dataset file (``-``: ``stdin``), one at a time, in order."""
-    if format == "parquet":
-        yield from _parquet(path)
+    yield from DATASET_FORMATS.require(format).items(path, max_bytes=max_bytes, stdin=stdin)
+
+
+@contextlib.contextmanager
+def _opened(path: str, stdin: IO[bytes] | None) -> Iterator[IO[bytes]]:
+    if path == "-" and stdin is not None:
+        yield stdin
         return
     try:
-        stream = stdin if path == "-" and stdin is not None else open(path, "rb")  # noqa: SIM115
+        stream = open(path, "rb")  # noqa: SIM115 - closed below
     except OSError as error:
         raise InputError(f"cannot read: {error.strerror}", origin=path) from None
     with stream:
-        if format == "json":
-            yield from _array(stream, path, max_bytes)
-        else:
-            yield from _lines(stream, max_bytes)
+        yield stream
 
 
 def _lines(stream: IO[bytes], max_bytes: int) -> Iterator[RawItem]:

@@ -8,6 +8,7 @@ import orjson
 
 from citeaudit.core._engine import Report
 from citeaudit.core._findings import Finding
+from citeaudit.core._registry import Registry
 
 __all__ = [
     "FORMATTERS", "Formatter", "JsonFormatter", "TextFormatter", "line_column", "one_line",
@@ -92,4 +93,14 @@ class JsonFormatter:
         stream.write("\n")
 
 
-FORMATTERS: dict[str, Formatter] = {"text": TextFormatter(), "json": JsonFormatter()}
+def _formatter(loaded: object) -> Formatter:
+    value = loaded() if isinstance(loaded, type) else loaded
+    if not callable(getattr(value, "write", None)):
+        raise TypeError("a formatter has write(report, answer_text, origin, stream)")
+    return value  # type: ignore[return-value]  # a Formatter by its attribute
+
+
+FORMATTERS: Registry[Formatter] = Registry("formatters", {
+    "text": f"{__name__}:TextFormatter", "json": f"{__name__}:JsonFormatter"},
+    what="formatter", validate=_formatter)
+"""How ``check`` prints a report (``--format NAME``): built-ins and ``citeaudit.formatters``."""
