@@ -53,9 +53,9 @@ def test_the_rule_table_is_read_only() -> None:
 
 
 CURLY = '''
-from citeaudit.core._grammar import compile_linear, RegexGrammar
+from citeaudit.core._grammar import RegexGrammar
 
-CURLY = RegexGrammar("curly", compile_linear(r"\\\\{\\\\{([a-z0-9_]+)\\\\}\\\\}"))
+CURLY = RegexGrammar(r"\\{\\{([a-z0-9_]+)\\}\\}")
 '''
 SHOUT = '''
 class Shout:
