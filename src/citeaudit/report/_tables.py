@@ -2,17 +2,14 @@
 
 from __future__ import annotations
 
-import operator
 import re
-from collections.abc import Callable
-from typing import IO, Any, NamedTuple
+from typing import IO, Any
 
-from citeaudit.errors import ConfigError
 from citeaudit.eval._summary import METRICS
 from citeaudit.report._formatters import one_line
 from citeaudit.request._render import escape_markdown, neutralise
 
-__all__ = ["Gate", "junit", "markdown", "parse_gate", "replay_table", "table"]
+__all__ = ["junit", "markdown", "replay_table", "table"]
 
 _UNSAFE_ON_TERMINAL = re.compile("[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028-\u202e"
                                  "\u2066-\u2069]")
@@ -123,34 +120,3 @@ def replay_table(data: dict[str, Any]) -> str:
                      if row["min_precision"] == precision]
             lines.append(f"  {precision:4.2f}  " + "".join(f"{c:7.3f}" for c in cells))
     return "\n".join(lines) + "\n"
-
-
-class Gate(NamedTuple):
-    """A condition on one aggregate number, e.g. ``pass_rate>=0.95``."""
-
-    metric: str
-    op: str
-    value: float
-
-    def holds(self, data: dict[str, Any]) -> bool:
-        found = data.get(self.metric)
-        return found is not None and _OPS[self.op](found, self.value)
-
-    def __str__(self) -> str:
-        return f"{self.metric}{self.op}{self.value:g}"
-
-
-_OPS: dict[str, Callable[[float, float], bool]] = {
-    ">=": operator.ge, "<=": operator.le, ">": operator.gt, "<": operator.lt}
-_GATE = re.compile(r"\s*([a-z_]+)\s*(>=|<=|>|<)\s*([0-9]*\.?[0-9]+)\s*")
-GATE_METRICS = ("pass_rate", "no_evidence_rate", "unreadable", "records",
-                *(f"{kind}_{m}" for m in METRICS for kind in ("mean", "median")))
-
-
-def parse_gate(text: str) -> Gate:
-    """``METRIC>=VALUE`` (or ``<=``, ``>``, ``<``) on an aggregate number."""
-    match = _GATE.fullmatch(text)
-    if match is None or match[1] not in GATE_METRICS:
-        raise ConfigError(f"--gate {text!r}: write METRIC>=VALUE with METRIC one of"
-                          f" {', '.join(GATE_METRICS)}")
-    return Gate(match[1], match[2], float(match[3]))

@@ -1,0 +1,158 @@
+"""``citeaudit eval``: audit a dataset, aggregate, gate and report."""
+
+from __future__ import annotations
+
+import argparse
+import tempfile
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from citeaudit import __version__
+from citeaudit._files import refuse_inputs, write_atomically
+from citeaudit.cli._common import (
+    IO,
+    ExitCode,
+    UsageError,
+    config_of,
+    config_options,
+    gate,
+    positive,
+    support_options,
+    threshold_options,
+    write_json,
+)
+from citeaudit.eval._evaluate import Dataset, evaluate, progress_for, worst_records
+from citeaudit.eval._evaluators import load_evaluators
+from citeaudit.eval._gates import gate_results
+from citeaudit.eval._records import DATASET_FORMATS, detect_format
+from citeaudit.eval._results import Options, Summary
+from citeaudit.eval._runner import default_jobs
+from citeaudit.report._formatters import one_line
+from citeaudit.report._html import html_report
+from citeaudit.report._tables import junit, markdown, table
+
+__all__ = ["add_parser", "run"]
+
+
+def add_parser(commands: Any) -> None:
+    """Add the command to ``commands`` (argparse's subparsers)."""
+    parser = commands.add_parser(
+        "eval", help="audit a dataset of logged answers, aggregate and gate",
+        description="Audit every record of a dataset (JSONL, a JSON array or Parquet; records"
+        " {id, sources, answer, relevant?, answerable?, tags?, grammar?}), write one result per"
+        " record in"
+        " input order, print the aggregate and gate on it. Exit 0: every gate holds; 1: a gate"
+        " fails; 2: a record or the input could not be read (the other records are still"
+        " audited and written).")
+    parser.add_argument("dataset", metavar="DATASET", help="the dataset file; - reads"
+                        " standard input (JSONL)")
+    parser.add_argument("--dataset-format", choices=tuple(DATASET_FORMATS),
+                        help="jsonl, json (an array) or parquet (default: by extension)")
+    parser.add_argument("-o", "--out", type=Path, metavar="FILE",
+                        help="write one result per record here (JSONL, input order; as"
+                        " FILE.partial, renamed to FILE when the run is complete)")
+    parser.add_argument("--resume", action="store_true",
+                        help="keep the complete results already written for --out (when"
+                        " they match this dataset and these options) and audit the rest")
+    parser.add_argument("-j", "--jobs", type=positive, metavar="N",
+                        help="worker processes (default: all cores)")
+    parser.add_argument("--grammar", action="append", metavar="NAME",
+                        help="marker grammar for records that name none (repeat to chain)")
+    parser.add_argument("--refusal", metavar="TEXT", action="append",
+                        help="an accepted refusal string (repeatable; compared after"
+                        " normalising white space, case, quotes and final punctuation)")
+    threshold_options(parser, ", by the citation_coverage evaluator")
+    parser.add_argument("--check", action="append", metavar="NAME", dest="checks",
+                        help="also run this installed check (repeatable)")
+    support_options(parser)
+    parser.add_argument("--gate", action="append", default=[], type=gate,
+                        metavar="METRIC>=VALUE",
+                        help="a condition on the aggregate, e.g. pass_rate>=0.95 or"
+                        " mean_precision>=0.9 (repeatable; default: pass_rate>=1)")
+    parser.add_argument("--evaluator", action="append", metavar="NAME",
+                        help="run only these installed evaluators (repeatable; default:"
+                        " all of them)")
+    parser.add_argument("--no-evaluators", action="store_true",
+                        help="run no custom evaluator")
+    parser.add_argument("--format", choices=("table", "json", "markdown", "junit"),
+                        default="table", help="how to print the aggregate (default: table;"
+                        " junit: one test case per record)")
+    parser.add_argument("--report", type=Path, metavar="FILE",
+                        help="write a self-contained HTML report")
+    parser.add_argument("--max-bytes", type=positive, metavar="N",
+                        help="records larger than N bytes are unreadable (default 1000000)")
+    config_options(parser)
+
+
+def run(args: argparse.Namespace, io: IO) -> int:
+    """Run the command; returns the exit code."""
+    out, err, stdin = io
+    config = config_of(args)
+    if args.report is not None and args.dataset == "-":
+        raise UsageError("citeaudit eval: error: --report reads the dataset twice: give a"
+                         " file, not -")
+    if args.resume and args.out is None:
+        raise UsageError("citeaudit eval: error: --resume needs --out")
+    if args.report is not None:
+        refuse_inputs(args.report, [args.dataset, *([args.out] if args.out else [])])
+    evaluators = () if args.no_evaluators else tuple(load_evaluators(args.evaluator, config))
+    options = Options(config, evaluators, junit=args.format == "junit")
+    dataset = Dataset(args.dataset, format=detect_format(args.dataset, args.dataset_format),
+                      max_bytes=config.max_bytes, stdin=stdin)
+    unreadable = 0
+
+    def report_unreadable(summary: Summary) -> None:
+        nonlocal unreadable
+        unreadable += 1
+        err.write(f"citeaudit: error: {args.dataset}: {summary.place}:"
+                  f" {one_line(summary.reason or '')}\n")
+
+    progress = progress_for(dataset, err)
+    with tempfile.TemporaryFile("w+", encoding="utf-8") as cases:
+        try:
+            aggregate = evaluate(dataset, options, jobs=args.jobs or default_jobs(),
+                                 out=args.out, resume=args.resume,
+                                 junit=cases if options.junit else None,
+                                 on_unreadable=report_unreadable, progress=progress)
+        finally:
+            if progress is not None:
+                progress.close()
+        data = aggregate.to_dict()
+        data["gates"] = gate_results(data, args.gate)
+        if args.format == "junit":
+            junit(data, cases, out)
+        elif args.format == "json":
+            write_json(out, data)
+        else:
+            out.write(table(data) if args.format == "table" else markdown(data))
+            for gate in data["gates"]:
+                out.write(f"gate {gate['gate']}: {'holds' if gate['holds'] else 'FAILS'}\n")
+    if args.report is not None:
+        run = {"version": __version__,
+               "date": datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC"),
+               "dataset": args.dataset, "gates": data["gates"],
+               "options": {"grammar": ", ".join(config.grammar) or "inferred",
+                           "refusal": " | ".join((config.refusal,) if isinstance(
+                               config.refusal, str) else config.refusal),
+                           "refusal regex": config.refusal_regex,
+                           "thresholds": _thresholds_shown(aggregate.thresholds),
+                           "rules": ", ".join(sorted(config.enabled)),
+                           "claim policy": config.claim_policy,
+                           "support judge": config.support,
+                           "evaluators": ", ".join(e.name for e in evaluators) or "none"}}
+        html = html_report(aggregate, worst_records(dataset, aggregate, options),
+                           title=f"citeaudit: {Path(args.dataset).name}", run=run)
+        write_atomically(args.report, html, what="the report")
+    if unreadable:
+        err.write(f"citeaudit: error: {unreadable} record{'s' if unreadable != 1 else ''} of"
+                  f" {args.dataset} could not be audited\n")
+        return ExitCode.INPUT_ERROR
+    return ExitCode.OK if all(g["holds"] for g in data["gates"]) else ExitCode.FAILED
+
+
+def _thresholds_shown(thresholds: tuple[float | None, float | None]) -> str:
+    precision, recall = thresholds
+    if precision is None or recall is None:
+        return "none (citation_coverage not run)"
+    return f"precision >= {precision:g}, recall >= {recall:g} (citation_coverage)"
