@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import importlib
 import inspect
 import json
+import pkgutil
 from pathlib import Path
 from typing import Any
 
@@ -20,6 +22,50 @@ def test_all_matches_the_public_namespace() -> None:
               and not inspect.ismodule(getattr(citeaudit, name))}
     assert set(citeaudit.__all__) == public | {"__version__"}
     assert citeaudit.__all__ == sorted(citeaudit.__all__, key=lambda n: (not n.isupper(), n))
+
+
+SUBPACKAGES = ("cli", "core", "eval", "formats", "report", "request", "support")
+PUBLIC_MODULES = ("errors",)  # the exception tree, documented by its module
+
+
+def test_every_module_is_private_or_a_curated_package() -> None:
+    """A module is private (``_name``) or a package with its own ``__all__``; nothing public
+    is shadowed by a top-level name (``citeaudit.guard`` is the function, and no module).
+    """
+    found = {info.name for info in pkgutil.walk_packages(citeaudit.__path__, "citeaudit.")}
+    for name in sorted(found):
+        last = name.rsplit(".", 1)[1]
+        if name == "citeaudit.__main__":
+            continue  # running it runs the command line
+        module = importlib.import_module(name)
+        if last.startswith("_"):
+            continue
+        assert name.count(".") == 1, f"{name}: a public module inside a package"
+        assert last in SUBPACKAGES + PUBLIC_MODULES, f"{name}: neither private nor listed"
+        if last in SUBPACKAGES:
+            assert hasattr(module, "__path__"), f"{name} is not a package"
+            public = {n for n in dir(module) if not n.startswith("_")
+                      and not inspect.ismodule(getattr(module, n))}
+            assert set(module.__all__) == public, f"{name}.__all__"
+        shadow = getattr(citeaudit, last, None)
+        assert shadow is None or shadow is module, f"citeaudit.{last} shadows a module"
+    for name in ("audit", "guard", "render", "segment", "stream", "resolve"):
+        assert not inspect.ismodule(getattr(citeaudit, name))
+        assert f"citeaudit.{name}" not in found
+
+
+def test_the_top_level_names_stay() -> None:
+    names = {"DEFAULT_CONTRACT", "DEFAULT_FALLBACK", "DEFAULT_REFUSAL", "POLICIES", "RULES",
+             "Answer", "Check", "Chip", "Citation", "CiteauditError", "Claim", "Config",
+             "ConfigError", "Context", "Finding", "Grammar", "GrammarError", "Guarded",
+             "InputError", "Malformed", "Marker", "Metrics", "OutputError", "Problem",
+             "PromptContext", "Ref", "Report", "Resolution", "Rule", "RunError", "Segmenter",
+             "Severity", "Snapshot", "SnapshotError", "Source", "Status", "StreamAuditor",
+             "__version__", "audit", "build_context", "canonical_url", "findings_of",
+             "get_grammar", "guard", "infer_grammar", "iter_findings", "load_config",
+             "load_snapshot", "neutralise", "parse_answer", "prepare", "render", "render_html",
+             "render_markdown", "resolve", "segment", "stream"}
+    assert names <= set(citeaudit.__all__)
 
 
 @pytest.mark.parametrize("name", [n for n in citeaudit.__all__ if not n.startswith("_")])

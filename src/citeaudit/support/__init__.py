@@ -8,8 +8,6 @@ taking a threshold (``None``: the judge's own default); another package adds a j
 declaring its factory under that entry-point group.
 """
 
-from __future__ import annotations
-
 import functools
 import os
 
