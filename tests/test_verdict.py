@@ -92,6 +92,12 @@ def test_labelled_refusals(run: Any, tmp_path: Path) -> None:
     assert (summary["refusal_precision"], summary["refusal_recall"]) == (0.5, 0.5)
     assert summary["failures"] == {"answered an unanswerable question": 1,
                                    "refused an answerable question": 1}
+    table = run("eval", str(data)).out
+    assert "failed records by reason: answered an unanswerable question 1, refused an" \
+        " answerable question 1\n" in table
+    assert "refusals (labelled records): precision 0.500, recall 0.500\n" in table
+    markdown = run("eval", str(data), "--format", "markdown").out
+    assert "| refused an answerable question | 1 |" in markdown
     report = citeaudit.audit(REFUSAL, PASSAGES, answerable=True)
     assert (report.passed, report.reasons) == (False, ("refused an answerable question",))
     bad = write(tmp_path / "bad.jsonl", [{"id": "x", "sources": PASSAGES, "answer": REFUSAL,

@@ -64,10 +64,21 @@ def table(data: dict[str, Any]) -> str:
              for row in rows]
     lines.append("findings: " + (", ".join(f"{code} {n}" for code, n in data["findings"].items())
                                  or "none"))
+    if data["failures"]:
+        lines.append("failed records by reason: " + ", ".join(
+            f"{_terminal(reason)} {n}" for reason, n in _by_count(data["failures"])))
+    if "refusal_precision" in data:
+        lines.append(f"refusals (labelled records): precision {_ratio(data['refusal_precision'])},"
+                     f" recall {_ratio(data['refusal_recall'])}")
     for name, e in data["evaluators"].items():
         lines.append(f"evaluator {_terminal(name)}: pass rate {_ratio(e['pass_rate'])}, mean score"
                      f" {_ratio(e['mean_score'])}")
     return "\n".join(lines) + "\n"
+
+
+def _by_count(counts: dict[str, int]) -> list[tuple[str, int]]:
+    """Most frequent first, then by name."""
+    return sorted(counts.items(), key=lambda item: (-item[1], item[0]))
 
 
 def markdown(data: dict[str, Any]) -> str:
@@ -79,6 +90,10 @@ def markdown(data: dict[str, Any]) -> str:
               for row in _rows(data)]
     lines += ["", "| code | findings |", "|---|---|"]
     lines += [f"| {code} | {n} |" for code, n in data["findings"].items()]
+    if data["failures"]:
+        lines += ["", "| reason | failed records |", "|---|---|"]
+        lines += [f"| {_markdown_cell(reason)} | {n} |"
+                  for reason, n in _by_count(data["failures"])]
     if data["evaluators"]:
         lines += ["", "| evaluator | pass rate | mean score |", "|---|---|---|"]
         lines += [f"| {_markdown_cell(name)} | {_ratio(e['pass_rate'])} |"
