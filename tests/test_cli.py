@@ -53,8 +53,8 @@ def test_json_output_shape(run: Any) -> None:
     result = run("check", S000, str(SEEDS / "000/errors.json"), "--format", "json")
     report = json.loads(result.out)
     assert set(report) == {"version", "status", "passed", "reasons", "findings", "metrics",
-                           "checked", "not_checked", "grammar", "answer_shape", "fingerprint",
-                           "snapshot"}
+                           "checked", "not_checked", "grammar", "grammar_reason",
+                           "answer_shape", "fingerprint", "snapshot"}
     assert report["findings"][1] == {
         "code": "CA201", "severity": "error",
         "message": "[S9] cites 'S9', which is not in this request's snapshot",
@@ -141,11 +141,11 @@ def test_rules_command(run: Any) -> None:
     result = run("rules")
     assert result.code == ExitCode.OK
     lines = result.out.splitlines()
-    assert len(lines) == 14
+    assert len(lines) == 15
     assert lines[0].split()[:3] == ["CA101", "malformed-marker", "warning"]
-    assert lines[9].endswith("(off by default)")
+    assert lines[10].endswith("(off by default)")
     rows = json.loads(run("rules", "--format", "json").out)
-    assert rows[2] == {"code": "CA202", "name": "out-of-range", "severity": "error",
+    assert rows[3] == {"code": "CA202", "name": "out-of-range", "severity": "error",
                        "enabled": True,
                        "summary": "a numeric id is outside 1..N (including 0 and negatives)"}
 

@@ -144,7 +144,7 @@ def test_no_unverifiable_marker_is_ever_served(answer: str, grammar: str | None,
                                                policy: citeaudit.guard.Policy) -> None:
     snapshot = citeaudit.load_snapshot(["one", "two", "three"])
     served = guard(answer, snapshot, policy=policy, grammar=grammar)
-    chosen = choose_grammar(snapshot, grammar, Config())
+    chosen = choose_grammar(snapshot, grammar, Config(), answer)
     for part in served.parts:
         if isinstance(part, Ref):
             for written in part.ids:

@@ -22,7 +22,8 @@ from citeaudit.report._formatters import FORMATTERS
 S002 = str(Path(__file__).parent / "data/seeds/002/passages.json")
 REGISTRIES: dict[str, tuple[Registry[Any], tuple[str, ...]]] = {
     "grammars": (GRAMMARS, ("numeric", "S", "id", "source")),
-    "checks": (CHECKS, ("malformed_markers", "unresolved_citations", "duplicate_citations",
+    "checks": (CHECKS, ("malformed_markers", "unread_markers", "unresolved_citations",
+                        "duplicate_citations",
                         "empty_snapshot", "uncited_claims", "answer_level", "invalid_answer",
                         "support")),
     "judges": (JUDGES, ("lexical", "embedding", "nli", "llm")),

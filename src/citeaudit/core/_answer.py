@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Any, NamedTuple, Protocol, runtime_checkable
 
 from citeaudit.core._findings import Problem
-from citeaudit.core._grammar import Grammar, Malformed, Marker
+from citeaudit.core._grammar import Grammar, Malformed, Marker, Scan
 from citeaudit.core._refusal import Refusal
 from citeaudit.core._registry import Registry
 from citeaudit.core._segment import Segmenter, Span, mask, segment
@@ -74,6 +74,8 @@ class Answer:
     malformed: tuple[tuple[int | None, Malformed], ...]
     refusal: bool
     problems: tuple[Problem, ...]  # contract violations (CA404)
+    # Free text: the spans of every marker and malformed marker the grammar read, in order.
+    marks: tuple[tuple[int, int], ...] = ()
 
 
 class Reading(NamedTuple):
@@ -84,6 +86,7 @@ class Reading(NamedTuple):
     grammar: Grammar
     refusal: Refusal
     segmenter: Segmenter = segment
+    scanned: Scan | None = None  # the grammar's scan of a text answer, when inference made it
 
 
 @runtime_checkable

@@ -15,8 +15,9 @@ from citeaudit.core._config import Config
 from citeaudit.core._findings import Problem
 from citeaudit.core._judging import Remembered, get_judge
 from citeaudit.core._registry import Registry
-from citeaudit.core._segment import Span, mask
+from citeaudit.core._segment import Span, code_spans, mask
 from citeaudit.core._sources import Snapshot
+from citeaudit.core._unread import looks_cited, might_be_unread, unread, would_read
 
 __all__ = ["BUILTIN", "CHECKS", "CODES", "Check", "Context"]
 
@@ -35,6 +36,7 @@ class Context:
     config: Config
     resolved: tuple[str | None, ...]
     grammar: str = ""
+    grammar_reason: str = ""
     # Support judgements of this audit by (claim, cited passages): made once, read by the
     # support check and the ALCE metrics alike.
     judged: dict[object, Any] = field(default_factory=dict, compare=False, repr=False)
@@ -52,8 +54,10 @@ class Context:
         if not citation.ordinal or numbering is None:
             return False
         prefix = numbering[0]
-        return (citation.source_id.startswith(prefix)
-                and _INTEGER.fullmatch(citation.source_id, len(prefix)) is not None)
+        written = citation.source_id
+        # [9] against doc_1..doc_3 is out of range too: a bare number names a position.
+        return (written.startswith(prefix) and _INTEGER.fullmatch(written, len(prefix))
+                is not None) or (prefix != "" and _INTEGER.fullmatch(written) is not None)
 
 
 class Check(Protocol):
@@ -71,6 +75,47 @@ def malformed_markers(context: Context) -> Iterator[Problem]:
     for claim, bad in context.answer.malformed:
         yield Problem("CA101", f"{bad.raw} looks like a citation marker but is not one"
                       f" ({bad.reason}); treated as prose", claim, (bad.start, bad.end), bad.raw)
+
+
+def unread_markers(context: Context) -> Iterator[Problem]:
+    """CA102: bracketed shapes that look like citations but the grammar does not read; once
+    per answer, naming the grammar that would.
+    """
+    answer = context.answer
+    texts: list[tuple[int | None, str, list[tuple[int, int]]]]
+    if answer.kind == "text":
+        text = answer.text
+        if text.count("[") <= len(answer.marks) and not might_be_unread(text):
+            return  # every bracket was read, and nothing else looks like a citation
+        texts = [(None, text, list(answer.marks))]
+    elif answer.kind == "claims":
+        texts = [(c.number, c.text, [(m.start, m.end) for m in c.markers]
+                  + [(b.start, b.end) for b in c.malformed]) for c in answer.claims]
+    else:
+        return
+    found: list[tuple[int | None, int, int, str]] = []
+    for number, text, read in texts:
+        code = [(span.start, span.end) for span in code_spans(text)] \
+            if "`" in text or "~~~" in text else []
+        found += [(number, a, b, text[a:b]) for a, b in unread(text, read + code)]
+    if not found:
+        return
+    number, start, end, raw = found[0]
+    if number is None:  # free text: the claim it is in
+        number = next((c.number for c in answer.claims if c.span[0] <= start < c.span[1]), None)
+    shapes = list(dict.fromkeys(shape for *_, shape in found))
+    shown = ", ".join(shapes[:3]) + (", …" if len(shapes) > 3 else "")
+    other = would_read(shapes)
+    one = len(found) == 1
+    them = "it" if one else "them"
+    advice = f"the {other} grammar reads {them} (--grammar {other})" if other and \
+        other != context.grammar else f"a regex grammar would read {them} (--grammar" \
+        " regex:PATTERN)"
+    what = "1 bracketed shape looks like a citation" if one else \
+        f"{len(found)} bracketed shapes look like citations"
+    yield Problem("CA102", f"{what} but the {context.grammar} grammar does not read {them}"
+                  f" ({shown}); {advice}",
+                  number, (start, end), raw)
 
 
 def unresolved_citations(context: Context) -> Iterator[Problem]:
@@ -127,6 +172,8 @@ def _needs_citation(claim: Claim, config: Config) -> str | None:
     offset = claim.span[0]  # a broken marker's digits are not a quantity
     text = mask(claim.text, [Span(b.start - offset, b.end - offset) for b in claim.malformed],
                 "") if claim.malformed else claim.text
+    if _DIGIT.search(text) and (shapes := looks_cited(text)):
+        text = mask(text, [Span(a, b) for a, b in shapes], "")  # nor an unread marker's
     if _DIGIT.search(text) and "CA302" in config.enabled:
         return "CA302"
     if config.claim_policy == "all" and "CA301" in config.enabled:
@@ -249,6 +296,7 @@ def support(context: Context) -> Iterator[Problem]:
 
 CODES: dict[Check, tuple[str, ...]] = {
     malformed_markers: ("CA101",),
+    unread_markers: ("CA102",),
     unresolved_citations: ("CA201", "CA202"),
     duplicate_citations: ("CA203",),
     empty_snapshot: ("CA207",),

@@ -20,12 +20,12 @@ from citeaudit.core._answer import Answer, Reading, choose_format, unreadable_an
 from citeaudit.core._checks import BUILTIN, CHECKS, CODES, Check, Context, judged_passages
 from citeaudit.core._config import Config
 from citeaudit.core._findings import Finding, Problem, finding_order
-from citeaudit.core._grammar import Grammar, get_grammar, infer_grammar
+from citeaudit.core._grammar import Grammar, get_grammar, infer
 from citeaudit.core._metrics import Metrics, compute_metrics
 from citeaudit.core._refusal import Refusal
 from citeaudit.core._rules import RULES, Rule, Severity
 from citeaudit.core._segment import Segmenter, segment
-from citeaudit.core._sources import Snapshot, load_snapshot
+from citeaudit.core._sources import Snapshot, load_snapshot, resolve_id
 from citeaudit.core._verdict import reasons as verdict_reasons
 from citeaudit.errors import ConfigError, InputError
 
@@ -60,34 +60,28 @@ def prepare(answer: Any, sources: Any, *, grammar: GrammarSpec = None,
     config = config or _DEFAULT
     form = choose_format(answer, answer_format)
     snapshot = load_snapshot(sources) if form is None else form.snapshot(answer, sources)
-    chosen = choose_grammar(snapshot, grammar, config)
+    spec = grammar if grammar is not None else (config.grammar or None)
+    if spec is not None:
+        chosen, why, scanned = get_grammar(spec), "asked for", None
+    else:
+        chosen, why, scanned = infer(snapshot, answer if isinstance(answer, str) else None)
     accepted = config.refusals if refusal is None else Refusal.of(refusal, config.refusal_regex)
     parsed = unreadable_answer(answer) if form is None else form.parse(
-        answer, Reading(chosen, accepted, segmenter))
-    return Context(parsed, snapshot, config, _resolve(parsed, snapshot), chosen.name)
+        answer, Reading(chosen, accepted, segmenter, scanned))
+    return Context(parsed, snapshot, config, _resolve(parsed, snapshot), chosen.name, why)
 
 
-def choose_grammar(snapshot: Snapshot, grammar: GrammarSpec, config: Config) -> Grammar:
+def choose_grammar(snapshot: Snapshot, grammar: GrammarSpec, config: Config,
+                   text: str | None = None) -> Grammar:
     """The grammar asked for (argument, then configuration), else the one inferred from the
-    snapshot.
+    snapshot and ``text`` (see :func:`~citeaudit.core._grammar.infer`).
     """
     spec = grammar if grammar is not None else (config.grammar or None)
-    return get_grammar(spec) if spec is not None else infer_grammar(snapshot)
+    return get_grammar(spec) if spec is not None else infer(snapshot, text).grammar
 
 
 def _resolve(answer: Answer, snapshot: Snapshot) -> tuple[str | None, ...]:
     return tuple(resolve_id(c.source_id, c.prefix, snapshot) for c in answer.citations)
-
-
-def resolve_id(source_id: str, prefix: str, snapshot: Snapshot) -> str | None:
-    """The snapshot id a cited id names (tried without the grammar's ``prefix`` too), or
-    ``None``.
-    """
-    if source_id in snapshot:
-        return source_id
-    if prefix and source_id.startswith(prefix) and source_id[len(prefix):] in snapshot:
-        return source_id[len(prefix):]
-    return None
 
 
 def findings_of(context: Context, checks: Sequence[Check] | None = None) -> list[Finding]:
@@ -154,6 +148,7 @@ class Report:
     snapshot: Snapshot
     reasons: tuple[str, ...] = ()
     shape: str = "text"
+    grammar_reason: str = ""  # why this grammar: asked for, or what inferred it
 
     @property
     def fingerprint(self) -> str:
@@ -182,6 +177,7 @@ class Report:
             "checked": list(self.checked),
             "not_checked": list(self.not_checked),
             "grammar": self.grammar,
+            "grammar_reason": self.grammar_reason,
             "answer_shape": self.shape,
             "fingerprint": self.fingerprint,
             # Where the ids came from: "ids" as the sources gave them, "positions" 1..N.
@@ -267,7 +263,8 @@ def report_of(context: Context, findings: Sequence[Finding],
         not_checked = (*not_checked, f"support of claim{'s' if len(unjudged) > 1 else ''}"
                                      f" {claims}: its cited passages have no text")
     return Report(tuple(findings), metrics, status, not reasons, checked, not_checked,
-                  context.grammar, context.snapshot, tuple(reasons), context.answer.kind)
+                  context.grammar, context.snapshot, tuple(reasons), context.answer.kind,
+                  context.grammar_reason)
 
 
 def _with_support(context: Context, metrics: Metrics,

@@ -26,6 +26,7 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
 
 from citeaudit.core._registry import Registry
+from citeaudit.core._sources import resolve_id
 from citeaudit.errors import GrammarError
 
 if TYPE_CHECKING:
@@ -35,13 +36,16 @@ __all__ = [
     "GRAMMARS",
     "Chain",
     "Grammar",
+    "Inference",
     "Malformed",
     "Marker",
     "RegexGrammar",
     "Scan",
     "compile_linear",
     "get_grammar",
+    "infer",
     "infer_grammar",
+    "numbered",
 ]
 
 # A range such as [1-1000000000] must not expand into a billion ids.
@@ -435,20 +439,89 @@ def _chain(names: tuple[str, ...]) -> Grammar:
     return grammars[0] if len(grammars) == 1 else Chain(grammars)
 
 
-def infer_grammar(snapshot: Snapshot) -> Grammar:
-    """The default grammar for a snapshot.
+def numbered() -> Grammar:
+    """The grammar inferred for ids 1..N: numeric and S markers in one scan."""
+    return _NUMBERED
 
-    Ids ``1..N`` give ``numeric`` and ``S`` together (``[3]`` and ``[S3]`` both name passage 3);
-    ids ``S1..SN`` give ``S``; ids sharing one prefix and numbered
-    ``1..N`` (``doc_1..doc_N``) give a grammar of that prefix with out-of-range detection;
-    anything else gives ``id`` (ids as written).
+
+class Inference(NamedTuple):
+    """The grammar chosen for an answer without one asked for, and why (for the report)."""
+
+    grammar: Grammar
+    reason: str
+    scan: Scan | None = None  # the chosen grammar's scan of the text, when it was made
+
+
+def infer_grammar(snapshot: Snapshot, text: str | None = None) -> Grammar:
+    """The default grammar for a snapshot (and, given, the answer's text): see :func:`infer`."""
+    return infer(snapshot, text).grammar
+
+
+def infer(snapshot: Snapshot, text: str | None = None) -> Inference:
+    """The default grammar, from the snapshot's ids and then the answer's markers.
+
+    The snapshot proposes one: ids ``1..N`` give ``numeric`` and ``S`` together (``[3]`` and
+    ``[S3]`` both name passage 3); ids ``S1..SN`` give ``S``; ids sharing one prefix and
+    numbered ``1..N`` (``doc_1..doc_N``) give a grammar of that prefix; anything else gives
+    ``id`` (ids as written). Unless the ids are ``1..N`` or ``S1..SN`` (which say how the
+    answer cites), when the answer has bracketed text that this grammar leaves unread or
+    unresolved, each preset is tried too (``numeric,S``, ``source``, ``id``) and the
+    one under which the most cited ids resolve in the snapshot wins (then the one that reads
+    the most number-like markers, which decides alone for an empty snapshot); ties keep the
+    snapshot's choice. One scan per candidate: linear in the text.
     """
+    proposed, why = _proposed(snapshot)
+    numbering = snapshot.numbering
+    if text is None or ("[" not in text and "\uff3b" not in text) or (
+            numbering is not None and numbering[1] and numbering[0] in ("", "S")):
+        # Ids 1..N or S1..SN say how the answer cites; shapes they leave unread are CA102.
+        return Inference(proposed, why)
+    scan = proposed.scan(text)
+    resolved, read = _score(scan, snapshot)
+    brackets = text.count("[") + text.count("\uff3b")
+    markers = sum(len(m.ids) for m in scan.markers)
+    if resolved == markers and len(scan.markers) + len(scan.malformed) >= brackets:
+        return Inference(proposed, why, scan)  # everything bracketed is read and resolves
+    best = (resolved, read)
+    chosen = Inference(proposed, why, scan)
+    for candidate in (_NUMBERED, SOURCE, ID):
+        if candidate is proposed:
+            continue
+        other = candidate.scan(text)
+        score = _score(other, snapshot)
+        if score > best:
+            best = score
+            what = f"{score[0]} cited ids resolve" if score[0] else \
+                f"{score[1]} number-like markers read, none resolves"
+            chosen = Inference(candidate, f"the answer's markers under {candidate.name}: {what}"
+                               f" (the snapshot's ids, {why.split(': ', 1)[-1]}, proposed"
+                               f" {proposed.name})", other)
+    return chosen
+
+
+_NUMBER_LIKE = re.compile(r"S?-?(?:0|[1-9][0-9]*)")  # not S01: a broken marker stays one
+
+
+def _score(scan: Scan, snapshot: Snapshot) -> tuple[int, int]:
+    """(cited ids that resolve in the snapshot, markers that name only numbers)."""
+    resolved = 0
+    read = 0
+    for marker in scan.markers:
+        resolved += sum(1 for i in marker.ids
+                        if resolve_id(i, marker.prefix, snapshot) is not None)
+        read += all(_NUMBER_LIKE.fullmatch(i) for i in marker.ids)
+    return resolved, read
+
+
+def _proposed(snapshot: Snapshot) -> tuple[Grammar, str]:
     numbering = snapshot.numbering
     if numbering is None:
-        return GRAMMARS["id"]
-    prefix = numbering[0]
+        return ID, "the snapshot's ids: written ids"
+    prefix, count = numbering
+    if not count:
+        return _NUMBERED, "the snapshot's ids: none (an empty snapshot)"
     if prefix == "":
-        return _NUMBERED
+        return _NUMBERED, f"the snapshot's ids: 1..{count}"
     if prefix == "S":
-        return GRAMMARS["S"]
-    return _prefixed(prefix)
+        return S, f"the snapshot's ids: S1..S{count}"
+    return _prefixed(prefix), f"the snapshot's ids: {prefix}1..{prefix}{count}"

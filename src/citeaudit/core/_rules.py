@@ -50,6 +50,8 @@ def _table(*rules: Rule) -> dict[str, Rule]:
 RULES: Mapping[str, Rule] = MappingProxyType(_table(
     Rule("CA101", "malformed-marker", Severity.WARNING,
          "text looks like a marker but breaks the grammar; it is treated as prose"),
+    Rule("CA102", "unread-marker", Severity.WARNING,
+         "bracketed text looks like a citation but the grammar in use does not read it"),
     Rule("CA201", "unknown-source", Severity.ERROR,
          "a cited id is not in this request's snapshot"),
     Rule("CA202", "out-of-range", Severity.ERROR,

@@ -16,7 +16,7 @@ from typing import Any, NamedTuple
 
 from citeaudit.errors import SnapshotError
 
-__all__ = ["Snapshot", "Source", "kind_of", "load_snapshot", "passage"]
+__all__ = ["Snapshot", "Source", "kind_of", "load_snapshot", "passage", "resolve_id"]
 
 _URL_KEYS = ("url", "source_url")
 _NO_METADATA: Mapping[str, Any] = MappingProxyType({})
@@ -151,6 +151,23 @@ class Snapshot:
 
     def __repr__(self) -> str:
         return f"Snapshot({len(self.sources)} sources, ids={list(self._by_id)[:5]!r})"
+
+
+def resolve_id(source_id: str, prefix: str, snapshot: Snapshot) -> str | None:
+    """The snapshot id a cited id names, or ``None``: as written; without the grammar's
+    ``prefix`` (``S3`` -> ``3``); or, for a bare number in a snapshot numbered
+    ``prefix1..prefixN``, with that prefix (``[6]`` -> ``ExpertQA_q1#ref6``).
+    """
+    if source_id in snapshot:
+        return source_id
+    if prefix and source_id.startswith(prefix) and source_id[len(prefix):] in snapshot:
+        return source_id[len(prefix):]
+    numbering = snapshot.numbering
+    if numbering is not None and numbering[0] and source_id.isdigit():
+        named = numbering[0] + source_id
+        if named in snapshot:
+            return named
+    return None
 
 
 def _numbering(sources: tuple[Source, ...]) -> tuple[str, int] | None:

@@ -15,7 +15,7 @@ from citeaudit.core._answer import (
     citations_of,
     without_markers,
 )
-from citeaudit.core._grammar import Grammar, Malformed
+from citeaudit.core._grammar import Grammar, Malformed, Scan
 from citeaudit.core._refusal import Refusal
 from citeaudit.core._segment import Segmenter, Span, code_spans, covered
 
@@ -33,14 +33,15 @@ class TextFormat(SourcesAsGiven):
 
     def parse(self, answer: object, reading: Reading) -> Answer:
         assert isinstance(answer, str)
-        return _parse_text(answer, reading.grammar, reading.refusal, reading.segmenter)
+        return _parse_text(answer, reading.grammar, reading.refusal, reading.segmenter,
+                           reading.scanned)
 
 
 def _parse_text(text: str, grammar: Grammar, refusal: Refusal, segmenter: Segmenter,
-                ) -> Answer:
+                scanned: Scan | None = None) -> Answer:
     if refusal.matches(text):
         return Answer("text", text, (), (), (), True, ())
-    scan = grammar.scan(text)
+    scan = scanned if scanned is not None else grammar.scan(text)
     markers, malformed = scan.markers, scan.malformed
     if "`" in text or "~~~" in text:
         code = code_spans(text)
@@ -77,6 +78,6 @@ def _parse_text(text: str, grammar: Grammar, refusal: Refusal, segmenter: Segmen
         claims.append(new(Claim, (number, text[start:end], (start, end),
                                   tuple(markers[first:index]), own_bad)))
     return Answer("text", text, tuple(claims), tuple(citations_of(markers, owner)),
-                  tuple(zip(bad_owner, malformed, strict=True)), False, ())
+                  tuple(zip(bad_owner, malformed, strict=True)), False, (), tuple(marks))
 
 

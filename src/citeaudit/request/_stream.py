@@ -75,6 +75,9 @@ class StreamAuditor:
         # Verified markers in what ``_release`` returns, for the renderer.
         self._refs: list[tuple[int, int, list[tuple[str, str]]]] | None = \
             None if render is None else []
+        # What the answer is displayed under: the grammar asked for, else the snapshot's (the
+        # text is not there yet); finish() audits the whole text as audit() does.
+        self._asked: GrammarSpec = grammar
         self._grammar: Grammar = choose_grammar(self._snapshot, grammar, self._config)
         self._refusal = self._config.refusals if refusal is None else Refusal.of(
             refusal, self._config.refusal_regex)
@@ -193,7 +196,7 @@ class StreamAuditor:
         self._finished = True
         self._quiet = None
         text = "".join(self._chunks)
-        context, report = run(text, self._snapshot, grammar=self._grammar,
+        context, report = run(text, self._snapshot, grammar=self._asked,
                               refusal=self._refusal, config=self._config, checks=self._checks)
         renderer = self._renderer
         if context.answer.refusal:

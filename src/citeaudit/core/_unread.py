@@ -1,0 +1,73 @@
+"""Bracketed shapes that look like citations but that the grammar in use does not read
+(CA102): ``[Source 1]`` under a numeric grammar, ``[doc1]``, ``【1】``, ``(Passage ID 3)``.
+
+One regex finds the shapes (it opens with a character class and every loop is bounded, so it
+is linear and skips ordinary text fast); a shape that overlaps a marker or a malformed marker
+of the grammar in use is read, the rest are unread.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+
+from citeaudit.core._grammar import ID, SOURCE, Grammar, numbered
+
+__all__ = ["looks_cited", "might_be_unread", "unread", "would_read"]
+
+_WORD = r"(?:sources?|src|docs?|documents?|passages?|refs?|references?|context|chunks?|S)"
+_ID = rf"(?:{_WORD}\s{{0,3}}(?:id\s{{0,3}})?[:#_\-]?\s{{0,3}})?[0-9]{{1,6}}"
+LOOKS_CITED = re.compile(
+    rf"[\[(【]"
+    rf"(?:(?<=\[)\s{{0,3}}{_ID}(?:\s{{0,3}}(?:[,;–-]|and)\s{{0,3}}{_ID}){{0,20}}\s{{0,3}}\]"
+    rf"|(?<=\()\s{{0,3}}{_WORD}\s{{0,3}}(?:id\s{{0,3}})?[:#]?\s{{0,3}}[0-9]{{1,6}}"
+    rf"(?:\s{{0,3}},\s{{0,3}}[0-9]{{1,6}}){{0,20}}\s{{0,3}}\)"
+    rf"|(?<=【)[^】\n]{{1,40}}】)",
+    re.IGNORECASE)
+
+
+# Opens with a character class: the regex engine skips ordinary text fast.
+_HINT = re.compile(rf"[【(](?:(?<=【)|\s{{0,3}}{_WORD}\b)", re.IGNORECASE)
+
+
+def might_be_unread(text: str) -> bool:
+    """Whether ``text`` has a citation-looking shape that is not in square brackets (the
+    cheap test before :func:`unread`, when every square bracket was read).
+    """
+    return ("【" in text or "(" in text) and _HINT.search(text) is not None
+
+
+def looks_cited(text: str) -> list[tuple[int, int]]:
+    """The spans of every citation-looking shape in ``text``."""
+    if "[" not in text and "(" not in text and "【" not in text:
+        return []
+    return [match.span() for match in LOOKS_CITED.finditer(text)]
+
+
+def unread(text: str, read: Iterable[tuple[int, int]]) -> list[tuple[int, int]]:
+    """The citation-looking spans of ``text`` that overlap none of the ``read`` spans (the
+    grammar's markers and malformed markers, sorted).
+    """
+    shapes = looks_cited(text)
+    if not shapes:
+        return []
+    spans = sorted(read)
+    out = []
+    index = 0
+    for start, end in shapes:
+        while index < len(spans) and spans[index][1] <= start:
+            index += 1
+        if index < len(spans) and spans[index][0] < end:
+            continue  # it is (part of) something the grammar read
+        out.append((start, end))
+    return out
+
+
+def would_read(raw: Sequence[str]) -> str | None:
+    """The name of a preset grammar that reads the first of the ``raw`` shapes it can."""
+    candidates: tuple[Grammar, ...] = (numbered(), SOURCE, ID)
+    for shape in raw:
+        for grammar in candidates:
+            if grammar.scan(shape).markers:
+                return grammar.name
+    return None
