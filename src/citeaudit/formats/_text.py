@@ -50,7 +50,7 @@ def _parse_text(text: str, grammar: Grammar, refusal: Refusal, segmenter: Segmen
         malformed = [m for m in malformed if not covered(m.start, code, starts)]
     if markers and refusal.may_match(text) and refusal.matches(without_markers(text, markers)):
         return Answer("text", text, (), tuple(citations_of(markers, repeat(None))), (), True,
-                      ())
+                      (), tuple((m.start, m.end) for m in markers))
     marks = [Span(m.start, m.end) for m in markers]
     if malformed:
         marks.extend(Span(m.start, m.end) for m in malformed)
