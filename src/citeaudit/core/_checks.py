@@ -10,6 +10,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from citeaudit.core._amounts import states_amount
 from citeaudit.core._answer import Answer, Citation, Claim
 from citeaudit.core._config import Config
 from citeaudit.core._findings import Problem
@@ -174,7 +175,7 @@ def _needs_citation(claim: Claim, config: Config) -> str | None:
                 "") if claim.malformed else claim.text
     if _DIGIT.search(text) and (shapes := looks_cited(text)):
         text = mask(text, [Span(a, b) for a, b in shapes], "")  # nor an unread marker's
-    if _DIGIT.search(text) and "CA302" in config.enabled:
+    if "CA302" in config.enabled and _DIGIT.search(text) and states_amount(text):
         return "CA302"
     if config.claim_policy == "all" and "CA301" in config.enabled:
         return "CA301"

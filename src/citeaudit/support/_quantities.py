@@ -13,6 +13,8 @@ from typing import Any, NamedTuple
 
 import re2
 
+from citeaudit.core._amounts import without_identifiers
+
 __all__ = ["Quantity", "matches", "quantities", "value_key"]
 
 
@@ -95,8 +97,11 @@ def _date(match: Any) -> Quantity:
 
 
 def quantities(text: str) -> list[Quantity]:
-    """Every amount stated in ``text``, in order of kind (dates, digits, words)."""
+    """Every amount stated in ``text``, in order of kind (dates, digits, words); digits that
+    name something (``GPT-4``, ``Stage 3``: :mod:`citeaudit.core._amounts`) are no amount.
+    """
     found: list[Quantity] = []
+    text = without_identifiers(text)
     numbers = [(m.start(1), m.end(), m.group(1), m.group(2)) for m in _DIGITS.finditer(text)]
     taken: list[tuple[int, int]] = []
     if any(len(digits) == 4 for _, _, digits, _ in numbers):  # every date has a year
