@@ -94,3 +94,25 @@ def test_the_support_judge_compares_amounts_not_names(claim: str, passage: str,
     config = citeaudit.Config(support="lexical")
     codes = {f.code for f in citeaudit.audit(claim, [passage], config=config).findings}
     assert ("CA501" in codes) is mismatch
+
+
+@pytest.mark.parametrize(("claim", "passage", "codes"), [
+    # consistent: the same amount, written otherwise or less precisely
+    ("The museum opened in 1889 [1].", "The museum opened in March 1889.", set()),
+    ("The rule changed in 2023 [1].", "The rule changed on March 3, 2023.", set()),
+    ("The rule changed in March 2023 [1].", "The rule changed on March 3, 2023.", set()),
+    ("The budget is $1.5M [1].", "The budget is $1,500,000.", set()),
+    ("Release v2.1 fixed the bug [1].", "Version 2.1 fixed the bug.", set()),
+    # contradicted: another amount of the same kind
+    ("Refunds take 14 days [1].", "Refunds take 30 days.", {"CA501"}),
+    ("About 15% of staff agreed [1].", "About 20% of staff agreed.", {"CA501"}),
+    ("The rule changed in May 2020 [1].", "The rule changed in May 2021.", {"CA501"}),
+    ("The fee is $30 [1].", "The fee is $45.", {"CA501"}),
+    # not stated at all: weaker support, a warning, no error
+    ("Refunds take 14 days [1].", "Refunds need a receipt from the store.", {"CA503"}),
+    ("The team has 12 members [1].", "The team has 15 members and 3 managers.", {"CA503"}),
+])
+def test_ca501_is_a_contradiction(claim: str, passage: str, codes: set[str]) -> None:
+    config = citeaudit.Config(support="lexical")
+    found = citeaudit.audit(claim, [passage], config=config).findings
+    assert {f.code for f in found if f.code.startswith("CA5")} == codes

@@ -22,7 +22,14 @@ import Stemmer
 
 from citeaudit.core._judging import Judgement, Passage
 from citeaudit.support._judges import sentences
-from citeaudit.support._quantities import Quantity, matches, quantities, value_key
+from citeaudit.support._quantities import (
+    Quantity,
+    consistent,
+    contradicted,
+    matches,
+    quantities,
+    value_key,
+)
 
 __all__ = ["DEFAULT_THRESHOLD", "LexicalJudge"]
 
@@ -31,7 +38,8 @@ _SHOWN = 12  # amounts named in a CA501 message
 _SCAN_ALL = 128  # passages with more sentences are scored from an index of their words
 _VISIT = 128  # sentences scored at most per claim and passage, from the index
 _WORDS = re.compile(r"[a-z][a-z0-9]*(?:'[a-z]+)?")  # words, not bare numbers
-_NAME = re.compile(r"[A-Za-z][\w-]*")  # a capitalised word after the first: a name
+# A capitalised word after the first: a name (not the scale of "$1.5M").
+_NAME = re.compile(r"(?<![\w.])[A-Za-z][\w-]*")
 _QUOTED = re.compile(r"[\"“”„«»]([^\"“”„«»\n]{2,}?)[\"“”„«»]")
 _QUOTES = str.maketrans({"“": '"', "”": '"', "„": '"', "«": '"', "»": '"', "‘": "'", "’": "'",
                          "\u00a0": " "})
@@ -173,14 +181,23 @@ class LexicalJudge:
         analysed = [(source_id, _analyse(text)) for source_id, text in passages]
         problems: list[tuple[str, str]] = []
         claimed = quantities(claim)
+        unstated: list[str] = []
         for quantity in claimed:
             key = value_key(quantity.value)
-            if not any(matches(quantity, p.quantities.get(key, ())) for _, p in analysed):
+            if any(matches(quantity, p.quantities.get(key, ())) for _, p in analysed):
+                continue
+            stated_here = [q for _, p in analysed for group in p.quantities.values()
+                           for q in group]
+            if consistent(quantity, stated_here):
+                continue  # "in 1889" against "March 3, 1889": the same, less precisely
+            if contradicted(quantity, stated_here):
                 stated = list(dict.fromkeys(a for _, p in analysed for a in p.amounts[:_SHOWN]))
                 found = ", ".join(stated[:_SHOWN]) + (", ..." if len(stated) > _SHOWN or any(
-                    len(p.amounts) > _SHOWN for _, p in analysed) else "") or "no amounts"
+                    len(p.amounts) > _SHOWN for _, p in analysed) else "")
                 problems.append(("CA501", f"the claim states {quantity.text!r}; its cited"
                                           f" passages do not (they state: {found})"))
+            else:
+                unstated.append(quantity.text)
         for quoted in _QUOTED.findall(claim):
             wanted = _normal(quoted).strip(" .,;:!?")
             if wanted and not any(wanted in p.normal for _, p in analysed):
@@ -227,11 +244,15 @@ class LexicalJudge:
                         if overlap > score:
                             score, evidence, source = overlap, window_text, source_id
                             denied = window_negated != negated
-        contradicted = bool(problems)  # an amount, a quotation or a name the passages lack
+        refuted = bool(problems)  # an amount, a quotation or a name the passages lack
+        if unstated:  # not contradicted, not supported either: weaker support, no error
+            score *= 0.5 ** len(unstated)
+            problems.append(("CA503", f"the claim states {', '.join(map(repr, unstated))};"
+                                      " its cited passages state no such amount"))
         if score < self.threshold and not any(code == "CA503" for code, _ in problems):
             why = "; one of them is negated and the other not" if denied else ""
             problems.append(("CA503", f"the cited passages share {score:.0%} of the claim's"
                                       f" content words (threshold {self.threshold:.0%}){why}"))
-        if contradicted:
+        if refuted:
             score *= 0.25
         return Judgement(score, not problems, evidence, source, tuple(problems))

@@ -15,7 +15,7 @@ import re2
 
 from citeaudit.core._amounts import without_identifiers
 
-__all__ = ["Quantity", "matches", "quantities", "value_key"]
+__all__ = ["Quantity", "consistent", "contradicted", "matches", "quantities", "value_key"]
 
 
 class Quantity(NamedTuple):
@@ -73,7 +73,8 @@ _DATE = re2.compile(
     rf"|(\d{{1,2}})(?:st|nd|rd|th)?\s+({_MONTH})\.?,?\s+(\d{{4}})"
     rf"|({_MONTH})\.?\s+(\d{{4}}))\b")
 # Python's re on digits (a digit-first pattern is fast); RE2 for number words.
-_DIGITS = re.compile(r"(?<![\w.,])(\d{1,3}(?:,\d{3})+|\d+)(\.\d+)?(?!\w)")
+# A number ends at a word boundary, or at a scale letter right after it ("$1.5M", "2bn").
+_DIGITS = re.compile(r"(?<![\w.,])(\d{1,3}(?:,\d{3})+|\d+)(\.\d+)?(?=(?:[kKmM]|[bBmM][nN])?(?!\w))")
 _NUMBER_WORDS = re2.compile(rf"(?i)\b((?:{_WORD})(?:[- ](?:{_ONE}))?)\b")
 _WORD_HINTS = tuple(sorted({*_TENS, *(w for w in _ONES if w != "one")}))
 _SIGNS = "$€£¥"
@@ -193,4 +194,46 @@ def matches(claim: Quantity, stated: Iterable[Quantity]) -> bool:
         if claim.kind == "percent" and quantity.kind not in ("percent", "number"):
             continue
         return True
+    return False
+
+
+def _date_parts(quantity: Quantity) -> tuple[int, int, int] | None:
+    """(year, month, day) of a date, or of a plain number that reads as a year; 0: not said."""
+    if quantity.kind == "date":
+        value = int(quantity.value)
+        return value // 10_000, value // 100 % 100, value % 100
+    if quantity.kind == "number" and quantity.unit is None and quantity.value.is_integer() \
+            and 1000 <= quantity.value <= 2100:
+        return int(quantity.value), 0, 0
+    return None
+
+
+def consistent(claim: Quantity, stated: Iterable[Quantity]) -> bool:
+    """Whether a passage states the claim's date at least as precisely, and the same (a year
+    within a full date, a month within a day of it).
+    """
+    wanted = _date_parts(claim)
+    if wanted is None:
+        return False
+    for quantity in stated:
+        parts = _date_parts(quantity)
+        if parts is None or parts[0] != wanted[0]:
+            continue
+        if all(w in (0, p) for w, p in zip(wanted[1:], parts[1:], strict=True)):
+            return True
+    return False
+
+
+def contradicted(claim: Quantity, stated: Iterable[Quantity]) -> bool:
+    """Whether a passage states a different amount of the same kind: the same unit or
+    currency, a percentage, a date. A plain number with no unit is compared with nothing (a
+    passage's other numbers count other things); its absence only weakens the support.
+    """
+    if claim.kind == "number" and claim.unit is None:
+        return False
+    for quantity in stated:
+        if quantity.kind != claim.kind:
+            continue
+        if claim.kind == "date" or claim.unit == quantity.unit:
+            return True
     return False
