@@ -12,12 +12,12 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any, NamedTuple, Protocol, runtime_checkable
+from typing import Any, NamedTuple, Protocol, cast, runtime_checkable
 
 from citeaudit.core._findings import Problem
 from citeaudit.core._grammar import Grammar, Malformed, Marker, Scan
 from citeaudit.core._refusal import Refusal
-from citeaudit.core._registry import Registry
+from citeaudit.core._registry import Registry, instance_of
 from citeaudit.core._segment import Segmenter, Span, mask, segment
 from citeaudit.core._sources import Snapshot, load_snapshot
 from citeaudit.errors import InputError
@@ -121,11 +121,9 @@ class AnswerFormat(Protocol):
 
 
 def _answer_format(loaded: object) -> AnswerFormat:
-    value = loaded() if isinstance(loaded, type) else loaded
-    if not isinstance(value, AnswerFormat):
-        raise TypeError("an answer format has name, expects, recognises(answer),"
-                        " snapshot(answer, sources) and parse(answer, reading)")
-    return value
+    return cast(AnswerFormat, instance_of(loaded, AnswerFormat, (
+        "an answer format has name, expects, recognises(answer),"
+        " snapshot(answer, sources) and parse(answer, reading)")))
 
 
 FORMATS: Registry[AnswerFormat] = Registry("formats", {

@@ -21,7 +21,7 @@ from typing import Generic, TypeVar
 
 from citeaudit.errors import ConfigError
 
-__all__ = ["Registry", "reload_all"]
+__all__ = ["Registry", "instance_of", "reload_all"]
 
 T = TypeVar("T")
 _EVERY: list[Registry[object]] = []  # so that reload_all() reaches every registry
@@ -111,3 +111,14 @@ def reload_all() -> None:
     """:meth:`Registry.reload` for every registry."""
     for registry in _EVERY:
         registry.reload()
+
+
+def instance_of(loaded: object, protocol: type, needs: str) -> object:
+    """What an entry point names, as a plug-in: a class is instantiated with no arguments, an
+    instance is taken as it is; either must satisfy ``protocol`` (a runtime-checkable
+    :class:`~typing.Protocol`), else :class:`TypeError` saying what it ``needs``.
+    """
+    value = loaded() if isinstance(loaded, type) else loaded
+    if not isinstance(value, protocol):
+        raise TypeError(needs)
+    return value

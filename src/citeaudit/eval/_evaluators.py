@@ -16,10 +16,10 @@ evaluator unless told otherwise.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, NamedTuple, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, NamedTuple, Protocol, cast, runtime_checkable
 
 from citeaudit.core._config import Config
-from citeaudit.core._registry import Registry
+from citeaudit.core._registry import Registry, instance_of
 from citeaudit.core._verdict import threshold_reasons
 from citeaudit.errors import ConfigError
 
@@ -107,10 +107,8 @@ class CitationCoverage:
 
 
 def _evaluator(loaded: object) -> Evaluator:
-    evaluator = loaded() if isinstance(loaded, type) else loaded
-    if not isinstance(evaluator, Evaluator):
-        raise TypeError("an evaluator has a name and evaluate(record, report)")
-    return evaluator
+    return cast(Evaluator, instance_of(loaded, Evaluator, (
+        "an evaluator has a name and evaluate(record, report)")))
 
 
 EVALUATORS: Registry[Evaluator] = Registry("evaluators", {

@@ -14,12 +14,12 @@ import hashlib
 import re
 from collections.abc import Iterator
 from pathlib import Path
-from typing import IO, Any, NamedTuple, Protocol
+from typing import IO, Any, NamedTuple, Protocol, cast, runtime_checkable
 
 import orjson
 
 from citeaudit.core._loading import JSON_STRING, MAX_DEPTH, too_deep
-from citeaudit.core._registry import Registry
+from citeaudit.core._registry import Registry, instance_of
 from citeaudit.core._sources import kind_of
 from citeaudit.errors import InputError
 
@@ -74,6 +74,7 @@ def digest_of(item: RawItem) -> str:
                            digest_size=8).hexdigest()
 
 
+@runtime_checkable
 class DatasetReader(Protocol):
     """Splits one kind of dataset file into raw items, in order, in flat memory."""
 
@@ -121,10 +122,8 @@ class ParquetRows:
 
 
 def _reader(loaded: object) -> DatasetReader:
-    value = loaded() if isinstance(loaded, type) else loaded
-    if not callable(getattr(value, "items", None)):
-        raise TypeError("a dataset reader has suffixes and items(path, max_bytes, stdin)")
-    return value  # type: ignore[return-value]  # a DatasetReader by its attributes
+    return cast(DatasetReader, instance_of(loaded, DatasetReader, (
+        "a dataset reader has suffixes and items(path, max_bytes, stdin)")))
 
 
 DATASET_FORMATS: Registry[DatasetReader] = Registry("datasets", {

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from typing import Protocol, TextIO
+from typing import Protocol, TextIO, cast, runtime_checkable
 
 import orjson
 
 from citeaudit.core._engine import Report
 from citeaudit.core._findings import Finding
-from citeaudit.core._registry import Registry
+from citeaudit.core._registry import Registry, instance_of
 
 __all__ = [
     "FORMATTERS", "Formatter", "JsonFormatter", "TextFormatter", "line_column", "one_line",
@@ -16,6 +16,7 @@ __all__ = [
 ]
 
 
+@runtime_checkable
 class Formatter(Protocol):
     """Writes one report for the answer read from ``origin``."""
 
@@ -94,10 +95,8 @@ class JsonFormatter:
 
 
 def _formatter(loaded: object) -> Formatter:
-    value = loaded() if isinstance(loaded, type) else loaded
-    if not callable(getattr(value, "write", None)):
-        raise TypeError("a formatter has write(report, answer_text, origin, stream)")
-    return value  # type: ignore[return-value]  # a Formatter by its attribute
+    return cast(Formatter, instance_of(loaded, Formatter, (
+        "a formatter has write(report, answer_text, origin, stream)")))
 
 
 FORMATTERS: Registry[Formatter] = Registry("formatters", {
