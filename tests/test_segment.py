@@ -7,15 +7,18 @@ import itertools
 import pytest
 
 from citeaudit import get_grammar, segment
+from citeaudit.core._policy import NOT_CITABLE, citable
 from citeaudit.core._segment import Span
 
 _GRAMMAR = get_grammar(["numeric", "S"])
 
 
 def claims(text: str) -> list[str]:
+    """The claims of ``text``: its sentences that need a citation under the default policy."""
     scan = _GRAMMAR.scan(text)
     marks = sorted(Span(m.start, m.end) for m in (*scan.markers, *scan.malformed))
-    return [text[start:end] for start, end in segment(text, marks)]
+    spans = citable(text, segment(text, marks), marks, frozenset(NOT_CITABLE))
+    return [text[start:end] for start, end in spans]
 
 
 CASES: list[tuple[str, str, list[str]]] = [
@@ -63,6 +66,14 @@ CASES: list[tuple[str, str, list[str]]] = [
     ("decimal at start", "0.5 ml is the dose [1].", ["0.5 ml is the dose [1]."]),
     ("version numbers", "Use v1.2.3 now [1]. Done.", ["Use v1.2.3 now [1].", "Done."]),
     ("e.g.", "Some fruit, e.g. apples, are red [1].", ["Some fruit, e.g. apples, are red [1]."]),
+    ("marker between e.g and its stop", "Use a kit (e.g[4]. Transfer pack) at home [1].",
+     ["Use a kit (e.g[4]. Transfer pack) at home [1]."]),
+    ("marker between i.e and its stop", "One city (i.e[2]. Paris) is big [1]. Next [3].",
+     ["One city (i.e[2]. Paris) is big [1].", "Next [3]."]),
+    ("marker between cf and its stop", "See the rule, cf[2]. Section 4, first [1].",
+     ["See the rule, cf[2]. Section 4, first [1]."]),
+    ("marker after a word still ends", "It is big [2]. Transfer is slow [1].",
+     ["It is big [2].", "Transfer is slow [1]."]),
     ("i.e. with capital", "One city, i.e. Paris, is big [1].",
      ["One city, i.e. Paris, is big [1]."]),
     ("etc. then lower", "Pens, pencils, etc. are stocked [1].",

@@ -16,6 +16,7 @@ from typing import Any, NamedTuple, Protocol, cast, runtime_checkable
 
 from citeaudit.core._findings import Problem
 from citeaudit.core._grammar import Grammar, Malformed, Marker, Scan
+from citeaudit.core._policy import NOT_CITABLE
 from citeaudit.core._refusal import Refusal
 from citeaudit.core._registry import Registry, instance_of
 from citeaudit.core._segment import Segmenter, Span, mask, segment
@@ -87,6 +88,8 @@ class Reading(NamedTuple):
     refusal: Refusal
     segmenter: Segmenter = segment
     scanned: Scan | None = None  # the grammar's scan of a text answer, when inference made it
+    # The claim policy's rules in force: sentences they exempt need no citation (free text).
+    not_citable: frozenset[str] = frozenset(NOT_CITABLE)
 
 
 @runtime_checkable

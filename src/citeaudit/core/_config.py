@@ -5,7 +5,8 @@ Keys (kebab-case in files): ``grammar`` (a name, ``regex:...`` or a list: a chai
 ``select``, ``extend-select``, ``ignore`` (code prefixes such as ``CA3``),
 ``severity`` (table ``CODE = "error" | "warning"``), ``min-precision``, ``min-recall``,
 ``max-bytes``, ``checks`` (installed checks to run, by name), ``claim-policy`` (``all``:
-every claim needs a citation; ``quantities``: only claims stating a number do).
+every claim needs a citation; ``quantities``: only claims stating a number do),
+``not-citable`` (the claim policy's rules in force, default all: see :mod:`._policy`).
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from typing import Any, Literal
 
 from citeaudit.core._judging import JUDGES
 from citeaudit.core._loading import DEFAULT_MAX_BYTES
+from citeaudit.core._policy import NOT_CITABLE
 from citeaudit.core._refusal import Refusal
 from citeaudit.core._rules import RULES, Severity
 from citeaudit.errors import ConfigError
@@ -53,6 +55,8 @@ class Config:
     support: str | None = None  # a support judge's name: CA501-CA503 need one
     support_threshold: float | None = None  # None: the judge's own default
     checks: tuple[str, ...] = ()  # installed checks to run beside the built-in ones, by name
+    # The claim policy's rules in force: uncited sentences they exempt are no claims.
+    not_citable: frozenset[str] = frozenset(NOT_CITABLE)
     enabled: frozenset[str] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
@@ -74,6 +78,11 @@ class Config:
         if self.claim_policy not in ("all", "quantities"):
             raise ConfigError("claim-policy must be 'all' or 'quantities', not"
                               f" {self.claim_policy!r}")
+        if not isinstance(self.not_citable, frozenset):
+            object.__setattr__(self, "not_citable", frozenset(self.not_citable))
+        for name in sorted(self.not_citable - set(NOT_CITABLE)):
+            raise ConfigError(f"not-citable: {name!r} is no claim policy rule; the rules:"
+                              f" {', '.join(NOT_CITABLE)}")
         if self.support is not None and self.support not in JUDGES:
             raise ConfigError(f"support must be one of {', '.join(JUDGES)}, not"
                               f" {self.support!r}")
@@ -156,7 +165,7 @@ def _read_toml(path: Path) -> dict[str, Any]:
 
 _KEYS = {"grammar", "refusal", "refusal-regex", "select", "extend-select", "ignore", "severity",
          "min-precision", "min-recall", "max-bytes", "claim-policy", "support",
-         "support-threshold", "checks"}
+         "support-threshold", "checks", "not-citable"}
 
 
 def _from_mapping(data: Mapping[str, Any]) -> Config:
@@ -198,6 +207,11 @@ def _from_mapping(data: Mapping[str, Any]) -> Config:
         values["max_bytes"] = data["max-bytes"]
     if "checks" in data:
         values["checks"] = _strings(data["checks"], "checks")
+    if "not-citable" in data:
+        value = data["not-citable"]
+        if not isinstance(value, list) or not all(isinstance(item, str) for item in value):
+            raise ConfigError("not-citable must be a list of claim policy rules")
+        values["not_citable"] = frozenset(value)
     if "claim-policy" in data:
         values["claim_policy"] = data["claim-policy"]
     return Config(**values)

@@ -2,11 +2,11 @@
 
 A claim is a sentence, a list item's sentence, or a table row. Markers after the terminal
 punctuation (``... 7 days. [S1]``, ``etc.[1] [3]..``) belong to the sentence before them.
-Headings, code blocks, table header and separator rows and horizontal rules are not claims;
-nor, when uncited, are lead-ins ending in ``:``, questions and lines that are all emphasis.
-Abbreviations (``e.g.``, ``Dr.``), decimals (``3.5%``), initials, quotes, markdown bullets
-and numbered lists (``1[1]. Analyze ...``) do not split a claim; CJK sentence punctuation
-(``。！？``) does.
+Headings, code blocks, table header and separator rows and horizontal rules are not claims
+(which sentences need a citation is the claim policy's business: :mod:`._policy`).
+Abbreviations (``e.g.``, ``Dr.``, also with a marker before the stop: ``(e.g[4]. Transfer
+pack)``), decimals (``3.5%``), initials, quotes, markdown bullets and numbered lists
+(``1[1]. Analyze ...``) do not split a claim; CJK sentence punctuation (``。！？``) does.
 
 Why our own: of the segmenters we measured (``benchmarks/bench_segment.py``), pysbd and nltk
 are 11 to 67 times slower than our whole scan and split, and none of them (sentencex, fast,
@@ -106,6 +106,8 @@ def segment(text: str, marks: Sequence[Span] = ()) -> list[Span]:
     decide which bracketed text after a full stop still belongs to the sentence.
     """
     masked = mask(text, marks) if marks else text
+    if marks and "\x00." in masked:
+        masked = _abbreviation_first(masked)
     if "```" in text or "~~~" in text:
         masked = mask(masked, _fences(text), _CODE)
     parts = _SEPARATOR.split(masked)
@@ -157,27 +159,32 @@ def segment(text: str, marks: Sequence[Span] = ()) -> list[Span]:
             if claims and masked.find(_MASK, start, end) >= 0:
                 claims[-1] = new(Span, (claims[-1].start, end))  # markers alone join the claim
             continue
-        if masked.find(_MASK, start, end) < 0 and _not_a_claim(masked, start, end):
-            continue
         claims.append(new(Span, (start, end)))
     return claims
 
 
-def _not_a_claim(text: str, start: int, end: int) -> bool:
-    """Whether uncited text states nothing to cite.
+_STOP_AFTER_MARKS = re.compile(r"\x00+\.")
+_ABBREVIATIONS = frozenset(("e.g", "i.e", "cf", "viz", "approx"))
 
-    A lead-in ending in ":" ("Sources:", "**Refund timeline:**"), a question ("Would you like
-    more details?"), or a line that is all emphasis ("**Note**"), which models use as a heading.
+
+def _abbreviation_first(masked: str) -> str:
+    """``masked`` with the full stop after markers that follow an abbreviation moved before
+    them (``e.g[4].`` reads as ``e.g.[4]``), so the abbreviation rule sees it. Same length.
     """
-    last = end
-    while last > start and text[last - 1] in "*_ ":
-        last -= 1
-    if last > start and text[last - 1] in ":?？":
-        return True
-    return text[start] in "*_" and _EMPHASIS.fullmatch(text, start, end) is not None
-
-
-_EMPHASIS = re.compile(r"(\*\*|__|\*|_)[^\n]+?\1")
+    pieces: list[str] = []
+    position = 0
+    for found in _STOP_AFTER_MARKS.finditer(masked):
+        start, end = found.span()
+        head = masked[max(0, start - 6):start].lower()
+        word = head.rsplit(" ", 1)[-1].lstrip("(\"'[")
+        if word not in _ABBREVIATIONS:
+            continue
+        pieces += [masked[position:start], ".", masked[start:end - 1]]
+        position = end
+    if not pieces:
+        return masked
+    pieces.append(masked[position:])
+    return "".join(pieces)
 _GAP = frozenset(" \t\r\n|\x01")
 _STRUCTURE = frozenset("#|>-*+•‣◦_0123456789\x01")
 

@@ -64,6 +64,7 @@ class Options:
                                     for f in dataclasses.fields(config) if f.init}
         settings["severity"] = sorted((code, level.value)
                                       for code, level in config.severity.items())
+        settings["not_citable"] = sorted(config.not_citable)  # a set: no order across runs
         settings["evaluators"] = [evaluator.name for evaluator in self.evaluators]
         settings["checks"] = [getattr(check, "__qualname__", repr(check))
                               for check in self.checks]

@@ -15,9 +15,9 @@ from citeaudit.core._answer import (
     citations_of,
     without_markers,
 )
-from citeaudit.core._grammar import Grammar, Malformed, Scan
-from citeaudit.core._refusal import Refusal
-from citeaudit.core._segment import Segmenter, Span, code_spans, covered
+from citeaudit.core._grammar import Malformed
+from citeaudit.core._policy import citable
+from citeaudit.core._segment import Span, code_spans, covered
 
 __all__ = ["TextFormat"]
 
@@ -33,15 +33,14 @@ class TextFormat(SourcesAsGiven):
 
     def parse(self, answer: object, reading: Reading) -> Answer:
         assert isinstance(answer, str)
-        return _parse_text(answer, reading.grammar, reading.refusal, reading.segmenter,
-                           reading.scanned)
+        return _parse_text(answer, reading)
 
 
-def _parse_text(text: str, grammar: Grammar, refusal: Refusal, segmenter: Segmenter,
-                scanned: Scan | None = None) -> Answer:
+def _parse_text(text: str, reading: Reading) -> Answer:
+    refusal = reading.refusal
     if refusal.matches(text):
         return Answer("text", text, (), (), (), True, ())
-    scan = scanned if scanned is not None else grammar.scan(text)
+    scan = reading.scanned if reading.scanned is not None else reading.grammar.scan(text)
     markers, malformed = scan.markers, scan.malformed
     if "`" in text or "~~~" in text:
         code = code_spans(text)
@@ -55,7 +54,7 @@ def _parse_text(text: str, grammar: Grammar, refusal: Refusal, segmenter: Segmen
     if malformed:
         marks.extend(Span(m.start, m.end) for m in malformed)
         marks.sort()
-    spans = segmenter(text, marks)
+    spans = citable(text, reading.segmenter(text, marks), marks, reading.not_citable)
     new = tuple.__new__  # the hot loop builds many small values: no per-item Python frames
     starts = [m.start for m in markers]
     bad_starts = [m.start for m in malformed]

@@ -1,0 +1,308 @@
+"""Which sentences need a citation: the claim policy.
+
+The segmenter finds sentences; the policy decides which of the uncited ones state something
+about the world that a source must back. A sentence that carries a marker is always a claim.
+Each rule below has a name; ``not-citable`` in the configuration lists the rules in force
+(default: all of them), so ``not-citable = []`` asks a citation of every sentence.
+
+``about-sources``
+    Statements about the sources or the answer itself: "The passages do not provide
+    sufficient information to …", "There is no mention of fees in the documents.", "I could
+    not find …", "Based on the provided sources, here is a summary."
+``pleasantry``
+    Greetings, thanks, pleasantries and closings: "That's a very interesting question.",
+    "Thanks for asking!", "I hope this helps.", "Let me know if you have other questions."
+``question``
+    Questions: "Would you like more details?"
+``hedge``
+    Disclaimers and hedges that assert nothing about the world: "Results may vary.",
+    "Please consult a doctor before changing your dose.", "This is not legal advice.",
+    "However, it is important to note that the passages are limited." A hedge that goes on to
+    state a fact ("It is worth noting that the drug was withdrawn in 2004.") is a claim.
+``announcement``
+    What announces the text after it: a lead-in ending in ``:``, "Here are the main steps.",
+    "The following applies.", and a sentence right before a list whose content is that list
+    ("To improve standards, several methods can be undertaken by educators.").
+``heading``
+    Title lines: a line of its own without final punctuation, short (at most five words) or in
+    title case (at most twelve), followed by a blank line or a list; and lines that are all
+    emphasis ("**Note**"). A title line in sentence case that states an amount is a claim.
+``listed``
+    List items under a cited lead-in ("… methods include [12][13]:" then "- Gradual
+    liberalization") are covered by its citation.
+
+Every test here is one anchored match or a bounded scan of the sentence: linear in the text.
+"""
+
+from __future__ import annotations
+
+import re
+from bisect import bisect_left
+from collections.abc import Sequence
+
+from citeaudit.core._amounts import states_amount
+from citeaudit.core._segment import Span
+
+__all__ = ["NOT_CITABLE", "citable", "policy_rule"]
+
+NOT_CITABLE = ("about-sources", "pleasantry", "question", "hedge", "announcement", "heading",
+               "listed")
+
+# Words that open a sentence without adding to what it says.
+_OPENER = (r"(?:(?:however|unfortunately|also|additionally|moreover|furthermore|sadly|again"
+           r"|okay|ok|sure|alright|well|now|great|certainly|of course|first|next|then"
+           r"|regrettably|that said|in addition|overall|finally|lastly|but|and|so|please note"
+           r"|note|i'm sorry|i am sorry|sorry|i apologi[sz]e|apologies|as mentioned(?: earlier"
+           r"| above| before)?)\b[ \t]*(?:,|that\b|but\b)?[ \t]*){0,4}")
+_SOURCES = (r"(?:the |these |this |those |my |our |your |each |any |all )?(?:(?:provided"
+            r"|given|available|retrieved|above|supplied|cited|referenced|listed|search|attached"
+            r"|following|other|remaining|current|two|three|both|relevant)[ \t]+){0,3}"
+            r"(?:passages?|sources?|documents?|docs|search results|results|contexts?|excerpts?"
+            r"|snippets?|texts?|articles?|references|materials?|manual|guide|handbook|faq"
+            r"|documentation|press releases?|(?:retrieved |provided |given )?(?:information"
+            r"|data|evidence))\b(?: (?:provided|given|above|available|retrieved|supplied|here"
+            r"|you (?:provided|gave|shared|sent)))?")
+_NEGATION = (r"(?:also |unfortunately |still |simply |themselves )?(?:do(?:es)?(?:n't| not)"
+             r"|did(?:n't| not)|cannot|can't|fail(?:s|ed)? to|lack|contains? no|provides? no"
+             r"|offers? no|makes? no|gives? no|ha(?:ve|s) no|says? nothing|mentions? nothing"
+             r"|only (?:mention|discuss|cover|address|refer to|talk about|describe|provide"
+             r"|contain|include|focus on)s?|focus(?:es)? (?:mainly |primarily |only |mostly )?on"
+             r"|(?:is|are) limited to"
+             r"|(?:is|are|was|were|seem|seems|appear|appears)(?: to be)? (?:silent|limited"
+             r"|insufficient|inconclusive|unclear|incomplete|not (?:clear|sufficient|enough"
+             r"|specific|explicit|detailed|conclusive|relevant|available)|(?:n't|not) (?:"
+             r"mention|discuss|provid|specif|address|cover|includ|stat|explain|giv|offer)"
+             r"\w*))")
+_NOTHING = (r"(?:there (?:is|are|was|were|seems to be|appears to be)|there's|i (?:found|see"
+            r"|saw)) (?:no|not (?:any|enough|much))\b")
+_ABOUT = (
+    rf"{_SOURCES} {_NEGATION}"
+    rf"|{_NOTHING}[^\n]{{0,120}}?\b(?:in|within|from|among|across|by|on) {_SOURCES}"
+    r"|i (?:could(?:n't| not)|cannot|can't|was(?:n't| not) able to|am(?: not|n't) able to"
+    r"|(?:was|am) unable to|did(?:n't| not)|do(?:n't| not)|have(?:n't| not)|lack|will not"
+    r"|won't) (?:find|locate|see|identify|determine|provide|answer|confirm|verify|have"
+    r"|access|know|give|offer|say|tell|be certain)\b"
+    r"|i (?:do(?:n't| not) have|have no) (?:enough |sufficient |specific |further |any )*"
+    r"(?:information|data|details|access|knowledge)"
+    rf"|(?:based on|according to|from|using|given|with) {_SOURCES},? (?:here(?: is| are|'s)"
+    r"|i (?:can|cannot|can't|could|will|would|found)|it (?:is|'s|was) (?:not )?(?:possible"
+    r"|impossible|difficult|hard|unclear|not clear)|we (?:can|cannot)|the (?:answer|summary)"
+    r"|(?:a|the) (?:summary|overview|answer|breakdown)|(?:this|the) (?:is|question)"
+    r"|(?:no|not enough) (?:information|answer|data))"
+    rf"|[^\n]{{0,80}}? (?:is|are|was|were|remains?) (?:unclear|not (?:clear|specified|mentioned"
+    rf"|stated|given|provided|described|discussed|explained|covered)) (?:from|in|by) {_SOURCES}"
+    r"|(?:this|my|the) (?:answer|response|summary|reply|explanation|overview)(?: above| below)?"
+    r" (?:is|was) (?:based|drawn|derived|compiled|taken)"
+    r"|(?:this|my|the) (?:answer|response|summary|reply) (?:draws|relies|uses|comes|summari[sz]es)"
+    rf"|{_SOURCES} (?:are|is|were|was) (?:all )?(?:from|dated|written|published in) (?:an? |the )?"
+    r"(?:different|various|several|older|recent|earlier|\d{4})\b"
+)
+_PLEASANTRY = (
+    r"(?:that's|that is|this is|what|it's|it is|such) (?:a |an )?(?:very |really |truly |"
+    r"such an? |quite an? |an? )?(?:great|good|interesting|excellent|fascinating|important"
+    r"|thoughtful|insightful|fantastic|wonderful|complex|tricky|common|fair|valid|excellent"
+    r"|intriguing|popular|relevant|timely|broad|big|complicated|nuanced) (?:question|point"
+    r"|topic|query|one|thing to ask|subject|issue to raise)"
+    r"|(?:a |an )?(?:great|good|excellent|interesting|fair) (?:question|point)"
+    r"|(?:hi|hello|hey|greetings|good (?:morning|afternoon|evening))(?: there)?[ \t]*(?:[,!.]|$)"
+    r"|(?:i'm|i am) sorry\b|i apologi[sz]e\b|apologies for|sorry for"
+    r"|(?:if|should) you (?:have|need|want|would like)[^,\n]{0,60},[ \t]*(?:please )?(?:let me"
+    r" know|feel free|don't hesitate|do not hesitate|just ask|ask)"
+    r"|(?:good luck|best of luck|have a (?:great|good|nice|wonderful)|enjoy your|happy (?:reading"
+    r"|learning|travels|travelling|traveling|cooking)|safe travels|take care|stay safe)\b"
+    r"[^.!?\n]{0,40}[.!]*$"
+    r"|what an? (?:\w+ ){0,3}\w+!+$"
+    r"|(?:thanks|thank you|many thanks|much appreciated)\b"
+    r"|(?:i )?hope (?:this|that|it|these|my (?:answer|response)|the (?:above|information))"
+    r"(?: information)? (?:helps|help|is helpful|was helpful|answers|clarifies|is useful"
+    r"|is of help|gives)"
+    r"|(?:please )?(?:let me know|feel free|don't hesitate|do not hesitate|reach out if)\b"
+    r"|(?:i'm|i am|i'd be|i would be|i'll be|always) (?:happy|glad|delighted|pleased) to"
+    r"|(?:happy|glad) to (?:help|assist)"
+    r"|(?:i'm|i am) (?:here to help|an ai|a language model)"
+    r"|(?:as an ai|as a language model)\b"
+    r"|(?:sure|certainly|of course|absolutely|okay|ok|alright|no problem|you're welcome"
+    r"|you are welcome|good luck|best of luck|best wishes|cheers|best regards|regards"
+    r"|have a (?:great|good|nice|wonderful) (?:day|one|time)|great|indeed|got it|understood"
+    r"|happy (?:reading|learning|travels))\b[ \t]*(?:[,!.]+[ \t]*)?(?:[^ \t\w]*)$"
+)
+_VARY = (r"(?:(?:the|your|exact|specific|actual|individual|personal|own|particular) ){0,3}"
+         r"(?:results?|savings|benefits|case"
+         r"|experiences?|outcomes?|situations?|circumstances?|requirements?|rules?"
+         r"|regulations?|laws?|policies|prices?|costs?|details?|effects?|symptoms?|treatments?"
+         r"|availability|information|things|answers?|needs|options|timelines?|(?:each|every)"
+         r" (?:case|situation|person|individual|company|organi[sz]ation|state|country)"
+         r"|every(?:one|body)|this|that|it)(?: (?:may|can|might|will|could|often|tend to"
+         r"|are likely to|is likely to|do|does))? (?:vary|varies|differ|differs|change|changes"
+         r"|depend|depends)\b"
+         r"|every(?:one|body|(?: \w+)) is different"
+         r"|it (?:depends|varies)\b")
+_ADVICE = (r"(?:if [^,\n]{1,60},[ \t]*)?(?:you (?:should|may want to|might want to|must|need to"
+           r"|can|could) |it(?: is|'s)"
+           r" (?:always )?(?:best|advisable|recommended|a good idea|wise|important|essential"
+           r"|crucial|necessary) to |(?:always |please |be sure to |make sure to )?)(?:also )?"
+           r"(?:consult|seek|speak|talk|check|contact|ask|see|visit|refer to|reach out|double-"
+           r"check|verify|confirm)\b[^\n]{0,80}?\b(?:doctor|physician|professional|expert"
+           r"|specialist|advis[eo]r|lawyer|attorney|accountant|pharmacist|provider|healthcare"
+           r"|dentist|therapist|veterinarian|vet|authorit|official|website|local|counsel"
+           r"|pediatrician|clinician|nurse|insurer|bank|employer|hr\b|manager|team|airline"
+           r"|carrier|embassy|consulate|school|landlord|gp\b|support)"
+           r"|(?:always )?do your own (?:research|due diligence)"
+           r"|(?:this|the above|the (?:information|answer|content) (?:provided|above|here)|this"
+           r" (?:answer|information|response)) (?:is|does) not (?:constitute |intended as |meant"
+           r" as |a substitute for |replace )?(?:\w+ ){0,2}advice"
+           r"|(?:this|it) is not (?:medical|legal|financial|professional|tax|investment) advice"
+           r"|i(?:'m| am) not (?:a |an |your )?(?:\w+ )?(?:doctor|lawyer|physician|advis[eo]r"
+           r"|professional|expert|historian|scientist|specialist|accountant)"
+           r"|(?:more|further|additional) (?:research|studies|study|investigation|information"
+           r"|data|evidence|work) (?:is|are|may be|might be|would be|will be) (?:needed"
+           r"|required|necessary|warranted)"
+           r"|(?:always )?(?:use|exercise) (?:caution|your (?:own )?judg(?:e)?ment)")
+_HEDGE_OPENER = re.compile(
+    rf"{_OPENER}(?:(?:it is|it's|it may be|it might be|it would be) (?:also |always )?"
+    r"(?:important|worth|crucial|essential|helpful|useful|advisable|good|necessary|vital)"
+    r"(?: to)? (?:note|noting|mention|mentioning|remember|point(?:ing)? out|keep in mind"
+    r"|bear in mind|emphasi[sz]e|highlight|stress|recogni[sz]e|understand|acknowledge|add"
+    r"|consider)(?: that)?|(?:please )?(?:note|keep in mind|bear in mind|remember|be aware)"
+    r"(?: that)?|(?:one|you) should (?:note|keep in mind|bear in mind|remember) that"
+    r"|as always)[ \t]*,?[ \t]*", re.IGNORECASE)
+_PLAIN_HEDGE = re.compile(rf"{_OPENER}(?:{_VARY}|{_ADVICE})", re.IGNORECASE)
+_OPENING = re.compile(
+    rf"[*_\"“'(]*{_OPENER}(?:(?P<about>{_ABOUT})|(?P<pleasantry>{_PLEASANTRY}))",
+    re.IGNORECASE)
+_ANNOUNCES = re.compile(
+    rf"{_OPENER}(?:here(?: is| are|'s| you go| goes)|below(?: is| are|'s)|the following"
+    r"|following (?:is|are)|in (?:the )?(?:following|summary below)|let me (?:explain|break"
+    r"|outline|summari[sz]e|list|walk|provide|give|describe|elaborate|clarify|share)"
+    r"|let's (?:look|take|explore|break|dive|go|start|review|consider|examine|discuss)"
+    r"|let us (?:look|take|explore|break|consider|examine|discuss)"
+    r"|i(?:'ll| will| can|'d like to| would like to) (?:now |next |briefly |first )?"
+    r"(?:explain|outline|summari[sz]e|list|walk|provide|give|describe|elaborate|clarify|share|break|start|try|help)"
+    r"|(?:to )?(?:summari[sz]e|sum up|in summary|in short|in brief)[ \t]*[:]"
+    r"|there are (?:a few|several|some|many|multiple|various|numerous|a number of)"
+    r" (?:\w+ ){0,2}(?:ways|methods|steps|factors|reasons|options|things|tips|points"
+    r"|considerations|aspects)(?: to consider| to keep in mind| worth (?:noting|exploring"
+    r"|considering)| to explore| involved)?[ \t]*[.:]?$)", re.IGNORECASE)
+_VAGUE = re.compile(
+    r"\b(?:several|some|a few|various|many|multiple|numerous|a number of|a variety of"
+    r"|different|these|the following|key|main|certain|a range of|a couple of|a series of"
+    r"|common|important|major|primary|basic|general|possible|potential)\b(?: \w+){0,3}?"
+    r" (?:ways|methods|steps|factors|reasons|options|strategies|approaches|things|tips|points"
+    r"|benefits|types|kinds|examples|measures|causes|signs|symptoms|ideas|considerations"
+    r"|aspects|elements|features|components|techniques|practices|actions|solutions|tools"
+    r"|resources|areas|challenges|issues|advantages|disadvantages|risks|possibilities"
+    r"|recommendations|suggestions|categories|stages|principles|characteristics|policies"
+    r"|initiatives|programs|programmes|criteria|requirements|guidelines|changes|effects"
+    r"|impacts|uses|applications|forms|variations|differences|roles|functions|sources"
+    r"|options|alternatives|treatments|therapies|interventions|habits|skills|qualities)\b",
+    re.IGNORECASE)
+# What follows a sentence when a list comes next.
+_LIST_NEXT = re.compile(r"[ \t*_]*(?:\r?\n[ \t]*)+(?:[-*+•‣◦]|[0-9]{1,9}[.)])[ \t]")
+_ITEM_LINE = re.compile(r"[ \t]*(?:[-*+•‣◦]|[0-9]{1,9}(?:\[[^\]\n]{0,40}\])*[.)])[ \t]")
+_BLANK_OR_LIST = re.compile(r"[ \t*_]*\r?\n[ \t]*(?:\r?\n|(?:[-*+•‣◦]|[0-9]{1,9}[.)])[ \t])")
+_EMPHASIS = re.compile(r"(\*\*|__|\*|_)[^\n]+?\1")
+_TERMINAL = frozenset(".!?;,:…。！？")
+_SMALL = frozenset(("a", "an", "the", "and", "or", "of", "in", "on", "to", "for", "with", "by",
+                    "at", "from", "vs", "vs.", "&", "-", "–", "—"))
+
+
+def policy_rule(text: str, start: int, end: int, cited_lead: bool = False) -> str | None:
+    """The policy rule under which the uncited sentence ``text[start:end]`` needs no
+    citation, if any (``cited_lead``: it sits in a list under a cited lead-in).
+    """
+    if cited_lead:
+        return "listed"
+    last = end
+    while last > start and text[last - 1] in "*_ )\"”'’":
+        last -= 1
+    final = text[last - 1] if last > start else ""
+    if final in "?？":
+        return "question"
+    if final == ":":
+        return "announcement"
+    head = text[start]
+    if head in "*_" and _EMPHASIS.fullmatch(text, start, end) is not None:
+        return "heading"
+    if final not in _TERMINAL and _title_line(text, start, end):
+        return "heading"
+    found = _OPENING.match(text, start, end)
+    if found is not None:
+        return "about-sources" if found["about"] is not None else "pleasantry"
+    if _ANNOUNCES.match(text, start, end):
+        return "announcement"
+    if _hedge(text, start, end):
+        return "hedge"
+    if _LIST_NEXT.match(text, end) and _VAGUE.search(text, start, end) and \
+            not states_amount(text[start:end]):
+        return "announcement"
+    return None
+
+
+def _hedge(text: str, start: int, end: int) -> bool:
+    if _PLAIN_HEDGE.match(text, start, end):
+        return True
+    opener = _HEDGE_OPENER.match(text, start, end)
+    if opener is None or opener.end() == start:
+        return False
+    rest = opener.end()
+    while rest < end and not text[rest].isalnum():
+        rest += 1
+    if rest >= end:
+        return True  # "It is important to note." and nothing else
+    return _PLAIN_HEDGE.match(text, rest, end) is not None or \
+        _OPENING.match(text, rest, end) is not None
+
+
+def _title_line(text: str, start: int, end: int) -> bool:
+    """A line of its own, short or in title case, followed by a blank line or a list."""
+    line_start = text.rfind("\n", 0, start) + 1
+    if text[line_start:start].strip(" \t*_") or "\n" in text[start:end] or \
+            _ITEM_LINE.match(text, line_start):
+        return False  # not at the start of its line (a list item's text, say), or wrapped
+    if not _BLANK_OR_LIST.match(text, end):
+        return False
+    words = text[start:end].strip("*_ ").split()
+    if not words or len(words) > 12:
+        return False
+    capitals = [w[0].isupper() or not w[0].isalpha() for w in words if w.lower() not in _SMALL]
+    title_case = len(capitals) > 1 and all(capitals)
+    if title_case:
+        return True
+    return len(words) <= 5 and not states_amount(text[start:end])
+
+
+def citable(text: str, spans: Sequence[Span], marks: Sequence[Span],
+            rules: frozenset[str]) -> list[Span]:
+    """The claim spans of ``text`` that need a citation under ``rules`` (or carry one):
+    ``marks`` are the sorted spans of its markers, valid and malformed.
+    """
+    if not rules:
+        return list(spans)
+    starts = [mark.start for mark in marks]
+    lists = "listed" in rules and _ANY_ITEM.search(text) is not None
+    kept: list[Span] = []
+    inherit = in_list = lead_cited = False  # in a list right under a cited lead-in
+    lead_end = 0  # where the last sentence outside a list ends
+    for span in spans:
+        start, end = span
+        first = bisect_left(starts, start)
+        marked = first < len(starts) and starts[first] < end
+        if lists:
+            line_start = text.rfind("\n", 0, start) + 1
+            item = _ITEM_LINE.match(text, line_start) is not None or (
+                in_list and text[line_start:line_start + 1] in (" ", "\t"))
+            if item and not in_list:
+                inherit = lead_cited and not text[lead_end:line_start].strip()
+            elif not item:
+                inherit, lead_end, lead_cited = False, end, marked
+            in_list = item
+        if marked:
+            kept.append(span)
+            continue
+        rule = policy_rule(text, start, end, inherit)
+        if rule is None or rule not in rules:
+            kept.append(span)
+    return kept
+
+
+_ANY_ITEM = re.compile(r"^[ \t]*(?:[-*+•‣◦]|[0-9]{1,9}[.)\[])[ \t\[]", re.MULTILINE)
