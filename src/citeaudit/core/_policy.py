@@ -43,7 +43,7 @@ from collections.abc import Sequence
 from citeaudit.core._amounts import states_amount
 from citeaudit.core._segment import Span
 
-__all__ = ["NOT_CITABLE", "citable", "policy_rule"]
+__all__ = ["NOT_CITABLE", "Exemptions", "citable", "policy_rule"]
 
 NOT_CITABLE = ("about-sources", "pleasantry", "question", "hedge", "announcement", "heading",
                "listed")
@@ -89,8 +89,6 @@ _ABOUT = (
     r"|impossible|difficult|hard|unclear|not clear)|we (?:can|cannot)|the (?:answer|summary)"
     r"|(?:a|the) (?:summary|overview|answer|breakdown)|(?:this|the) (?:is|question)"
     r"|(?:no|not enough) (?:information|answer|data))"
-    rf"|[^\n]{{0,80}}? (?:is|are|was|were|remains?) (?:unclear|not (?:clear|specified|mentioned"
-    rf"|stated|given|provided|described|discussed|explained|covered)) (?:from|in|by) {_SOURCES}"
     r"|(?:this|my|the) (?:answer|response|summary|reply|explanation|overview)(?: above| below)?"
     r" (?:is|was) (?:based|drawn|derived|compiled|taken)"
     r"|(?:this|my|the) (?:answer|response|summary|reply) (?:draws|relies|uses|comes|summari[sz]es)"
@@ -158,6 +156,10 @@ _ADVICE = (r"(?:if [^,\n]{1,60},[ \t]*)?(?:you (?:should|may want to|might want 
            r"|data|evidence|work) (?:is|are|may be|might be|would be|will be) (?:needed"
            r"|required|necessary|warranted)"
            r"|(?:always )?(?:use|exercise) (?:caution|your (?:own )?judg(?:e)?ment)")
+# Anywhere in the sentence: "the details are unclear from the documents".
+_UNCLEAR = re.compile(r" (?:is|are|was|were|remains?) (?:unclear|not (?:clear|specified"
+                      r"|mentioned|stated|given|provided|described|discussed|explained"
+                      rf"|covered)) (?:from|in|by) {_SOURCES}")
 _HEDGE_OPENER = re.compile(
     rf"{_OPENER}(?:(?:it is|it's|it may be|it might be|it would be) (?:also |always )?"
     r"(?:important|worth|crucial|essential|helpful|useful|advisable|good|necessary|vital)"
@@ -165,11 +167,10 @@ _HEDGE_OPENER = re.compile(
     r"|bear in mind|emphasi[sz]e|highlight|stress|recogni[sz]e|understand|acknowledge|add"
     r"|consider)(?: that)?|(?:please )?(?:note|keep in mind|bear in mind|remember|be aware)"
     r"(?: that)?|(?:one|you) should (?:note|keep in mind|bear in mind|remember) that"
-    r"|as always)[ \t]*,?[ \t]*", re.IGNORECASE)
-_PLAIN_HEDGE = re.compile(rf"{_OPENER}(?:{_VARY}|{_ADVICE})", re.IGNORECASE)
+    r"|as always)[ \t]*,?[ \t]*")
+_PLAIN_HEDGE = re.compile(rf"{_OPENER}(?:{_VARY}|{_ADVICE})")
 _OPENING = re.compile(
-    rf"[*_\"“'(]*{_OPENER}(?:(?P<about>{_ABOUT})|(?P<pleasantry>{_PLEASANTRY}))",
-    re.IGNORECASE)
+    rf"[*_\"“'(]*{_OPENER}(?:(?P<about>{_ABOUT})|(?P<pleasantry>{_PLEASANTRY}))")
 _ANNOUNCES = re.compile(
     rf"{_OPENER}(?:here(?: is| are|'s| you go| goes)|below(?: is| are|'s)|the following"
     r"|following (?:is|are)|in (?:the )?(?:following|summary below)|let me (?:explain|break"
@@ -182,7 +183,7 @@ _ANNOUNCES = re.compile(
     r"|there are (?:a few|several|some|many|multiple|various|numerous|a number of)"
     r" (?:\w+ ){0,2}(?:ways|methods|steps|factors|reasons|options|things|tips|points"
     r"|considerations|aspects)(?: to consider| to keep in mind| worth (?:noting|exploring"
-    r"|considering)| to explore| involved)?[ \t]*[.:]?$)", re.IGNORECASE)
+    r"|considering)| to explore| involved)?[ \t]*[.:]?$)")
 _VAGUE = re.compile(
     r"\b(?:several|some|a few|various|many|multiple|numerous|a number of|a variety of"
     r"|different|these|the following|key|main|certain|a range of|a couple of|a series of"
@@ -194,13 +195,27 @@ _VAGUE = re.compile(
     r"|recommendations|suggestions|categories|stages|principles|characteristics|policies"
     r"|initiatives|programs|programmes|criteria|requirements|guidelines|changes|effects"
     r"|impacts|uses|applications|forms|variations|differences|roles|functions|sources"
-    r"|options|alternatives|treatments|therapies|interventions|habits|skills|qualities)\b",
-    re.IGNORECASE)
+    r"|options|alternatives|treatments|therapies|interventions|habits|skills|qualities)\b")
 # What follows a sentence when a list comes next.
 _LIST_NEXT = re.compile(r"[ \t*_]*(?:\r?\n[ \t]*)+(?:[-*+•‣◦]|[0-9]{1,9}[.)])[ \t]")
 _ITEM_LINE = re.compile(r"[ \t]*(?:[-*+•‣◦]|[0-9]{1,9}(?:\[[^\]\n]{0,40}\])*[.)])[ \t]")
 _BLANK_OR_LIST = re.compile(r"[ \t*_]*\r?\n[ \t]*(?:\r?\n|(?:[-*+•‣◦]|[0-9]{1,9}[.)])[ \t])")
 _EMPHASIS = re.compile(r"(\*\*|__|\*|_)[^\n]+?\1")
+_FIRST_WORD = re.compile(r"[*_\"“'(\[ ]*([a-z']+)")
+
+
+def _starts(*patterns: re.Pattern[str]) -> frozenset[str]:
+    """The first three letters of every word the patterns spell: a sentence whose first word
+    does not begin so matches none of them (an optional letter, as in ``passages?``, changes
+    no first three letters of a word of three or more).
+    """
+    return frozenset(word[:3] for pattern in patterns
+                     for word in re.findall(r"[a-z']+", pattern.pattern))
+
+
+_OPENING_STARTS = _starts(_OPENING)
+_ANNOUNCES_STARTS = _starts(_ANNOUNCES)
+_HEDGE_STARTS = _starts(_HEDGE_OPENER, _PLAIN_HEDGE)
 _TERMINAL = frozenset(".!?;,:…。！？")
 _SMALL = frozenset(("a", "an", "the", "and", "or", "of", "in", "on", "to", "for", "with", "by",
                     "at", "from", "vs", "vs.", "&", "-", "–", "—"))
@@ -225,32 +240,41 @@ def policy_rule(text: str, start: int, end: int, cited_lead: bool = False) -> st
         return "heading"
     if final not in _TERMINAL and _title_line(text, start, end):
         return "heading"
-    found = _OPENING.match(text, start, end)
-    if found is not None:
+    # The patterns are lower case and read the sentence lowered (three times faster than
+    # case-blind matching); one that cannot start with the sentence's first word is not tried.
+    sentence = text[start:end].lower()
+    if "’" in sentence:
+        sentence = sentence.replace("’", "'")
+    word = _FIRST_WORD.match(sentence)
+    start3 = word[1][:3] if word is not None else ""
+    if start3 in _OPENING_STARTS and (found := _OPENING.match(sentence)) is not None:
         return "about-sources" if found["about"] is not None else "pleasantry"
-    if _ANNOUNCES.match(text, start, end):
+    if start3 in _ANNOUNCES_STARTS and _ANNOUNCES.match(sentence):
         return "announcement"
-    if _hedge(text, start, end):
+    if start3 in _HEDGE_STARTS and _hedge(sentence):
         return "hedge"
-    if _LIST_NEXT.match(text, end) and _VAGUE.search(text, start, end) and \
-            not states_amount(text[start:end]):
+    if (" not " in sentence or "unclear" in sentence) and _UNCLEAR.search(sentence):
+        return "about-sources"
+    if _LIST_NEXT.match(text, end) and _VAGUE.search(sentence) and \
+            not states_amount(sentence):
         return "announcement"
     return None
 
 
-def _hedge(text: str, start: int, end: int) -> bool:
-    if _PLAIN_HEDGE.match(text, start, end):
+def _hedge(sentence: str) -> bool:
+    if _PLAIN_HEDGE.match(sentence):
         return True
-    opener = _HEDGE_OPENER.match(text, start, end)
-    if opener is None or opener.end() == start:
+    opener = _HEDGE_OPENER.match(sentence)
+    if opener is None or opener.end() == 0:
         return False
     rest = opener.end()
-    while rest < end and not text[rest].isalnum():
+    end = len(sentence)
+    while rest < end and not sentence[rest].isalnum():
         rest += 1
     if rest >= end:
         return True  # "It is important to note." and nothing else
-    return _PLAIN_HEDGE.match(text, rest, end) is not None or \
-        _OPENING.match(text, rest, end) is not None
+    return _PLAIN_HEDGE.match(sentence, rest) is not None or \
+        _OPENING.match(sentence, rest) is not None
 
 
 def _title_line(text: str, start: int, end: int) -> bool:
@@ -271,6 +295,48 @@ def _title_line(text: str, start: int, end: int) -> bool:
     return len(words) <= 5 and not states_amount(text[start:end])
 
 
+class Exemptions:
+    """Reads a text's claim spans in order and says which need no citation under ``rules``
+    (keeping, for ``listed``, whether the list they are in sits right under a cited lead-in).
+    """
+
+    __slots__ = ("_in_list", "_inherit", "_items", "_lead_cited", "_lead_end", "_rules",
+                 "_text")
+
+    def __init__(self, text: str, rules: frozenset[str]) -> None:
+        self._text = text
+        self._rules = rules
+        # Where the lines that open a list item start (none: no list, nothing to inherit).
+        items: set[int] = set()
+        if "listed" in rules and "\n" in text:
+            items = {m.start() + 1 for m in _NEXT_ITEM.finditer(text)}  # a literal first: fast
+            if items and _ITEM_LINE.match(text):
+                items.add(0)
+        self._items = items
+        self._inherit = self._in_list = self._lead_cited = False
+        self._lead_end = 0  # where the last sentence outside a list ends
+
+    def exempt(self, start: int, end: int, marked: bool) -> bool:
+        """Whether the next claim span, ``text[start:end]``, needs no citation (``marked``:
+        it carries a marker, valid or malformed, and so is a claim).
+        """
+        text = self._text
+        if self._items:
+            line_start = text.rfind("\n", 0, start) + 1
+            in_list = self._in_list
+            item = line_start in self._items or (
+                in_list and text[line_start:line_start + 1] in (" ", "\t"))
+            if item and not in_list:
+                self._inherit = self._lead_cited and not text[self._lead_end:line_start].strip()
+            elif not item:
+                self._inherit, self._lead_end, self._lead_cited = False, end, marked
+            self._in_list = item
+        if marked:
+            return False
+        rule = policy_rule(text, start, end, self._inherit)
+        return rule is not None and rule in self._rules
+
+
 def citable(text: str, spans: Sequence[Span], marks: Sequence[Span],
             rules: frozenset[str]) -> list[Span]:
     """The claim spans of ``text`` that need a citation under ``rules`` (or carry one):
@@ -279,30 +345,13 @@ def citable(text: str, spans: Sequence[Span], marks: Sequence[Span],
     if not rules:
         return list(spans)
     starts = [mark.start for mark in marks]
-    lists = "listed" in rules and _ANY_ITEM.search(text) is not None
-    kept: list[Span] = []
-    inherit = in_list = lead_cited = False  # in a list right under a cited lead-in
-    lead_end = 0  # where the last sentence outside a list ends
+    exempt = Exemptions(text, rules).exempt
+    kept = []
     for span in spans:
-        start, end = span
-        first = bisect_left(starts, start)
-        marked = first < len(starts) and starts[first] < end
-        if lists:
-            line_start = text.rfind("\n", 0, start) + 1
-            item = _ITEM_LINE.match(text, line_start) is not None or (
-                in_list and text[line_start:line_start + 1] in (" ", "\t"))
-            if item and not in_list:
-                inherit = lead_cited and not text[lead_end:line_start].strip()
-            elif not item:
-                inherit, lead_end, lead_cited = False, end, marked
-            in_list = item
-        if marked:
-            kept.append(span)
-            continue
-        rule = policy_rule(text, start, end, inherit)
-        if rule is None or rule not in rules:
+        first = bisect_left(starts, span.start)
+        if not exempt(span.start, span.end, first < len(starts) and starts[first] < span.end):
             kept.append(span)
     return kept
 
 
-_ANY_ITEM = re.compile(r"^[ \t]*(?:[-*+•‣◦]|[0-9]{1,9}[.)\[])[ \t\[]", re.MULTILINE)
+_NEXT_ITEM = re.compile(r"\n[ \t]*(?:[-*+•‣◦]|[0-9]{1,9}(?:\[[^\]\n]{0,40}\])*[.)])[ \t]")

@@ -106,7 +106,7 @@ def segment(text: str, marks: Sequence[Span] = ()) -> list[Span]:
     decide which bracketed text after a full stop still belongs to the sentence.
     """
     masked = mask(text, marks) if marks else text
-    if marks and "\x00." in masked:
+    if marks and "\x00." in masked and any(a in masked for a in _ABBREVIATED):
         masked = _abbreviation_first(masked)
     if "```" in text or "~~~" in text:
         masked = mask(masked, _fences(text), _CODE)
@@ -165,6 +165,9 @@ def segment(text: str, marks: Sequence[Span] = ()) -> list[Span]:
 
 _STOP_AFTER_MARKS = re.compile(r"\x00+\.")
 _ABBREVIATIONS = frozenset(("e.g", "i.e", "cf", "viz", "approx"))
+# Substring tests first: most answers have markers before a stop, few after an abbreviation.
+_ABBREVIATED = tuple(f"{word}\x00" for a in _ABBREVIATIONS for word in (a, a.capitalize(),
+                                                                        a.upper()))
 
 
 def _abbreviation_first(masked: str) -> str:

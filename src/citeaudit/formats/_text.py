@@ -16,7 +16,7 @@ from citeaudit.core._answer import (
     without_markers,
 )
 from citeaudit.core._grammar import Malformed
-from citeaudit.core._policy import citable
+from citeaudit.core._policy import Exemptions
 from citeaudit.core._segment import Span, code_spans, covered
 
 __all__ = ["TextFormat"]
@@ -54,26 +54,32 @@ def _parse_text(text: str, reading: Reading) -> Answer:
     if malformed:
         marks.extend(Span(m.start, m.end) for m in malformed)
         marks.sort()
-    spans = citable(text, reading.segmenter(text, marks), marks, reading.not_citable)
+    spans = reading.segmenter(text, marks)
+    # The claim policy: uncited sentences that state nothing to cite are no claims.
+    exempt = Exemptions(text, reading.not_citable).exempt if reading.not_citable else None
     new = tuple.__new__  # the hot loop builds many small values: no per-item Python frames
     starts = [m.start for m in markers]
     bad_starts = [m.start for m in malformed]
     owner: list[int | None] = [None] * len(markers)  # the claim each marker belongs to
     bad_owner: list[int | None] = [None] * len(malformed)
     claims: list[Claim] = []
-    index = bad = 0
-    for number, (start, end) in enumerate(spans, 1):
+    index = bad = number = 0
+    for start, end in spans:
         first = bisect_left(starts, start, index)  # markers before it lie outside any claim
         index = bisect_left(starts, end, first)
-        if index > first:
-            owner[first:index] = [number] * (index - first)
-        own_bad: tuple[Malformed, ...] = ()
+        first_bad = bad
         if bad_starts:
             first_bad = bisect_left(bad_starts, start, bad)
             bad = bisect_left(bad_starts, end, first_bad)
-            if bad > first_bad:
-                bad_owner[first_bad:bad] = [number] * (bad - first_bad)
-                own_bad = tuple(malformed[first_bad:bad])
+        if exempt is not None and exempt(start, end, index > first or bad > first_bad):
+            continue
+        number += 1
+        if index > first:
+            owner[first:index] = [number] * (index - first)
+        own_bad: tuple[Malformed, ...] = ()
+        if bad > first_bad:
+            bad_owner[first_bad:bad] = [number] * (bad - first_bad)
+            own_bad = tuple(malformed[first_bad:bad])
         claims.append(new(Claim, (number, text[start:end], (start, end),
                                   tuple(markers[first:index]), own_bad)))
     return Answer("text", text, tuple(claims), tuple(citations_of(markers, owner)),
