@@ -182,4 +182,36 @@ def test_policy_is_linear_on_hostile_openers() -> None:
                  "There is no " + "x " * 20_000 + "in the sources."):
         report = citeaudit.audit(text, SOURCES)
         assert report.status in ("ok", "unverified")
-    assert re.compile("x")  # keeps the import used when the cases above change
+
+
+def test_openings_of_patterns() -> None:
+    """The openings worked out from a parsed pattern are every way a match can start."""
+    from citeaudit.core._policy import _may_open, _starts  # noqa: PLC0415 - private helpers
+
+    starts = _starts(re.compile(r"ab(?:c|de)|x[yz]*|(?:the )?passages?|h\w"))
+    assert starts == {"abc", "abd", "x", "xy", "xz", "xyy", "xyz", "xzy", "xzz", "the", "pas",
+                      "h"}
+    for text in ("abcd", "xyz", "x", "the passage", "passages", "hi"):
+        assert _may_open(text, starts), text
+    assert not _may_open("ab", starts)
+    assert not _may_open("pa", starts)
+
+
+def test_the_openings_never_skip_a_match() -> None:
+    """Every table sentence a policy pattern matches opens as that pattern can."""
+    from citeaudit.core import _policy  # noqa: PLC0415 - private patterns
+
+    pairs = ((_policy._OPENING, _policy._OPENING_STARTS),
+             (_policy._ANNOUNCES, _policy._ANNOUNCES_STARTS),
+             (_policy._PLAIN_HEDGE, _policy._HEDGE_STARTS),
+             (_policy._HEDGE_OPENER, _policy._HEDGE_STARTS))
+    matched = 0
+    for name in TABLES:
+        for record in records(name):
+            for sentence in record["sentences"]:
+                text = sentence["text"].lower()
+                for pattern, starts in pairs:
+                    if pattern.match(text) and pattern.match(text).end():
+                        matched += 1
+                        assert _policy._may_open(text, starts), (pattern.pattern[:40], text)
+    assert matched > 50

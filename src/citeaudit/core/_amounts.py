@@ -32,23 +32,30 @@ _RUN = re.compile(r"[0-9]+(?:[.\-/][0-9]+)*")  # digits first: the regex engine 
 _ORDINAL = ("st", "nd", "rd", "th")
 _NAMED = ("401(k)", "529 plan", "9/11", "24/7")
 _DIGIT = re.compile(r"[0-9]")
+_PLAIN_AFTER = frozenset(" ,.;:%)\n")  # after an amount's digits, never after a name's
 
 
 def _labelled(text: str, start: int) -> bool:
     """Whether the word before the number at ``start`` is a label word (a set lookup, not a
     regex: this runs for every number of every uncited claim).
     """
-    head = text[max(0, start - 24):start].rstrip(" #")
-    head = head[:-1] if head.endswith(".") else head
-    if not head or not head[-1].isalpha():
+    end = start
+    while end > 0 and text[end - 1] in " #":
+        end -= 1
+    if end and text[end - 1] == ".":
+        end -= 1
+    if not end or not text[end - 1].isalpha():
         return False
-    word = head.rsplit(None, 1)[-1].lstrip("([{\"'“‘").lower()
+    begin = max(text.rfind(" ", max(0, end - 24), end), text.rfind("\n", max(0, end - 24), end))
+    word = text[max(begin + 1, end - 24):end].lstrip("([{\"'“‘").lower()
     return word in _LABEL_WORDS or (word[-1:] == "s" and word[:-1] in _LABEL_WORDS)
 
 
 def _names(text: str, start: int, end: int) -> bool:
     """Whether the digit run at ``start:end`` names something rather than an amount."""
     before = text[start - 1] if start else ""
+    if before == " " and text[end:end + 1] in _PLAIN_AFTER and not _labelled(text, start):
+        return text.startswith(_NAMED, start)  # "within 30 days": the common case, first
     if before.isalpha() or (before == "-" and start > 1 and text[start - 2].isalnum()):
         return True  # GPT-4, SARS-CoV-2, H1N1, B12, v2.1
     after = text[end:end + 2].lower()
@@ -57,7 +64,7 @@ def _names(text: str, start: int, end: int) -> bool:
         return True  # 4th, 21st, 3D
     if before in " #" and _labelled(text, start):
         return True  # Stage 3, Article 2.4, Windows 10, passage 2
-    return any(text.startswith(name, start) for name in _NAMED)
+    return text.startswith(_NAMED, start)
 
 
 def identifier_spans(text: str) -> list[Span]:
@@ -75,4 +82,7 @@ def states_amount(text: str) -> bool:
     """Whether ``text`` states a quantity: a digit run that names nothing (the first one
     decides, most often).
     """
-    return any(not _names(text, *m.span()) for m in _RUN.finditer(text))
+    for found in _RUN.finditer(text):  # noqa: SIM110 - a loop: no generator frame per call
+        if not _names(text, found.start(), found.end()):
+            return True
+    return False

@@ -173,9 +173,11 @@ def _needs_citation(claim: Claim, config: Config) -> str | None:
     offset = claim.span[0]  # a broken marker's digits are not a quantity
     text = mask(claim.text, [Span(b.start - offset, b.end - offset) for b in claim.malformed],
                 "") if claim.malformed else claim.text
-    if _DIGIT.search(text) and (shapes := looks_cited(text)):
+    digits = _DIGIT.search(text) is not None
+    if digits and ("[" in text or "(" in text or "【" in text) and (shapes := looks_cited(text)):
         text = mask(text, [Span(a, b) for a, b in shapes], "")  # nor an unread marker's
-    if "CA302" in config.enabled and _DIGIT.search(text) and states_amount(text):
+        digits = _DIGIT.search(text) is not None
+    if digits and "CA302" in config.enabled and states_amount(text):
         return "CA302"
     if config.claim_policy == "all" and "CA301" in config.enabled:
         return "CA301"

@@ -81,7 +81,10 @@ def choose_grammar(snapshot: Snapshot, grammar: GrammarSpec, config: Config,
 
 
 def _resolve(answer: Answer, snapshot: Snapshot) -> tuple[str | None, ...]:
-    return tuple(resolve_id(c.source_id, c.prefix, snapshot) for c in answer.citations)
+    known = snapshot.index  # most cited ids are snapshot ids as written: one dict lookup
+    return tuple(c.source_id if c.source_id in known else resolve_id(c.source_id, c.prefix,
+                                                                      snapshot)
+                 for c in answer.citations)
 
 
 def findings_of(context: Context, checks: Sequence[Check] | None = None) -> list[Finding]:

@@ -106,8 +106,8 @@ def segment(text: str, marks: Sequence[Span] = ()) -> list[Span]:
     decide which bracketed text after a full stop still belongs to the sentence.
     """
     masked = mask(text, marks) if marks else text
-    if marks and "\x00." in masked and any(a in masked for a in _ABBREVIATED):
-        masked = _abbreviation_first(masked)
+    if marks and "\x00." in masked:
+        masked = _abbreviation_first(masked, marks)
     if "```" in text or "~~~" in text:
         masked = mask(masked, _fences(text), _CODE)
     parts = _SEPARATOR.split(masked)
@@ -163,27 +163,28 @@ def segment(text: str, marks: Sequence[Span] = ()) -> list[Span]:
     return claims
 
 
-_STOP_AFTER_MARKS = re.compile(r"\x00+\.")
 _ABBREVIATIONS = frozenset(("e.g", "i.e", "cf", "viz", "approx"))
-# Substring tests first: most answers have markers before a stop, few after an abbreviation.
-_ABBREVIATED = tuple(f"{word}\x00" for a in _ABBREVIATIONS for word in (a, a.capitalize(),
-                                                                        a.upper()))
+_LAST_LETTERS = frozenset("gGeEfFzZxX")  # of the abbreviations: a cheap test first
 
 
-def _abbreviation_first(masked: str) -> str:
+def _abbreviation_first(masked: str, marks: Sequence[Span]) -> str:
     """``masked`` with the full stop after markers that follow an abbreviation moved before
     them (``e.g[4].`` reads as ``e.g.[4]``), so the abbreviation rule sees it. Same length.
     """
     pieces: list[str] = []
     position = 0
-    for found in _STOP_AFTER_MARKS.finditer(masked):
-        start, end = found.span()
-        head = masked[max(0, start - 6):start].lower()
-        word = head.rsplit(" ", 1)[-1].lstrip("(\"'[")
-        if word not in _ABBREVIATIONS:
+    run = previous = -1  # where the current run of adjacent markers starts; the last end
+    for start, end in marks:
+        if start != previous:
+            run = start
+        previous = end
+        if masked[end:end + 1] != "." or run <= 0 or masked[run - 1] not in _LAST_LETTERS \
+                or run < position:
             continue
-        pieces += [masked[position:start], ".", masked[start:end - 1]]
-        position = end
+        word = masked[max(0, run - 7):run].lower().rsplit(" ", 1)[-1].lstrip("(\"'[")
+        if word in _ABBREVIATIONS:
+            pieces += [masked[position:run], ".", masked[run:end]]
+            position = end + 1
     if not pieces:
         return masked
     pieces.append(masked[position:])

@@ -89,6 +89,11 @@ class Snapshot:
     def __contains__(self, source_id: object) -> bool:
         return source_id in self._by_id
 
+    @property
+    def index(self) -> Mapping[str, Source]:
+        """The sources by id (read-only)."""
+        return self._by_id
+
     def get(self, source_id: str) -> Source | None:
         """The source with this id, or ``None``."""
         return self._by_id.get(source_id)

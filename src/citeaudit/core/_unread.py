@@ -15,19 +15,19 @@ from citeaudit.core._grammar import ID, SOURCE, Grammar, numbered
 
 __all__ = ["looks_cited", "might_be_unread", "unread", "would_read"]
 
-_WORD = r"(?:sources?|src|docs?|documents?|passages?|refs?|references?|context|chunks?|S)"
-_ID = rf"(?:{_WORD}\s{{0,3}}(?:id\s{{0,3}})?[:#_\-]?\s{{0,3}})?[0-9]{{1,6}}"
+# Case-blind words inside, a plain character class first: the engine skips to brackets fast.
+_WORD = r"(?i:sources?|src|docs?|documents?|passages?|refs?|references?|context|chunks?|S)"
+_ID = rf"(?:{_WORD}\s{{0,3}}(?:(?i:id)\s{{0,3}})?[:#_\-]?\s{{0,3}})?[0-9]{{1,6}}"
 LOOKS_CITED = re.compile(
     rf"[\[(【]"
-    rf"(?:(?<=\[)\s{{0,3}}{_ID}(?:\s{{0,3}}(?:[,;–-]|and)\s{{0,3}}{_ID}){{0,20}}\s{{0,3}}\]"
-    rf"|(?<=\()\s{{0,3}}{_WORD}\s{{0,3}}(?:id\s{{0,3}})?[:#]?\s{{0,3}}[0-9]{{1,6}}"
+    rf"(?:(?<=\[)\s{{0,3}}{_ID}(?:\s{{0,3}}(?:[,;–-]|(?i:and))\s{{0,3}}{_ID}){{0,20}}\s{{0,3}}\]"
+    rf"|(?<=\()\s{{0,3}}{_WORD}\s{{0,3}}(?:(?i:id)\s{{0,3}})?[:#]?\s{{0,3}}[0-9]{{1,6}}"
     rf"(?:\s{{0,3}},\s{{0,3}}[0-9]{{1,6}}){{0,20}}\s{{0,3}}\)"
-    rf"|(?<=【)[^】\n]{{1,40}}】)",
-    re.IGNORECASE)
+    rf"|(?<=【)[^】\n]{{1,40}}】)")
 
 
 # Opens with a character class: the regex engine skips ordinary text fast.
-_HINT = re.compile(rf"[【(](?:(?<=【)|\s{{0,3}}{_WORD}\b)", re.IGNORECASE)
+_HINT = re.compile(rf"[【(](?:(?<=【)|\s{{0,3}}{_WORD}\b)")
 
 
 def might_be_unread(text: str) -> bool:
@@ -48,10 +48,10 @@ def unread(text: str, read: Iterable[tuple[int, int]]) -> list[tuple[int, int]]:
     """The citation-looking spans of ``text`` that overlap none of the ``read`` spans (the
     grammar's markers and malformed markers, sorted).
     """
-    shapes = looks_cited(text)
+    spans = sorted(read)
+    shapes = _candidates(text, {start for start, _ in spans})
     if not shapes:
         return []
-    spans = sorted(read)
     out = []
     index = 0
     for start, end in shapes:
@@ -61,6 +61,25 @@ def unread(text: str, read: Iterable[tuple[int, int]]) -> list[tuple[int, int]]:
             continue  # it is (part of) something the grammar read
         out.append((start, end))
     return out
+
+
+def _candidates(text: str, read_starts: set[int]) -> list[tuple[int, int]]:
+    """The citation-looking shapes of ``text`` that do not start where a read marker does:
+    each other ``[`` is tried once (str.find, not a scan of every character), and ``(`` and
+    ``【`` where a hint of a citation follows.
+    """
+    found = []
+    position = text.find("[")
+    while position >= 0:
+        if position not in read_starts and (match := LOOKS_CITED.match(text, position)):
+            found.append(match.span())
+        position = text.find("[", position + 1)
+    if "(" in text or "【" in text:
+        for hint in _HINT.finditer(text):
+            if match := LOOKS_CITED.match(text, hint.start()):
+                found.append(match.span())
+        found.sort()
+    return found
 
 
 def would_read(raw: Sequence[str]) -> str | None:

@@ -56,7 +56,9 @@ def _parse_text(text: str, reading: Reading) -> Answer:
         marks.sort()
     spans = reading.segmenter(text, marks)
     # The claim policy: uncited sentences that state nothing to cite are no claims.
-    exempt = Exemptions(text, reading.not_citable).exempt if reading.not_citable else None
+    policy = Exemptions(text, reading.not_citable) if reading.not_citable else None
+    exempt = policy.exempt if policy is not None else None
+    every = policy is not None and policy.lists  # lists: every span keeps the list state
     new = tuple.__new__  # the hot loop builds many small values: no per-item Python frames
     starts = [m.start for m in markers]
     bad_starts = [m.start for m in malformed]
@@ -71,7 +73,8 @@ def _parse_text(text: str, reading: Reading) -> Answer:
         if bad_starts:
             first_bad = bisect_left(bad_starts, start, bad)
             bad = bisect_left(bad_starts, end, first_bad)
-        if exempt is not None and exempt(start, end, index > first or bad > first_bad):
+        if exempt is not None and (every or (index == first and bad == first_bad)) and \
+                exempt(start, end, index > first or bad > first_bad):
             continue
         number += 1
         if index > first:
