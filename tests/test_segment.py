@@ -139,6 +139,7 @@ CASES: list[tuple[str, str, list[str]]] = [
      "| Plan | Price |\n|---|---|\n| Basic | 5 USD [1] |\n| Pro | 9 USD [2] |",
      ["Basic | 5 USD [1]", "Pro | 9 USD [2]"]),
     ("table with alignment", "| a | b |\n|:--|--:|\n| x [1] | y |", ["x [1] | y"]),
+    ("table cell after other white space", "|\x1f0 [1]", ["0 [1]"]),
     ("table without header separator", "| x [1] | y |\n| z [2] | w |",
      ["x [1] | y", "z [2] | w"]),
     # code

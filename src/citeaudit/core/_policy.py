@@ -62,9 +62,12 @@ _SOURCES = (r"(?:the |these |this |those |my |our |your |each |any |all )?(?:(?:
             r"|following|other|remaining|current|two|three|both|relevant)[ \t]+){0,3}"
             r"(?:passages?|sources?|documents?|docs|search results|results|contexts?|excerpts?"
             r"|snippets?|texts?|articles?|references|materials?|manual|guide|handbook|faq"
-            r"|documentation|press releases?|(?:retrieved |provided |given )?(?:information"
-            r"|data|evidence))\b(?: (?:provided|given|above|available|retrieved|supplied|here"
-            r"|you (?:provided|gave|shared|sent)))?")
+            r"|documentation|press releases?"
+            # "the evidence does not support X" is a claim: evidence the answer was given
+            r"|(?:retrieved |provided |given |available )(?:information|data|evidence)"
+            r"|(?:information|data|evidence)(?= (?:provided|given|above|available|retrieved"
+            r"|supplied|here|you)))\b(?: (?:provided|given|above|available|retrieved|supplied"
+            r"|here|you (?:provided|gave|shared|sent)))?")
 _NEGATION = (r"(?:also |unfortunately |still |simply |themselves )?(?:do(?:es)?(?:n't| not)"
              r"|did(?:n't| not)|cannot|can't|fail(?:s|ed)? to|lack|contains? no|provides? no"
              r"|offers? no|makes? no|gives? no|ha(?:ve|s) no|says? nothing|mentions? nothing"
@@ -113,7 +116,7 @@ _PLEASANTRY = (
     r"|learning|travels|travelling|traveling|cooking)|safe travels|take care|stay safe)\b"
     r"[^.!?\n]{0,40}[.!]*$"
     r"|what an? (?:\w+ ){0,3}\w+!+$"
-    r"|(?:thanks|thank you|many thanks|much appreciated)\b"
+    r"|(?:thanks|thank you|many thanks|much appreciated)\b(?! to\b)"
     r"|(?:i )?hope (?:this|that|it|these|my (?:answer|response)|the (?:above|information))"
     r"(?: information)? (?:helps|help|is helpful|was helpful|answers|clarifies|is useful"
     r"|is of help|gives)"
@@ -175,7 +178,9 @@ _PLAIN_HEDGE = re.compile(rf"{_OPENER}(?:{_VARY}|{_ADVICE})")
 _OPENING = re.compile(
     rf"[*_\"“'(]*{_OPENER}(?:(?P<about>{_ABOUT})|(?P<pleasantry>{_PLEASANTRY}))")
 _ANNOUNCES = re.compile(
-    rf"{_OPENER}(?:here(?: is| are|'s| you go| goes)|below(?: is| are|'s)|the following"
+    rf"{_OPENER}(?:here(?: is| are|'s| you go| goes)|below(?: is| are|'s)|the following(?! (?:year"
+    r"|day|week|month|season|decade|morning|night|spring|summer|autumn|fall|winter|century"
+    r"|election|game|match)s?\b)"
     r"|following (?:is|are)|in (?:the )?(?:following|summary below)|let me (?:explain|break"
     r"|outline|summari[sz]e|list|walk|provide|give|describe|elaborate|clarify|share)"
     r"|let's (?:look|take|explore|break|dive|go|start|review|consider|examine|discuss)"
@@ -322,8 +327,8 @@ def policy_rule(text: str, start: int, end: int, cited_lead: bool = False) -> st
         return "about-sources" if found["about"] is not None else "pleasantry"
     if _may_open(sentence, _ANNOUNCES_STARTS) and _ANNOUNCES.match(sentence):
         return "announcement"
-    if _may_open(sentence, _HEDGE_STARTS) and _hedge(sentence):
-        return "hedge"
+    if _may_open(sentence, _HEDGE_STARTS) and _hedge(sentence) and not states_amount(sentence):
+        return "hedge"  # "Prices may vary by 10%" states an amount: a claim
     if (" not " in sentence or "unclear" in sentence) and _UNCLEAR.search(sentence):
         return "about-sources"
     if text.find("\n", end, end + 8) >= 0 and _LIST_NEXT.match(text, end) and \

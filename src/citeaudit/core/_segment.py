@@ -140,6 +140,10 @@ def segment(text: str, marks: Sequence[Span] = ()) -> list[Span]:
                     continue
                 table_row = len(claims)
                 start, end = _trim(masked, start, end, " \t|")
+                while start < end and masked[start].isspace():  # "|\x1f0": any white space
+                    start += 1
+                while end > start and masked[end - 1].isspace():
+                    end -= 1
                 if end > start and _WORD.search(masked, start, end):
                     claims.append(new(Span, (start, end)))
                 continue
