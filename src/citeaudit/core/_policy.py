@@ -204,11 +204,14 @@ _VAGUE = re.compile(
     r"|recommendations|suggestions|categories|stages|principles|characteristics|policies"
     r"|initiatives|programs|programmes|criteria|requirements|guidelines|changes|effects"
     r"|impacts|uses|applications|forms|variations|differences|roles|functions|sources"
-    r"|options|alternatives|treatments|therapies|interventions|habits|skills|qualities)\b")
+    r"|alternatives|treatments|therapies|interventions|habits|skills|qualities)\b")
 # What follows a sentence when a list comes next.
-_LIST_NEXT = re.compile(r"[ \t*_]*(?:\r?\n[ \t]*)+(?:[-*+•‣◦]|[0-9]{1,9}[.)])[ \t]")
-_ITEM_LINE = re.compile(r"[ \t]*(?:[-*+•‣◦]|[0-9]{1,9}(?:\[[^\]\n]{0,40}\])*[.)])[ \t]")
-_BLANK_OR_LIST = re.compile(r"[ \t*_]*\r?\n[ \t]*(?:\r?\n|(?:[-*+•‣◦]|[0-9]{1,9}[.)])[ \t])")
+# A list item's opening: a bullet, or a number (markers may sit before its "." or ")").
+_BULLET = r"(?:[-*+•‣◦]|[0-9]{1,9}(?:\[[^\]\n]{0,40}\])*[.)])[ \t]"
+_LIST_NEXT = re.compile(rf"[ \t*_]*(?:\r?\n[ \t]*)+{_BULLET}")  # a list on the next line
+_ITEM_LINE = re.compile(rf"[ \t]*{_BULLET}")
+_NEXT_ITEM = re.compile(rf"\n[ \t]*{_BULLET}")  # a literal first: the engine skips fast
+_BLANK_OR_LIST = re.compile(rf"[ \t*_]*\r?\n[ \t]*(?:\r?\n|{_BULLET})")
 _EMPHASIS = re.compile(r"(\*\*|__|\*|_)[^\n]+?\1")
 
 
@@ -386,7 +389,7 @@ class Exemptions:
         # Where the lines that open a list item start (none: no list, nothing to inherit).
         items: set[int] = set()
         if "listed" in rules and "\n" in text:
-            items = {m.start() + 1 for m in _NEXT_ITEM.finditer(text)}  # a literal first: fast
+            items = {m.start() + 1 for m in _NEXT_ITEM.finditer(text)}
             if items and _ITEM_LINE.match(text):
                 items.add(0)
         self._items = items
@@ -432,4 +435,3 @@ def citable(text: str, spans: Sequence[Span], marks: Sequence[Span],
     return kept
 
 
-_NEXT_ITEM = re.compile(r"\n[ \t]*(?:[-*+•‣◦]|[0-9]{1,9}(?:\[[^\]\n]{0,40}\])*[.)])[ \t]")
