@@ -7,18 +7,16 @@ import itertools
 import pytest
 
 from citeaudit import get_grammar, segment
-from citeaudit.core._policy import NOT_CITABLE, citable
-from citeaudit.core._segment import Span
+from citeaudit.core._answer import Reading
+from citeaudit.core._refusal import Refusal
+from citeaudit.formats import TEXT
 
-_GRAMMAR = get_grammar(["numeric", "S"])
+_READING = Reading(get_grammar(["numeric", "S"]), Refusal.of("Not covered."))
 
 
 def claims(text: str) -> list[str]:
     """The claims of ``text``: its sentences that need a citation under the default policy."""
-    scan = _GRAMMAR.scan(text)
-    marks = sorted(Span(m.start, m.end) for m in (*scan.markers, *scan.malformed))
-    spans = citable(text, segment(text, marks), marks, frozenset(NOT_CITABLE))
-    return [text[start:end] for start, end in spans]
+    return [claim.text for claim in TEXT.parse(text, _READING).claims]
 
 
 CASES: list[tuple[str, str, list[str]]] = [

@@ -37,16 +37,13 @@ Every test here is one anchored match or a bounded scan of the sentence: linear 
 from __future__ import annotations
 
 import re
-from bisect import bisect_left
-from collections.abc import Sequence
 from re import _constants as _c  # type: ignore[attr-defined]
 from re import _parser  # type: ignore[attr-defined]
 from typing import Any
 
 from citeaudit.core._amounts import states_amount
-from citeaudit.core._segment import Span
 
-__all__ = ["NOT_CITABLE", "Exemptions", "citable", "policy_rule"]
+__all__ = ["NOT_CITABLE", "exempt", "list_items", "policy_rule"]
 
 NOT_CITABLE = ("about-sources", "pleasantry", "question", "hedge", "announcement", "heading",
                "listed")
@@ -375,63 +372,24 @@ def _title_line(text: str, start: int, end: int) -> bool:
     return len(words) <= 5 and not states_amount(text[start:end])
 
 
-class Exemptions:
-    """Reads a text's claim spans in order and says which need no citation under ``rules``
-    (keeping, for ``listed``, whether the list they are in sits right under a cited lead-in).
+def list_items(text: str) -> frozenset[int]:
+    """Where the lines of ``text`` that open a list item start (for ``listed``: an item
+    inherits the citation of the cited lead-in right above its list).
     """
-
-    __slots__ = ("_in_list", "_inherit", "_items", "_lead_cited", "_lead_end", "_rules",
-                 "_text", "lists")
-
-    def __init__(self, text: str, rules: frozenset[str]) -> None:
-        self._text = text
-        self._rules = rules
-        # Where the lines that open a list item start (none: no list, nothing to inherit).
-        items: set[int] = set()
-        if "listed" in rules and "\n" in text:
-            items = {m.start() + 1 for m in _NEXT_ITEM.finditer(text)}
-            if items and _ITEM_LINE.match(text):
-                items.add(0)
-        self._items = items
-        self.lists = bool(items)  # False: only unmarked spans need asking
-        self._inherit = self._in_list = self._lead_cited = False
-        self._lead_end = 0  # where the last sentence outside a list ends
-
-    def exempt(self, start: int, end: int, marked: bool) -> bool:
-        """Whether the next claim span, ``text[start:end]``, needs no citation (``marked``:
-        it carries a marker, valid or malformed, and so is a claim).
-        """
-        text = self._text
-        if self._items:
-            line_start = text.rfind("\n", 0, start) + 1
-            in_list = self._in_list
-            item = line_start in self._items or (
-                in_list and text[line_start:line_start + 1] in (" ", "\t"))
-            if item and not in_list:
-                self._inherit = self._lead_cited and not text[self._lead_end:line_start].strip()
-            elif not item:
-                self._inherit, self._lead_end, self._lead_cited = False, end, marked
-            self._in_list = item
-        if marked:
-            return False
-        rule = policy_rule(text, start, end, self._inherit)
-        return rule is not None and rule in self._rules
+    if "\n" not in text:
+        return frozenset()
+    items = {found.start() + 1 for found in _NEXT_ITEM.finditer(text)}
+    if items and _ITEM_LINE.match(text):
+        items.add(0)
+    return frozenset(items)
 
 
-def citable(text: str, spans: Sequence[Span], marks: Sequence[Span],
-            rules: frozenset[str]) -> list[Span]:
-    """The claim spans of ``text`` that need a citation under ``rules`` (or carry one):
-    ``marks`` are the sorted spans of its markers, valid and malformed.
+def exempt(text: str, start: int, end: int, rules: frozenset[str], listed: bool = False) -> bool:
+    """Whether the uncited sentence ``text[start:end]`` needs no citation under ``rules``
+    (``listed``: it is an item of a list right under a cited lead-in).
     """
-    if not rules:
-        return list(spans)
-    starts = [mark.start for mark in marks]
-    exempt = Exemptions(text, rules).exempt
-    kept = []
-    for span in spans:
-        first = bisect_left(starts, span.start)
-        if not exempt(span.start, span.end, first < len(starts) and starts[first] < span.end):
-            kept.append(span)
-    return kept
+    rule = policy_rule(text, start, end, listed)
+    return rule is not None and rule in rules
+
 
 

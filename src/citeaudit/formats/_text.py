@@ -16,7 +16,7 @@ from citeaudit.core._answer import (
     without_markers,
 )
 from citeaudit.core._grammar import Malformed
-from citeaudit.core._policy import Exemptions
+from citeaudit.core._policy import exempt, list_items
 from citeaudit.core._segment import Span, code_spans, covered
 
 __all__ = ["TextFormat"]
@@ -55,10 +55,10 @@ def _parse_text(text: str, reading: Reading) -> Answer:
         marks.extend(Span(m.start, m.end) for m in malformed)
         marks.sort()
     spans = reading.segmenter(text, marks)
-    # The claim policy: uncited sentences that state nothing to cite are no claims.
-    policy = Exemptions(text, reading.not_citable) if reading.not_citable else None
-    exempt = policy.exempt if policy is not None else None
-    every = policy is not None and policy.lists  # lists: every span keeps the list state
+    rules = reading.not_citable  # the claim policy: uncited sentences it exempts are no claims
+    items = list_items(text) if "listed" in rules else frozenset()
+    listed = in_list = lead_cited = False  # in a list right under a cited lead-in
+    lead_end = 0  # where the last sentence outside a list ends
     new = tuple.__new__  # the hot loop builds many small values: no per-item Python frames
     starts = [m.start for m in markers]
     bad_starts = [m.start for m in malformed]
@@ -73,8 +73,16 @@ def _parse_text(text: str, reading: Reading) -> Answer:
         if bad_starts:
             first_bad = bisect_left(bad_starts, start, bad)
             bad = bisect_left(bad_starts, end, first_bad)
-        if exempt is not None and (every or (index == first and bad == first_bad)) and \
-                exempt(start, end, index > first or bad > first_bad):
+        marked = index > first or bad > first_bad
+        if items:  # inline, not a call per sentence: most answers have lists
+            line_start = text.rfind("\n", 0, start) + 1
+            item = line_start in items or (in_list and text[line_start] in " \t")
+            if not item:
+                listed, lead_end, lead_cited = False, end, marked
+            elif not in_list:
+                listed = lead_cited and not text[lead_end:line_start].strip()
+            in_list = item
+        if not marked and rules and exempt(text, start, end, rules, listed):
             continue
         number += 1
         if index > first:
