@@ -125,7 +125,7 @@ def test_evidence_and_threshold() -> None:
     assert 0.5 < judgement.score < 0.9
     assert not judgement.supported
     assert get_judge("lexical", 0.9).threshold == 0.9
-    assert get_judge("lexical").threshold == 0.5
+    assert get_judge("lexical").threshold == 0.44  # chosen on WiCE dev
 
 
 def test_not_checked_without_a_judge() -> None:
