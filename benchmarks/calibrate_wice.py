@@ -62,6 +62,11 @@ def measure(records: list[dict[str, object]], judge_name: str) -> None:
           f" at its threshold, ROC AUC {_auc([scores[i] for i in test], test_labels):.3f}")
     print(f"  best threshold on dev {threshold:.3f} (dev balanced accuracy {dev_best:.3f});"
           f" on test {_balanced([j.supported for j in tuned], test_labels):.3f}")
+    print("  verdicts' balanced accuracy by threshold (dev / test):")
+    for grid in (0.3, 0.35, 0.4, 0.44, 0.45, 0.5, 0.55, 0.6):
+        at = [j.supported for j in get_judge(judge_name, grid).judge(pairs)]
+        on_dev = _balanced([at[i] for i in dev], [labels[i] for i in dev])
+        print(f"    {grid:.2f}: {on_dev:.3f} / {_balanced([at[i] for i in test], test_labels):.3f}")
     print("  test by class: pairs, mean score, median score, judged supported")
     for name in CLASSES:
         members = [i for i in test if records[i]["label"] == name]
