@@ -105,9 +105,7 @@ def segment(text: str, marks: Sequence[Span] = ()) -> list[Span]:
     ``marks`` are the sorted spans of marker-looking text (valid and malformed markers); they
     decide which bracketed text after a full stop still belongs to the sentence.
     """
-    masked = mask(text, marks) if marks else text
-    if marks and "\x00." in masked:
-        masked = _abbreviation_first(masked, marks)
+    masked = _masked(text, marks) if marks else text
     if "```" in text or "~~~" in text:
         masked = mask(masked, _fences(text), _CODE)
     parts = _SEPARATOR.split(masked)
@@ -171,27 +169,28 @@ _ABBREVIATIONS = frozenset(("e.g", "i.e", "cf", "viz", "approx"))
 _LAST_LETTERS = frozenset("gGeEfFzZxX")  # of the abbreviations: a cheap test first
 
 
-def _abbreviation_first(masked: str, marks: Sequence[Span]) -> str:
-    """``masked`` with the full stop after markers that follow an abbreviation moved before
-    them (``e.g[4].`` reads as ``e.g.[4]``), so the abbreviation rule sees it. Same length.
+def _masked(text: str, marks: Sequence[Span]) -> str:
+    """``text`` with the marks masked (see :func:`mask`), and the full stop after marks that
+    follow an abbreviation moved before them (``e.g[4].`` reads as ``e.g.[4]``), so the
+    abbreviation rule sees it. Same length; one pass, as the masking makes it anyway.
     """
     pieces: list[str] = []
-    position = 0
-    run = previous = -1  # where the current run of adjacent markers starts; the last end
+    position = previous = 0
+    run = run_at = 0  # where the current run of adjacent marks starts, in text and pieces
     for start, end in marks:
-        if start != previous:
-            run = start
-        previous = end
-        if masked[end:end + 1] != "." or run <= 0 or masked[run - 1] not in _LAST_LETTERS \
-                or run < position:
+        if start < position:
             continue
-        word = masked[max(0, run - 7):run].lower().rsplit(" ", 1)[-1].lstrip("(\"'[")
-        if word in _ABBREVIATIONS:
-            pieces += [masked[position:run], ".", masked[run:end]]
+        pieces.append(text[position:start])
+        if start != previous:
+            run, run_at = start, len(pieces)
+        pieces.append(_MASK * (end - start))
+        position = previous = end
+        if text[end:end + 1] == "." and run and text[run - 1] in _LAST_LETTERS and \
+                text[max(0, run - 7):run].lower().rsplit(" ", 1)[-1].lstrip("(\"'[") \
+                in _ABBREVIATIONS:
+            pieces.insert(run_at, ".")
             position = end + 1
-    if not pieces:
-        return masked
-    pieces.append(masked[position:])
+    pieces.append(text[position:])
     return "".join(pieces)
 _GAP = frozenset(" \t\r\n|\x01")
 _STRUCTURE = frozenset("#|>-*+•‣◦_0123456789\x01")
