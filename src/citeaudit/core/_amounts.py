@@ -28,7 +28,9 @@ _LABELS = (
     "|reference|ref|citation|footnote|note|line|verse|psalm|canto|track|disc|op|opus")
 # The word right before a number that makes it a label: "Stage 3", "Article 2.4", "passage 2".
 _LABEL_WORDS = frozenset(_LABELS.replace("world war", "war").split("|"))
-_RUN = re.compile(r"[0-9]+(?:[.\-/][0-9]+)*")  # digits first: the regex engine skips fast
+# One digit first, then the rest: a class (not a repeat) opening the pattern lets the regex
+# engine skip to digits fast.
+_RUN = re.compile(r"[0-9](?:[0-9]*(?:[.\-/][0-9]+)*)")
 _ORDINAL = ("st", "nd", "rd", "th")
 _NAMED = ("401(k)", "529 plan", "9/11", "24/7")
 _DIGIT = re.compile(r"[0-9]")
@@ -39,6 +41,10 @@ def _labelled(text: str, start: int) -> bool:
     """Whether the word before the number at ``start`` is a label word (a set lookup, not a
     regex: this runs for every number of every uncited claim).
     """
+    if start > 1 and text[start - 2] not in " #.":  # "within 30": one word, one space
+        word = text[text.rfind(" ", 0, start - 1) + 1:start - 1].lower()
+        if word.isalpha():
+            return word in _LABEL_WORDS or (word[-1] == "s" and word[:-1] in _LABEL_WORDS)
     end = start
     while end > 0 and text[end - 1] in " #":
         end -= 1

@@ -39,7 +39,7 @@ from __future__ import annotations
 import re
 from re import _constants as _c  # type: ignore[attr-defined]
 from re import _parser  # type: ignore[attr-defined]
-from typing import Any
+from typing import Any, NamedTuple
 
 from citeaudit.core._amounts import states_amount
 
@@ -202,7 +202,10 @@ _VAGUE = re.compile(
     r"|initiatives|programs|programmes|criteria|requirements|guidelines|changes|effects"
     r"|impacts|uses|applications|forms|variations|differences|roles|functions|sources"
     r"|alternatives|treatments|therapies|interventions|habits|skills|qualities)\b")
-# What follows a sentence when a list comes next.
+# The generic nouns _VAGUE ends with, as words split on white space may end: a set test
+# before the search.
+_NOUNS = frozenset(f"{noun}{end}" for noun in re.findall(r"[a-z]+", _VAGUE.pattern.rsplit(
+    " (?:", 1)[1]) for end in ("", ".", ",", ":", ";", "!", ")"))
 # A list item's opening: a bullet, or a number (markers may sit before its "." or ")").
 _BULLET = r"(?:[-*+•‣◦]|[0-9]{1,9}(?:\[[^\]\n]{0,40}\])*[.)])[ \t]"
 _LIST_NEXT = re.compile(rf"[ \t*_]*(?:\r?\n[ \t]*)+{_BULLET}")  # a list on the next line
@@ -210,6 +213,20 @@ _ITEM_LINE = re.compile(rf"[ \t]*{_BULLET}")
 _NEXT_ITEM = re.compile(rf"\n[ \t]*{_BULLET}")  # a literal first: the engine skips fast
 _BLANK_OR_LIST = re.compile(rf"[ \t*_]*\r?\n[ \t]*(?:\r?\n|{_BULLET})")
 _EMPHASIS = re.compile(r"(\*\*|__|\*|_)[^\n]+?\1")
+
+
+class Starts(NamedTuple):
+    """What the patterns can open with (see _starts), and the lengths of the openings
+    shorter than three characters, which few patterns have.
+    """
+
+    heads: frozenset[str]
+    shorter: tuple[int, ...]
+
+
+def _opening_set(*patterns: re.Pattern[str]) -> Starts:
+    heads = _starts(*patterns)
+    return Starts(heads, tuple(sorted({len(h) for h in heads if len(h) < 3}, reverse=True)))
 
 
 def _starts(*patterns: re.Pattern[str], size: int = 3) -> frozenset[str]:
@@ -283,17 +300,23 @@ def _item_heads(op: Any, value: Any, size: int) -> Heads:
     return anything  # any character, a category, a back reference
 
 
-_OPENING_STARTS = _starts(_OPENING)
-_ANNOUNCES_STARTS = _starts(_ANNOUNCES)
-_HEDGE_STARTS = _starts(_HEDGE_OPENER, _PLAIN_HEDGE)
+_OPENING_STARTS = _opening_set(_OPENING)
+_ANNOUNCES_STARTS = _opening_set(_ANNOUNCES)
+_HEDGE_STARTS = _opening_set(_HEDGE_OPENER, _PLAIN_HEDGE)
 
 
-def _may_open(sentence: str, starts: frozenset[str]) -> bool:
-    """Whether a match of the patterns with these openings (see _starts) can start
-    ``sentence``: three set lookups instead of a match that tries every alternative.
+def _may_open(sentence: str, head: str, starts: Starts) -> bool:
+    """Whether a match of the patterns with these openings can start ``sentence`` (``head``:
+    its first three characters): a set lookup instead of a match that tries every
+    alternative.
     """
-    return sentence[:3] in starts or sentence[:2] in starts or sentence[:1] in starts or \
-        "" in starts
+    heads = starts.heads
+    if head in heads:
+        return True
+    for size in starts.shorter:  # noqa: SIM110 - a loop: no generator frame per sentence
+        if sentence[:size] in heads:
+            return True
+    return False
 _TERMINAL = frozenset(".!?;,:…。！？")
 _SMALL = frozenset(("a", "an", "the", "and", "or", "of", "in", "on", "to", "for", "with", "by",
                     "at", "from", "vs", "vs.", "&", "-", "–", "—"))
@@ -323,16 +346,18 @@ def policy_rule(text: str, start: int, end: int, cited_lead: bool = False) -> st
     sentence = text[start:end].lower()
     if "’" in sentence:
         sentence = sentence.replace("’", "'")
-    if _may_open(sentence, _OPENING_STARTS) and (found := _OPENING.match(sentence)):
+    head = sentence[:3]
+    if _may_open(sentence, head, _OPENING_STARTS) and (found := _OPENING.match(sentence)):
         return "about-sources" if found["about"] is not None else "pleasantry"
-    if _may_open(sentence, _ANNOUNCES_STARTS) and _ANNOUNCES.match(sentence):
+    if _may_open(sentence, head, _ANNOUNCES_STARTS) and _ANNOUNCES.match(sentence):
         return "announcement"
-    if _may_open(sentence, _HEDGE_STARTS) and _hedge(sentence) and not states_amount(sentence):
+    if _may_open(sentence, head, _HEDGE_STARTS) and _hedge(sentence) and \
+            not states_amount(sentence):
         return "hedge"  # "Prices may vary by 10%" states an amount: a claim
     if (" not " in sentence or "unclear" in sentence) and _UNCLEAR.search(sentence):
         return "about-sources"
     if text.find("\n", end, end + 8) >= 0 and _LIST_NEXT.match(text, end) and \
-            _VAGUE.search(sentence) and \
+            not _NOUNS.isdisjoint(sentence.split()) and _VAGUE.search(sentence) and \
             not states_amount(sentence):
         return "announcement"
     return None
