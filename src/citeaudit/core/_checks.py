@@ -18,12 +18,17 @@ from citeaudit.core._judging import Remembered, get_judge
 from citeaudit.core._registry import Registry
 from citeaudit.core._segment import Span, code_spans, mask
 from citeaudit.core._sources import Snapshot
-from citeaudit.core._unread import looks_cited, might_be_unread, unread, would_read
+from citeaudit.core._unread import (
+    SQUARE_HINT,
+    looks_cited,
+    might_be_unread,
+    unread,
+    would_read,
+)
 
 __all__ = ["BUILTIN", "CHECKS", "CODES", "Check", "Context"]
 
 _INTEGER = re.compile(r"-?[0-9]+")
-_DIGIT = re.compile(r"\d")
 
 
 @dataclass(frozen=True, slots=True)
@@ -86,8 +91,10 @@ def unread_markers(context: Context) -> Iterator[Problem]:
     texts: list[tuple[int | None, str, list[tuple[int, int]]]]
     if answer.kind == "text":
         text = answer.text
-        if text.count("[") <= len(answer.marks) and not might_be_unread(text):
-            return  # every bracket was read, and nothing else looks like a citation
+        marks = len(answer.marks)
+        if (text.count("[") <= marks or len(SQUARE_HINT.findall(text)) <= marks) and \
+                not might_be_unread(text):
+            return  # every citation-like bracket was read, and nothing else looks like one
         texts = [(None, text, list(answer.marks))]
     elif answer.kind == "claims":
         texts = [(c.number, c.text, [(m.start, m.end) for m in c.markers]
@@ -173,12 +180,11 @@ def _needs_citation(claim: Claim, config: Config) -> str | None:
     offset = claim.span[0]  # a broken marker's digits are not a quantity
     text = mask(claim.text, [Span(b.start - offset, b.end - offset) for b in claim.malformed],
                 "") if claim.malformed else claim.text
-    digits = _DIGIT.search(text) is not None
-    if digits and ("[" in text or "(" in text or "【" in text) and (shapes := looks_cited(text)):
-        text = mask(text, [Span(a, b) for a, b in shapes], "")  # nor an unread marker's
-        digits = _DIGIT.search(text) is not None
-    if digits and "CA302" in config.enabled and states_amount(text):
-        return "CA302"
+    if "CA302" in config.enabled:
+        if ("[" in text or "(" in text or "【" in text) and (shapes := looks_cited(text)):
+            text = mask(text, [Span(a, b) for a, b in shapes], "")  # nor an unread marker's
+        if states_amount(text):  # no digit, no amount: one search either way
+            return "CA302"
     if config.claim_policy == "all" and "CA301" in config.enabled:
         return "CA301"
     return None

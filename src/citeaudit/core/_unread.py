@@ -13,7 +13,7 @@ from collections.abc import Iterable, Sequence
 
 from citeaudit.core._grammar import ID, SOURCE, Grammar, numbered
 
-__all__ = ["looks_cited", "might_be_unread", "unread", "would_read"]
+__all__ = ["SQUARE_HINT", "looks_cited", "might_be_unread", "unread", "would_read"]
 
 # Case-blind words inside, a plain character class first: the engine skips to brackets fast.
 _WORD = r"(?i:sources?|src|docs?|documents?|passages?|refs?|references?|context|chunks?|S)"
@@ -26,6 +26,9 @@ LOOKS_CITED = re.compile(
     rf"|(?<=【)[^】\n]{{1,40}}】)")
 
 
+# Where a square-bracketed shape of LOOKS_CITED can open: a digit, or the first letters of one
+# of its words ("[citation needed]" cannot). Opens with a literal: the engine skips to "[".
+SQUARE_HINT = re.compile(r"\[\s{0,3}(?:[0-9]|(?i:so|sr|do|pa|re|co|ch)|[sS](?:[\s:#_\-0-9]|id))")
 # Opens with a character class: the regex engine skips ordinary text fast.
 _HINT = re.compile(rf"[【(](?:(?<=【)|\s{{0,3}}{_WORD}\b)")
 
