@@ -10,7 +10,8 @@ Kamoi et al., EMNLP 2023; annotations ODC-BY 1.0). It is not shipped with citeau
 The judge reads the whole page, as in production: it must find the supporting window itself.
 Binary figures count ``supported`` as 1 and the other two labels as 0. The best threshold is
 chosen on dev and reported on test; the per-class table shows whether partial support scores
-below full support.
+below full support. Each threshold of the grid judges every page again: seconds for the
+lexical judge, hours for a model judge on a CPU.
 """
 
 from __future__ import annotations
