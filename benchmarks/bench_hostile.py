@@ -24,6 +24,9 @@ SHAPES = {
     "nested brackets": "[[1]", "long range": "[1-999999999]",
     "malformed markers": "Fact [] here. ",
     "spaces": " ", "code paragraph": "`a b ", "long lines": "word [1] ",
+    # the claim policy: repeated openers, a bounded scan that never finds its end, lists
+    "policy openers": "however, ", "policy scan": "there is no x ",
+    "policy list items": "- item\n", "e.g markers": "e.g[1]",
 }
 
 
