@@ -9,7 +9,6 @@ and gives the verdict.
 
 from __future__ import annotations
 
-import dataclasses
 import functools
 from collections.abc import Collection, Iterator, Sequence
 from dataclasses import dataclass
@@ -98,10 +97,8 @@ def findings_of(context: Context, checks: Sequence[Check] | None = None) -> list
     config = context.config
     enabled = config.enabled
     found: list[Finding] = []
-    for check in checks if checks is not None else BUILTIN:
-        codes = CODES.get(check)
-        if codes is not None and enabled.isdisjoint(codes):
-            continue  # a built-in check whose rules are all switched off
+    chosen = _builtin_active(enabled) if checks is None else _active(enabled, checks)
+    for check in chosen:
         for problem in check(context):
             if problem.code in enabled:
                 found.append(Finding(problem.code, config.severity_of(problem.code),
@@ -111,6 +108,17 @@ def findings_of(context: Context, checks: Sequence[Check] | None = None) -> list
                                      *problem[1:]))
     found.sort(key=finding_order)
     return found
+
+
+def _active(enabled: frozenset[str], checks: Sequence[Check]) -> list[Check]:
+    """The checks to run: a built-in check whose rules are all switched off is not."""
+    return [check for check in checks
+            if (codes := CODES.get(check)) is None or not enabled.isdisjoint(codes)]
+
+
+@functools.lru_cache(maxsize=64)
+def _builtin_active(enabled: frozenset[str]) -> list[Check]:
+    return _active(enabled, BUILTIN)
 
 
 def _own_rule(check: Check, problem: Problem) -> Rule:
@@ -275,7 +283,7 @@ def _with_support(context: Context, metrics: Metrics,
     """The metrics with ALCE citation recall and precision by the configured judge."""
     recall, precision = alce([(text, passages) for _, text, passages in judged],
                              context.support_judge())
-    return dataclasses.replace(metrics, support_recall=recall, support_precision=precision)
+    return metrics._replace(support_recall=recall, support_precision=precision)
 
 
 @functools.lru_cache(maxsize=64)

@@ -19,17 +19,19 @@ never NaN and never a silent 1.0 or 0.
 from __future__ import annotations
 
 from collections.abc import Collection
-from dataclasses import dataclass, fields
-from typing import Any
+from operator import itemgetter
+from typing import Any, NamedTuple, cast
 
 from citeaudit.core._checks import Context
 
 __all__ = ["Metrics", "compute_metrics"]
 
 
-@dataclass(frozen=True, slots=True)
-class Metrics:
-    """Citation metrics for one answer. Ratios are in [0, 1], or ``None`` for no_evidence."""
+class Metrics(NamedTuple):
+    """Citation metrics for one answer. Ratios are in [0, 1], or ``None`` for no_evidence.
+
+    A named tuple: built on every audit, at a sixth of a frozen dataclass's cost.
+    """
 
     precision: float | None
     recall: float | None
@@ -50,36 +52,40 @@ class Metrics:
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON form, ratios rounded to 6 decimals."""
-        # Not dataclasses.asdict: it deep-copies every field, a cost the dataset runner pays
-        # once per record.
-        return {name: _rounded(getattr(self, name)) for name in _FIELDS}
+        return dict(zip(self._fields, map(_rounded, self), strict=True))
 
-
-_FIELDS = tuple(field.name for field in fields(Metrics))
 
 
 def _rounded(value: Any) -> Any:
     return round(value, 6) if isinstance(value, float) else value
 
 
+_SOURCE_ID = itemgetter(0)  # of a Citation: read in C, no Python frame per citation
+_CLAIM = itemgetter(1)
+
+
 def compute_metrics(context: Context, relevant: Collection[str] | None = None) -> Metrics:
     """Metrics for one audited answer."""
     answer = context.answer
     snapshot = context.snapshot
-    cited: set[str] = set()
-    valid_written: set[str] = set()
-    valid: set[str] = set()
-    covered: set[int] = set()
+    citations = answer.citations
+    cited = set(map(_SOURCE_ID, citations))
     out_of_range = 0
-    for citation, resolved in zip(answer.citations, context.resolved, strict=True):
-        cited.add(citation.source_id)
-        if resolved is not None:
-            valid.add(resolved)
-            valid_written.add(citation.source_id)
-            if citation.claim is not None:
-                covered.add(citation.claim)
-        elif context.out_of_range(citation):
-            out_of_range += 1
+    if None not in context.resolved:  # the common case: every citation resolved
+        valid = cast(set[str], set(context.resolved))
+        valid_written = cited
+        covered = set(map(_CLAIM, citations))
+        covered.discard(None)
+    else:
+        valid, valid_written, covered = set(), set(), set[int | None]()
+        for citation, resolved in zip(citations, context.resolved, strict=True):
+            if resolved is not None:
+                valid.add(resolved)
+                valid_written.add(citation.source_id)
+                if citation.claim is not None:
+                    covered.add(citation.claim)
+            elif context.out_of_range(citation):
+                out_of_range += 1
     wanted = set(relevant) if relevant is not None else None
     wanted_count = len(wanted) if wanted is not None else len(snapshot)
     counts = (len(answer.citations), len(cited), len(valid_written), len(answer.claims),

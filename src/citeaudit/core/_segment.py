@@ -110,21 +110,22 @@ def segment(text: str, marks: Sequence[Span] = ()) -> list[Span]:
         masked = mask(masked, _fences(text), _CODE)
     parts = _SEPARATOR.split(masked)
     offsets = list(accumulate(map(len, parts), initial=0))
-    count = len(parts)
+    separators = parts[1::2]
+    separators.append(" ")  # after the last piece: nothing that belongs to it
     claims: list[Span] = []
     new = tuple.__new__  # many small values: no per-item Python frames
     lead = -1  # after a bare list number ("1[1]."), where the next claim starts
     table_row = -1  # claims before the last table row: a separator row below drops it
-    for index in range(0, count, 2):
-        piece = parts[index]
-        start = offsets[index]
-        end = start + len(piece)
-        if index + 1 < count and parts[index + 1][0] not in _GAP:
-            end += len(parts[index + 1].rstrip())  # terminal punctuation and its markers
+    for piece, separator, offset in zip(parts[::2], separators, offsets[::2], strict=False):
+        start = offset
+        end = offset + len(piece)
+        if separator[0] not in _GAP:  # terminal punctuation and its markers: no space at its end
+            end += len(separator.rstrip())
+        else:
+            while end > start and masked[end - 1].isspace():
+                end -= 1
         while start < end and masked[start].isspace():
             start += 1
-        while end > start and masked[end - 1].isspace():
-            end -= 1
         if end <= start:
             continue
         pending, lead = lead, -1  # a bare list number's lead applies to the next piece only
