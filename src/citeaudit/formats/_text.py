@@ -5,7 +5,9 @@ into claims (sentences, list items); each marker belongs to the claim it sits in
 from __future__ import annotations
 
 from bisect import bisect_left
+from collections.abc import Sequence
 from itertools import repeat
+from operator import itemgetter
 
 from citeaudit.core._answer import (
     Answer,
@@ -15,11 +17,13 @@ from citeaudit.core._answer import (
     citations_of,
     without_markers,
 )
-from citeaudit.core._grammar import Malformed
+from citeaudit.core._grammar import Malformed, Marker
 from citeaudit.core._policy import exempt, list_items
 from citeaudit.core._segment import Span, code_spans, covered
 
 __all__ = ["TextFormat"]
+
+_START = itemgetter(1)  # of a Marker or Malformed: read in C
 
 
 class TextFormat(SourcesAsGiven):
@@ -41,7 +45,8 @@ def _parse_text(text: str, reading: Reading) -> Answer:
     if refusal.matches(text):
         return Answer("text", text, (), (), (), True, ())
     scan = reading.scanned if reading.scanned is not None else reading.grammar.scan(text)
-    markers, malformed = scan.markers, scan.malformed
+    markers: Sequence[Marker] = scan.markers
+    malformed = scan.malformed
     if "`" in text or "~~~" in text:
         code = code_spans(text)
         starts = [span.start for span in code]
@@ -50,18 +55,19 @@ def _parse_text(text: str, reading: Reading) -> Answer:
     if markers and refusal.may_match(text) and refusal.matches(without_markers(text, markers)):
         return Answer("text", text, (), tuple(citations_of(markers, repeat(None))), (), True,
                       (), tuple((m.start, m.end) for m in markers))
-    marks = [Span(m.start, m.end) for m in markers]
+    new = tuple.__new__  # the hot path builds many small values: no per-item Python frames
+    marks = [new(Span, (m.start, m.end)) for m in markers]
     if malformed:
-        marks.extend(Span(m.start, m.end) for m in malformed)
+        marks.extend(new(Span, (m.start, m.end)) for m in malformed)
         marks.sort()
     spans = reading.segmenter(text, marks)
     rules = reading.not_citable  # the claim policy: uncited sentences it exempts are no claims
     items = list_items(text) if "listed" in rules else frozenset()
     listed = in_list = lead_cited = False  # in a list right under a cited lead-in
     lead_end = 0  # where the last sentence outside a list ends
-    new = tuple.__new__  # the hot loop builds many small values: no per-item Python frames
-    starts = [m.start for m in markers]
-    bad_starts = [m.start for m in malformed]
+    markers = tuple(markers)  # a claim's markers are a slice of them
+    starts = list(map(_START, markers))
+    bad_starts = list(map(_START, malformed))
     owner: list[int | None] = [None] * len(markers)  # the claim each marker belongs to
     bad_owner: list[int | None] = [None] * len(malformed)
     claims: list[Claim] = []
@@ -92,7 +98,7 @@ def _parse_text(text: str, reading: Reading) -> Answer:
             bad_owner[first_bad:bad] = [number] * (bad - first_bad)
             own_bad = tuple(malformed[first_bad:bad])
         claims.append(new(Claim, (number, text[start:end], (start, end),
-                                  tuple(markers[first:index]), own_bad)))
+                                  markers[first:index], own_bad)))
     return Answer("text", text, tuple(claims), tuple(citations_of(markers, owner)),
                   tuple(zip(bad_owner, malformed, strict=True)), False, (), tuple(marks))
 
