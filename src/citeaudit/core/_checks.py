@@ -173,31 +173,40 @@ def empty_snapshot(context: Context) -> Iterator[Problem]:
                                " so no citation can be checked")
 
 
-def _needs_citation(claim: Claim, config: Config) -> str | None:
-    """The code a claim without markers gets under the claim policy and enabled rules."""
+def _needs_citation(claim: Claim, amounts: bool, every: bool) -> str | None:
+    """The code a claim without markers gets: CA302 when it states an amount (``amounts``:
+    CA302 is enabled), else CA301 when ``every`` claim needs a citation (CA301 enabled).
+    """
     if claim.markers:
         return None
-    offset = claim.span[0]  # a broken marker's digits are not a quantity
-    text = mask(claim.text, [Span(b.start - offset, b.end - offset) for b in claim.malformed],
-                "") if claim.malformed else claim.text
-    if "CA302" in config.enabled:
+    if amounts:
+        text = claim.text
+        if claim.malformed:  # a broken marker's digits are not a quantity
+            offset = claim.span[0]
+            text = mask(text, [Span(b.start - offset, b.end - offset) for b in claim.malformed],
+                        "")
         if ("[" in text or "(" in text or "【" in text) and (shapes := looks_cited(text)):
             text = mask(text, [Span(a, b) for a, b in shapes], "")  # nor an unread marker's
         if states_amount(text):  # no digit, no amount: one search either way
             return "CA302"
-    if config.claim_policy == "all" and "CA301" in config.enabled:
-        return "CA301"
-    return None
+    return "CA301" if every else None
+
+
+def _wanted(config: Config) -> tuple[bool, bool]:
+    """What :func:`_needs_citation` is asked: is CA302 on, does every claim need CA301."""
+    enabled = config.enabled
+    return "CA302" in enabled, config.claim_policy == "all" and "CA301" in enabled
 
 
 def uncited_claims(context: Context) -> Iterator[Problem]:
     """CA301/CA302: claims in text or claim lists that carry no marker at all."""
     if context.answer.kind not in ("text", "claims"):
         return
+    amounts, every = _wanted(context.config)
     for claim in context.answer.claims:
         if claim.markers:
             continue
-        code = _needs_citation(claim, context.config)
+        code = _needs_citation(claim, amounts, every)
         if code == "CA302":
             yield Problem("CA302", "claim states a number or quantity but cites no source:"
                           f" {_excerpt(claim.text)}", claim.number, claim.span)
@@ -235,7 +244,7 @@ def answer_level(context: Context) -> Iterator[Problem]:
     if answer.kind == "structured":
         yield Problem("CA401", "status is \"answered\" but citations is empty",
                       path="$.citations")
-    elif not any(_needs_citation(claim, context.config) for claim in answer.claims):
+    elif not any(_needs_citation(claim, *_wanted(context.config)) for claim in answer.claims):
         yield Problem("CA401", "the answer is not a refusal but cites no source at all")
 
 

@@ -37,13 +37,15 @@ Every test here is one anchored match or a bounded scan of the sentence: linear 
 from __future__ import annotations
 
 import re
+from bisect import bisect_left
+from collections.abc import Sequence
 from re import _constants as _c  # type: ignore[attr-defined]
 from re import _parser  # type: ignore[attr-defined]
 from typing import Any, NamedTuple
 
 from citeaudit.core._amounts import states_amount
 
-__all__ = ["NOT_CITABLE", "exempt", "list_items", "policy_rule"]
+__all__ = ["NOT_CITABLE", "exempt", "list_items", "policy_rule", "under_cited_lead"]
 
 NOT_CITABLE = ("about-sources", "pleasantry", "question", "hedge", "announcement", "heading",
                "listed")
@@ -414,6 +416,34 @@ def list_items(text: str) -> frozenset[int]:
     if items and _ITEM_LINE.match(text):
         items.add(0)
     return frozenset(items)
+
+
+def under_cited_lead(text: str, spans: Sequence[tuple[int, int]], at: int, items: frozenset[int],
+                     *, starts: Sequence[int], bad_starts: Sequence[int]) -> bool:
+    """Whether sentence ``spans[at]`` is in a list right under a cited lead-in (``items``: see
+    :func:`list_items`; ``starts``, ``bad_starts``: where markers and malformed markers start).
+
+    A sentence is in a list when its line opens an item, or it is indented and the sentence
+    before it is in the list; the lead-in is the sentence just before the list's first item,
+    cited and with nothing but white space between it and the list. Worked out when an uncited
+    sentence asks, walking back over its list, so cited sentences pay nothing.
+    """
+    earliest = -1  # back from ``at``, the earliest sentence whose line opens an item
+    back = at
+    while back >= 0:
+        line = text.rfind("\n", 0, spans[back][0]) + 1
+        if line in items:
+            earliest = back
+        elif text[line] not in " \t":
+            break  # neither an item nor indented: the list, if any, starts after it
+        back -= 1
+    if earliest <= 0:
+        return False  # not in a list, or a list with nothing above it
+    lead_start, lead_end = spans[earliest - 1]
+    cited = bisect_left(starts, lead_start) < bisect_left(starts, lead_end) or \
+        bisect_left(bad_starts, lead_start) < bisect_left(bad_starts, lead_end)
+    first_line = text.rfind("\n", 0, spans[earliest][0]) + 1
+    return cited and not text[lead_end:first_line].strip()
 
 
 def exempt(text: str, start: int, end: int, rules: frozenset[str], listed: bool = False) -> bool:

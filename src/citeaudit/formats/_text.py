@@ -18,7 +18,7 @@ from citeaudit.core._answer import (
     without_markers,
 )
 from citeaudit.core._grammar import Malformed, Marker
-from citeaudit.core._policy import exempt, list_items
+from citeaudit.core._policy import exempt, list_items, under_cited_lead
 from citeaudit.core._segment import Span, code_spans, covered
 
 __all__ = ["TextFormat"]
@@ -62,9 +62,7 @@ def _parse_text(text: str, reading: Reading) -> Answer:
         marks.sort()
     spans = reading.segmenter(text, marks)
     rules = reading.not_citable  # the claim policy: uncited sentences it exempts are no claims
-    items = list_items(text) if "listed" in rules else frozenset()
-    listed = in_list = lead_cited = False  # in a list right under a cited lead-in
-    lead_end = 0  # where the last sentence outside a list ends
+    items: frozenset[int] | None = None if "listed" in rules and "\n" in text else frozenset()
     markers = tuple(markers)  # a claim's markers are a slice of them
     starts = list(map(_START, markers))
     bad_starts = list(map(_START, malformed))
@@ -72,24 +70,20 @@ def _parse_text(text: str, reading: Reading) -> Answer:
     bad_owner: list[int | None] = [None] * len(malformed)
     claims: list[Claim] = []
     index = bad = number = 0
-    for start, end in spans:
+    for at, (start, end) in enumerate(spans):
         first = bisect_left(starts, start, index)  # markers before it lie outside any claim
         index = bisect_left(starts, end, first)
         first_bad = bad
         if bad_starts:
             first_bad = bisect_left(bad_starts, start, bad)
             bad = bisect_left(bad_starts, end, first_bad)
-        marked = index > first or bad > first_bad
-        if items:  # inline, not a call per sentence: most answers have lists
-            line_start = text.rfind("\n", 0, start) + 1
-            item = line_start in items or (in_list and text[line_start] in " \t")
-            if not item:
-                listed, lead_end, lead_cited = False, end, marked
-            elif not in_list:
-                listed = lead_cited and not text[lead_end:line_start].strip()
-            in_list = item
-        if not marked and rules and exempt(text, start, end, rules, listed):
-            continue
+        if index == first and bad == first_bad and rules:  # uncited: does the policy exempt it?
+            if items is None:
+                items = list_items(text)  # where list items open, once, when first needed
+            listed = bool(items) and under_cited_lead(
+                text, spans, at, items, starts=starts, bad_starts=bad_starts)
+            if exempt(text, start, end, rules, listed):
+                continue
         number += 1
         if index > first:
             owner[first:index] = [number] * (index - first)
