@@ -1,7 +1,7 @@
 """Instructions per answer, counted under cachegrind: exact and repeatable where wall time on
 a shared machine moves twice over between runs.
 
-    python3 benchmarks/bench_instructions.py [--answers N]
+    python3 benchmarks/bench_instructions.py [--answers N] [--simulate]
 
 Needs valgrind. Each figure is one child process run twice, with and without the measured
 work (the set-up, imports and corpus are subtracted); ``PYTHONHASHSEED=0`` keeps set and
@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -38,7 +39,6 @@ def _child(work: str, answers: int) -> None:
 
     import citeaudit
     from citeaudit.core import _checks, _engine
-    from citeaudit.core._policy import policy_rule
     from citeaudit.core._segment import Span, segment
 
     pairs = corpus(answers)
@@ -68,6 +68,7 @@ def _child(work: str, answers: int) -> None:
         for answer, marks in marked:
             segment(answer, marks)
     elif work == "policy":
+        from citeaudit.core._policy import policy_rule  # not in every tree measured
         for answer, start, end in uncited:
             policy_rule(answer, start, end)
     elif work == "uncited":
@@ -78,20 +79,33 @@ def _child(work: str, answers: int) -> None:
             list(_checks.unread_markers(context))
 
 
-def _count(work: str, answers: int, valgrind: str) -> int:
-    command = [valgrind, "--tool=cachegrind", "--cache-sim=no", "--cachegrind-out-file=/dev/null",
+_EVENTS = {"I   refs": "instructions", "Mispredicts": "branch mispredictions",
+           "I1  misses": "L1 instruction-cache misses", "D1  misses": "L1 data-cache misses"}
+
+
+def _count(work: str, answers: int, valgrind: str, simulate: bool = False) -> dict[str, int]:
+    """Instructions (and, with ``simulate``, the simulated branch and cache misses) of one
+    child process.
+    """
+    sims = ["--cache-sim=yes", "--branch-sim=yes"] if simulate else ["--cache-sim=no"]
+    command = [valgrind, "--tool=cachegrind", *sims, "--cachegrind-out-file=/dev/null",
                sys.executable, __file__, "--child", work, "--answers", str(answers)]
     done = subprocess.run(command, capture_output=True, text=True, check=True,
                           env={**os.environ, "PYTHONHASHSEED": "0"})
-    for line in done.stderr.splitlines():
-        if "I" in line and "refs:" in line:
-            return int(line.rsplit(":", 1)[1].replace(",", "").strip())
-    raise RuntimeError(f"no instruction count in valgrind's output:\n{done.stderr[-2000:]}")
+    counts = {}
+    for event in _EVENTS:
+        if found := re.search(rf"{event}:\s+([0-9,]+)", done.stderr):
+            counts[event] = int(found[1].replace(",", ""))
+    if "I   refs" not in counts:
+        raise RuntimeError(f"no instruction count in valgrind's output:\n{done.stderr[-2000:]}")
+    return counts
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--answers", type=int, default=300)
+    parser.add_argument("--simulate", action="store_true",
+                        help="also count simulated branch mispredictions and cache misses")
     parser.add_argument("--child", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
@@ -100,13 +114,30 @@ def main() -> None:
     valgrind = shutil.which("valgrind")
     if valgrind is None:
         sys.exit("bench_instructions.py needs valgrind (apt-get install valgrind)")
-    base = _count("none", args.answers, valgrind)
-    counts = {work: (_count(work, args.answers, valgrind) - base) / args.answers
+    if args.simulate:
+        _simulated(args.answers, valgrind)
+        return
+    base = _count("none", args.answers, valgrind)["I   refs"]
+    counts = {work: (_count(work, args.answers, valgrind)["I   refs"] - base) / args.answers
               for work in WORK}
     print(f"answers: {args.answers}, instructions per answer (cachegrind, PYTHONHASHSEED=0)")
     for work, label in WORK.items():
         print(f"  {label:<38} {counts[work] / 1e3:9.1f} k  ratio to naive"
               f" {counts[work] / counts['naive']:6.2f}")
+
+
+def _simulated(answers: int, valgrind: str) -> None:
+    """Per answer of the whole audit and the naive check: instructions, and the branch and
+    cache misses cachegrind simulates. Wall time follows the misses as well as the
+    instructions: a change can add few instructions and many mispredicted branches.
+    """
+    base = _count("none", answers, valgrind, simulate=True)
+    print(f"answers: {answers}, per answer (cachegrind simulation, PYTHONHASHSEED=0)")
+    for work in ("naive", "audit"):
+        counts = _count(work, answers, valgrind, simulate=True)
+        print(f"  {WORK[work]}")
+        for event, label in _EVENTS.items():
+            print(f"    {label:<30} {(counts[event] - base[event]) / answers / 1e3:9.1f} k")
 
 
 if __name__ == "__main__":
