@@ -141,7 +141,7 @@ def test_rules_command(run: Any) -> None:
     result = run("rules")
     assert result.code == ExitCode.OK
     lines = result.out.splitlines()
-    assert len(lines) == 15
+    assert len(lines) == 17
     assert lines[0].split()[:3] == ["CA101", "malformed-marker", "warning"]
     assert lines[10].endswith("(off by default)")
     rows = json.loads(run("rules", "--format", "json").out)

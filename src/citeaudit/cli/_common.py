@@ -14,6 +14,7 @@ from typing import Any, NamedTuple, NoReturn, TextIO
 import orjson
 
 from citeaudit.core._answer import FORMATS as ANSWER_FORMATS
+from citeaudit.core._answer import SourcesAsGiven, choose_format
 from citeaudit.core._config import (
     Config,
     load_config,
@@ -168,13 +169,19 @@ def inputs_of(args: argparse.Namespace, config: Config, stdin: Any,
     """The snapshot, the answer and the answer's name (see :func:`_empty_file_config`)."""
     snapshot_data = decode_json(read_bytes(args.snapshot, max_bytes=config.max_bytes),
                                 origin=args.snapshot)
-    snapshot = load_snapshot(snapshot_data, origin=args.snapshot)
     raw = read_bytes(args.answer, max_bytes=config.max_bytes, stdin=stdin)
     as_json = args.answer_format not in ("auto", "text") or (
         args.answer_format == "auto" and args.answer.lower().endswith(".json"))
     origin = "<stdin>" if args.answer == "-" else args.answer
     answer: Any = decode_json(raw, origin=origin) if as_json else decode_text(raw, origin=origin)
-    return snapshot, answer, origin
+    with answer_named(origin):
+        form = choose_format(answer, named_format(args))
+    if form is None or isinstance(form, SourcesAsGiven):
+        return load_snapshot(snapshot_data, origin=args.snapshot), answer, origin
+    try:  # a provider's response: its snapshot is in the request (SNAPSHOT) or in itself
+        return form.snapshot(answer, snapshot_data), answer, origin
+    except InputError as error:
+        raise error.located(args.snapshot) from None
 
 
 @contextlib.contextmanager

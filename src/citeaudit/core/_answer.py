@@ -29,6 +29,7 @@ __all__ = [
     "AnswerFormat",
     "Citation",
     "Claim",
+    "Location",
     "Reading",
     "choose_format",
     "citations_of",
@@ -52,8 +53,24 @@ class Claim(NamedTuple):
     malformed: tuple[Malformed, ...]
 
 
+class Location(NamedTuple):
+    """Where in its source a provider citation says it points, as the provider gave it.
+
+    ``unit`` is ``"char"`` (0-based characters, end exclusive), ``"page"`` (1-based pages, end
+    exclusive) or ``"block"`` (0-based content blocks, end exclusive); ``quoted`` is the text
+    the citation says is there (``None``: not given); ``label`` names the source as the
+    provider numbers it, for messages (``"document_index 2"``).
+    """
+
+    unit: str
+    start: int
+    end: int
+    quoted: str | None
+    label: str
+
+
 class Citation(NamedTuple):
-    """One cited id, from a marker or a structured citations list."""
+    """One cited id, from a marker, a structured citations list or a provider citation."""
 
     source_id: str
     claim: int | None
@@ -62,6 +79,8 @@ class Citation(NamedTuple):
     path: str | None
     prefix: str = ""
     ordinal: bool = False
+    # A provider citation's place in its source (checked by CA204/CA205), else None.
+    location: Location | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -133,6 +152,7 @@ FORMATS: Registry[AnswerFormat] = Registry("formats", {
     "text": "citeaudit.formats:TEXT",
     "claims": "citeaudit.formats:CLAIMS",
     "structured": "citeaudit.formats:STRUCTURED",
+    "anthropic": "citeaudit.formats:ANTHROPIC",
 }, what="answer format", validate=_answer_format)
 
 
@@ -155,7 +175,7 @@ def _detection_order() -> list[AnswerFormat]:
         # Installed formats first: each recognises a particular shape (a provider's
         # response); the built-ins take what is left, by type.
         _order = [FORMATS[name] for name in FORMATS if name not in builtins] + [
-            FORMATS["structured"], FORMATS["claims"], FORMATS["text"]]
+            FORMATS["anthropic"], FORMATS["structured"], FORMATS["claims"], FORMATS["text"]]
         if len(_order) == len(builtins):
             _by_type.update({str: FORMATS["text"], list: FORMATS["claims"]})
     return _order
@@ -229,7 +249,7 @@ def citations_of(markers: Sequence[Marker], owners: Iterable[int | None]) -> lis
     """One citation per id each marker names; ``owners`` gives each marker's claim number."""
     new = tuple.__new__
     return [new(Citation, (source_id, claim, (m.start, m.end), m.raw, None, m.prefix,
-                           m.ordinal))
+                           m.ordinal, None))
             for m, claim in zip(markers, owners, strict=False)  # owners may be repeat()
             for source_id in m.ids]
 

@@ -6,12 +6,12 @@ is produced by exactly one check here (``CHECKS`` maps checks to their codes).
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from citeaudit.core._amounts import states_amount
-from citeaudit.core._answer import Answer, Citation, Claim
+from citeaudit.core._answer import Answer, Citation, Claim, Location
 from citeaudit.core._config import Config
 from citeaudit.core._findings import Problem
 from citeaudit.core._judging import Remembered, get_judge
@@ -133,8 +133,8 @@ def unresolved_citations(context: Context) -> Iterator[Problem]:
     seen: set[tuple[int | None, str]] = set()
     numbering = context.snapshot.numbering
     for citation, resolved in zip(context.answer.citations, context.resolved, strict=True):
-        if resolved is not None:
-            continue
+        if resolved is not None or citation.location is not None:
+            continue  # resolved, or a provider location (see cited_locations)
         key = (citation.claim, citation.source_id)
         if key in seen:
             continue
@@ -152,6 +152,57 @@ def unresolved_citations(context: Context) -> Iterator[Problem]:
             yield Problem("CA201", f"{what} is not in this request's snapshot",
                           citation.claim, citation.span,
                           citation.marker, citation.source_id, citation.path)
+
+
+def cited_locations(context: Context) -> Iterator[Problem]:
+    """CA202/CA204/CA205: provider citations that point into their source by index and
+    range: the index names a source that was sent, the range lies inside it, and the text the
+    citation quotes is the text there (white space normalised).
+    """
+    for citation, resolved in zip(context.answer.citations, context.resolved, strict=True):
+        where = citation.location
+        if where is None:
+            continue
+        if resolved is None:
+            family = citation.source_id.split(":", 1)[0]
+            sent = sum(1 for s in context.snapshot.sources if s.id.split(":", 1)[0] == family)
+            yield Problem("CA202", f"{where.label} names nothing sent: the request has {sent}"
+                          f" {family.replace('_', ' ')}{'' if sent == 1 else 's'}",
+                          citation.claim, citation.span, citation.marker, citation.source_id,
+                          citation.path)
+            continue
+        source = context.snapshot.index[resolved]
+        yield from _location_problems(citation, where, source.text, source.metadata)
+
+
+def _location_problems(citation: Citation, where: Location, text: str,
+                       metadata: Mapping[str, Any]) -> Iterator[Problem]:
+    parts: Sequence[str] | None
+    if where.unit == "char":
+        parts, size, what = None, len(text), "characters"
+        low = 0
+    else:
+        parts = metadata.get("pages" if where.unit == "page" else "blocks")
+        size = len(parts) if parts is not None else -1  # a PDF's pages: not known
+        what = "pages" if where.unit == "page" else "content blocks"
+        low = 1 if where.unit == "page" else 0
+    start, end = where.start, where.end
+    shown = f"{where.label} {where.unit} range {start}..{end}"
+    if start < low or end < start or (where.unit != "char" and end == start) or (
+            size >= 0 and end > size + low):
+        has = f"{size} {what}" if size >= 0 else f"{what} from {low}"
+        yield Problem("CA205", f"{shown} lies outside {citation.source_id} ({has})",
+                      citation.claim, citation.span, citation.marker, citation.source_id,
+                      citation.path)
+        return
+    if where.quoted is None or (parts is None and where.unit != "char"):
+        return  # nothing quoted, or the source's pages are not known (a PDF)
+    there = text[start:end] if parts is None else "".join(parts[start - low:end - low])
+    if " ".join(there.split()) != " ".join(where.quoted.split()):
+        yield Problem("CA204", f"{shown} quotes {_excerpt(where.quoted, 40)} but"
+                      f" {citation.source_id} holds {_excerpt(there, 40)} there",
+                      citation.claim, citation.span, citation.marker, citation.source_id,
+                      citation.path)
 
 
 def duplicate_citations(context: Context) -> Iterator[Problem]:
@@ -199,12 +250,15 @@ def _wanted(config: Config) -> tuple[bool, bool]:
 
 
 def uncited_claims(context: Context) -> Iterator[Problem]:
-    """CA301/CA302: claims in text or claim lists that carry no marker at all."""
-    if context.answer.kind not in ("text", "claims"):
+    """CA301/CA302: claims in text, claim lists or provider answers that carry no citation."""
+    if context.answer.kind in ("structured", "invalid"):
         return
     amounts, every = _wanted(context.config)
-    for claim in context.answer.claims:
-        if claim.markers:
+    answer = context.answer
+    # Markers say which claims are cited in text; a provider's citations name their claims.
+    cited = set() if answer.kind in ("text", "claims") else {c.claim for c in answer.citations}
+    for claim in answer.claims:
+        if claim.markers or claim.number in cited:
             continue
         code = _needs_citation(claim, amounts, every)
         if code == "CA302":
@@ -244,7 +298,8 @@ def answer_level(context: Context) -> Iterator[Problem]:
     if answer.kind == "structured":
         yield Problem("CA401", "status is \"answered\" but citations is empty",
                       path="$.citations")
-    elif not any(_needs_citation(claim, *_wanted(context.config)) for claim in answer.claims):
+    elif not any(_needs_citation(claim, *_wanted(context.config)) for claim in answer.claims
+                 ):
         yield Problem("CA401", "the answer is not a refusal but cites no source at all")
 
 
@@ -316,6 +371,7 @@ CODES: dict[Check, tuple[str, ...]] = {
     malformed_markers: ("CA101",),
     unread_markers: ("CA102",),
     unresolved_citations: ("CA201", "CA202"),
+    cited_locations: ("CA202", "CA204", "CA205"),
     duplicate_citations: ("CA203",),
     empty_snapshot: ("CA207",),
     uncited_claims: ("CA301", "CA302"),

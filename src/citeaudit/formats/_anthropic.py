@@ -1,0 +1,241 @@
+"""Anthropic Messages: a response's text blocks and their ``citations``, audited against the
+documents and search results of its request.
+
+Field names, index bases and units follow the ``anthropic`` SDK's types (``TextBlock``,
+``CitationCharLocation``, ``CitationPageLocation``, ``CitationContentBlockLocation``,
+``CitationsSearchResultLocation``, ``CitationsWebSearchResultLocation``):
+
+* ``document_index`` counts the request's ``document`` blocks from 0, in the order they appear
+  across messages; ``search_result_index`` counts ``search_result`` blocks (top level or inside
+  ``tool_result`` content) from 0, separately;
+* ``char_location``: 0-based characters of the document's text, end exclusive;
+  ``page_location``: 1-based pages, end exclusive; ``content_block_location`` and
+  ``search_result_location``: 0-based blocks of the source's ``content``, end exclusive, and
+  ``cited_text`` is those blocks' text concatenated;
+* ``web_search_result_location`` cites a ``url`` that must be among the
+  ``web_search_tool_result`` blocks of the same response (its ``cited_text`` is not checked:
+  the page text is not in the response).
+
+Sources are named ``document:N``, ``search_result:N`` (the provider's numbers) and, for web
+results, their URL. A text block with citations is one claim; text blocks without citations
+are split into sentences that need citations under the claim policy, like free text. PDF
+documents (base64, URL or file sources) have no text here: their page ranges are checked for
+order, their quotes are not.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from types import MappingProxyType
+from typing import Any
+
+from citeaudit.core._answer import Answer, Citation, Claim, Location, Reading
+from citeaudit.core._findings import Problem
+from citeaudit.core._policy import exempt
+from citeaudit.core._sources import Snapshot, Source
+from citeaudit.errors import SnapshotError
+
+__all__ = ["AnthropicFormat"]
+
+_LOCATED = {"char_location": ("document", "char"), "page_location": ("document", "page"),
+            "content_block_location": ("document", "block"),
+            "search_result_location": ("search_result", "block")}
+_RANGE = {"char": ("start_char_index", "end_char_index"),
+          "page": ("start_page_number", "end_page_number"),
+          "block": ("start_block_index", "end_block_index")}
+
+
+def plain(value: Any) -> Any:
+    """An SDK object (a pydantic model) as the JSON it stands for; JSON as it is."""
+    dump = getattr(value, "model_dump", None)
+    return dump(mode="json") if callable(dump) else value
+
+
+class AnthropicFormat:
+    """An Anthropic Messages response (a JSON object or the SDK's ``Message``)."""
+
+    name = "anthropic"
+    expects = "an Anthropic Messages response (type \"message\" with content blocks)"
+
+    def recognises(self, answer: object) -> bool:
+        if hasattr(answer, "model_dump"):
+            return getattr(answer, "type", None) == "message" and hasattr(answer, "content")
+        return isinstance(answer, dict) and answer.get("type") == "message" and \
+            isinstance(answer.get("content"), list)
+
+    def snapshot(self, answer: object, sources: object) -> Snapshot:
+        if isinstance(sources, Snapshot):
+            return sources  # built already (the command line builds it to name its file)
+        request = plain(sources)
+        if not isinstance(request, dict) or not isinstance(request.get("messages"), list):
+            raise SnapshotError("an Anthropic response is audited against its request: an"
+                                " object with \"messages\" (the documents it sent)",
+                                origin="<snapshot>", place="$.messages")
+        found = list(_request_sources(request))
+        response = plain(answer)
+        for block in _list(response.get("content")):
+            if isinstance(block, dict) and block.get("type") == "web_search_tool_result":
+                for result in _list(block.get("content")):
+                    if isinstance(result, dict) and isinstance(result.get("url"), str):
+                        found.append(Source(result["url"], "", result["url"],
+                                            _text_or_none(result.get("title"))))
+        unique = {source.id: source for source in reversed(found)}  # a URL found twice: once
+        return Snapshot(tuple(s for s in found if unique.get(s.id) is s))
+
+    def parse(self, answer: object, reading: Reading) -> Answer:
+        response = plain(answer)
+        problems: list[Problem] = []
+        pieces: list[str] = []
+        cited: list[tuple[int, int, list[Citation]]] = []  # a cited block's range, citations
+        offset = 0
+        for index, block in enumerate(_list(response.get("content"))):
+            path = f"$.content[{index}]"
+            if not isinstance(block, dict) or block.get("type") != "text":
+                continue  # tool use, thinking, web search results: not answer text
+            text = block.get("text")
+            if not isinstance(text, str):
+                problems.append(Problem("CA404", "a text block needs a string \"text\"",
+                                        path=f"{path}.text"))
+                continue
+            pieces.append(text)
+            made = [c for at, citation in enumerate(_list(block.get("citations")))
+                    if (c := _citation(citation, f"{path}.citations[{at}]", problems))]
+            if made and text.strip():
+                cited.append((offset + len(text) - len(text.lstrip()),
+                              offset + len(text.rstrip()), made))
+            offset += len(text)
+        whole = "".join(pieces)
+        if reading.refusal.matches(whole.strip()):
+            every = tuple(c for _, _, made in cited for c in made)
+            return Answer(self.name, whole, (), every, (), True, tuple(problems))
+        claims, citations = _claims(whole, cited, reading)
+        return Answer(self.name, whole, tuple(claims), tuple(citations), (), False,
+                      tuple(problems))
+
+
+def _claims(text: str, cited: list[tuple[int, int, list[Citation]]], reading: Reading,
+            ) -> tuple[list[Claim], list[Citation]]:
+    """The answer's sentences as claims, each with the citations of the cited blocks it
+    overlaps (a model splits one sentence into several blocks: "According to the documents, "
+    then a cited "the grass is green"); uncited sentences the claim policy exempts are no
+    claims.
+    """
+    rules = reading.not_citable
+    claims: list[Claim] = []
+    citations: list[Citation] = []
+    first = 0  # the first cited block that may overlap the next sentence
+    for start, end in reading.segmenter(text, []):
+        while first < len(cited) and cited[first][1] <= start:
+            first += 1
+        overlapping = [made for low, high, made in cited[first:] if low < end and high > start]
+        if not overlapping and rules and exempt(text, start, end, rules):
+            continue
+        number = len(claims) + 1
+        claims.append(Claim(number, text[start:end], (start, end), (), ()))
+        citations.extend(c._replace(claim=number) for made in overlapping for c in made)
+    return claims, citations
+
+
+def _list(value: Any) -> list[Any]:
+    return value if isinstance(value, list) else []
+
+
+def _text_or_none(value: Any) -> str | None:
+    return value if isinstance(value, str) and value else None
+
+
+def _request_sources(request: dict[str, Any]) -> Iterator[Source]:
+    """The request's documents and search results, numbered as the API numbers them."""
+    documents = results = 0
+    for message in _list(request.get("messages")):
+        if not isinstance(message, dict):
+            continue
+        for block in _blocks(message.get("content")):
+            kind = block.get("type")
+            if kind == "document":
+                yield _document(block, documents)
+                documents += 1
+            elif kind == "search_result":
+                yield _search_result(block, results)
+                results += 1
+
+
+def _blocks(content: Any) -> Iterator[dict[str, Any]]:
+    """Content blocks, and the blocks inside tool results, in order."""
+    for block in _list(content):
+        if not isinstance(block, dict):
+            continue
+        yield block
+        if block.get("type") == "tool_result":
+            yield from (inner for inner in _list(block.get("content"))
+                        if isinstance(inner, dict))
+
+
+def _document(block: dict[str, Any], index: int) -> Source:
+    source = block.get("source")
+    source = source if isinstance(source, dict) else {}
+    kind = source.get("type")
+    metadata: dict[str, Any] = {}
+    text = ""
+    url = source.get("url") if kind == "url" and isinstance(source.get("url"), str) else None
+    if kind == "text" and isinstance(source.get("data"), str):
+        text = source["data"]
+    elif kind == "content":
+        inner = source.get("content")
+        blocks = (inner,) if isinstance(inner, str) else tuple(
+            b.get("text", "") for b in _list(inner) if isinstance(b, dict)
+            and b.get("type") == "text" and isinstance(b.get("text"), str))
+        metadata["blocks"] = blocks
+        text = "".join(blocks)
+    else:
+        metadata["pdf"] = kind or "unknown"  # base64, url or file: no text here
+    if isinstance(block.get("context"), str):
+        metadata["context"] = block["context"]
+    return Source(f"document:{index}", text, url, _text_or_none(block.get("title")), None,
+                  None, MappingProxyType(metadata))
+
+
+def _search_result(block: dict[str, Any], index: int) -> Source:
+    blocks = tuple(b["text"] for b in _list(block.get("content"))
+                   if isinstance(b, dict) and isinstance(b.get("text"), str))
+    origin = block.get("source")
+    url = origin if isinstance(origin, str) and origin.startswith(("http://", "https://")) \
+        else None
+    return Source(f"search_result:{index}", "".join(blocks), url,
+                  _text_or_none(block.get("title")), None, None,
+                  MappingProxyType({"blocks": blocks, "source": origin}))
+
+
+def _citation(citation: Any, path: str, problems: list[Problem]) -> Citation | None:
+    """The engine's citation for one of a text block's citations (None: it is broken, and a
+    CA404 says why).
+    """
+    if not isinstance(citation, dict):
+        problems.append(Problem("CA404", "a citation must be an object", path=path))
+        return None
+    kind = citation.get("type")
+    if kind == "web_search_result_location":
+        url = citation.get("url")
+        if not isinstance(url, str) or not url:
+            problems.append(Problem("CA404", "a web search citation needs a string \"url\"",
+                                    path=f"{path}.url"))
+            return None
+        return Citation(url, None, None, None, path)
+    if kind not in _LOCATED:
+        problems.append(Problem("CA404", f"unknown citation type {kind!r}", path=f"{path}.type"))
+        return None
+    family, unit = _LOCATED[kind]
+    fields = (f"{family}_index", *_RANGE[unit])
+    values: list[int] = []
+    for name in fields:
+        value = citation.get(name)
+        if not isinstance(value, int) or isinstance(value, bool):
+            problems.append(Problem("CA404", f"{kind} needs an integer \"{name}\"",
+                                    path=f"{path}.{name}"))
+            return None
+        values.append(value)
+    number, start, end = values
+    quoted = citation.get("cited_text")
+    where = Location(unit, start, end, quoted if isinstance(quoted, str) else None,
+                     f"{family}_index {number}")
+    return Citation(f"{family}:{number}", None, None, None, path, location=where)
