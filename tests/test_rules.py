@@ -14,6 +14,19 @@ from citeaudit.core._checks import CODES
 DOCS = (Path(__file__).parents[1] / "docs" / "rules.md").read_text()
 PASSAGES = ["Refunds take 30 days.", "Fees apply."]
 STRUCTURED_SOURCES = {"sources": [{"id": "a", "text": "x"}, {"id": "b", "text": "y"}]}
+ANTHROPIC_REQUEST = {"messages": [{"role": "user", "content": [
+    {"type": "document", "source": {"type": "text", "media_type": "text/plain",
+                                    "data": "Refunds take 30 days."}}]}]}
+
+
+def ANTHROPIC_RESPONSE(citation: tuple[str, int, int, int, str | None]) -> dict[str, Any]:  # noqa: N802
+    """A response whose one text block carries one char_location citation."""
+    kind, document, start, end, quoted = citation
+    return {"type": "message", "role": "assistant", "content": [
+        {"type": "text", "text": "Refunds take 30 days.", "citations": [
+            {"type": kind, "document_index": document, "start_char_index": start,
+             "end_char_index": end, "cited_text": quoted}]}]}
+
 
 # code -> (answer, sources, audit keywords): the smallest input that triggers it.
 TRIGGERS: dict[str, tuple[Any, Any, dict[str, Any]]] = {
@@ -24,6 +37,8 @@ TRIGGERS: dict[str, tuple[Any, Any, dict[str, Any]]] = {
     "CA202": ("Refunds take 30 days [3].", PASSAGES, {}),
     "CA203": ({"status": "answered", "text": "x", "citations": ["a", "a"]},
               STRUCTURED_SOURCES, {}),
+    "CA204": (ANTHROPIC_RESPONSE(("char_location", 0, 1, 9, "Refunds")), ANTHROPIC_REQUEST, {}),
+    "CA205": (ANTHROPIC_RESPONSE(("char_location", 0, 0, 999, None)), ANTHROPIC_REQUEST, {}),
     "CA207": ("Refunds take 30 days [1].", [], {}),
     "CA301": ("Refunds are possible.", PASSAGES, {}),
     "CA302": ("Refunds take 30 days.", PASSAGES, {}),

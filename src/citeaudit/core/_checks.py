@@ -133,8 +133,11 @@ def unresolved_citations(context: Context) -> Iterator[Problem]:
     seen: set[tuple[int | None, str]] = set()
     numbering = context.snapshot.numbering
     for citation, resolved in zip(context.answer.citations, context.resolved, strict=True):
-        if resolved is not None or citation.location is not None:
-            continue  # resolved, or a provider location (see cited_locations)
+        if resolved is not None:
+            continue
+        if citation.location is not None:  # a provider's index into what it was sent
+            yield _unsent(context, citation, citation.location)
+            continue
         key = (citation.claim, citation.source_id)
         if key in seen:
             continue
@@ -154,22 +157,23 @@ def unresolved_citations(context: Context) -> Iterator[Problem]:
                           citation.marker, citation.source_id, citation.path)
 
 
+def _unsent(context: Context, citation: Citation, where: Location) -> Problem:
+    family = citation.source_id.split(":", 1)[0]
+    sent = sum(1 for s in context.snapshot.sources if s.id.split(":", 1)[0] == family)
+    return Problem("CA202", f"{where.label} names nothing sent: the request has {sent}"
+                   f" {family.replace('_', ' ')}{'' if sent == 1 else 's'}",
+                   citation.claim, citation.span, citation.marker, citation.source_id,
+                   citation.path)
+
+
 def cited_locations(context: Context) -> Iterator[Problem]:
-    """CA202/CA204/CA205: provider citations that point into their source by index and
-    range: the index names a source that was sent, the range lies inside it, and the text the
-    citation quotes is the text there (white space normalised).
+    """CA204/CA205: provider citations that point into their source by range: the range lies
+    inside the source, and the text the citation quotes is the text there (white space
+    normalised). An index that names nothing sent is CA202 (see unresolved_citations).
     """
     for citation, resolved in zip(context.answer.citations, context.resolved, strict=True):
         where = citation.location
-        if where is None:
-            continue
-        if resolved is None:
-            family = citation.source_id.split(":", 1)[0]
-            sent = sum(1 for s in context.snapshot.sources if s.id.split(":", 1)[0] == family)
-            yield Problem("CA202", f"{where.label} names nothing sent: the request has {sent}"
-                          f" {family.replace('_', ' ')}{'' if sent == 1 else 's'}",
-                          citation.claim, citation.span, citation.marker, citation.source_id,
-                          citation.path)
+        if where is None or resolved is None:
             continue
         source = context.snapshot.index[resolved]
         yield from _location_problems(citation, where, source.text, source.metadata)
@@ -371,7 +375,7 @@ CODES: dict[Check, tuple[str, ...]] = {
     malformed_markers: ("CA101",),
     unread_markers: ("CA102",),
     unresolved_citations: ("CA201", "CA202"),
-    cited_locations: ("CA202", "CA204", "CA205"),
+    cited_locations: ("CA204", "CA205"),
     duplicate_citations: ("CA203",),
     empty_snapshot: ("CA207",),
     uncited_claims: ("CA301", "CA302"),
