@@ -143,7 +143,7 @@ def test_rules_command(run: Any) -> None:
     lines = result.out.splitlines()
     assert len(lines) == 17
     assert lines[0].split()[:3] == ["CA101", "malformed-marker", "warning"]
-    assert lines[10].endswith("(off by default)")
+    assert lines[12].endswith("(off by default)")
     rows = json.loads(run("rules", "--format", "json").out)
     assert rows[3] == {"code": "CA202", "name": "out-of-range", "severity": "error",
                        "enabled": True,

@@ -19,7 +19,7 @@ PASSAGES = ["Expense reports must be filed within 60 days.", "Refunds settle in 
 
 
 def test_the_built_in_formats_are_registered_like_any_other() -> None:
-    assert FORMATS.builtins() == ("text", "claims", "structured")
+    assert FORMATS.builtins() == ("text", "claims", "structured", "anthropic")
     for name in FORMATS.builtins():
         form = FORMATS[name]
         assert isinstance(form, AnswerFormat)
@@ -48,7 +48,8 @@ def test_an_answer_no_format_reads_says_what_was_expected(answer: Any, described
     assert [(f.code, f.path) for f in report.findings] == [("CA404", "$")]
     assert report.findings[0].message == (
         "an answer must be one of: free text (a string), a list of claim strings, an object"
-        f" with status, text and citations; not {described}")
+        " with status, text and citations, an Anthropic Messages response (type \"message\""
+        f" with content blocks); not {described}")
     assert report.shape == "invalid"
 
 

@@ -23,11 +23,11 @@ S002 = str(Path(__file__).parent / "data/seeds/002/passages.json")
 REGISTRIES: dict[str, tuple[Registry[Any], tuple[str, ...]]] = {
     "grammars": (GRAMMARS, ("numeric", "S", "id", "source")),
     "checks": (CHECKS, ("malformed_markers", "unread_markers", "unresolved_citations",
-                        "duplicate_citations",
+                        "cited_locations", "duplicate_citations",
                         "empty_snapshot", "uncited_claims", "answer_level", "invalid_answer",
                         "support")),
     "judges": (JUDGES, ("lexical", "embedding", "nli", "llm")),
-    "formats": (FORMATS, ("text", "claims", "structured")),
+    "formats": (FORMATS, ("text", "claims", "structured", "anthropic")),
     "formatters": (FORMATTERS, ("text", "json")),
     "evaluators": (EVALUATORS, ("out_of_range", "citation_coverage")),
     "datasets": (DATASET_FORMATS, ("jsonl", "json", "parquet")),
