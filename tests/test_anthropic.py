@@ -188,3 +188,15 @@ def test_the_command_line_reads_the_request_and_the_response(tmp_path: Path,
     assert result.err == (f"citeaudit: error: {request}: $.messages: an Anthropic response is"
                           " audited against its request: an object with \"messages\" (the"
                           " documents it sent)\n")
+
+
+def test_the_readme_example_prints_what_the_readme_shows(run: Any) -> None:
+    root = Path(__file__).parents[1]
+    readme = (root / "README.md").read_text()
+    block = readme.split("## Provider responses", 1)[1].split("```text\n$ citeaudit ", 1)[1]
+    command, *shown = block.split("```", 1)[0].splitlines()
+    args = command.split()
+    result = run(*args[:1], *(str(root / a) for a in args[1:]))
+    assert result.code == 1
+    printed = [line.replace(str(root) + "/", "") for line in result.out.splitlines()]
+    assert printed[:len(shown)] == shown

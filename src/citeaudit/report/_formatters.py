@@ -33,7 +33,7 @@ def _place(finding: Finding, report: Report, text: str) -> str:
     if finding.path is not None:
         return finding.path
     if finding.span is not None:
-        if report.shape == "claims" and finding.claim is not None:
+        if report.shape != "text" and finding.claim is not None:  # no file text to count in
             return f"claim {finding.claim}, chars {finding.span[0]}-{finding.span[1]}"
         line, column = line_column(text, finding.span[0])
         where = f"{line}:{column}"
