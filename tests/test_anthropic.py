@@ -200,3 +200,24 @@ def test_the_readme_example_prints_what_the_readme_shows(run: Any) -> None:
     assert result.code == 1
     printed = [line.replace(str(root) + "/", "") for line in result.out.splitlines()]
     assert printed[:len(shown)] == shown
+
+
+def test_eval_reads_records_of_request_and_response_beside_other_records(tmp_path: Path,
+                                                                         run: Any) -> None:
+    broken = message_with(char(1, 20, "The grass is green.")).model_dump(mode="json")
+    records = [{"id": "clean", "request": REQUEST, "response": CLEAN.model_dump(mode="json"),
+                "tags": {"provider": "anthropic"}},
+               {"id": "broken", "request": REQUEST, "response": broken},
+               {"id": "no-request", "response": broken},
+               {"id": "text", "sources": ["Refunds take 14 days."],
+                "answer": "Refunds take 14 days [1]."}]
+    dataset = tmp_path / "logs.jsonl"
+    dataset.write_text("".join(json.dumps(r) + "\n" for r in records))
+    out = tmp_path / "results.jsonl"
+    result = run("eval", str(dataset), "-o", str(out), "-j", "1")
+    assert result.code == 2  # an unreadable record: the report is incomplete
+    rows = [json.loads(line) for line in out.read_text().splitlines()]
+    assert [(r["id"], r["status"]) for r in rows] == [
+        ("clean", "ok"), ("broken", "unverified"), ("no-request", "unreadable"), ("text", "ok")]
+    assert [f["code"] for f in rows[1]["findings"]] == ["CA204"]
+    assert rows[2]["error"].startswith("$.messages: an Anthropic response is audited against")

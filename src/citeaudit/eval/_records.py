@@ -428,12 +428,15 @@ def parse_record(item: RawItem) -> Record | Unreadable:
         record_id = str(record_id)
     else:
         return Unreadable(f"\"id\" must be a string, not {kind_of(record_id)}")
-    missing = [key for key in ("answer", "sources") if key not in value]
-    if missing:
-        return Unreadable(f"the record has no {' and no '.join(repr(k) for k in missing)}",
-                          record_id if "id" in value else None)
-    answer = value["answer"]
-    sources = value["sources"]
+    if "response" in value and "answer" not in value:  # a provider's response, and request
+        answer, sources = value["response"], value.get("request")
+    else:
+        missing = [key for key in ("answer", "sources") if key not in value]
+        if missing:
+            return Unreadable(f"the record has no {' and no '.join(repr(k) for k in missing)}",
+                              record_id if "id" in value else None)
+        answer = value["answer"]
+        sources = value["sources"]
     relevant = value.get("relevant")
     if relevant is not None and (not isinstance(relevant, list) or
                                  not all(isinstance(i, str) for i in relevant)):
