@@ -113,7 +113,7 @@ def test_config_file_is_used_and_flags_override(run: Any, tmp_path: Path) -> Non
 
 
 @pytest.mark.parametrize(("args", "message"), [
-    (["check", S002], "the following arguments are required: ANSWER"),
+    (["check", S002], "needs a SNAPSHOT file before the answer"),
     (["check", S002, "missing.txt"], "missing.txt: No such file or directory"),
     (["check", S002, "-", "--grammar", "regex:("], "cannot compile grammar regex"),
     (["check", S002, "-", "--grammar", "roman"], "unknown grammar 'roman'"),
@@ -141,9 +141,9 @@ def test_rules_command(run: Any) -> None:
     result = run("rules")
     assert result.code == ExitCode.OK
     lines = result.out.splitlines()
-    assert len(lines) == 17
+    assert len(lines) == 18
     assert lines[0].split()[:3] == ["CA101", "malformed-marker", "warning"]
-    assert lines[12].endswith("(off by default)")
+    assert lines[13].endswith("(off by default)")
     rows = json.loads(run("rules", "--format", "json").out)
     assert rows[3] == {"code": "CA202", "name": "out-of-range", "severity": "error",
                        "enabled": True,

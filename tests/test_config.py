@@ -18,7 +18,8 @@ def test_defaults() -> None:
 
 
 @pytest.mark.parametrize(("kwargs", "enabled"), [
-    ({"select": ("CA2",)}, {"CA201", "CA202", "CA203", "CA204", "CA205", "CA207"}),
+    ({"select": ("CA2",)}, {"CA201", "CA202", "CA203", "CA204", "CA205", "CA206",
+                            "CA207"}),
     ({"select": ("CA3", "CA101")}, {"CA101", "CA301", "CA302"}),
     ({"select": ("CA4",), "ignore": ("CA404",)}, {"CA401", "CA402", "CA403"}),
     ({"select": ("ALL",), "ignore": ("CA1", "CA2", "CA3", "CA4", "CA5")}, set()),

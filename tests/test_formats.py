@@ -19,7 +19,8 @@ PASSAGES = ["Expense reports must be filed within 60 days.", "Refunds settle in 
 
 
 def test_the_built_in_formats_are_registered_like_any_other() -> None:
-    assert FORMATS.builtins() == ("text", "claims", "structured", "anthropic")
+    assert FORMATS.builtins() == ("text", "claims", "structured", "anthropic",
+                                 "openai-responses", "openai-chat")
     for name in FORMATS.builtins():
         form = FORMATS[name]
         assert isinstance(form, AnswerFormat)
@@ -49,7 +50,9 @@ def test_an_answer_no_format_reads_says_what_was_expected(answer: Any, described
     assert report.findings[0].message == (
         "an answer must be one of: free text (a string), a list of claim strings, an object"
         " with status, text and citations, an Anthropic Messages response (type \"message\""
-        f" with content blocks); not {described}")
+        " with content blocks), an OpenAI Responses response (object \"response\" with output"
+        " items), an OpenAI Chat Completions response (object \"chat.completion\" with"
+        f" choices); not {described}")
     assert report.shape == "invalid"
 
 

@@ -39,6 +39,10 @@ TRIGGERS: dict[str, tuple[Any, Any, dict[str, Any]]] = {
               STRUCTURED_SOURCES, {}),
     "CA204": (ANTHROPIC_RESPONSE(("char_location", 0, 1, 9, "Refunds")), ANTHROPIC_REQUEST, {}),
     "CA205": (ANTHROPIC_RESPONSE(("char_location", 0, 0, 999, None)), ANTHROPIC_REQUEST, {}),
+    "CA206": ({"object": "chat.completion", "choices": [{"message": {
+        "content": "Refunds take 30 days.", "annotations": [{"type": "url_citation",
+                                                            "url_citation": {
+            "url": "https://a.example", "start_index": 0, "end_index": 99}}]}}]}, PASSAGES, {}),
     "CA207": ("Refunds take 30 days [1].", [], {}),
     "CA301": ("Refunds are possible.", PASSAGES, {}),
     "CA302": ("Refunds take 30 days.", PASSAGES, {}),

@@ -69,9 +69,10 @@ def input_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("snapshot", metavar="SNAPSHOT",
                         help="JSON snapshot: {\"sources\": [...]}, a list of passages, or an id"
                         " mapping")
-    parser.add_argument("answer", metavar="ANSWER",
-                        help="the answer: .json (claims list, structured object or string) or"
-                        " plain text; - reads standard input")
+    parser.add_argument("answer", metavar="ANSWER", nargs="?",
+                        help="the answer: .json (claims list, structured object, string or a"
+                        " provider's response) or plain text; - reads standard input. Alone"
+                        " (one file), a provider's response that carries its own retrieval")
     parser.add_argument("--answer-format", choices=("auto", "json", *ANSWER_FORMATS),
                         default="auto",
                         metavar="FORMAT",
@@ -167,8 +168,12 @@ def config_of(args: argparse.Namespace) -> Config:
 def inputs_of(args: argparse.Namespace, config: Config, stdin: Any,
                ) -> tuple[Snapshot, Any, str]:
     """The snapshot, the answer and the answer's name (see :func:`_empty_file_config`)."""
-    snapshot_data = decode_json(read_bytes(args.snapshot, max_bytes=config.max_bytes),
-                                origin=args.snapshot)
+    if args.answer is None:  # one file: a response that carries its retrieval
+        args.answer, args.snapshot = args.snapshot, None
+        snapshot_data = None
+    else:
+        snapshot_data = decode_json(read_bytes(args.snapshot, max_bytes=config.max_bytes),
+                                    origin=args.snapshot)
     raw = read_bytes(args.answer, max_bytes=config.max_bytes, stdin=stdin)
     as_json = args.answer_format not in ("auto", "text") or (
         args.answer_format == "auto" and args.answer.lower().endswith(".json"))
@@ -177,11 +182,14 @@ def inputs_of(args: argparse.Namespace, config: Config, stdin: Any,
     with answer_named(origin):
         form = choose_format(answer, named_format(args))
     if form is None or isinstance(form, SourcesAsGiven):
+        if args.snapshot is None:
+            raise InputError("needs a SNAPSHOT file before the answer: only a provider's"
+                             " response carries its own retrieval", origin=origin)
         return load_snapshot(snapshot_data, origin=args.snapshot), answer, origin
     try:  # a provider's response: its snapshot is in the request (SNAPSHOT) or in itself
         return form.snapshot(answer, snapshot_data), answer, origin
     except InputError as error:
-        raise error.located(args.snapshot) from None
+        raise error.located(args.snapshot or origin) from None
 
 
 @contextlib.contextmanager

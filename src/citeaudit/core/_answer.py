@@ -109,6 +109,8 @@ class Reading(NamedTuple):
     scanned: Scan | None = None  # the grammar's scan of a text answer, when inference made it
     # The claim policy's rules in force: sentences they exempt need no citation (free text).
     not_citable: frozenset[str] = frozenset(NOT_CITABLE)
+    # The snapshot the answer is audited against (a provider's URLs are matched to its ids).
+    snapshot: Snapshot | None = None
 
 
 @runtime_checkable
@@ -153,6 +155,8 @@ FORMATS: Registry[AnswerFormat] = Registry("formats", {
     "claims": "citeaudit.formats:CLAIMS",
     "structured": "citeaudit.formats:STRUCTURED",
     "anthropic": "citeaudit.formats:ANTHROPIC",
+    "openai-responses": "citeaudit.formats:OPENAI_RESPONSES",
+    "openai-chat": "citeaudit.formats:OPENAI_CHAT",
 }, what="answer format", validate=_answer_format)
 
 
@@ -175,7 +179,8 @@ def _detection_order() -> list[AnswerFormat]:
         # Installed formats first: each recognises a particular shape (a provider's
         # response); the built-ins take what is left, by type.
         _order = [FORMATS[name] for name in FORMATS if name not in builtins] + [
-            FORMATS["anthropic"], FORMATS["structured"], FORMATS["claims"], FORMATS["text"]]
+            FORMATS["anthropic"], FORMATS["openai-responses"], FORMATS["openai-chat"],
+            FORMATS["structured"], FORMATS["claims"], FORMATS["text"]]
         if len(_order) == len(builtins):
             _by_type.update({str: FORMATS["text"], list: FORMATS["claims"]})
     return _order

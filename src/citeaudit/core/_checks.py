@@ -308,7 +308,9 @@ def answer_level(context: Context) -> Iterator[Problem]:
 
 
 def invalid_answer(context: Context) -> Iterator[Problem]:
-    """CA404: contract violations found while reading the answer."""
+    """CA404 and CA206: contract violations, and provider ranges outside the answer's text,
+    found while reading the answer.
+    """
     yield from context.answer.problems
 
 
@@ -380,7 +382,7 @@ CODES: dict[Check, tuple[str, ...]] = {
     empty_snapshot: ("CA207",),
     uncited_claims: ("CA301", "CA302"),
     answer_level: ("CA401", "CA402", "CA403"),
-    invalid_answer: ("CA404",),
+    invalid_answer: ("CA206", "CA404"),
     support: ("CA501", "CA502", "CA503"),
 }
 BUILTIN: tuple[Check, ...] = tuple(CODES)

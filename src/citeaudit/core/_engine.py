@@ -66,7 +66,7 @@ def prepare(answer: Any, sources: Any, *, grammar: GrammarSpec = None,
         chosen, why, scanned = infer(snapshot, answer if isinstance(answer, str) else None)
     accepted = config.refusals if refusal is None else Refusal.of(refusal, config.refusal_regex)
     parsed = unreadable_answer(answer) if form is None else form.parse(
-        answer, Reading(chosen, accepted, segmenter, scanned, config.not_citable))
+        answer, Reading(chosen, accepted, segmenter, scanned, config.not_citable, snapshot))
     return Context(parsed, snapshot, config, _resolve(parsed, snapshot), chosen.name, why)
 
 

@@ -62,6 +62,8 @@ RULES: Mapping[str, Rule] = MappingProxyType(_table(
          "a provider citation quotes text its source does not hold at the cited location"),
     Rule("CA205", "location-out-of-bounds", Severity.ERROR,
          "a provider citation's character, page or block range lies outside its source"),
+    Rule("CA206", "answer-span-mismatch", Severity.ERROR,
+         "a provider citation's range in the answer lies outside the answer text"),
     Rule("CA207", "empty-snapshot", Severity.ERROR,
          "nothing was retrieved for the request: no citation can be verified"),
     Rule("CA301", "missing-citation", Severity.ERROR,

@@ -29,11 +29,11 @@ from collections.abc import Iterator
 from types import MappingProxyType
 from typing import Any
 
-from citeaudit.core._answer import Answer, Citation, Claim, Location, Reading
+from citeaudit.core._answer import Answer, Citation, Location, Reading
 from citeaudit.core._findings import Problem
-from citeaudit.core._policy import exempt
 from citeaudit.core._sources import Snapshot, Source
 from citeaudit.errors import SnapshotError
+from citeaudit.formats._ranges import claims_of, plain
 
 __all__ = ["AnthropicFormat"]
 
@@ -43,12 +43,6 @@ _LOCATED = {"char_location": ("document", "char"), "page_location": ("document",
 _RANGE = {"char": ("start_char_index", "end_char_index"),
           "page": ("start_page_number", "end_page_number"),
           "block": ("start_block_index", "end_block_index")}
-
-
-def plain(value: Any) -> Any:
-    """An SDK object (a pydantic model) as the JSON it stands for; JSON as it is."""
-    dump = getattr(value, "model_dump", None)
-    return dump(mode="json") if callable(dump) else value
 
 
 class AnthropicFormat:
@@ -108,32 +102,9 @@ class AnthropicFormat:
         if reading.refusal.matches(whole.strip()):
             every = tuple(c for _, _, made in cited for c in made)
             return Answer(self.name, whole, (), every, (), True, tuple(problems))
-        claims, citations = _claims(whole, cited, reading)
+        claims, citations = claims_of(whole, cited, reading)
         return Answer(self.name, whole, tuple(claims), tuple(citations), (), False,
                       tuple(problems))
-
-
-def _claims(text: str, cited: list[tuple[int, int, list[Citation]]], reading: Reading,
-            ) -> tuple[list[Claim], list[Citation]]:
-    """The answer's sentences as claims, each with the citations of the cited blocks it
-    overlaps (a model splits one sentence into several blocks: "According to the documents, "
-    then a cited "the grass is green"); uncited sentences the claim policy exempts are no
-    claims.
-    """
-    rules = reading.not_citable
-    claims: list[Claim] = []
-    citations: list[Citation] = []
-    first = 0  # the first cited block that may overlap the next sentence
-    for start, end in reading.segmenter(text, []):
-        while first < len(cited) and cited[first][1] <= start:
-            first += 1
-        overlapping = [made for low, high, made in cited[first:] if low < end and high > start]
-        if not overlapping and rules and exempt(text, start, end, rules):
-            continue
-        number = len(claims) + 1
-        claims.append(Claim(number, text[start:end], (start, end), (), ()))
-        citations.extend(c._replace(claim=number) for made in overlapping for c in made)
-    return claims, citations
 
 
 def _list(value: Any) -> list[Any]:

@@ -1,0 +1,259 @@
+"""OpenAI: Responses (``output_text`` annotations) and Chat Completions
+(``message.annotations``), audited against the retrieval the response carries and the
+sources the application passes.
+
+Field names follow the ``openai`` SDK's types (``ResponseOutputText`` with
+``AnnotationURLCitation``, ``AnnotationFileCitation``, ``AnnotationContainerFileCitation``,
+``AnnotationFilePath``; ``ResponseFileSearchToolCall.results``; the web search call's
+``action.sources``; ``ChatCompletionMessage.annotations[].url_citation``):
+
+* ``url_citation`` and ``container_file_citation`` cover ``start_index..end_index`` of the
+  text they annotate; the SDK calls ``end_index`` "the last character", but the ranges the
+  API returns cover the cited link with the end exclusive, which is how they are read here
+  (character positions of the text, as Python counts them);
+* ``file_citation`` and ``file_path`` carry one ``index``: an insertion point, which cites the
+  sentence it ends or sits in;
+* the snapshot is the ``sources`` given (any snapshot shape), then what the response retrieved
+  itself: ``file_search_call.results`` (one source per ``file_id``, its chunks joined; present
+  when the request asked to ``include`` them) and the web search call's ``action.sources``
+  (by URL). A cited URL matches a source whose URL is the same once the scheme and host are
+  lower-cased and tracking parameters (``utm_*``) and the fragment are dropped.
+"""
+
+from __future__ import annotations
+
+from typing import Any, NamedTuple
+from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
+
+from citeaudit.core._answer import Answer, Citation, Reading
+from citeaudit.core._findings import Problem
+from citeaudit.core._sources import Snapshot, Source, load_snapshot
+from citeaudit.formats._ranges import claims_of, plain
+
+__all__ = ["OpenAIChatFormat", "OpenAIResponsesFormat", "canonical_url"]
+
+_Cited = list[tuple[int, int, list[Citation]]]
+
+
+def canonical_url(url: str) -> str:
+    """``url`` compared as a citation's URL: scheme and host lower case, no fragment, no
+    ``utm_*`` tracking parameters, no trailing slash on the path.
+    """
+    parts = urlsplit(url.strip())
+    query = urlencode([(k, v) for k, v in parse_qsl(parts.query, keep_blank_values=True)
+                       if not k.lower().startswith("utm_")])
+    return urlunsplit((parts.scheme.lower(), parts.netloc.lower(), parts.path.rstrip("/"),
+                       query, ""))
+
+
+class OpenAIResponsesFormat:
+    """An OpenAI Responses API response (``object: "response"``, the SDK's ``Response``)."""
+
+    name = "openai-responses"
+    expects = "an OpenAI Responses response (object \"response\" with output items)"
+
+    def recognises(self, answer: object) -> bool:
+        data = answer if isinstance(answer, dict) else None
+        if data is None and hasattr(answer, "model_dump"):
+            return getattr(answer, "object", None) == "response"
+        return data is not None and data.get("object") == "response" and \
+            isinstance(data.get("output"), list)
+
+    def snapshot(self, answer: object, sources: object) -> Snapshot:
+        if isinstance(sources, Snapshot):
+            return sources
+        return _with_retrieved(sources, _retrieved(plain(answer)))
+
+    def parse(self, answer: object, reading: Reading) -> Answer:
+        response = plain(answer)
+        problems: list[Problem] = []
+        pieces: list[str] = []
+        cited: _Cited = []
+        offset = 0
+        for at, item in enumerate(_list(response.get("output"))):
+            if not isinstance(item, dict) or item.get("type") != "message":
+                continue
+            if pieces:
+                pieces.append("\n\n")  # one message's text from the next
+                offset += 2
+            for part_at, part in enumerate(_list(item.get("content"))):
+                if not isinstance(part, dict) or part.get("type") != "output_text":
+                    continue
+                path = f"$.output[{at}].content[{part_at}]"
+                text = part.get("text")
+                if not isinstance(text, str):
+                    problems.append(Problem("CA404", "an output_text part needs a string"
+                                            " \"text\"", path=f"{path}.text"))
+                    continue
+                into = _Into(reading, cited, problems)
+                for index, note in enumerate(_list(part.get("annotations"))):
+                    _annotation(note, text, offset, f"{path}.annotations[{index}]", into)
+                pieces.append(text)
+                offset += len(text)
+        return _answer(self.name, "".join(pieces), cited, problems, reading)
+
+
+class OpenAIChatFormat:
+    """An OpenAI Chat Completions response (``object: "chat.completion"``), whose message
+    carries ``annotations`` of type ``url_citation``.
+    """
+
+    name = "openai-chat"
+    expects = "an OpenAI Chat Completions response (object \"chat.completion\" with choices)"
+
+    def recognises(self, answer: object) -> bool:
+        if hasattr(answer, "model_dump") and not isinstance(answer, dict):
+            return getattr(answer, "object", None) == "chat.completion"
+        return isinstance(answer, dict) and answer.get("object") == "chat.completion" and \
+            isinstance(answer.get("choices"), list)
+
+    def snapshot(self, answer: object, sources: object) -> Snapshot:  # noqa: ARG002
+        if isinstance(sources, Snapshot):
+            return sources
+        return _with_retrieved(sources, [])
+
+    def parse(self, answer: object, reading: Reading) -> Answer:
+        response = plain(answer)
+        problems: list[Problem] = []
+        cited: _Cited = []
+        choices = _list(response.get("choices"))
+        message = choices[0].get("message") if choices and isinstance(choices[0], dict) else None
+        if not isinstance(message, dict):
+            problems.append(Problem("CA404", "a chat completion needs choices[0].message",
+                                    path="$.choices[0].message"))
+            return _answer(self.name, "", cited, problems, reading)
+        text = message.get("content")
+        if text is None and isinstance(message.get("refusal"), str):
+            text = message["refusal"]  # the model declined: a refusal, in its own words
+        if not isinstance(text, str):
+            problems.append(Problem("CA404", "the message needs a string \"content\"",
+                                    path="$.choices[0].message.content"))
+            return _answer(self.name, "", cited, problems, reading)
+        for index, note in enumerate(_list(message.get("annotations"))):
+            path = f"$.choices[0].message.annotations[{index}]"
+            inner = note.get("url_citation") if isinstance(note, dict) else None
+            if not isinstance(inner, dict):
+                problems.append(Problem("CA404", "an annotation needs a \"url_citation\"",
+                                        path=f"{path}.url_citation"))
+                continue
+            _annotation({"type": "url_citation", **inner}, text, 0, f"{path}.url_citation",
+                        _Into(reading, cited, problems))
+        return _answer(self.name, text, cited, problems, reading)
+
+
+def _answer(name: str, text: str, cited: _Cited, problems: list[Problem],
+            reading: Reading) -> Answer:
+    cited.sort(key=lambda item: item[:2])
+    if reading.refusal.matches(text.strip()):
+        every = tuple(c for _, _, made in cited for c in made)
+        return Answer(name, text, (), every, (), True, tuple(problems))
+    claims, citations = claims_of(text, cited, reading)
+    return Answer(name, text, tuple(claims), tuple(citations), (), False, tuple(problems))
+
+
+class _Into(NamedTuple):
+    """Where annotations are collected: the cited ranges and the problems found."""
+
+    reading: Reading
+    cited: _Cited
+    problems: list[Problem]
+
+
+def _annotation(note: Any, text: str, offset: int, path: str, into: _Into) -> None:
+    """Add one annotation of an output text (at ``offset`` in the answer) to the cited ranges,
+    or say why it cannot be (CA404: a broken annotation; CA206: a range outside its text).
+    """
+    problems = into.problems
+    if not isinstance(note, dict):
+        problems.append(Problem("CA404", "an annotation must be an object", path=path))
+        return
+    kind = note.get("type")
+    if kind in ("url_citation", "container_file_citation"):
+        names: tuple[str, ...] = ("start_index", "end_index")
+    elif kind in ("file_citation", "file_path"):
+        names = ("index",)
+    else:
+        problems.append(Problem("CA404", f"unknown annotation type {kind!r}",
+                                path=f"{path}.type"))
+        return
+    key = "url" if kind == "url_citation" else "file_id"
+    target = note.get(key)
+    if not isinstance(target, str) or not target:
+        problems.append(Problem("CA404", f"{kind} needs a string \"{key}\"",
+                                path=f"{path}.{key}"))
+        return
+    written: list[int] = []
+    for name in names:
+        value = note.get(name)
+        if not isinstance(value, int) or isinstance(value, bool):
+            problems.append(Problem("CA404", f"{kind} needs an integer \"{name}\"",
+                                    path=f"{path}.{name}"))
+            return
+        written.append(value)
+    first, last = written[0], written[-1]
+    if not 0 <= first <= last <= len(text):
+        what = f"range {first}..{last}" if len(written) == 2 else f"index {first}"
+        problems.append(Problem("CA206", f"{kind} {what} lies outside its text"
+                                f" ({len(text)} characters)", path=path))
+        return
+    # A point (file_citation's index) cites the character before it: the sentence it ends.
+    low, high = (first, last) if len(written) == 2 else (max(0, first - 1), max(1, first))
+    source_id = _source_of(target, kind, into.reading.snapshot)
+    into.cited.append((offset + low, offset + high,
+                       [Citation(source_id, None, (offset + first, offset + last), None,
+                                 path)]))
+
+
+def _source_of(target: str, kind: str, snapshot: Snapshot | None) -> str:
+    """The snapshot id a cited URL or file id names (as written when none matches)."""
+    if kind != "url_citation":
+        return target
+    wanted = canonical_url(target)
+    if snapshot is not None:
+        for source in snapshot.sources:
+            if source.id == target or (source.url and canonical_url(source.url) == wanted):
+                return source.id
+    return wanted
+
+
+def _retrieved(response: dict[str, Any]) -> list[Source]:
+    """What the response retrieved itself: file search results by file, web sources."""
+    by_file: dict[str, list[dict[str, Any]]] = {}
+    urls: list[str] = []
+    for item in _list(response.get("output")):
+        if not isinstance(item, dict):
+            continue
+        if item.get("type") == "file_search_call":
+            for result in _list(item.get("results")):
+                if isinstance(result, dict) and isinstance(result.get("file_id"), str):
+                    by_file.setdefault(result["file_id"], []).append(result)
+        elif item.get("type") == "web_search_call":
+            action = item.get("action")
+            for found in _list(action.get("sources") if isinstance(action, dict) else None):
+                if isinstance(found, dict) and isinstance(found.get("url"), str):
+                    urls.append(found["url"])
+    sources = [_file_source(file_id, results) for file_id, results in by_file.items()]
+    sources += [Source(canonical_url(url), "", url) for url in dict.fromkeys(urls)]
+    return sources
+
+
+def _file_source(file_id: str, results: list[dict[str, Any]]) -> Source:
+    texts = [r["text"] for r in results if isinstance(r.get("text"), str)]
+    scores = [r["score"] for r in results if isinstance(r.get("score"), int | float)]
+    name = next((r["filename"] for r in results if isinstance(r.get("filename"), str)), None)
+    return Source(file_id, "\n\n".join(texts), None, name, max(scores) if scores else None)
+
+
+def _with_retrieved(sources: object, retrieved: list[Source]) -> Snapshot:
+    given = load_snapshot(sources) if sources is not None else Snapshot(())
+    if not retrieved:
+        return given
+    known = {s.id for s in given.sources} | {canonical_url(s.url) for s in given.sources
+                                             if s.url}
+    extra = tuple(s for s in retrieved if s.id not in known)
+    return Snapshot(given.sources + extra, ids_from=given.ids_from) if extra else given
+
+
+def _list(value: Any) -> list[Any]:
+    return value if isinstance(value, list) else []
+
