@@ -20,7 +20,7 @@ PASSAGES = ["Expense reports must be filed within 60 days.", "Refunds settle in 
 
 def test_the_built_in_formats_are_registered_like_any_other() -> None:
     assert FORMATS.builtins() == ("text", "claims", "structured", "anthropic",
-                                 "openai-responses", "openai-chat")
+                                 "openai-responses", "openai-chat", "gemini")
     for name in FORMATS.builtins():
         form = FORMATS[name]
         assert isinstance(form, AnswerFormat)
@@ -52,7 +52,8 @@ def test_an_answer_no_format_reads_says_what_was_expected(answer: Any, described
         " with status, text and citations, an Anthropic Messages response (type \"message\""
         " with content blocks), an OpenAI Responses response (object \"response\" with output"
         " items), an OpenAI Chat Completions response (object \"chat.completion\" with"
-        f" choices); not {described}")
+        " choices), a Gemini response (candidates with content parts and grounding metadata);"
+        f" not {described}")
     assert report.shape == "invalid"
 
 

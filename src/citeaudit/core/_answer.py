@@ -57,7 +57,8 @@ class Location(NamedTuple):
     """Where in its source a provider citation says it points, as the provider gave it.
 
     ``unit`` is ``"char"`` (0-based characters, end exclusive), ``"page"`` (1-based pages, end
-    exclusive) or ``"block"`` (0-based content blocks, end exclusive); ``quoted`` is the text
+    exclusive), ``"block"`` (0-based content blocks, end exclusive) or ``"source"`` (the whole
+    source, named by the provider's index); ``quoted`` is the text
     the citation says is there (``None``: not given); ``label`` names the source as the
     provider numbers it, for messages (``"document_index 2"``).
     """
@@ -157,6 +158,7 @@ FORMATS: Registry[AnswerFormat] = Registry("formats", {
     "anthropic": "citeaudit.formats:ANTHROPIC",
     "openai-responses": "citeaudit.formats:OPENAI_RESPONSES",
     "openai-chat": "citeaudit.formats:OPENAI_CHAT",
+    "gemini": "citeaudit.formats:GEMINI",
 }, what="answer format", validate=_answer_format)
 
 
@@ -180,6 +182,7 @@ def _detection_order() -> list[AnswerFormat]:
         # response); the built-ins take what is left, by type.
         _order = [FORMATS[name] for name in FORMATS if name not in builtins] + [
             FORMATS["anthropic"], FORMATS["openai-responses"], FORMATS["openai-chat"],
+            FORMATS["gemini"],
             FORMATS["structured"], FORMATS["claims"], FORMATS["text"]]
         if len(_order) == len(builtins):
             _by_type.update({str: FORMATS["text"], list: FORMATS["claims"]})

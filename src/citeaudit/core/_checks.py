@@ -160,8 +160,11 @@ def unresolved_citations(context: Context) -> Iterator[Problem]:
 def _unsent(context: Context, citation: Citation, where: Location) -> Problem:
     family = citation.source_id.split(":", 1)[0]
     sent = sum(1 for s in context.snapshot.sources if s.id.split(":", 1)[0] == family)
-    return Problem("CA202", f"{where.label} names nothing sent: the request has {sent}"
-                   f" {family.replace('_', ' ')}{'' if sent == 1 else 's'}",
+    what = f"{family.replace('_', ' ')}{'' if sent == 1 else 's'}"
+    # Grounding chunks come with the response; documents and search results with the request.
+    has = f"the response has {sent} grounding {what}" if family == "chunk" else \
+        f"the request has {sent} {what}"
+    return Problem("CA202", f"{where.label} names nothing sent: {has}",
                    citation.claim, citation.span, citation.marker, citation.source_id,
                    citation.path)
 
@@ -173,8 +176,8 @@ def cited_locations(context: Context) -> Iterator[Problem]:
     """
     for citation, resolved in zip(context.answer.citations, context.resolved, strict=True):
         where = citation.location
-        if where is None or resolved is None:
-            continue
+        if where is None or resolved is None or where.unit == "source":
+            continue  # no location, nothing it names, or the whole source
         source = context.snapshot.index[resolved]
         yield from _location_problems(citation, where, source.text, source.metadata)
 

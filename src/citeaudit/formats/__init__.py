@@ -1,12 +1,13 @@
 """The built-in answer formats: free ``text``, a ``claims`` list, the ``structured`` answer
 contract and providers' responses (``anthropic``, ``openai-responses``,
-``openai-chat``). Each is registered in
+``openai-chat``, ``gemini``). Each is registered in
 the ``citeaudit.formats`` registry (see :class:`~citeaudit.core.AnswerFormat`); installed
 formats are added the same way.
 """
 
 from citeaudit.formats._anthropic import AnthropicFormat
 from citeaudit.formats._claims import ClaimsFormat
+from citeaudit.formats._gemini import GeminiFormat
 from citeaudit.formats._openai import OpenAIChatFormat, OpenAIResponsesFormat
 from citeaudit.formats._structured import StructuredFormat
 from citeaudit.formats._text import TextFormat
@@ -14,10 +15,11 @@ from citeaudit.formats._text import TextFormat
 ANTHROPIC = AnthropicFormat()
 OPENAI_RESPONSES = OpenAIResponsesFormat()
 OPENAI_CHAT = OpenAIChatFormat()
+GEMINI = GeminiFormat()
 TEXT = TextFormat()
 CLAIMS = ClaimsFormat()
 STRUCTURED = StructuredFormat()
 
-__all__ = ["ANTHROPIC", "CLAIMS", "OPENAI_CHAT", "OPENAI_RESPONSES", "STRUCTURED", "TEXT",
-           "AnthropicFormat", "ClaimsFormat", "OpenAIChatFormat", "OpenAIResponsesFormat",
-           "StructuredFormat", "TextFormat"]
+__all__ = ["ANTHROPIC", "CLAIMS", "GEMINI", "OPENAI_CHAT", "OPENAI_RESPONSES", "STRUCTURED",
+           "TEXT", "AnthropicFormat", "ClaimsFormat", "GeminiFormat", "OpenAIChatFormat",
+           "OpenAIResponsesFormat", "StructuredFormat", "TextFormat"]

@@ -1,0 +1,163 @@
+"""Gemini / Vertex AI: a response's ``grounding_metadata`` (REST camelCase or the
+``google-genai`` SDK's snake_case alike).
+
+Field names and units follow the SDK's types (``GroundingMetadata``, ``GroundingChunk``,
+``GroundingSupport``, ``Segment``): a support's ``segment.start_index``/``end_index`` count
+**UTF-8 bytes** of the part ``part_index`` (0 when absent), start inclusive, end exclusive;
+``grounding_chunk_indices`` are 0-based into ``grounding_chunks``. Reading the offsets as
+characters goes wrong on the first non-ASCII character before them; here they are decoded,
+and an offset that cuts a character in half, lies outside its part, or covers other text than
+``segment.text`` says is CA206. Chunks are the snapshot (``chunk:N``; ``web`` chunks carry a
+URL and title, ``retrieved_context`` chunks their text too), after any sources given.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from citeaudit.core._answer import Answer, Citation, Location, Reading
+from citeaudit.core._findings import Problem
+from citeaudit.core._sources import Snapshot, Source, load_snapshot
+from citeaudit.formats._ranges import claims_of, plain
+
+__all__ = ["GeminiFormat"]
+
+
+def _camel(name: str) -> str:
+    head, *rest = name.split("_")
+    return head + "".join(word.title() for word in rest)
+
+
+def _get(data: Any, name: str) -> tuple[Any, str]:
+    """A field by its snake_case name or its REST camelCase one, and the name it was under."""
+    if not isinstance(data, dict):
+        return None, name
+    if name in data:
+        return data[name], name
+    camel = _camel(name)
+    return data.get(camel), camel
+
+
+def _list(value: Any) -> list[Any]:
+    return value if isinstance(value, list) else []
+
+
+class GeminiFormat:
+    """A Gemini ``generateContent`` response with ``candidates`` (JSON or the SDK's
+    ``GenerateContentResponse``).
+    """
+
+    name = "gemini"
+    expects = "a Gemini response (candidates with content parts and grounding metadata)"
+
+    def recognises(self, answer: object) -> bool:
+        if hasattr(answer, "model_dump") and not isinstance(answer, dict):
+            return hasattr(answer, "candidates") and hasattr(answer, "prompt_feedback")
+        return isinstance(answer, dict) and isinstance(answer.get("candidates"), list) and \
+            "object" not in answer
+
+    def snapshot(self, answer: object, sources: object) -> Snapshot:
+        if isinstance(sources, Snapshot):
+            return sources
+        given = load_snapshot(sources) if sources is not None else Snapshot(())
+        metadata, _ = _get(_candidate(plain(answer)), "grounding_metadata")
+        chunks, _ = _get(metadata, "grounding_chunks")
+        found = [_chunk(chunk, index) for index, chunk in enumerate(_list(chunks))]
+        return Snapshot(given.sources + tuple(found), ids_from=given.ids_from) if found \
+            else given
+
+    def parse(self, answer: object, reading: Reading) -> Answer:
+        candidate = _candidate(plain(answer))
+        content, _ = _get(candidate, "content")
+        texts = [part.get("text") if isinstance(part, dict) else None
+                 for part in _list(_get(content, "parts")[0])]
+        starts: list[int] = []  # each part's first character in the answer text
+        offset = 0
+        for text in texts:
+            starts.append(offset)
+            offset += len(text) if isinstance(text, str) else 0
+        whole = "".join(t for t in texts if isinstance(t, str))
+        problems: list[Problem] = []
+        cited: list[tuple[int, int, list[Citation]]] = []
+        metadata, metadata_key = _get(candidate, "grounding_metadata")
+        supports, supports_key = _get(metadata, "grounding_supports")
+        base = f"$.candidates[0].{metadata_key}.{supports_key}"
+        for at, support in enumerate(_list(supports)):
+            found = _support(support, f"{base}[{at}]", texts, starts, problems)
+            if found is not None:
+                cited.append(found)
+        cited.sort(key=lambda item: item[:2])
+        if reading.refusal.matches(whole.strip()):
+            every = tuple(c for _, _, made in cited for c in made)
+            return Answer(self.name, whole, (), every, (), True, tuple(problems))
+        claims, citations = claims_of(whole, cited, reading)
+        return Answer(self.name, whole, tuple(claims), tuple(citations), (), False,
+                      tuple(problems))
+
+
+def _candidate(response: Any) -> Any:
+    candidates, _ = _get(response, "candidates")
+    first = _list(candidates)[:1]
+    return first[0] if first and isinstance(first[0], dict) else {}
+
+
+def _chunk(chunk: Any, index: int) -> Source:
+    web, _ = _get(chunk, "web")
+    context, _ = _get(chunk, "retrieved_context")
+    found = web if isinstance(web, dict) else context if isinstance(context, dict) else {}
+    uri, title, text = found.get("uri"), found.get("title"), found.get("text")
+    return Source(f"chunk:{index}", text if isinstance(text, str) else "",
+                  uri if isinstance(uri, str) else None,
+                  title if isinstance(title, str) and title else None)
+
+
+def _support(support: Any, path: str, texts: list[Any], starts: list[int],
+             problems: list[Problem]) -> tuple[int, int, list[Citation]] | None:
+    """One grounding support as a cited range of the answer (None: it is broken, and a
+    finding says why).
+    """
+    segment, segment_key = _get(support, "segment")
+    indices, indices_key = _get(support, "grounding_chunk_indices")
+    if not isinstance(segment, dict) or not isinstance(indices, list) or not all(
+            isinstance(i, int) and not isinstance(i, bool) for i in indices):
+        problems.append(Problem("CA404", "a grounding support needs a segment and a list of"
+                                " chunk indices", path=path))
+        return None
+    start, _ = _get(segment, "start_index")
+    end, end_key = _get(segment, "end_index")
+    part, _ = _get(segment, "part_index")
+    start = 0 if start is None else start  # proto3 JSON leaves zero values out
+    part = 0 if part is None else part
+    if not all(isinstance(v, int) and not isinstance(v, bool) for v in (start, end, part)):
+        problems.append(Problem("CA404", "a segment needs integer byte offsets",
+                                path=f"{path}.{segment_key}.{end_key}"))
+        return None
+    where = f"{path}.{segment_key}"
+    if not 0 <= part < len(texts) or not isinstance(texts[part], str):
+        problems.append(Problem("CA206", f"part_index {part} names no text part (the answer"
+                                f" has {len(texts)} parts)", path=where))
+        return None
+    raw = texts[part].encode("utf-8")
+    if not 0 <= start <= end <= len(raw):
+        problems.append(Problem("CA206", f"bytes {start}..{end} lie outside part {part}"
+                                f" ({len(raw)} bytes)", path=where))
+        return None
+    try:
+        low = len(raw[:start].decode("utf-8"))
+        covered = raw[start:end].decode("utf-8")
+    except UnicodeDecodeError:
+        problems.append(Problem("CA206", f"bytes {start}..{end} cut a character of part"
+                                f" {part} in half (offsets count UTF-8 bytes)", path=where))
+        return None
+    said, _ = _get(segment, "text")
+    if isinstance(said, str) and said != covered:
+        problems.append(Problem("CA206", f"bytes {start}..{end} of part {part} hold"
+                                f" {covered[:40]!r}, not the segment's text {said[:40]!r}",
+                                path=where))
+        return None
+    first = starts[part] + low
+    last = first + len(covered)
+    made = [Citation(f"chunk:{index}", None, (first, last), None, f"{path}.{indices_key}[{at}]",
+                     location=Location("source", 0, 0, None, f"grounding chunk {index}"))
+            for at, index in enumerate(indices)]
+    return first, max(last, first + 1), made
