@@ -20,7 +20,8 @@ PASSAGES = ["Expense reports must be filed within 60 days.", "Refunds settle in 
 
 def test_the_built_in_formats_are_registered_like_any_other() -> None:
     assert FORMATS.builtins() == ("text", "claims", "structured", "anthropic",
-                                 "openai-responses", "openai-chat", "gemini")
+                                 "openai-responses", "openai-chat", "gemini", "perplexity",
+                                 "azure-on-your-data")
     for name in FORMATS.builtins():
         form = FORMATS[name]
         assert isinstance(form, AnswerFormat)
@@ -52,8 +53,9 @@ def test_an_answer_no_format_reads_says_what_was_expected(answer: Any, described
         " with status, text and citations, an Anthropic Messages response (type \"message\""
         " with content blocks), an OpenAI Responses response (object \"response\" with output"
         " items), an OpenAI Chat Completions response (object \"chat.completion\" with"
-        " choices), a Gemini response (candidates with content parts and grounding metadata);"
-        f" not {described}")
+        " choices), a Gemini response (candidates with content parts and grounding metadata),"
+        " a Perplexity response (choices with search_results or citations), an Azure OpenAI"
+        f" on-your-data response (a message with context.citations); not {described}")
     assert report.shape == "invalid"
 
 

@@ -28,7 +28,7 @@ REGISTRIES: dict[str, tuple[Registry[Any], tuple[str, ...]]] = {
                         "support")),
     "judges": (JUDGES, ("lexical", "embedding", "nli", "llm")),
     "formats": (FORMATS, ("text", "claims", "structured", "anthropic", "openai-responses",
-                          "openai-chat", "gemini")),
+                          "openai-chat", "gemini", "perplexity", "azure-on-your-data")),
     "formatters": (FORMATTERS, ("text", "json")),
     "evaluators": (EVALUATORS, ("out_of_range", "citation_coverage")),
     "datasets": (DATASET_FORMATS, ("jsonl", "json", "parquet")),

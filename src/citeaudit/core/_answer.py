@@ -159,6 +159,8 @@ FORMATS: Registry[AnswerFormat] = Registry("formats", {
     "openai-responses": "citeaudit.formats:OPENAI_RESPONSES",
     "openai-chat": "citeaudit.formats:OPENAI_CHAT",
     "gemini": "citeaudit.formats:GEMINI",
+    "perplexity": "citeaudit.formats:PERPLEXITY",
+    "azure-on-your-data": "citeaudit.formats:AZURE_ON_YOUR_DATA",
 }, what="answer format", validate=_answer_format)
 
 
@@ -181,8 +183,8 @@ def _detection_order() -> list[AnswerFormat]:
         # Installed formats first: each recognises a particular shape (a provider's
         # response); the built-ins take what is left, by type.
         _order = [FORMATS[name] for name in FORMATS if name not in builtins] + [
-            FORMATS["anthropic"], FORMATS["openai-responses"], FORMATS["openai-chat"],
-            FORMATS["gemini"],
+            FORMATS["anthropic"], FORMATS["openai-responses"], FORMATS["perplexity"],
+            FORMATS["azure-on-your-data"], FORMATS["openai-chat"], FORMATS["gemini"],
             FORMATS["structured"], FORMATS["claims"], FORMATS["text"]]
         if len(_order) == len(builtins):
             _by_type.update({str: FORMATS["text"], list: FORMATS["claims"]})

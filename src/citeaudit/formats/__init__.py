@@ -1,6 +1,6 @@
 """The built-in answer formats: free ``text``, a ``claims`` list, the ``structured`` answer
 contract and providers' responses (``anthropic``, ``openai-responses``,
-``openai-chat``, ``gemini``). Each is registered in
+``openai-chat``, ``gemini``, ``perplexity``, ``azure-on-your-data``). Each is registered in
 the ``citeaudit.formats`` registry (see :class:`~citeaudit.core.AnswerFormat`); installed
 formats are added the same way.
 """
@@ -8,6 +8,7 @@ formats are added the same way.
 from citeaudit.formats._anthropic import AnthropicFormat
 from citeaudit.formats._claims import ClaimsFormat
 from citeaudit.formats._gemini import GeminiFormat
+from citeaudit.formats._marked import AzureOnYourDataFormat, PerplexityFormat
 from citeaudit.formats._openai import OpenAIChatFormat, OpenAIResponsesFormat
 from citeaudit.formats._structured import StructuredFormat
 from citeaudit.formats._text import TextFormat
@@ -16,10 +17,13 @@ ANTHROPIC = AnthropicFormat()
 OPENAI_RESPONSES = OpenAIResponsesFormat()
 OPENAI_CHAT = OpenAIChatFormat()
 GEMINI = GeminiFormat()
+PERPLEXITY = PerplexityFormat()
+AZURE_ON_YOUR_DATA = AzureOnYourDataFormat()
 TEXT = TextFormat()
 CLAIMS = ClaimsFormat()
 STRUCTURED = StructuredFormat()
 
-__all__ = ["ANTHROPIC", "CLAIMS", "GEMINI", "OPENAI_CHAT", "OPENAI_RESPONSES", "STRUCTURED",
-           "TEXT", "AnthropicFormat", "ClaimsFormat", "GeminiFormat", "OpenAIChatFormat",
-           "OpenAIResponsesFormat", "StructuredFormat", "TextFormat"]
+__all__ = ["ANTHROPIC", "AZURE_ON_YOUR_DATA", "CLAIMS", "GEMINI", "OPENAI_CHAT",
+           "OPENAI_RESPONSES", "PERPLEXITY", "STRUCTURED", "TEXT", "AnthropicFormat",
+           "AzureOnYourDataFormat", "ClaimsFormat", "GeminiFormat", "OpenAIChatFormat",
+           "OpenAIResponsesFormat", "PerplexityFormat", "StructuredFormat", "TextFormat"]

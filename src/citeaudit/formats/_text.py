@@ -21,7 +21,7 @@ from citeaudit.core._grammar import Malformed, Marker
 from citeaudit.core._policy import exempt, list_items, under_cited_lead
 from citeaudit.core._segment import Span, code_spans, covered
 
-__all__ = ["TextFormat"]
+__all__ = ["TextFormat", "parse_text"]
 
 _START = itemgetter(1)  # of a Marker or Malformed: read in C
 
@@ -37,10 +37,11 @@ class TextFormat(SourcesAsGiven):
 
     def parse(self, answer: object, reading: Reading) -> Answer:
         assert isinstance(answer, str)
-        return _parse_text(answer, reading)
+        return parse_text(answer, reading)
 
 
-def _parse_text(text: str, reading: Reading) -> Answer:
+def parse_text(text: str, reading: Reading) -> Answer:
+    """Free text reduced to claims and the citations its markers make."""
     refusal = reading.refusal
     if refusal.matches(text):
         return Answer("text", text, (), (), (), True, ())

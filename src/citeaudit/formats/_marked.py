@@ -1,0 +1,101 @@
+"""Providers whose answers cite with markers in the text and return the passages beside it:
+Perplexity (``[1]`` into ``search_results``, or the older ``citations`` list of URLs) and
+Azure OpenAI "on your data" (``[doc1]`` into ``message.context.citations``).
+
+Both numbers are 1-based, as the markers are written (``[1]`` is the first search result,
+``[doc1]`` the first citation); the sources get those ids (``"1"``.., ``"doc1"``..), so a
+marker past the list is out of range (CA202). The text is read like free text: the marker
+grammar follows from these ids, and the claim policy applies.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from types import MappingProxyType
+from typing import Any
+
+from citeaudit.core._answer import Answer, Reading
+from citeaudit.core._sources import Snapshot, Source
+from citeaudit.formats._ranges import plain
+from citeaudit.formats._text import parse_text
+
+__all__ = ["AzureOnYourDataFormat", "PerplexityFormat"]
+
+
+def _message(response: Any) -> dict[str, Any]:
+    choices = response.get("choices") if isinstance(response, dict) else None
+    first = choices[0] if isinstance(choices, list) and choices else None
+    message = first.get("message") if isinstance(first, dict) else None
+    return message if isinstance(message, dict) else {}
+
+
+def _text(value: Any) -> str | None:
+    return value if isinstance(value, str) and value else None
+
+
+def _read(name: str, response: Any, reading: Reading) -> Answer:
+    content = _message(response).get("content")
+    parsed = parse_text(content if isinstance(content, str) else "", reading)
+    return dataclasses.replace(parsed, kind=name)
+
+
+class PerplexityFormat:
+    """A Perplexity chat completion with ``search_results`` (or ``citations``)."""
+
+    name = "perplexity"
+    expects = "a Perplexity response (choices with search_results or citations)"
+
+    def recognises(self, answer: object) -> bool:
+        data = plain(answer) if hasattr(answer, "model_dump") else answer
+        return isinstance(data, dict) and isinstance(data.get("choices"), list) and (
+            isinstance(data.get("search_results"), list) or
+            isinstance(data.get("citations"), list))
+
+    def snapshot(self, answer: object, sources: object) -> Snapshot:
+        if isinstance(sources, Snapshot):
+            return sources
+        response = plain(answer)
+        results = response.get("search_results")
+        found: list[Source] = []
+        if isinstance(results, list) and results:
+            for index, result in enumerate(results, start=1):
+                item = result if isinstance(result, dict) else {}
+                found.append(Source(str(index), _text(item.get("snippet")) or "",
+                                    _text(item.get("url")), _text(item.get("title"))))
+        else:
+            for index, url in enumerate(response.get("citations") or [], start=1):
+                found.append(Source(str(index), "", _text(url)))
+        return Snapshot(tuple(found), ids_from="positions")
+
+    def parse(self, answer: object, reading: Reading) -> Answer:
+        return _read(self.name, plain(answer), reading)
+
+
+class AzureOnYourDataFormat:
+    """An Azure OpenAI "on your data" chat completion: ``[docN]`` markers and the passages
+    in ``message.context.citations``.
+    """
+
+    name = "azure-on-your-data"
+    expects = "an Azure OpenAI on-your-data response (a message with context.citations)"
+
+    def recognises(self, answer: object) -> bool:
+        data = plain(answer) if hasattr(answer, "model_dump") else answer
+        context = _message(data).get("context")
+        return isinstance(context, dict) and isinstance(context.get("citations"), list)
+
+    def snapshot(self, answer: object, sources: object) -> Snapshot:
+        if isinstance(sources, Snapshot):
+            return sources
+        context = _message(plain(answer)).get("context") or {}
+        found = []
+        for index, citation in enumerate(context.get("citations") or [], start=1):
+            item = citation if isinstance(citation, dict) else {}
+            metadata = {k: item[k] for k in ("filepath", "chunk_id") if _text(item.get(k))}
+            found.append(Source(f"doc{index}", _text(item.get("content")) or "",
+                                _text(item.get("url")), _text(item.get("title")), None, None,
+                                MappingProxyType(metadata)))
+        return Snapshot(tuple(found), ids_from="positions")
+
+    def parse(self, answer: object, reading: Reading) -> Answer:
+        return _read(self.name, plain(answer), reading)
