@@ -33,7 +33,7 @@ from citeaudit.core._answer import Answer, Citation, Location, Reading
 from citeaudit.core._findings import Problem
 from citeaudit.core._sources import Snapshot, Source
 from citeaudit.errors import SnapshotError
-from citeaudit.formats._ranges import claims_of, plain
+from citeaudit.formats._ranges import Cited, answer_of, as_list, integers, plain
 
 __all__ = ["AnthropicFormat"]
 
@@ -67,9 +67,9 @@ class AnthropicFormat:
                                 origin="<snapshot>", place="$.messages")
         found = list(_request_sources(request))
         response = plain(answer)
-        for block in _list(response.get("content")):
+        for block in as_list(response.get("content")):
             if isinstance(block, dict) and block.get("type") == "web_search_tool_result":
-                for result in _list(block.get("content")):
+                for result in as_list(block.get("content")):
                     if isinstance(result, dict) and isinstance(result.get("url"), str):
                         found.append(Source(result["url"], "", result["url"],
                                             _text_or_none(result.get("title"))))
@@ -80,9 +80,9 @@ class AnthropicFormat:
         response = plain(answer)
         problems: list[Problem] = []
         pieces: list[str] = []
-        cited: list[tuple[int, int, list[Citation]]] = []  # a cited block's range, citations
+        cited: Cited = []  # a cited block's range, citations
         offset = 0
-        for index, block in enumerate(_list(response.get("content"))):
+        for index, block in enumerate(as_list(response.get("content"))):
             path = f"$.content[{index}]"
             if not isinstance(block, dict) or block.get("type") != "text":
                 continue  # tool use, thinking, web search results: not answer text
@@ -92,23 +92,14 @@ class AnthropicFormat:
                                         path=f"{path}.text"))
                 continue
             pieces.append(text)
-            made = [c for at, citation in enumerate(_list(block.get("citations")))
+            made = [c for at, citation in enumerate(as_list(block.get("citations")))
                     if (c := _citation(citation, f"{path}.citations[{at}]", problems))]
             if made and text.strip():
                 cited.append((offset + len(text) - len(text.lstrip()),
                               offset + len(text.rstrip()), made))
             offset += len(text)
-        whole = "".join(pieces)
-        if reading.refusal.matches(whole.strip()):
-            every = tuple(c for _, _, made in cited for c in made)
-            return Answer(self.name, whole, (), every, (), True, tuple(problems))
-        claims, citations = claims_of(whole, cited, reading)
-        return Answer(self.name, whole, tuple(claims), tuple(citations), (), False,
-                      tuple(problems))
+        return answer_of(self.name, "".join(pieces), cited, problems, reading)
 
-
-def _list(value: Any) -> list[Any]:
-    return value if isinstance(value, list) else []
 
 
 def _text_or_none(value: Any) -> str | None:
@@ -118,7 +109,7 @@ def _text_or_none(value: Any) -> str | None:
 def _request_sources(request: dict[str, Any]) -> Iterator[Source]:
     """The request's documents and search results, numbered as the API numbers them."""
     documents = results = 0
-    for message in _list(request.get("messages")):
+    for message in as_list(request.get("messages")):
         if not isinstance(message, dict):
             continue
         for block in _blocks(message.get("content")):
@@ -133,12 +124,12 @@ def _request_sources(request: dict[str, Any]) -> Iterator[Source]:
 
 def _blocks(content: Any) -> Iterator[dict[str, Any]]:
     """Content blocks, and the blocks inside tool results, in order."""
-    for block in _list(content):
+    for block in as_list(content):
         if not isinstance(block, dict):
             continue
         yield block
         if block.get("type") == "tool_result":
-            yield from (inner for inner in _list(block.get("content"))
+            yield from (inner for inner in as_list(block.get("content"))
                         if isinstance(inner, dict))
 
 
@@ -154,7 +145,7 @@ def _document(block: dict[str, Any], index: int) -> Source:
     elif kind == "content":
         inner = source.get("content")
         blocks = (inner,) if isinstance(inner, str) else tuple(
-            b.get("text", "") for b in _list(inner) if isinstance(b, dict)
+            b.get("text", "") for b in as_list(inner) if isinstance(b, dict)
             and b.get("type") == "text" and isinstance(b.get("text"), str))
         metadata["blocks"] = blocks
         text = "".join(blocks)
@@ -167,7 +158,7 @@ def _document(block: dict[str, Any], index: int) -> Source:
 
 
 def _search_result(block: dict[str, Any], index: int) -> Source:
-    blocks = tuple(b["text"] for b in _list(block.get("content"))
+    blocks = tuple(b["text"] for b in as_list(block.get("content"))
                    if isinstance(b, dict) and isinstance(b.get("text"), str))
     origin = block.get("source")
     url = origin if isinstance(origin, str) and origin.startswith(("http://", "https://")) \
@@ -197,14 +188,9 @@ def _citation(citation: Any, path: str, problems: list[Problem]) -> Citation | N
         return None
     family, unit = _LOCATED[kind]
     fields = (f"{family}_index", *_RANGE[unit])
-    values: list[int] = []
-    for name in fields:
-        value = citation.get(name)
-        if not isinstance(value, int) or isinstance(value, bool):
-            problems.append(Problem("CA404", f"{kind} needs an integer \"{name}\"",
-                                    path=f"{path}.{name}"))
-            return None
-        values.append(value)
+    values = integers(citation, fields, kind, path, problems)
+    if values is None:
+        return None
     number, start, end = values
     quoted = citation.get("cited_text")
     where = Location(unit, start, end, quoted if isinstance(quoted, str) else None,

@@ -18,7 +18,7 @@ from typing import Any
 from citeaudit.core._answer import Answer, Citation, Location, Reading
 from citeaudit.core._findings import Problem
 from citeaudit.core._sources import Snapshot, Source, load_snapshot
-from citeaudit.formats._ranges import claims_of, plain
+from citeaudit.formats._ranges import Cited, answer_of, as_list, plain
 
 __all__ = ["GeminiFormat"]
 
@@ -37,9 +37,6 @@ def _get(data: Any, name: str) -> tuple[Any, str]:
     camel = _camel(name)
     return data.get(camel), camel
 
-
-def _list(value: Any) -> list[Any]:
-    return value if isinstance(value, list) else []
 
 
 class GeminiFormat:
@@ -62,7 +59,7 @@ class GeminiFormat:
         given = load_snapshot(sources) if sources is not None else Snapshot(())
         metadata, _ = _get(_candidate(plain(answer)), "grounding_metadata")
         chunks, _ = _get(metadata, "grounding_chunks")
-        found = [_chunk(chunk, index) for index, chunk in enumerate(_list(chunks))]
+        found = [_chunk(chunk, index) for index, chunk in enumerate(as_list(chunks))]
         return Snapshot(given.sources + tuple(found), ids_from=given.ids_from) if found \
             else given
 
@@ -70,7 +67,7 @@ class GeminiFormat:
         candidate = _candidate(plain(answer))
         content, _ = _get(candidate, "content")
         texts = [part.get("text") if isinstance(part, dict) else None
-                 for part in _list(_get(content, "parts")[0])]
+                 for part in as_list(_get(content, "parts")[0])]
         starts: list[int] = []  # each part's first character in the answer text
         offset = 0
         for text in texts:
@@ -78,26 +75,20 @@ class GeminiFormat:
             offset += len(text) if isinstance(text, str) else 0
         whole = "".join(t for t in texts if isinstance(t, str))
         problems: list[Problem] = []
-        cited: list[tuple[int, int, list[Citation]]] = []
+        cited: Cited = []
         metadata, metadata_key = _get(candidate, "grounding_metadata")
         supports, supports_key = _get(metadata, "grounding_supports")
         base = f"$.candidates[0].{metadata_key}.{supports_key}"
-        for at, support in enumerate(_list(supports)):
+        for at, support in enumerate(as_list(supports)):
             found = _support(support, f"{base}[{at}]", texts, starts, problems)
             if found is not None:
                 cited.append(found)
-        cited.sort(key=lambda item: item[:2])
-        if reading.refusal.matches(whole.strip()):
-            every = tuple(c for _, _, made in cited for c in made)
-            return Answer(self.name, whole, (), every, (), True, tuple(problems))
-        claims, citations = claims_of(whole, cited, reading)
-        return Answer(self.name, whole, tuple(claims), tuple(citations), (), False,
-                      tuple(problems))
+        return answer_of(self.name, whole, cited, problems, reading)
 
 
 def _candidate(response: Any) -> Any:
     candidates, _ = _get(response, "candidates")
-    first = _list(candidates)[:1]
+    first = as_list(candidates)[:1]
     return first[0] if first and isinstance(first[0], dict) else {}
 
 

@@ -28,12 +28,9 @@ from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 from citeaudit.core._answer import Answer, Citation, Reading
 from citeaudit.core._findings import Problem
 from citeaudit.core._sources import Snapshot, Source, load_snapshot
-from citeaudit.formats._ranges import claims_of, plain
+from citeaudit.formats._ranges import Cited, answer_of, as_list, integers, plain
 
 __all__ = ["OpenAIChatFormat", "OpenAIResponsesFormat", "canonical_url"]
-
-_Cited = list[tuple[int, int, list[Citation]]]
-
 
 def canonical_url(url: str) -> str:
     """``url`` compared as a citation's URL: scheme and host lower case, no fragment, no
@@ -68,15 +65,15 @@ class OpenAIResponsesFormat:
         response = plain(answer)
         problems: list[Problem] = []
         pieces: list[str] = []
-        cited: _Cited = []
+        cited: Cited = []
         offset = 0
-        for at, item in enumerate(_list(response.get("output"))):
+        for at, item in enumerate(as_list(response.get("output"))):
             if not isinstance(item, dict) or item.get("type") != "message":
                 continue
             if pieces:
                 pieces.append("\n\n")  # one message's text from the next
                 offset += 2
-            for part_at, part in enumerate(_list(item.get("content"))):
+            for part_at, part in enumerate(as_list(item.get("content"))):
                 if not isinstance(part, dict) or part.get("type") != "output_text":
                     continue
                 path = f"$.output[{at}].content[{part_at}]"
@@ -86,11 +83,11 @@ class OpenAIResponsesFormat:
                                             " \"text\"", path=f"{path}.text"))
                     continue
                 into = _Into(reading, cited, problems)
-                for index, note in enumerate(_list(part.get("annotations"))):
+                for index, note in enumerate(as_list(part.get("annotations"))):
                     _annotation(note, text, offset, f"{path}.annotations[{index}]", into)
                 pieces.append(text)
                 offset += len(text)
-        return _answer(self.name, "".join(pieces), cited, problems, reading)
+        return answer_of(self.name, "".join(pieces), cited, problems, reading)
 
 
 class OpenAIChatFormat:
@@ -115,21 +112,21 @@ class OpenAIChatFormat:
     def parse(self, answer: object, reading: Reading) -> Answer:
         response = plain(answer)
         problems: list[Problem] = []
-        cited: _Cited = []
-        choices = _list(response.get("choices"))
+        cited: Cited = []
+        choices = as_list(response.get("choices"))
         message = choices[0].get("message") if choices and isinstance(choices[0], dict) else None
         if not isinstance(message, dict):
             problems.append(Problem("CA404", "a chat completion needs choices[0].message",
                                     path="$.choices[0].message"))
-            return _answer(self.name, "", cited, problems, reading)
+            return answer_of(self.name, "", cited, problems, reading)
         text = message.get("content")
         if text is None and isinstance(message.get("refusal"), str):
             text = message["refusal"]  # the model declined: a refusal, in its own words
         if not isinstance(text, str):
             problems.append(Problem("CA404", "the message needs a string \"content\"",
                                     path="$.choices[0].message.content"))
-            return _answer(self.name, "", cited, problems, reading)
-        for index, note in enumerate(_list(message.get("annotations"))):
+            return answer_of(self.name, "", cited, problems, reading)
+        for index, note in enumerate(as_list(message.get("annotations"))):
             path = f"$.choices[0].message.annotations[{index}]"
             inner = note.get("url_citation") if isinstance(note, dict) else None
             if not isinstance(inner, dict):
@@ -138,24 +135,14 @@ class OpenAIChatFormat:
                 continue
             _annotation({"type": "url_citation", **inner}, text, 0, f"{path}.url_citation",
                         _Into(reading, cited, problems))
-        return _answer(self.name, text, cited, problems, reading)
-
-
-def _answer(name: str, text: str, cited: _Cited, problems: list[Problem],
-            reading: Reading) -> Answer:
-    cited.sort(key=lambda item: item[:2])
-    if reading.refusal.matches(text.strip()):
-        every = tuple(c for _, _, made in cited for c in made)
-        return Answer(name, text, (), every, (), True, tuple(problems))
-    claims, citations = claims_of(text, cited, reading)
-    return Answer(name, text, tuple(claims), tuple(citations), (), False, tuple(problems))
+        return answer_of(self.name, text, cited, problems, reading)
 
 
 class _Into(NamedTuple):
     """Where annotations are collected: the cited ranges and the problems found."""
 
     reading: Reading
-    cited: _Cited
+    cited: Cited
     problems: list[Problem]
 
 
@@ -182,14 +169,9 @@ def _annotation(note: Any, text: str, offset: int, path: str, into: _Into) -> No
         problems.append(Problem("CA404", f"{kind} needs a string \"{key}\"",
                                 path=f"{path}.{key}"))
         return
-    written: list[int] = []
-    for name in names:
-        value = note.get(name)
-        if not isinstance(value, int) or isinstance(value, bool):
-            problems.append(Problem("CA404", f"{kind} needs an integer \"{name}\"",
-                                    path=f"{path}.{name}"))
-            return
-        written.append(value)
+    written = integers(note, names, kind, path, problems)
+    if written is None:
+        return
     first, last = written[0], written[-1]
     if not 0 <= first <= last <= len(text):
         what = f"range {first}..{last}" if len(written) == 2 else f"index {first}"
@@ -220,16 +202,16 @@ def _retrieved(response: dict[str, Any]) -> list[Source]:
     """What the response retrieved itself: file search results by file, web sources."""
     by_file: dict[str, list[dict[str, Any]]] = {}
     urls: list[str] = []
-    for item in _list(response.get("output")):
+    for item in as_list(response.get("output")):
         if not isinstance(item, dict):
             continue
         if item.get("type") == "file_search_call":
-            for result in _list(item.get("results")):
+            for result in as_list(item.get("results")):
                 if isinstance(result, dict) and isinstance(result.get("file_id"), str):
                     by_file.setdefault(result["file_id"], []).append(result)
         elif item.get("type") == "web_search_call":
             action = item.get("action")
-            for found in _list(action.get("sources") if isinstance(action, dict) else None):
+            for found in as_list(action.get("sources") if isinstance(action, dict) else None):
                 if isinstance(found, dict) and isinstance(found.get("url"), str):
                     urls.append(found["url"])
     sources = [_file_source(file_id, results) for file_id, results in by_file.items()]
@@ -253,7 +235,4 @@ def _with_retrieved(sources: object, retrieved: list[Source]) -> Snapshot:
     extra = tuple(s for s in retrieved if s.id not in known)
     return Snapshot(given.sources + extra, ids_from=given.ids_from) if extra else given
 
-
-def _list(value: Any) -> list[Any]:
-    return value if isinstance(value, list) else []
 

@@ -7,10 +7,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from citeaudit.core._answer import Citation, Claim, Reading
+from citeaudit.core._answer import Answer, Citation, Claim, Reading
+from citeaudit.core._findings import Problem
 from citeaudit.core._policy import exempt
 
-__all__ = ["claims_of", "plain"]
+__all__ = ["Cited", "answer_of", "as_list", "claims_of", "integers", "plain"]
+
+# A cited range of the answer text and the citations made there.
+Cited = list[tuple[int, int, list[Citation]]]
 
 
 def plain(value: Any) -> Any:
@@ -19,7 +23,41 @@ def plain(value: Any) -> Any:
     return dump(mode="json") if callable(dump) else value
 
 
-def claims_of(text: str, cited: list[tuple[int, int, list[Citation]]], reading: Reading,
+def as_list(value: Any) -> list[Any]:
+    """``value`` if it is a list, else nothing (providers leave fields out or null)."""
+    return value if isinstance(value, list) else []
+
+
+def integers(data: dict[str, Any], names: tuple[str, ...], what: str, path: str,
+             problems: list[Problem]) -> list[int] | None:
+    """The integer fields ``names`` of ``data``; None, with a CA404 naming the first that is
+    not an integer, if any is not.
+    """
+    values: list[int] = []
+    for name in names:
+        value = data.get(name)
+        if not isinstance(value, int) or isinstance(value, bool):
+            problems.append(Problem("CA404", f"{what} needs an integer \"{name}\"",
+                                    path=f"{path}.{name}"))
+            return None
+        values.append(value)
+    return values
+
+
+def answer_of(name: str, text: str, cited: Cited, problems: list[Problem],
+              reading: Reading) -> Answer:
+    """The answer of format ``name``: a refusal (its citations kept, for CA402), or its
+    sentences as claims cited by the ranges they overlap.
+    """
+    cited.sort(key=lambda item: item[:2])
+    if reading.refusal.matches(text.strip()):
+        every = tuple(c for _, _, made in cited for c in made)
+        return Answer(name, text, (), every, (), True, tuple(problems))
+    claims, citations = claims_of(text, cited, reading)
+    return Answer(name, text, tuple(claims), tuple(citations), (), False, tuple(problems))
+
+
+def claims_of(text: str, cited: Cited, reading: Reading,
             ) -> tuple[list[Claim], list[Citation]]:
     """The answer's sentences as claims, each with the citations of the cited ranges it
     overlaps (``cited``: ``(start, end, citations)`` sorted by start; a model splits one
