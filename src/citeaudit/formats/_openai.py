@@ -8,9 +8,9 @@ Field names follow the ``openai`` SDK's types (``ResponseOutputText`` with
 ``action.sources``; ``ChatCompletionMessage.annotations[].url_citation``):
 
 * ``url_citation`` and ``container_file_citation`` cover ``start_index..end_index`` of the
-  text they annotate; the SDK calls ``end_index`` "the last character", but the ranges the
-  API returns cover the cited link with the end exclusive, which is how they are read here
-  (character positions of the text, as Python counts them);
+  text they annotate, read end exclusive and in characters as Python counts them (the SDK
+  calls ``end_index`` "the last character"; neither reading is confirmed against the live
+  API yet);
 * ``file_citation`` and ``file_path`` carry one ``index``: an insertion point, which cites the
   sentence it ends or sits in;
 * the snapshot is the ``sources`` given (any snapshot shape), then what the response retrieved
