@@ -19,9 +19,10 @@ PASSAGES = ["Expense reports must be filed within 60 days.", "Refunds settle in 
 
 
 def test_the_built_in_formats_are_registered_like_any_other() -> None:
-    assert FORMATS.builtins() == ("text", "claims", "structured", "anthropic",
-                                 "openai-responses", "openai-chat", "gemini", "perplexity",
-                                 "azure-on-your-data")
+    assert FORMATS.builtins() == (
+        "text", "claims", "structured", "anthropic", "openai-responses", "openai-chat",
+        "openai-assistants", "cohere", "gemini", "bedrock", "perplexity", "azure-on-your-data",
+        "mistral")
     for name in FORMATS.builtins():
         form = FORMATS[name]
         assert isinstance(form, AnswerFormat)
@@ -42,21 +43,39 @@ def test_each_shape_is_read_by_its_format(answer: Any, shape: str) -> None:
 
 
 @pytest.mark.parametrize(("answer", "described"), [
-    (42, "a number"), (None, "null"), (True, "a boolean"),
-    ({"role": "assistant", "content": []}, "an object with keys content, role"),
+    (42, "a number"), (None, "null"), (True, "a boolean"), ({"x": 1}, "an object with keys x"),
 ])
-def test_an_answer_no_format_reads_says_what_was_expected(answer: Any, described: str) -> None:
+def test_an_answer_no_format_reads_says_what_answers_may_be(answer: Any, described: str) -> None:
     report = citeaudit.audit(answer, PASSAGES)
     assert [(f.code, f.path) for f in report.findings] == [("CA404", "$")]
     assert report.findings[0].message == (
-        "an answer must be one of: free text (a string), a list of claim strings, an object"
-        " with status, text and citations, an Anthropic Messages response (type \"message\""
-        " with content blocks), an OpenAI Responses response (object \"response\" with output"
-        " items), an OpenAI Chat Completions response (object \"chat.completion\" with"
-        " choices), a Gemini response (candidates with content parts and grounding metadata),"
-        " a Perplexity response (choices with search_results or citations), an Azure OpenAI"
-        f" on-your-data response (a message with context.citations); not {described}")
+        "an answer must be free text (a string), a list of claim strings, an object with status,"
+        " text and citations, or a provider's response (anthropic, openai-responses,"
+        " openai-chat, openai-assistants, cohere, gemini, bedrock, perplexity,"
+        f" azure-on-your-data, mistral); not {described}")
     assert report.shape == "invalid"
+
+
+@pytest.mark.parametrize(("answer", "path", "closest", "problem"), [
+    ({"role": "assistant", "content": []}, "$.type", "an Anthropic Messages response",
+     '"type" is missing (it should be "message")'),
+    ({"type": "msg", "content": []}, "$.type", "an Anthropic Messages response",
+     '"type" is "msg", not "message"'),
+    ({"output": {"text": "Refunds take 14 days."}}, "$.citations",
+     "an AWS Bedrock RetrieveAndGenerate response", '"citations" is missing (it should be a'
+     " list)"),
+    ({"object": "chat.completion", "choices": {}}, "$.choices",
+     "an OpenAI Chat Completions response", '"choices" is an empty object, not a list'),
+    ({"message": {"role": "assistant", "content": []}}, "$.finish_reason",
+     "a Cohere Chat v2 response", '"finish_reason" is missing (it should be a string)'),
+])
+def test_an_object_no_format_reads_names_the_closest_and_what_it_lacks(
+        answer: Any, path: str, closest: str, problem: str) -> None:
+    report = citeaudit.audit(answer, PASSAGES)
+    assert [(f.code, f.path) for f in report.findings] == [("CA404", path)]
+    message = report.findings[0].message
+    assert message.startswith(f"no answer format reads this object: it looks most like {closest}")
+    assert message.endswith(f", but {problem}")
 
 
 def test_a_named_format_that_does_not_recognise_its_input_says_so(run: Any,
@@ -72,9 +91,9 @@ def test_a_named_format_that_does_not_recognise_its_input_says_so(run: Any,
     answer.write_text(json.dumps({"role": "assistant"}))
     result = run("check", S002, str(answer), "--answer-format", "structured")
     assert result.code == ExitCode.INPUT_ERROR
-    assert result.err == (f"citeaudit: error: {answer}: not an object with status, text and"
-                          " citations, as the structured format expects, but an object with"
-                          " keys role\n")
+    assert result.err == (f"citeaudit: error: {answer}: $.status: not an object with status,"
+                          " text and citations, as the structured format expects: \"status\" is"
+                          " missing (it should be a string)\n")
     claims = tmp_path / "claims.txt"  # a format name reads the file as JSON
     claims.write_text(json.dumps(["Expense reports must be filed within 60 days [1]."]))
     read = run("check", S002, str(claims), "--answer-format", "claims", "--format", "json")

@@ -22,7 +22,9 @@ from openai.types.responses import (
 from openai.types.responses.response_file_search_tool_call import Result
 from openai.types.responses.response_function_web_search import ActionSearch, ActionSearchSource
 from openai.types.responses.response_output_text import (
+    AnnotationContainerFileCitation,
     AnnotationFileCitation,
+    AnnotationFilePath,
 )
 from openai.types.responses.response_output_text import (
     AnnotationURLCitation as URLCitation,
@@ -98,6 +100,20 @@ def test_each_broken_annotation_is_found_with_its_json_path(annotation: Any, cod
     found = [(f.code, f.message, f.path) for f in report.findings if f.code == code]
     assert found == [(code, message, "$.output[1].content[0].annotations[2]")]
     assert not report.passed
+
+
+def test_container_file_citations_name_their_file_and_file_paths_are_links() -> None:
+    cited = AnnotationContainerFileCitation(
+        type="container_file_citation", container_id="cntr_1", file_id="file-refunds",
+        filename="refunds.csv", start_index=0, end_index=33)
+    link = AnnotationFilePath(type="file_path", file_id="file-written-by-the-model", index=10)
+    report = citeaudit.audit(response(cited, link, URL), SOURCES)
+    assert report.passed, report.findings
+    made = citeaudit.core.prepare(response(cited, link, URL), SOURCES).answer.citations
+    assert [(c.source_id, c.claim) for c in made] == [("file-refunds", 1), ("shipping", 2)]
+    outside = cited.model_copy(update={"end_index": len(TEXT) + 1})
+    report = citeaudit.audit(response(outside, URL), SOURCES)
+    assert ("CA206", "$.output[1].content[0].annotations[0]") in findings(report)
 
 
 def test_an_uncited_amount_is_ca302_under_the_claim_policy() -> None:

@@ -10,6 +10,7 @@ particular shapes than the built-ins).
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, NamedTuple, Protocol, cast, runtime_checkable
@@ -158,9 +159,13 @@ FORMATS: Registry[AnswerFormat] = Registry("formats", {
     "anthropic": "citeaudit.formats:ANTHROPIC",
     "openai-responses": "citeaudit.formats:OPENAI_RESPONSES",
     "openai-chat": "citeaudit.formats:OPENAI_CHAT",
+    "openai-assistants": "citeaudit.formats:OPENAI_ASSISTANTS",
+    "cohere": "citeaudit.formats:COHERE",
     "gemini": "citeaudit.formats:GEMINI",
+    "bedrock": "citeaudit.formats:BEDROCK",
     "perplexity": "citeaudit.formats:PERPLEXITY",
     "azure-on-your-data": "citeaudit.formats:AZURE_ON_YOUR_DATA",
+    "mistral": "citeaudit.formats:MISTRAL",
 }, what="answer format", validate=_answer_format)
 
 
@@ -183,9 +188,10 @@ def _detection_order() -> list[AnswerFormat]:
         # Installed formats first: each recognises a particular shape (a provider's
         # response); the built-ins take what is left, by type.
         _order = [FORMATS[name] for name in FORMATS if name not in builtins] + [
-            FORMATS["anthropic"], FORMATS["openai-responses"], FORMATS["perplexity"],
-            FORMATS["azure-on-your-data"], FORMATS["openai-chat"], FORMATS["gemini"],
-            FORMATS["structured"], FORMATS["claims"], FORMATS["text"]]
+            FORMATS[name] for name in (
+                "anthropic", "openai-responses", "perplexity", "azure-on-your-data", "mistral",
+                "openai-chat", "openai-assistants", "cohere", "gemini", "bedrock", "structured",
+                "claims", "text")]
         if len(_order) == len(builtins):
             _by_type.update({str: FORMATS["text"], list: FORMATS["claims"]})
     return _order
@@ -208,6 +214,10 @@ def choose_format(answer: object, name: str | None = None) -> AnswerFormat | Non
     if name is not None:
         chosen = FORMATS.require(name)
         if not chosen.recognises(answer):
+            unmet = _unmet(chosen, answer)
+            if unmet is not None and isinstance(answer, dict):
+                raise InputError(f"not {chosen.expects}, as the {chosen.name} format expects:"
+                                 f" {unmet[2]}", origin="<answer>", place=unmet[1])
             raise InputError(f"not {chosen.expects}, as the {chosen.name} format expects, but"
                              f" {_described(answer)}", origin="<answer>")
         return chosen
@@ -235,11 +245,77 @@ def parse_answer(value: Any, grammar: Grammar, refusal: str | Sequence[str] | Re
 
 
 def unreadable_answer(value: object) -> Answer:
-    """The answer no format recognises: one CA404 saying what each format expects."""
-    expected = ", ".join(FORMATS[name].expects for name in FORMATS)
-    problem = Problem("CA404", f"an answer must be one of: {expected}; not"
-                      f" {_described(value)}", path="$")
-    return Answer("invalid", "", (), (), (), False, (problem,))
+    """The answer no format recognises: one CA404, naming the format an object comes closest
+    to and the field it lacks, else saying what answers may be.
+    """
+    closest = _closest(value) if isinstance(value, dict) else None
+    if closest is not None:
+        form, path, problem = closest
+        found = Problem("CA404", f"no answer format reads this object: it looks most like"
+                        f" {form.expects}, but {problem}", path=path)
+    else:
+        builtins = ("text", "claims", "structured")
+        providers = ", ".join(name for name in FORMATS if name not in builtins)
+        found = Problem("CA404", "an answer must be free text (a string), a list of claim"
+                        " strings, an object with status, text and citations, or a provider's"
+                        f" response ({providers}); not {_described(value)}", path="$")
+    return Answer("invalid", "", (), (), (), False, (found,))
+
+
+def _closest(value: dict[str, Any]) -> tuple[AnswerFormat, str, str] | None:
+    """The format whose ``needs`` the object meets most of (then: leaves fewest unmet; then:
+    comes first), with the JSON path and description of the first need it does not meet;
+    None when it meets none.
+    """
+    best: tuple[tuple[int, int], AnswerFormat, str, str] | None = None
+    for form in _detection_order():
+        unmet = _unmet(form, value)
+        if unmet is None or unmet[0] == 0:
+            continue
+        score = (unmet[0], unmet[0] - len(getattr(form, "needs", ())))  # most met, fewest not
+        if best is None or score > best[0]:
+            best = (score, form, unmet[1], unmet[2])
+    return best[1:] if best is not None else None
+
+
+def _unmet(form: AnswerFormat, value: object) -> tuple[int, str, str] | None:
+    """How many of the format's ``needs`` (``(dotted path, a type or the value)`` pairs)
+    ``value`` meets, and the first it does not (path and what is wrong); None when the
+    format declares no needs, or all are met.
+    """
+    needs: tuple[tuple[str, object], ...] = getattr(form, "needs", ())
+    met = 0
+    first: tuple[str, str] | None = None
+    for dotted, wanted in needs:
+        found: object = value
+        for key in dotted.split("."):
+            if isinstance(found, list) and key.isdigit():
+                found = found[int(key)] if int(key) < len(found) else _MISSING
+            else:
+                found = found.get(key, _MISSING) if isinstance(found, dict) else _MISSING
+        ok = isinstance(found, wanted) if isinstance(wanted, type) else found == wanted
+        if ok:
+            met += 1
+            continue
+        if first is None:
+            name = dotted.rsplit(".", 1)[-1]
+            shown = _TYPE_NAMES[wanted] if isinstance(wanted, type) else json.dumps(wanted)
+            first = ("$." + ".".join(f"[{k}]" if k.isdigit() else k for k in dotted.split("."))
+                     .replace(".[", "["),
+                     f'"{name}" is missing (it should be {shown})' if found is _MISSING else
+                     f'"{name}" is {_value(found)}, not {shown}')
+    return (met, *first) if first is not None else None
+
+
+def _value(found: object) -> str:
+    """A value as a message shows it: short strings and numbers as JSON, others by kind."""
+    if (isinstance(found, str) and len(found) <= 40) or isinstance(found, int | float):
+        return json.dumps(found)
+    return _described(found)
+
+
+_MISSING = object()
+_TYPE_NAMES = {list: "a list", dict: "an object", str: "a string", int: "a number"}
 
 
 def _described(value: object) -> str:

@@ -1,14 +1,19 @@
 """The built-in answer formats: free ``text``, a ``claims`` list, the ``structured`` answer
-contract and providers' responses (``anthropic``, ``openai-responses``,
-``openai-chat``, ``gemini``, ``perplexity``, ``azure-on-your-data``). Each is registered in
-the ``citeaudit.formats`` registry (see :class:`~citeaudit.core.AnswerFormat`); installed
-formats are added the same way.
+contract and providers' responses (``anthropic``, ``openai-responses``, ``openai-chat``,
+``openai-assistants``, ``cohere``, ``gemini``, ``bedrock``, ``perplexity``,
+``azure-on-your-data``, ``mistral``).
+Each is registered in the ``citeaudit.formats`` registry (see
+:class:`~citeaudit.core.AnswerFormat`); installed formats are added the same way.
 """
 
 from citeaudit.formats._anthropic import AnthropicFormat
+from citeaudit.formats._assistants import OpenAIAssistantsFormat
+from citeaudit.formats._bedrock import BedrockFormat
 from citeaudit.formats._claims import ClaimsFormat
+from citeaudit.formats._cohere import CohereFormat
 from citeaudit.formats._gemini import GeminiFormat
 from citeaudit.formats._marked import AzureOnYourDataFormat, PerplexityFormat
+from citeaudit.formats._mistral import MistralFormat
 from citeaudit.formats._openai import OpenAIChatFormat, OpenAIResponsesFormat
 from citeaudit.formats._structured import StructuredFormat
 from citeaudit.formats._text import TextFormat
@@ -16,14 +21,20 @@ from citeaudit.formats._text import TextFormat
 ANTHROPIC = AnthropicFormat()
 OPENAI_RESPONSES = OpenAIResponsesFormat()
 OPENAI_CHAT = OpenAIChatFormat()
+OPENAI_ASSISTANTS = OpenAIAssistantsFormat()
+COHERE = CohereFormat()
 GEMINI = GeminiFormat()
 PERPLEXITY = PerplexityFormat()
+BEDROCK = BedrockFormat()
+MISTRAL = MistralFormat()
 AZURE_ON_YOUR_DATA = AzureOnYourDataFormat()
 TEXT = TextFormat()
 CLAIMS = ClaimsFormat()
 STRUCTURED = StructuredFormat()
 
-__all__ = ["ANTHROPIC", "AZURE_ON_YOUR_DATA", "CLAIMS", "GEMINI", "OPENAI_CHAT",
-           "OPENAI_RESPONSES", "PERPLEXITY", "STRUCTURED", "TEXT", "AnthropicFormat",
-           "AzureOnYourDataFormat", "ClaimsFormat", "GeminiFormat", "OpenAIChatFormat",
-           "OpenAIResponsesFormat", "PerplexityFormat", "StructuredFormat", "TextFormat"]
+__all__ = ["ANTHROPIC", "AZURE_ON_YOUR_DATA", "BEDROCK", "CLAIMS", "COHERE", "GEMINI", "MISTRAL",
+           "OPENAI_ASSISTANTS", "OPENAI_CHAT", "OPENAI_RESPONSES", "PERPLEXITY", "STRUCTURED",
+           "TEXT", "AnthropicFormat", "AzureOnYourDataFormat", "BedrockFormat", "ClaimsFormat",
+           "CohereFormat", "GeminiFormat", "MistralFormat", "OpenAIAssistantsFormat",
+           "OpenAIChatFormat", "OpenAIResponsesFormat", "PerplexityFormat", "StructuredFormat",
+           "TextFormat"]

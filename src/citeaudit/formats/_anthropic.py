@@ -50,6 +50,7 @@ class AnthropicFormat:
 
     name = "anthropic"
     expects = "an Anthropic Messages response (type \"message\" with content blocks)"
+    needs = (("type", "message"), ("content", list))
 
     def recognises(self, answer: object) -> bool:
         if hasattr(answer, "model_dump"):

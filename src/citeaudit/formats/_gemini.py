@@ -46,6 +46,7 @@ class GeminiFormat:
 
     name = "gemini"
     expects = "a Gemini response (candidates with content parts and grounding metadata)"
+    needs = (("candidates", list), ("candidates.0.content", dict))
 
     def recognises(self, answer: object) -> bool:
         if hasattr(answer, "model_dump") and not isinstance(answer, dict):

@@ -44,6 +44,7 @@ class PerplexityFormat:
 
     name = "perplexity"
     expects = "a Perplexity response (choices with search_results or citations)"
+    needs = (("choices", list), ("search_results", list))
 
     def recognises(self, answer: object) -> bool:
         data = plain(answer) if hasattr(answer, "model_dump") else answer
@@ -78,6 +79,8 @@ class AzureOnYourDataFormat:
 
     name = "azure-on-your-data"
     expects = "an Azure OpenAI on-your-data response (a message with context.citations)"
+    needs = (("choices", list), ("choices.0.message", dict),
+             ("choices.0.message.context", dict), ("choices.0.message.context.citations", list))
 
     def recognises(self, answer: object) -> bool:
         data = plain(answer) if hasattr(answer, "model_dump") else answer

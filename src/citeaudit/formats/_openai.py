@@ -11,8 +11,9 @@ Field names follow the ``openai`` SDK's types (``ResponseOutputText`` with
   text they annotate, read end exclusive and in characters as Python counts them (the SDK
   calls ``end_index`` "the last character"; neither reading is confirmed against the live
   API yet);
-* ``file_citation`` and ``file_path`` carry one ``index``: an insertion point, which cites the
-  sentence it ends or sits in;
+* ``file_citation`` carries one ``index``: an insertion point, which cites the sentence it
+  ends or sits in; ``file_path`` links a file the model wrote (code interpreter): not a
+  citation;
 * the snapshot is the ``sources`` given (any snapshot shape), then what the response retrieved
   itself: ``file_search_call.results`` (one source per ``file_id``, its chunks joined; present
   when the request asked to ``include`` them) and the web search call's ``action.sources``
@@ -48,6 +49,7 @@ class OpenAIResponsesFormat:
 
     name = "openai-responses"
     expects = "an OpenAI Responses response (object \"response\" with output items)"
+    needs = (("object", "response"), ("output", list))
 
     def recognises(self, answer: object) -> bool:
         data = answer if isinstance(answer, dict) else None
@@ -97,6 +99,7 @@ class OpenAIChatFormat:
 
     name = "openai-chat"
     expects = "an OpenAI Chat Completions response (object \"chat.completion\" with choices)"
+    needs = (("object", "chat.completion"), ("choices", list), ("choices.0.message", dict))
 
     def recognises(self, answer: object) -> bool:
         if hasattr(answer, "model_dump") and not isinstance(answer, dict):
@@ -155,9 +158,11 @@ def _annotation(note: Any, text: str, offset: int, path: str, into: _Into) -> No
         problems.append(Problem("CA404", "an annotation must be an object", path=path))
         return
     kind = note.get("type")
+    if kind == "file_path":
+        return  # a link to a file the model wrote, not a citation
     if kind in ("url_citation", "container_file_citation"):
         names: tuple[str, ...] = ("start_index", "end_index")
-    elif kind in ("file_citation", "file_path"):
+    elif kind == "file_citation":
         names = ("index",)
     else:
         problems.append(Problem("CA404", f"unknown annotation type {kind!r}",

@@ -5,6 +5,7 @@ cited.
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from citeaudit.core._answer import Answer, Citation, Claim, Reading
@@ -13,6 +14,7 @@ from citeaudit.core._policy import exempt
 
 __all__ = ["Cited", "answer_of", "as_list", "claims_of", "integers", "plain"]
 
+_WORD = re.compile(r"\w")
 # A cited range of the answer text and the citations made there.
 Cited = list[tuple[int, int, list[Citation]]]
 
@@ -62,7 +64,10 @@ def claims_of(text: str, cited: Cited, reading: Reading,
     """The answer's sentences as claims, each with the citations of the cited ranges it
     overlaps (``cited``: ``(start, end, citations)`` sorted by start; a model splits one
     sentence into several cited pieces: "According to the documents, " then a cited "the
-    grass is green"); uncited sentences the claim policy exempts are no claims.
+    grass is green"); uncited sentences the claim policy exempts are no claims. A range
+    inside a sentence cites it; a range across sentences cites those it shares a letter or
+    digit with: a cited piece ". Cards cost 5 dollars" cites the sentence it states, not the
+    one whose full stop it starts with.
     """
     rules = reading.not_citable
     claims: list[Claim] = []
@@ -75,7 +80,8 @@ def claims_of(text: str, cited: Cited, reading: Reading,
         for low, high, made in cited[first:]:
             if low >= end:
                 break  # sorted by start: none after it overlaps this sentence
-            if high > start:
+            if high > start and ((start <= low and high <= end) or
+                                 _WORD.search(text, max(low, start), min(high, end))):
                 overlapping.append(made)
         if not overlapping and rules and exempt(text, start, end, rules):
             continue

@@ -22,6 +22,7 @@ class StructuredFormat(SourcesAsGiven):
 
     name = "structured"
     expects = "an object with status, text and citations"
+    needs = (("status", str), ("text", str), ("citations", list))
 
     def recognises(self, answer: object) -> bool:
         # An object with none of the contract's keys is some other shape, not a broken one.

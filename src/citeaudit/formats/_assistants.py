@@ -1,0 +1,169 @@
+"""OpenAI Assistants: a thread message whose text carries markers like ``【4:0†source】``, each
+covered by a ``file_citation`` annotation naming the file it cites.
+
+Field names follow the ``openai`` SDK's types (``beta.threads.Message``, ``TextContentBlock``,
+``Text``, ``FileCitationAnnotation``, ``FilePathAnnotation``; run steps'
+``FileSearchToolCall.file_search.results``):
+
+* an annotation's ``start_index..end_index`` (end exclusive) covers its marker in
+  ``text.value`` and ``text`` repeats the marker: a range outside the text or over other
+  text than ``text`` is CA206. The markers are cut out of the answer and cite the sentence
+  they end (or sit in);
+* a marker no annotation covers cites nothing: CA101, and its sentence is uncited;
+* ``file_path`` annotations link files the model wrote (code interpreter): not citations;
+* the snapshot is the sources given: any snapshot shape (ids = file ids), or the run steps
+  of the run (a step or a list of steps, as ``runs.steps.list`` returns them, fetched with
+  ``include=["step_details.tool_calls[*].file_search.results[*].content"]``), one source per
+  file with its result chunks joined.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from citeaudit.core._answer import Answer, Citation, Reading
+from citeaudit.core._findings import Problem
+from citeaudit.core._sources import Snapshot, Source, load_snapshot
+from citeaudit.errors import SnapshotError
+from citeaudit.formats._ranges import Cited, answer_of, as_list, integers, plain
+
+__all__ = ["OpenAIAssistantsFormat"]
+
+_MARKER = re.compile(r"【[^【】\n]{1,40}】")
+
+
+class OpenAIAssistantsFormat:
+    """An OpenAI Assistants thread message (``object: "thread.message"``)."""
+
+    name = "openai-assistants"
+    expects = "an OpenAI Assistants thread message (object \"thread.message\")"
+    needs = (("object", "thread.message"), ("content", list))
+
+    def recognises(self, answer: object) -> bool:
+        if hasattr(answer, "model_dump") and not isinstance(answer, dict):
+            return getattr(answer, "object", None) == "thread.message"
+        return isinstance(answer, dict) and answer.get("object") == "thread.message"
+
+    def snapshot(self, answer: object, sources: object) -> Snapshot:  # noqa: ARG002
+        if isinstance(sources, Snapshot):
+            return sources
+        given = plain(sources)
+        steps = [plain(s) for s in (given if isinstance(given, list) else [given])]
+        if steps and all(isinstance(s, dict) and s.get("object") == "thread.run.step"
+                         for s in steps):
+            return Snapshot(tuple(_searched(steps)))
+        if sources is None:
+            raise SnapshotError("an Assistants message is audited against the files its run"
+                                " searched: its run steps (with file_search results) or the"
+                                " sources given", origin="<snapshot>", place="$")
+        return load_snapshot(sources)
+
+    def parse(self, answer: object, reading: Reading) -> Answer:
+        message = plain(answer)
+        problems: list[Problem] = []
+        pieces: list[str] = []
+        cited: Cited = []
+        offset = 0
+        for at, block in enumerate(as_list(message.get("content"))):
+            text = block.get("text") if isinstance(block, dict) and \
+                block.get("type") == "text" else None
+            if not isinstance(text, dict):
+                continue  # images, refusals of other shapes: no answer text
+            value = text.get("value")
+            path = f"$.content[{at}].text"
+            if not isinstance(value, str):
+                problems.append(Problem("CA404", "a text block needs a string \"value\"",
+                                        path=f"{path}.value"))
+                continue
+            if pieces:
+                pieces.append("\n\n")
+                offset += 2
+            prose, points = _without_markers(value, as_list(text.get("annotations")), path,
+                                             problems)
+            for point, made in points:
+                where = offset + point
+                cited.append((max(offset, where - 1), max(where, offset + 1), made))
+            pieces.append(prose)
+            offset += len(prose)
+        return answer_of(self.name, "".join(pieces), cited, problems, reading)
+
+
+def _without_markers(value: str, annotations: list[Any], path: str, problems: list[Problem],
+                     ) -> tuple[str, list[tuple[int, list[Citation]]]]:
+    """``value`` with its markers cut out, and where each cited marker was (in the text
+    without markers) with the citation it makes.
+    """
+    marks: list[tuple[int, int, Citation]] = []
+    for at, note in enumerate(annotations):
+        where = f"{path}.annotations[{at}]"
+        kind = note.get("type") if isinstance(note, dict) else None
+        if kind == "file_path":
+            continue  # a link to a file the model wrote, not a citation
+        if kind != "file_citation":
+            problems.append(Problem("CA404", f"unknown annotation type {kind!r}",
+                                    path=f"{where}.type"))
+            continue
+        span = integers(note, ("start_index", "end_index"), kind, where, problems)
+        inner = note.get("file_citation")
+        file_id = inner.get("file_id") if isinstance(inner, dict) else None
+        if span is None:
+            continue
+        if not isinstance(file_id, str) or not file_id:
+            problems.append(Problem("CA404", "file_citation needs a string file_id",
+                                    path=f"{where}.file_citation.file_id"))
+            continue
+        start, end = span
+        if not 0 <= start <= end <= len(value):
+            problems.append(Problem("CA206", f"file_citation range {start}..{end} lies outside"
+                                    f" its text ({len(value)} characters)", path=where))
+            continue
+        said = note.get("text")
+        if isinstance(said, str) and said != value[start:end]:
+            problems.append(Problem("CA206", f"file_citation range {start}..{end} holds"
+                                    f" {value[start:end][:40]!r}, not the annotation's text"
+                                    f" {said[:40]!r}", path=f"{where}.text"))
+            continue
+        marks.append((start, end, Citation(file_id, None, (start, end), value[start:end],
+                                           f"{where}.file_citation")))
+    covered = [(s, e) for s, e, _ in marks]
+    for found in _MARKER.finditer(value):
+        if not any(s <= found.start() and found.end() <= e for s, e in covered):
+            problems.append(Problem("CA101", f"{found[0]} looks like a citation marker but no"
+                                    " file_citation annotation covers it; treated as prose",
+                                    path=f"{path}.value"))
+    marks.sort(key=lambda m: m[:2])
+    pieces: list[str] = []
+    points: list[tuple[int, list[Citation]]] = []
+    last = removed = 0
+    for start, end, citation in marks:
+        if start < last:
+            continue  # two annotations over one marker: the first counts
+        pieces.append(value[last:start])
+        removed += end - start
+        points.append((end - removed, [citation]))
+        last = end
+    pieces.append(value[last:])
+    return "".join(pieces), points
+
+
+def _searched(steps: list[Any]) -> list[Source]:
+    """One source per file the run's file searches returned, its chunks joined."""
+    by_file: dict[str, list[dict[str, Any]]] = {}
+    for step in steps:
+        details = step.get("step_details")
+        for call in as_list(details.get("tool_calls") if isinstance(details, dict) else None):
+            search = call.get("file_search") if isinstance(call, dict) else None
+            for result in as_list(search.get("results") if isinstance(search, dict) else None):
+                if isinstance(result, dict) and isinstance(result.get("file_id"), str):
+                    by_file.setdefault(result["file_id"], []).append(result)
+    sources = []
+    for file_id, results in by_file.items():
+        texts = [part["text"] for r in results for part in as_list(r.get("content"))
+                 if isinstance(part, dict) and isinstance(part.get("text"), str)]
+        scores = [r["score"] for r in results if isinstance(r.get("score"), int | float)]
+        name = next((r["file_name"] for r in results if isinstance(r.get("file_name"), str)),
+                    None)
+        sources.append(Source(file_id, "\n\n".join(texts), None, name,
+                              max(scores) if scores else None))
+    return sources

@@ -1,0 +1,152 @@
+"""AWS Bedrock knowledge bases: a ``RetrieveAndGenerate`` response, whose ``citations`` carry
+both the cited part of the answer and the references retrieved for it.
+
+Field names follow botocore's service model for ``bedrock-agent-runtime``
+(``RetrieveAndGenerateResponse``, ``Citation``, ``GeneratedResponsePart``,
+``TextResponsePart``, ``Span``, ``RetrievedReference``, ``RetrievalResultLocation``):
+
+* ``textResponsePart.span`` gives the first and the **last** character of ``text`` in
+  ``output.text`` (end inclusive: the model only says "where the text ends"; recorded
+  responses have ``text == output.text[start:end + 1]``), so a span outside the answer or over
+  other text than ``text`` is CA206;
+* the references are the snapshot, after any sources given: one source per chunk, named by
+  its ``x-amz-bedrock-kb-chunk-id`` metadata when present, else by its location (the S3 URI,
+  web URL, or the location's other URL or id; else ``reference:`` and a hash of its text),
+  with the chunk's text.
+
+A sentence a span overlaps is cited by its references; the other sentences follow the claim
+policy, like free text.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from types import MappingProxyType
+from typing import Any
+
+from citeaudit.core._answer import Answer, Citation, Reading
+from citeaudit.core._findings import Problem
+from citeaudit.core._sources import Snapshot, Source, load_snapshot
+from citeaudit.formats._ranges import Cited, answer_of, as_list, integers, plain
+
+__all__ = ["BedrockFormat"]
+
+_CHUNK_ID = "x-amz-bedrock-kb-chunk-id"
+
+
+class BedrockFormat:
+    """A Bedrock ``RetrieveAndGenerate`` response (boto3's dict or its JSON)."""
+
+    name = "bedrock"
+    expects = "an AWS Bedrock RetrieveAndGenerate response (output.text and citations)"
+    needs = (("output", dict), ("output.text", str), ("citations", list))
+
+    def recognises(self, answer: object) -> bool:
+        if not isinstance(answer, dict) or not isinstance(answer.get("citations"), list):
+            return False
+        output = answer.get("output")
+        return isinstance(output, dict) and isinstance(output.get("text"), str)
+
+    def snapshot(self, answer: object, sources: object) -> Snapshot:
+        if isinstance(sources, Snapshot):
+            return sources
+        given = load_snapshot(sources) if sources is not None else Snapshot(())
+        known = {s.id for s in given.sources}
+        found: list[Source] = []
+        for citation in as_list(plain(answer).get("citations")):
+            for reference in _references(citation):
+                source = _source(reference)
+                if source.id not in known:
+                    known.add(source.id)
+                    found.append(source)
+        return Snapshot(given.sources + tuple(found), ids_from=given.ids_from) if found \
+            else given
+
+    def parse(self, answer: object, reading: Reading) -> Answer:
+        response = plain(answer)
+        output = response.get("output")
+        text = output.get("text") if isinstance(output, dict) else None
+        problems: list[Problem] = []
+        if not isinstance(text, str):
+            problems.append(Problem("CA404", "a response needs a string output.text",
+                                    path="$.output.text"))
+            text = ""
+        cited: Cited = []
+        for at, citation in enumerate(as_list(response.get("citations"))):
+            found = _citation(citation, f"$.citations[{at}]", text, problems)
+            if found is not None:
+                cited.append(found)
+        return answer_of(self.name, text, cited, problems, reading)
+
+
+def _references(citation: Any) -> list[dict[str, Any]]:
+    found = citation.get("retrievedReferences") if isinstance(citation, dict) else None
+    return [r for r in as_list(found) if isinstance(r, dict)]
+
+
+def _where(reference: dict[str, Any]) -> str | None:
+    """A reference's location as one string: the URI, URL or id its location gives."""
+    location = reference.get("location")
+    for value in (location.values() if isinstance(location, dict) else ()):
+        if isinstance(value, dict):
+            for key in ("uri", "url", "id"):
+                if isinstance(value.get(key), str) and value[key]:
+                    return str(value[key])
+    return None
+
+
+def _source_id(reference: dict[str, Any]) -> str:
+    """The chunk id; else the location; else a name drawn from the reference's text."""
+    metadata = reference.get("metadata")
+    chunk = metadata.get(_CHUNK_ID) if isinstance(metadata, dict) else None
+    if isinstance(chunk, str) and chunk:
+        return chunk
+    content = reference.get("content")
+    text = content.get("text") if isinstance(content, dict) else None
+    return _where(reference) or "reference:" + hashlib.sha256(
+        str(text).encode()).hexdigest()[:12]
+
+
+def _source(reference: dict[str, Any]) -> Source:
+    content = reference.get("content")
+    text = content.get("text") if isinstance(content, dict) else None
+    where = _where(reference)
+    metadata = reference.get("metadata")
+    return Source(_source_id(reference), text if isinstance(text, str) else "",
+                  where if where and where.startswith(("http://", "https://")) else None,
+                  None, None, None, MappingProxyType(
+                      {"location": where, **(metadata if isinstance(metadata, dict) else {})}))
+
+
+def _citation(citation: Any, path: str, text: str, problems: list[Problem],
+              ) -> tuple[int, int, list[Citation]] | None:
+    """One citation as a cited range of the answer (None: it cites nothing, or it is broken
+    and a finding says why).
+    """
+    part = citation.get("generatedResponsePart") if isinstance(citation, dict) else None
+    part = part.get("textResponsePart") if isinstance(part, dict) else None
+    span = part.get("span") if isinstance(part, dict) else None
+    where = f"{path}.generatedResponsePart.textResponsePart"
+    if not isinstance(span, dict) or not isinstance(part, dict):
+        problems.append(Problem("CA404", "a citation needs generatedResponsePart."
+                                "textResponsePart.span", path=f"{where}.span"))
+        return None
+    found = integers(span, ("start", "end"), "a span", f"{where}.span", problems)
+    if found is None:
+        return None
+    start, end = found
+    if not 0 <= start <= end < len(text):
+        problems.append(Problem("CA206", f"span {start}..{end} lies outside the answer text"
+                                f" ({len(text)} characters; the end is its last character)",
+                                path=f"{where}.span"))
+        return None
+    covered = text[start:end + 1]
+    said = part.get("text")
+    if isinstance(said, str) and said != covered:
+        problems.append(Problem("CA206", f"span {start}..{end} holds {covered[:40]!r}, not"
+                                f" the part's text {said[:40]!r}", path=f"{where}.text"))
+        return None
+    made = [Citation(_source_id(reference), None, (start, end + 1), None,
+                     f"{path}.retrievedReferences[{at}]")
+            for at, reference in enumerate(_references(citation))]
+    return (start, end + 1, made) if made else None

@@ -1,0 +1,194 @@
+"""Cohere Chat v2: a response's ``message.citations``, audited against the documents of its
+request.
+
+Field names follow the ``cohere`` SDK's types (``V2ChatResponse``, ``AssistantMessageResponse``,
+``Citation``, ``DocumentSource``, ``ToolSource``; the request's ``documents`` are strings or
+``Document(data, id?)``):
+
+* ``start``/``end`` index the **generated text** of the content item ``content_index`` (the
+  first text item when absent), in characters, end exclusive, and ``text`` is the text there.
+  The SDK's docstring says "the original source text"; Cohere's documented responses (and
+  every client that renders them) index the answer, which is what is read here;
+* a source's ``id`` names a request document: its own ``id``, or the one Cohere generates
+  for a document without one, ``doc:N`` (0-based; older responses write ``doc:0:N``, read
+  the same); documents returned by tools (``tool`` messages with ``document`` content) are
+  named by their ``id`` too;
+* citations of ``type`` ``THINKING_CONTENT`` or ``PLAN`` cite the model's reasoning, not its
+  answer, and are not audited.
+
+A cited span's sentence is a cited claim; the other sentences need citations under the claim
+policy, like free text.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterator
+from types import MappingProxyType
+from typing import Any
+
+from citeaudit.core._answer import Answer, Citation, Reading
+from citeaudit.core._findings import Problem
+from citeaudit.core._sources import Snapshot, Source
+from citeaudit.errors import SnapshotError
+from citeaudit.formats._ranges import Cited, answer_of, as_list, integers, plain
+
+__all__ = ["CohereFormat"]
+
+_GENERATED = re.compile(r"doc:(?:\d+:)?(\d+)")  # the ids Cohere gives id-less documents
+_NOT_ANSWER = ("THINKING_CONTENT", "PLAN")
+_TEXT_FIELDS = ("text", "snippet", "content", "body")
+
+
+class CohereFormat:
+    """A Cohere Chat v2 response (the SDK's ``V2ChatResponse`` or its JSON)."""
+
+    name = "cohere"
+    expects = "a Cohere Chat v2 response (a message with content and citations)"
+    needs = (("finish_reason", str), ("message", dict), ("message.role", "assistant"))
+
+    def recognises(self, answer: object) -> bool:
+        if hasattr(answer, "model_dump") and not isinstance(answer, dict):
+            return hasattr(answer, "finish_reason") and hasattr(answer, "message") and \
+                not hasattr(answer, "choices")
+        if not isinstance(answer, dict) or "choices" in answer or "finish_reason" not in answer:
+            return False
+        message = answer.get("message")
+        return isinstance(message, dict) and message.get("role") == "assistant"
+
+    def snapshot(self, answer: object, sources: object) -> Snapshot:  # noqa: ARG002
+        if isinstance(sources, Snapshot):
+            return sources  # built already (the command line builds it to name its file)
+        request = plain(sources)
+        if not isinstance(request, dict) or (not isinstance(request.get("documents"), list)
+                                             and not isinstance(request.get("messages"), list)):
+            raise SnapshotError("a Cohere response is audited against its request: an object"
+                                " with \"documents\" (or tool messages returning documents)",
+                                origin="<snapshot>", place="$.documents")
+        return Snapshot(tuple(_request_sources(request)))
+
+    def parse(self, answer: object, reading: Reading) -> Answer:
+        message = plain(answer).get("message")
+        message = message if isinstance(message, dict) else {}
+        problems: list[Problem] = []
+        items = as_list(message.get("content"))
+        texts = {at: item["text"] for at, item in enumerate(items) if isinstance(item, dict)
+                 and item.get("type") == "text" and isinstance(item.get("text"), str)}
+        starts: dict[int, int] = {}
+        offset = 0
+        for at, text in texts.items():
+            starts[at] = offset
+            offset += len(text) + 2  # items are joined by a blank line
+        whole = "\n\n".join(texts.values())
+        known = _known_ids(reading.snapshot)
+        cited: Cited = []
+        for at, citation in enumerate(as_list(message.get("citations"))):
+            found = _citation(citation, f"$.message.citations[{at}]", texts=texts,
+                              starts=starts, known=known, problems=problems)
+            if found is not None:
+                cited.append(found)
+        return answer_of(self.name, whole, cited, problems, reading)
+
+
+def _request_sources(request: dict[str, Any]) -> Iterator[Source]:
+    """The request's documents (``doc:N`` when they have no id), then tool documents."""
+    for index, given_document in enumerate(as_list(request.get("documents"))):
+        document = plain(given_document)  # a request may hold the SDK's Document objects
+        if isinstance(document, str):
+            yield Source(f"doc:{index}", document)
+        elif isinstance(document, dict):
+            given = document.get("id")
+            yield _source(given if isinstance(given, str) and given else f"doc:{index}",
+                          document.get("data"))
+    for given_message in as_list(request.get("messages")):
+        message = plain(given_message)
+        if not isinstance(message, dict) or message.get("role") != "tool":
+            continue
+        for index, item in enumerate(as_list(message.get("content"))):
+            inner = item.get("document") if isinstance(item, dict) else None
+            if isinstance(inner, dict):
+                given = inner.get("id")
+                call = message.get("tool_call_id")
+                yield _source(given if isinstance(given, str) and given
+                              else f"{call}:{index}", inner.get("data"))
+
+
+def _source(source_id: str, data: Any) -> Source:
+    """A document's data as a source: its text field (or the whole data as JSON), title and
+    URL; the rest kept as metadata.
+    """
+    if isinstance(data, str):
+        return Source(source_id, data)
+    fields = data if isinstance(data, dict) else {}
+    text = next((fields[k] for k in _TEXT_FIELDS if isinstance(fields.get(k), str)), None)
+    title, url = fields.get("title"), fields.get("url")
+    return Source(source_id, text if text is not None else json.dumps(fields, sort_keys=True),
+                  url if isinstance(url, str) else None,
+                  title if isinstance(title, str) and title else None, None, None,
+                  MappingProxyType({k: v for k, v in fields.items()
+                                    if k not in (*_TEXT_FIELDS, "title", "url")}))
+
+
+def _known_ids(snapshot: Snapshot | None) -> set[str]:
+    return {s.id for s in snapshot.sources} if snapshot is not None else set()
+
+
+def _source_id(written: str, known: set[str]) -> str:
+    """The snapshot id a citation's source id names: itself, or ``doc:N`` for the older
+    ``doc:K:N`` spelling of a generated id.
+    """
+    if written in known:
+        return written
+    generated = _GENERATED.fullmatch(written)
+    if generated and f"doc:{generated[1]}" in known:
+        return f"doc:{generated[1]}"
+    return written
+
+
+def _citation(citation: Any, path: str, *, texts: dict[int, str], starts: dict[int, int],
+              known: set[str], problems: list[Problem]) -> tuple[int, int, list[Citation]] | None:
+    """One citation as a cited range of the answer (None: not the answer's, or broken, and a
+    finding says why).
+    """
+    if not isinstance(citation, dict):
+        problems.append(Problem("CA404", "a citation must be an object", path=path))
+        return None
+    if citation.get("type") in _NOT_ANSWER:
+        return None
+    item = citation.get("content_index")
+    if item is None:
+        item = next(iter(texts), 0)
+    if not isinstance(item, int) or isinstance(item, bool) or item not in texts:
+        problems.append(Problem("CA206", f"content_index {item!r} names no text content (the"
+                                f" message has {len(texts)} text items)",
+                                path=f"{path}.content_index"))
+        return None
+    span = integers(citation, ("start", "end"), "a citation", path, problems)
+    if span is None:
+        return None
+    start, end = span
+    text = texts[item]
+    if not 0 <= start <= end <= len(text):
+        problems.append(Problem("CA206", f"characters {start}..{end} lie outside the answer"
+                                f" text ({len(text)} characters)", path=path))
+        return None
+    said = citation.get("text")
+    if isinstance(said, str) and said != text[start:end]:
+        problems.append(Problem("CA206", f"characters {start}..{end} hold"
+                                f" {text[start:end][:40]!r}, not the citation's text"
+                                f" {said[:40]!r}", path=f"{path}.text"))
+        return None
+    made: list[Citation] = []
+    first = starts[item] + start
+    for at, source in enumerate(as_list(citation.get("sources"))):
+        written = source.get("id") if isinstance(source, dict) else None
+        if not isinstance(written, str) or not written:
+            problems.append(Problem("CA404", "a citation's source needs a string \"id\"",
+                                    path=f"{path}.sources[{at}].id"))
+            continue
+        made.append(Citation(_source_id(written, known), None, (first, starts[item] + end),
+                             None, f"{path}.sources[{at}]"))
+    if not made:
+        return None  # a span that names no source cites nothing
+    return first, max(starts[item] + end, first + 1), made

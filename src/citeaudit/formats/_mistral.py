@@ -1,0 +1,190 @@
+"""Mistral: a chat completion whose message content is a list of chunks, ``reference`` chunks
+(``reference_ids``) citing the text chunk before them, audited against the numbered references
+the request's tool results returned; and an agents conversation response, whose
+``tool_reference`` chunks cite by URL.
+
+Field names follow the ``mistralai`` SDK's types (``ChatCompletionResponse``,
+``AssistantMessage``, ``TextChunk``, ``ReferenceChunk``, ``ToolMessage``;
+``ConversationResponse``, ``MessageOutputEntry``, ``ToolReferenceChunk``):
+
+* the snapshot is the request's ``tool`` messages whose content is the JSON object Mistral's
+  citation guide has tools return, ``{"0": {"title", "url", "snippets", ...}, "1": ...}``:
+  one source per key (its text the ``snippets``, or the ``description``/``text``/``content``);
+  a ``reference_ids`` entry (an integer or a string) names the key written the same way;
+* a ``reference`` chunk cites the text chunk just before it (and its own ``text``, when a
+  response carries one); a ``tool_reference`` chunk (the ``message.output`` entries of a
+  conversation, from agents' built-in tools) cites the text before it by its ``url``, which
+  the response itself vouches for, so it is added to the snapshot;
+* without such tool results, a chat completion is audited against the sources given (any
+  snapshot shape); a conversation response needs none.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from types import MappingProxyType
+from typing import Any
+
+from citeaudit.core._answer import Answer, Citation, Reading
+from citeaudit.core._findings import Problem
+from citeaudit.core._sources import Snapshot, Source, load_snapshot
+from citeaudit.errors import SnapshotError
+from citeaudit.formats._ranges import Cited, answer_of, as_list, plain
+
+__all__ = ["MistralFormat"]
+
+_TEXT_FIELDS = ("description", "text", "content")
+
+
+class MistralFormat:
+    """A Mistral chat completion with chunked content (the SDK's ``ChatCompletionResponse``
+    or its JSON).
+    """
+
+    name = "mistral"
+    expects = "a Mistral chat completion (choices whose message content is a list of chunks)"
+    needs = (("choices", list), ("choices.0.message", dict),
+             ("choices.0.message.content", list))
+
+    def recognises(self, answer: object) -> bool:
+        if hasattr(answer, "model_dump") and not isinstance(answer, dict):
+            kind = getattr(answer, "object", None)
+            if kind == "conversation.response":
+                return True
+            if not hasattr(answer, "choices") or kind != "chat.completion":
+                return False
+            answer = plain(answer)
+        if not isinstance(answer, dict):
+            return False
+        if answer.get("object") == "conversation.response":
+            return isinstance(answer.get("outputs"), list)
+        choices = as_list(answer.get("choices"))
+        message = choices[0].get("message") if choices and isinstance(choices[0], dict) else None
+        return isinstance(message, dict) and isinstance(message.get("content"), list)
+
+    def snapshot(self, answer: object, sources: object) -> Snapshot:
+        if isinstance(sources, Snapshot):
+            return sources
+        request, response = plain(sources), plain(answer)
+        if isinstance(request, dict) and isinstance(request.get("messages"), list):
+            found = list(_tool_results(request))
+        elif sources is not None:
+            found = list(load_snapshot(sources).sources)
+        elif response.get("object") == "conversation.response":
+            found = []
+        else:
+            raise SnapshotError("a Mistral response is audited against its request (tool"
+                                " messages returning numbered references) or the sources given",
+                                origin="<snapshot>", place="$.messages")
+        known = {s.id for s in found}
+        for _, chunk in _chunks(response):
+            url = chunk.get("url") if isinstance(chunk, dict) and \
+                chunk.get("type") == "tool_reference" else None
+            if isinstance(url, str) and url and url not in known:
+                known.add(url)
+                title = chunk.get("title")
+                found.append(Source(url, "", url, title if isinstance(title, str) else None))
+        return Snapshot(tuple(found))
+
+    def parse(self, answer: object, reading: Reading) -> Answer:
+        problems: list[Problem] = []
+        pieces: list[str] = []
+        cited: Cited = []
+        offset = 0
+        last: tuple[int, int] | None = None  # the last text chunk's range in the answer
+        for path, chunk in _chunks(plain(answer)):
+            kind, text = chunk.get("type"), chunk.get("text")
+            if isinstance(text, str) and text and kind in ("text", "reference"):
+                pieces.append(text)
+                last = (offset, offset + len(text))
+                offset += len(text)
+            if kind == "reference":
+                made = _references(chunk, path, problems)
+            elif kind == "tool_reference" and isinstance(chunk.get("url"), str):
+                made = [Citation(chunk["url"], None, None, None, path)]
+            else:
+                continue
+            if last is None:
+                problems.append(Problem("CA206", f"a {kind} chunk cites no text before it",
+                                        path=path))
+            elif made:
+                cited.append((*last, made))
+        return answer_of(self.name, "".join(pieces), cited, problems, reading)
+
+
+def _chunks(response: dict[str, Any]) -> Iterator[tuple[str, dict[str, Any]]]:
+    """The answer's content chunks and their JSON paths: the chat completion's message, or
+    the conversation's ``message.output`` entries (a string content read as one text chunk).
+    """
+    choices = as_list(response.get("choices"))
+    if choices:
+        message = choices[0].get("message") if isinstance(choices[0], dict) else None
+        owners = [("$.choices[0].message", message)]
+    else:
+        owners = [(f"$.outputs[{at}]", entry) for at, entry in
+                  enumerate(as_list(response.get("outputs"))) if isinstance(entry, dict)
+                  and entry.get("type") == "message.output"]
+    for path, owner in owners:
+        content = owner.get("content") if isinstance(owner, dict) else None
+        if isinstance(content, str):
+            yield f"{path}.content", {"type": "text", "text": content}
+        for at, chunk in enumerate(as_list(content)):
+            if isinstance(chunk, dict):
+                yield f"{path}.content[{at}]", chunk
+
+
+def _references(chunk: dict[str, Any], path: str, problems: list[Problem]) -> list[Citation]:
+    ids = chunk.get("reference_ids")
+    if not isinstance(ids, list):
+        problems.append(Problem("CA404", "a reference chunk needs a list \"reference_ids\"",
+                                path=f"{path}.reference_ids"))
+        return []
+    made = []
+    for at, written in enumerate(ids):
+        if isinstance(written, bool) or not isinstance(written, int | str):
+            problems.append(Problem("CA404", "a reference id must be an integer or a string",
+                                    path=f"{path}.reference_ids[{at}]"))
+            continue
+        made.append(Citation(str(written), None, None, None, f"{path}.reference_ids[{at}]"))
+    return made
+
+
+def _tool_results(request: dict[str, Any]) -> Iterator[Source]:
+    """The numbered references the request's tool messages returned, in order."""
+    for given in as_list(request.get("messages")):
+        message = plain(given)
+        if not isinstance(message, dict) or message.get("role") != "tool":
+            continue
+        content = message.get("content")
+        if isinstance(content, list):  # text chunks
+            content = "".join(c.get("text", "") for c in content
+                              if isinstance(c, dict) and isinstance(c.get("text"), str))
+        try:
+            results = json.loads(content) if isinstance(content, str) else None
+        except ValueError:
+            continue  # a tool that returned prose: nothing it numbers
+        if isinstance(results, dict):
+            for key, result in results.items():
+                if isinstance(result, dict):
+                    yield _source(str(key), result)
+
+
+def _source(key: str, result: dict[str, Any]) -> Source:
+    snippets = list(_strings(result.get("snippets")))
+    text = "\n".join(snippets) if snippets else next(
+        (result[k] for k in _TEXT_FIELDS if isinstance(result.get(k), str)), "")
+    url, title = result.get("url"), result.get("title")
+    return Source(key, text, url if isinstance(url, str) and url else None,
+                  title if isinstance(title, str) and title else None, None, None,
+                  MappingProxyType({k: v for k, v in result.items()
+                                    if k not in ("snippets", "url", "title")}))
+
+
+def _strings(value: Any) -> Iterator[str]:
+    """The strings in ``value``, however deeply listed (snippets come as lists of lists)."""
+    if isinstance(value, str):
+        yield value
+    elif isinstance(value, list):
+        for item in value:
+            yield from _strings(item)
