@@ -1,5 +1,6 @@
-"""Provider responses with fields broken at random never crash the audit: each gives
-findings, or an input error (exit 2 on the command line), never another exception.
+"""Provider responses (every provider format's shape) with fields broken at random never
+crash the audit: each gives findings, or an input error (exit 2 on the command line), never
+another exception.
 """
 
 from __future__ import annotations
@@ -10,8 +11,13 @@ from typing import Any
 
 import citeaudit
 import test_anthropic as anthropic_cases
+import test_bedrock as bedrock_cases
+import test_cohere as cohere_cases
 import test_gemini as gemini_cases
+import test_marked_providers as marked_cases
+import test_mistral as mistral_cases
 import test_openai as openai_cases
+import test_openai_assistants as assistants_cases
 
 JUNK: list[Any] = [None, 0, -1, 10**9, "", "x", [], {}, [1], {"a": 1}, True, 3.5, "é—"]
 
@@ -43,10 +49,17 @@ def test_broken_provider_responses_give_findings_or_input_errors() -> None:
          .model_dump(mode="json"), openai_cases.SOURCES),
         (gemini_cases.response(gemini_cases.support(gemini_cases.START, gemini_cases.END, 0))
          .model_dump(mode="json", by_alias=True), None),
+        (cohere_cases.CLEAN.model_dump(mode="json"), cohere_cases.REQUEST),
+        (bedrock_cases.CLEAN, None),
+        (mistral_cases.CLEAN.model_dump(mode="json"), mistral_cases.REQUEST),
+        (assistants_cases.CLEAN.model_dump(mode="json"), [assistants_cases.STEP]),
+        (marked_cases.perplexity("Refunds take 14 days [1]. Express takes 1 day [2].",
+                                 search_results=marked_cases.RESULTS), None),
+        (marked_cases.azure("Refunds take 14 days [doc1]."), None),
     ]
     rnd = random.Random(20261201)
     audited = 0
-    for _ in range(1500):
+    for _ in range(3000):
         seed, request = rnd.choice(cases)
         answer = json.loads(json.dumps(seed))
         for _ in range(rnd.randint(1, 4)):
@@ -56,4 +69,4 @@ def test_broken_provider_responses_give_findings_or_input_errors() -> None:
             audited += 1
         except citeaudit.CiteauditError:
             pass
-    assert audited > 1000
+    assert audited > 2000
