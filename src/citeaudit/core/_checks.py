@@ -205,7 +205,7 @@ def _location_problems(citation: Citation, where: Location, text: str,
     if where.quoted is None or (parts is None and where.unit != "char"):
         return  # nothing quoted, or the source's pages are not known (a PDF)
     there = text[start:end] if parts is None else "".join(parts[start - low:end - low])
-    if " ".join(there.split()) != " ".join(where.quoted.split()):
+    if there != where.quoted and " ".join(there.split()) != " ".join(where.quoted.split()):
         yield Problem("CA204", f"{shown} quotes {_excerpt(where.quoted, 40)} but"
                       f" {citation.source_id} holds {_excerpt(there, 40)} there",
                       citation.claim, citation.span, citation.marker, citation.source_id,

@@ -53,10 +53,10 @@ class AnthropicFormat:
     needs = (("type", "message"), ("content", list))
 
     def recognises(self, answer: object) -> bool:
-        if hasattr(answer, "model_dump"):
-            return getattr(answer, "type", None) == "message" and hasattr(answer, "content")
-        return isinstance(answer, dict) and answer.get("type") == "message" and \
-            isinstance(answer.get("content"), list)
+        if isinstance(answer, dict):
+            return answer.get("type") == "message" and isinstance(answer.get("content"), list)
+        return hasattr(answer, "model_dump") and getattr(answer, "type", None) == "message" \
+            and hasattr(answer, "content")
 
     def snapshot(self, answer: object, sources: object) -> Snapshot:
         if isinstance(sources, Snapshot):
@@ -154,8 +154,10 @@ def _document(block: dict[str, Any], index: int) -> Source:
         metadata["pdf"] = kind or "unknown"  # base64, url or file: no text here
     if isinstance(block.get("context"), str):
         metadata["context"] = block["context"]
-    return Source(f"document:{index}", text, url, _text_or_none(block.get("title")), None,
-                  None, MappingProxyType(metadata))
+    title = _text_or_none(block.get("title"))
+    if not metadata:  # a text document: nothing more to keep
+        return Source(f"document:{index}", text, url, title)
+    return Source(f"document:{index}", text, url, title, None, None, MappingProxyType(metadata))
 
 
 def _search_result(block: dict[str, Any], index: int) -> Source:
@@ -194,6 +196,7 @@ def _citation(citation: Any, path: str, problems: list[Problem]) -> Citation | N
         return None
     number, start, end = values
     quoted = citation.get("cited_text")
-    where = Location(unit, start, end, quoted if isinstance(quoted, str) else None,
-                     f"{family}_index {number}")
-    return Citation(f"{family}:{number}", None, None, None, path, location=where)
+    new = tuple.__new__
+    where = new(Location, (unit, start, end, quoted if isinstance(quoted, str) else None,
+                           f"{family}_index {number}"))
+    return new(Citation, (f"{family}:{number}", None, None, None, path, None, None, where))

@@ -41,9 +41,10 @@ class OpenAIAssistantsFormat:
     needs = (("object", "thread.message"), ("content", list))
 
     def recognises(self, answer: object) -> bool:
-        if hasattr(answer, "model_dump") and not isinstance(answer, dict):
-            return getattr(answer, "object", None) == "thread.message"
-        return isinstance(answer, dict) and answer.get("object") == "thread.message"
+        if isinstance(answer, dict):
+            return answer.get("object") == "thread.message"
+        return hasattr(answer, "model_dump") and getattr(answer, "object", None) == \
+            "thread.message"
 
     def snapshot(self, answer: object, sources: object) -> Snapshot:  # noqa: ARG002
         if isinstance(sources, Snapshot):

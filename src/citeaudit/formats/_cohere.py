@@ -49,10 +49,10 @@ class CohereFormat:
     needs = (("finish_reason", str), ("message", dict), ("message.role", "assistant"))
 
     def recognises(self, answer: object) -> bool:
-        if hasattr(answer, "model_dump") and not isinstance(answer, dict):
-            return hasattr(answer, "finish_reason") and hasattr(answer, "message") and \
-                not hasattr(answer, "choices")
-        if not isinstance(answer, dict) or "choices" in answer or "finish_reason" not in answer:
+        if not isinstance(answer, dict):
+            return hasattr(answer, "model_dump") and hasattr(answer, "finish_reason") and \
+                hasattr(answer, "message") and not hasattr(answer, "choices")
+        if "choices" in answer or "finish_reason" not in answer:
             return False
         message = answer.get("message")
         return isinstance(message, dict) and message.get("role") == "assistant"
@@ -159,36 +159,38 @@ def _citation(citation: Any, path: str, *, texts: dict[int, str], starts: dict[i
     item = citation.get("content_index")
     if item is None:
         item = next(iter(texts), 0)
-    if not isinstance(item, int) or isinstance(item, bool) or item not in texts:
+    if type(item) is not int or item not in texts:
         problems.append(Problem("CA206", f"content_index {item!r} names no text content (the"
                                 f" message has {len(texts)} text items)",
                                 path=f"{path}.content_index"))
         return None
-    span = integers(citation, ("start", "end"), "a citation", path, problems)
-    if span is None:
+    start, end = citation.get("start"), citation.get("end")
+    if type(start) is not int or type(end) is not int:
+        integers(citation, ("start", "end"), "a citation", path, problems)  # says which
         return None
-    start, end = span
     text = texts[item]
     if not 0 <= start <= end <= len(text):
         problems.append(Problem("CA206", f"characters {start}..{end} lie outside the answer"
                                 f" text ({len(text)} characters)", path=path))
         return None
     said = citation.get("text")
-    if isinstance(said, str) and said != text[start:end]:
+    if said is not None and said != text[start:end] and isinstance(said, str):
         problems.append(Problem("CA206", f"characters {start}..{end} hold"
                                 f" {text[start:end][:40]!r}, not the citation's text"
                                 f" {said[:40]!r}", path=f"{path}.text"))
         return None
     made: list[Citation] = []
-    first = starts[item] + start
+    first, last = starts[item] + start, starts[item] + end
+    new = tuple.__new__
     for at, source in enumerate(as_list(citation.get("sources"))):
         written = source.get("id") if isinstance(source, dict) else None
         if not isinstance(written, str) or not written:
             problems.append(Problem("CA404", "a citation's source needs a string \"id\"",
                                     path=f"{path}.sources[{at}].id"))
             continue
-        made.append(Citation(_source_id(written, known), None, (first, starts[item] + end),
-                             None, f"{path}.sources[{at}]"))
+        made.append(new(Citation, (written if written in known else _source_id(written, known),
+                                   None, (first, last), None, f"{path}.sources[{at}]", None,
+                                   None, None)))
     if not made:
         return None  # a span that names no source cites nothing
-    return first, max(starts[item] + end, first + 1), made
+    return first, max(last, first + 1), made

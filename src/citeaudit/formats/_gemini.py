@@ -13,6 +13,7 @@ URL and title, ``retrieved_context`` chunks their text too), after any sources g
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 from citeaudit.core._answer import Answer, Citation, Location, Reading
@@ -23,6 +24,7 @@ from citeaudit.formats._ranges import Cited, answer_of, as_list, plain
 __all__ = ["GeminiFormat"]
 
 
+@functools.cache
 def _camel(name: str) -> str:
     head, *rest = name.split("_")
     return head + "".join(word.title() for word in rest)
@@ -32,10 +34,17 @@ def _get(data: Any, name: str) -> tuple[Any, str]:
     """A field by its snake_case name or its REST camelCase one, and the name it was under."""
     if not isinstance(data, dict):
         return None, name
-    if name in data:
-        return data[name], name
+    value = data.get(name)
+    if value is not None or name in data:
+        return value, name
     camel = _camel(name)
     return data.get(camel), camel
+
+
+_INT = {int}
+# A support's segment, chunk indices and end offset keys: snake_case (the SDK), camelCase (REST).
+_SUPPORT_KEYS = {False: ("segment", "grounding_chunk_indices", "end_index"),
+                 True: ("segment", "groundingChunkIndices", "endIndex")}
 
 
 
@@ -49,10 +58,10 @@ class GeminiFormat:
     needs = (("candidates", list), ("candidates.0.content", dict))
 
     def recognises(self, answer: object) -> bool:
-        if hasattr(answer, "model_dump") and not isinstance(answer, dict):
-            return hasattr(answer, "candidates") and hasattr(answer, "prompt_feedback")
-        return isinstance(answer, dict) and isinstance(answer.get("candidates"), list) and \
-            "object" not in answer
+        if isinstance(answer, dict):
+            return isinstance(answer.get("candidates"), list) and "object" not in answer
+        return hasattr(answer, "model_dump") and hasattr(answer, "candidates") and \
+            hasattr(answer, "prompt_feedback")
 
     def snapshot(self, answer: object, sources: object) -> Snapshot:
         if isinstance(sources, Snapshot):
@@ -80,8 +89,9 @@ class GeminiFormat:
         metadata, metadata_key = _get(candidate, "grounding_metadata")
         supports, supports_key = _get(metadata, "grounding_supports")
         base = f"$.candidates[0].{metadata_key}.{supports_key}"
+        encoded: dict[int, bytes | None] = {}  # each part's UTF-8 (None: ASCII, bytes = chars)
         for at, support in enumerate(as_list(supports)):
-            found = _support(support, f"{base}[{at}]", texts, starts, problems)
+            found = _support(support, f"{base}[{at}]", (texts, starts, encoded), problems)
             if found is not None:
                 cited.append(found)
         return answer_of(self.name, whole, cited, problems, reading)
@@ -94,8 +104,8 @@ def _candidate(response: Any) -> Any:
 
 
 def _chunk(chunk: Any, index: int) -> Source:
-    web, _ = _get(chunk, "web")
-    context, _ = _get(chunk, "retrieved_context")
+    web = chunk.get("web") if isinstance(chunk, dict) else None
+    context = None if isinstance(web, dict) else _get(chunk, "retrieved_context")[0]
     found = web if isinstance(web, dict) else context if isinstance(context, dict) else {}
     uri, title, text = found.get("uri"), found.get("title"), found.get("text")
     return Source(f"chunk:{index}", text if isinstance(text, str) else "",
@@ -103,24 +113,30 @@ def _chunk(chunk: Any, index: int) -> Source:
                   title if isinstance(title, str) and title else None)
 
 
-def _support(support: Any, path: str, texts: list[Any], starts: list[int],
+def _support(support: Any, path: str,
+             parts: tuple[list[Any], list[int], dict[int, bytes | None]],
              problems: list[Problem]) -> tuple[int, int, list[Citation]] | None:
     """One grounding support as a cited range of the answer (None: it is broken, and a
-    finding says why).
+    finding says why). ``parts``: each part's text, its first character in the answer, and
+    its UTF-8 encoding once needed.
     """
-    segment, segment_key = _get(support, "segment")
-    indices, indices_key = _get(support, "grounding_chunk_indices")
-    if not isinstance(segment, dict) or not isinstance(indices, list) or not all(
-            isinstance(i, int) and not isinstance(i, bool) for i in indices):
+    texts, starts, encoded = parts
+    camel = isinstance(support, dict) and "groundingChunkIndices" in support
+    segment_key, indices_key, end_key = _SUPPORT_KEYS[camel]
+    segment = support.get("segment") if isinstance(support, dict) else None
+    indices = support.get(indices_key) if isinstance(support, dict) else None
+    if not isinstance(segment, dict) or not isinstance(indices, list) or not \
+            {*map(type, indices)} <= _INT:  # integers (bools are not)
         problems.append(Problem("CA404", "a grounding support needs a segment and a list of"
                                 " chunk indices", path=path))
         return None
-    start, _ = _get(segment, "start_index")
-    end, end_key = _get(segment, "end_index")
-    part, _ = _get(segment, "part_index")
-    start = 0 if start is None else start  # proto3 JSON leaves zero values out
+    # proto3 JSON leaves zero values out
+    start = segment.get("startIndex" if camel else "start_index")
+    end = segment.get(end_key)
+    part = segment.get("partIndex" if camel else "part_index")
+    start = 0 if start is None else start
     part = 0 if part is None else part
-    if not all(isinstance(v, int) and not isinstance(v, bool) for v in (start, end, part)):
+    if type(start) is not int or type(end) is not int or type(part) is not int:
         problems.append(Problem("CA404", "a segment needs integer byte offsets",
                                 path=f"{path}.{segment_key}.{end_key}"))
         return None
@@ -129,18 +145,26 @@ def _support(support: Any, path: str, texts: list[Any], starts: list[int],
         problems.append(Problem("CA206", f"part_index {part} names no text part (the answer"
                                 f" has {len(texts)} parts)", path=where))
         return None
-    raw = texts[part].encode("utf-8")
-    if not 0 <= start <= end <= len(raw):
+    text = texts[part]
+    if part not in encoded:
+        raw = text.encode("utf-8")
+        encoded[part] = None if len(raw) == len(text) else raw
+    raw_or_none = encoded[part]
+    size = len(text) if raw_or_none is None else len(raw_or_none)
+    if not 0 <= start <= end <= size:
         problems.append(Problem("CA206", f"bytes {start}..{end} lie outside part {part}"
-                                f" ({len(raw)} bytes)", path=where))
+                                f" ({size} bytes)", path=where))
         return None
-    try:
-        low = len(raw[:start].decode("utf-8"))
-        covered = raw[start:end].decode("utf-8")
-    except UnicodeDecodeError:
-        problems.append(Problem("CA206", f"bytes {start}..{end} cut a character of part"
-                                f" {part} in half (offsets count UTF-8 bytes)", path=where))
-        return None
+    if raw_or_none is None:  # ASCII: a byte is a character
+        low, covered = start, text[start:end]
+    else:
+        try:
+            low = len(raw_or_none[:start].decode("utf-8"))
+            covered = raw_or_none[start:end].decode("utf-8")
+        except UnicodeDecodeError:
+            problems.append(Problem("CA206", f"bytes {start}..{end} cut a character of part"
+                                    f" {part} in half (offsets count UTF-8 bytes)", path=where))
+            return None
     said, _ = _get(segment, "text")
     if isinstance(said, str) and said != covered:
         problems.append(Problem("CA206", f"bytes {start}..{end} of part {part} hold"
@@ -149,7 +173,9 @@ def _support(support: Any, path: str, texts: list[Any], starts: list[int],
         return None
     first = starts[part] + low
     last = first + len(covered)
-    made = [Citation(f"chunk:{index}", None, (first, last), None, f"{path}.{indices_key}[{at}]",
-                     location=Location("source", 0, 0, None, f"grounding chunk {index}"))
+    new = tuple.__new__
+    made = [new(Citation, (f"chunk:{index}", None, (first, last), None,
+                           f"{path}.{indices_key}[{at}]", None, None,
+                           new(Location, ("source", 0, 0, None, f"grounding chunk {index}"))))
             for at, index in enumerate(indices)]
     return first, max(last, first + 1), made

@@ -47,7 +47,7 @@ class PerplexityFormat:
     needs = (("choices", list), ("search_results", list))
 
     def recognises(self, answer: object) -> bool:
-        data = plain(answer) if hasattr(answer, "model_dump") else answer
+        data = answer if isinstance(answer, dict) else plain(answer)
         return isinstance(data, dict) and isinstance(data.get("choices"), list) and (
             isinstance(data.get("search_results"), list) or
             isinstance(data.get("citations"), list))
@@ -83,7 +83,7 @@ class AzureOnYourDataFormat:
              ("choices.0.message.context", dict), ("choices.0.message.context.citations", list))
 
     def recognises(self, answer: object) -> bool:
-        data = plain(answer) if hasattr(answer, "model_dump") else answer
+        data = answer if isinstance(answer, dict) else plain(answer)
         context = _message(data).get("context")
         return isinstance(context, dict) and isinstance(context.get("citations"), list)
 

@@ -48,7 +48,7 @@ class MistralFormat:
              ("choices.0.message.content", list))
 
     def recognises(self, answer: object) -> bool:
-        if hasattr(answer, "model_dump") and not isinstance(answer, dict):
+        if not isinstance(answer, dict) and hasattr(answer, "model_dump"):
             kind = getattr(answer, "object", None)
             if kind == "conversation.response":
                 return True

@@ -23,6 +23,7 @@ Field names follow the ``openai`` SDK's types (``ResponseOutputText`` with
 
 from __future__ import annotations
 
+import functools
 from typing import Any, NamedTuple
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
@@ -33,6 +34,7 @@ from citeaudit.formats._ranges import Cited, answer_of, as_list, integers, plain
 
 __all__ = ["OpenAIChatFormat", "OpenAIResponsesFormat", "canonical_url"]
 
+@functools.lru_cache(maxsize=8192)
 def canonical_url(url: str) -> str:
     """``url`` compared as a citation's URL: scheme and host lower case, no fragment, no
     ``utm_*`` tracking parameters, no trailing slash on the path.
@@ -69,6 +71,7 @@ class OpenAIResponsesFormat:
         pieces: list[str] = []
         cited: Cited = []
         offset = 0
+        urls = _by_url(reading.snapshot)
         for at, item in enumerate(as_list(response.get("output"))):
             if not isinstance(item, dict) or item.get("type") != "message":
                 continue
@@ -84,7 +87,7 @@ class OpenAIResponsesFormat:
                     problems.append(Problem("CA404", "an output_text part needs a string"
                                             " \"text\"", path=f"{path}.text"))
                     continue
-                into = _Into(reading, cited, problems)
+                into = _Into(cited, problems, urls)
                 for index, note in enumerate(as_list(part.get("annotations"))):
                     _annotation(note, text, offset, f"{path}.annotations[{index}]", into)
                 pieces.append(text)
@@ -137,16 +140,16 @@ class OpenAIChatFormat:
                                         path=f"{path}.url_citation"))
                 continue
             _annotation({"type": "url_citation", **inner}, text, 0, f"{path}.url_citation",
-                        _Into(reading, cited, problems))
+                        _Into(cited, problems, _by_url(reading.snapshot)))
         return answer_of(self.name, text, cited, problems, reading)
 
 
 class _Into(NamedTuple):
     """Where annotations are collected: the cited ranges and the problems found."""
 
-    reading: Reading
     cited: Cited
     problems: list[Problem]
+    urls: dict[str, str]  # canonical URL (and id) -> the snapshot id
 
 
 def _annotation(note: Any, text: str, offset: int, path: str, into: _Into) -> None:
@@ -185,22 +188,21 @@ def _annotation(note: Any, text: str, offset: int, path: str, into: _Into) -> No
         return
     # A point (file_citation's index) cites the character before it: the sentence it ends.
     low, high = (first, last) if len(written) == 2 else (max(0, first - 1), max(1, first))
-    source_id = _source_of(target, kind, into.reading.snapshot)
+    source_id = target if kind != "url_citation" else into.urls.get(
+        target, into.urls.get(canonical_url(target), canonical_url(target)))
     into.cited.append((offset + low, offset + high,
                        [Citation(source_id, None, (offset + first, offset + last), None,
                                  path)]))
 
 
-def _source_of(target: str, kind: str, snapshot: Snapshot | None) -> str:
-    """The snapshot id a cited URL or file id names (as written when none matches)."""
-    if kind != "url_citation":
-        return target
-    wanted = canonical_url(target)
-    if snapshot is not None:
-        for source in snapshot.sources:
-            if source.id == target or (source.url and canonical_url(source.url) == wanted):
-                return source.id
-    return wanted
+def _by_url(snapshot: Snapshot | None) -> dict[str, str]:
+    """The snapshot id each id and each canonical URL names (the first source, if several)."""
+    found: dict[str, str] = {}
+    for source in snapshot.sources if snapshot is not None else ():
+        found.setdefault(source.id, source.id)
+        if source.url:
+            found.setdefault(canonical_url(source.url), source.id)
+    return found
 
 
 def _retrieved(response: dict[str, Any]) -> list[Source]:

@@ -6,7 +6,7 @@ cited.
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import Any, cast
 
 from citeaudit.core._answer import Answer, Citation, Claim, Reading
 from citeaudit.core._findings import Problem
@@ -35,15 +35,13 @@ def integers(data: dict[str, Any], names: tuple[str, ...], what: str, path: str,
     """The integer fields ``names`` of ``data``; None, with a CA404 naming the first that is
     not an integer, if any is not.
     """
-    values: list[int] = []
-    for name in names:
-        value = data.get(name)
-        if not isinstance(value, int) or isinstance(value, bool):
+    values = [data.get(name) for name in names]
+    for name, value in zip(names, values, strict=True):
+        if type(value) is not int:  # not a bool either
             problems.append(Problem("CA404", f"{what} needs an integer \"{name}\"",
                                     path=f"{path}.{name}"))
             return None
-        values.append(value)
-    return values
+    return cast("list[int]", values)  # each checked an int above
 
 
 def answer_of(name: str, text: str, cited: Cited, problems: list[Problem],
@@ -72,20 +70,26 @@ def claims_of(text: str, cited: Cited, reading: Reading,
     rules = reading.not_citable
     claims: list[Claim] = []
     citations: list[Citation] = []
+    new = tuple.__new__  # no keyword handling per object: a Claim or Citation as it is
+    count = len(cited)
     first = 0  # the first cited block that may overlap the next sentence
     for start, end in reading.segmenter(text, []):
-        while first < len(cited) and cited[first][1] <= start:
+        while first < count and cited[first][1] <= start:
             first += 1
-        overlapping = []
-        for low, high, made in cited[first:]:
+        overlapping: list[list[Citation]] = []
+        at = first
+        while at < count:
+            low, high, made = cited[at]
             if low >= end:
                 break  # sorted by start: none after it overlaps this sentence
+            at += 1
             if high > start and ((start <= low and high <= end) or
                                  _WORD.search(text, max(low, start), min(high, end))):
                 overlapping.append(made)
         if not overlapping and rules and exempt(text, start, end, rules):
             continue
         number = len(claims) + 1
-        claims.append(Claim(number, text[start:end], (start, end), (), ()))
-        citations.extend(c._replace(claim=number) for made in overlapping for c in made)
+        claims.append(new(Claim, (number, text[start:end], (start, end), (), ())))
+        for made in overlapping:
+            citations.extend(new(Citation, (c[0], number, *c[2:])) for c in made)
     return claims, citations
