@@ -190,18 +190,6 @@ def test_the_command_line_reads_the_request_and_the_response(tmp_path: Path,
                           " documents it sent)\n")
 
 
-def test_the_readme_example_prints_what_the_readme_shows(run: Any) -> None:
-    root = Path(__file__).parents[1]
-    readme = (root / "README.md").read_text()
-    block = readme.split("## Provider responses", 1)[1].split("```text\n$ citeaudit ", 1)[1]
-    command, *shown = block.split("```", 1)[0].splitlines()
-    args = command.split()
-    result = run(*args[:1], *(str(root / a) for a in args[1:]))
-    assert result.code == 1
-    printed = [line.replace(str(root) + "/", "") for line in result.out.splitlines()]
-    assert printed[:len(shown)] == shown
-
-
 def test_eval_reads_records_of_request_and_response_beside_other_records(tmp_path: Path,
                                                                          run: Any) -> None:
     broken = message_with(char(1, 20, "The grass is green.")).model_dump(mode="json")

@@ -1,0 +1,81 @@
+"""The provider examples: each file is what its provider's SDK types accept, and every
+``citeaudit check`` command the README's "Provider responses" section shows prints what it
+shows.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import botocore.session
+import pytest
+from anthropic.types import Message as AnthropicMessage
+from botocore.validate import ParamValidator
+from cohere.v2.types.v2chat_response import V2ChatResponse
+from google.genai.types import GenerateContentResponse
+from mistralai.client.models import ChatCompletionResponse as MistralResponse
+from openai.types.beta.threads import Message as AssistantsMessage
+from openai.types.beta.threads.runs import RunStep
+from openai.types.chat import ChatCompletion
+from openai.types.responses import Response
+
+ROOT = Path(__file__).parents[1]
+EXAMPLES = ROOT / "examples" / "providers"
+
+
+def _bedrock(data: Any) -> None:
+    shape = botocore.session.get_session().get_service_model("bedrock-agent-runtime") \
+        .operation_model("RetrieveAndGenerate").output_shape
+    report = ParamValidator().validate(data, shape)
+    assert not report.has_errors(), report.generate_report()
+
+
+SDK_TYPES: dict[str, Any] = {
+    "anthropic/response.json": AnthropicMessage.model_validate,
+    "openai-responses/response.json": Response.model_validate,
+    "openai-chat/response.json": ChatCompletion.model_validate,
+    "openai-assistants/message.json": AssistantsMessage.model_validate,
+    "openai-assistants/steps.json": lambda steps: [RunStep.model_validate(s) for s in steps],
+    "cohere/response.json": V2ChatResponse.model_validate,
+    "gemini/response.json": GenerateContentResponse.model_validate,
+    "bedrock/response.json": _bedrock,
+    "azure-on-your-data/response.json": ChatCompletion.model_validate,
+    "perplexity/response.json": ChatCompletion.model_validate,
+    "mistral/response.json": MistralResponse.model_validate,
+}
+
+
+@pytest.mark.parametrize("name", sorted(SDK_TYPES))
+def test_each_example_is_what_its_providers_types_accept(name: str) -> None:
+    SDK_TYPES[name](json.loads((EXAMPLES / name).read_text()))
+
+
+def _commands() -> list[tuple[str, list[str]]]:
+    readme = (ROOT / "README.md").read_text()
+    section = readme.split("## Provider responses", 1)[1].split("\n## ", 1)[0]
+    found: list[tuple[str, list[str]]] = []
+    for block in section.split("```text\n")[1:]:
+        for line in block.split("```", 1)[0].splitlines():
+            if line.startswith("$ citeaudit "):
+                found.append((line[len("$ citeaudit "):], []))
+            else:
+                found[-1][1].append(line)
+    return found
+
+
+def test_the_readme_shows_a_command_for_every_provider_example() -> None:
+    shown = {arg.split("/")[2] for command, _ in _commands() for arg in command.split()[1:]}
+    assert shown == {p.name for p in EXAMPLES.iterdir() if p.is_dir()}
+
+
+@pytest.mark.parametrize(("command", "shown"), _commands(), ids=lambda v: str(v)[:60])
+def test_every_readme_command_prints_what_the_readme_shows(command: str, shown: list[str],
+                                                           run: Any) -> None:
+    verb, *paths = command.split()
+    result = run(verb, *(str(ROOT / p) for p in paths))
+    assert result.code == 1  # each example holds one mistake
+    printed = [line.replace(str(ROOT) + "/", "") for line in result.out.splitlines()]
+    assert printed[:len(shown)] == shown
+    assert printed[len(shown)].startswith("FAIL")
