@@ -26,6 +26,7 @@ from citeaudit.core._rules import RULES, Severity
 from citeaudit.core._sources import Snapshot, load_snapshot
 from citeaudit.errors import CiteauditError, ConfigError, InputError
 from citeaudit.eval._gates import Gate, parse_gate
+from citeaudit.request._events import read_events
 
 __all__ = ["IO", "ExitCode", "Parser", "UsageError", "answer_named", "codes", "config_of",
            "config_options", "empty_file_config", "gate", "input_options", "inputs_of",
@@ -178,7 +179,11 @@ def inputs_of(args: argparse.Namespace, config: Config, stdin: Any,
     as_json = args.answer_format not in ("auto", "text") or (
         args.answer_format == "auto" and args.answer.lower().endswith(".json"))
     origin = "<stdin>" if args.answer == "-" else args.answer
-    answer: Any = decode_json(raw, origin=origin) if as_json else decode_text(raw, origin=origin)
+    answer: Any
+    if args.answer_format == "auto" and args.answer.lower().endswith(".jsonl"):
+        answer = _stream_of(raw, origin)  # a provider's recorded event stream
+    else:
+        answer = decode_json(raw, origin=origin) if as_json else decode_text(raw, origin=origin)
     with answer_named(origin):
         form = choose_format(answer, named_format(args))
     if form is None or isinstance(form, SourcesAsGiven):
@@ -190,6 +195,23 @@ def inputs_of(args: argparse.Namespace, config: Config, stdin: Any,
         return form.snapshot(answer, snapshot_data), answer, origin
     except InputError as error:
         raise error.located(args.snapshot or origin) from None
+
+
+def _stream_of(raw: bytes, origin: str) -> dict[str, Any]:
+    """The response a provider's recorded events (one JSON object a line) assemble into; a
+    line that is no JSON, or no event of the stream, is an input error naming the line.
+    """
+    numbered = []
+    for number, line in enumerate(raw.splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            numbered.append((number, decode_json(line, origin=origin)))
+        except InputError as error:
+            column = (error.place or "").partition(", ")[2]
+            raise InputError(error.reason, origin=origin, place=f"line {number}"
+                             + (f", {column}" if column else "")) from None
+    return read_events(numbered, origin)[1]
 
 
 @contextlib.contextmanager

@@ -1,8 +1,10 @@
 """The request path: number passages for the prompt, guard an answer before it is shown,
-render verified citations as safe links, and audit an answer while it streams.
+render verified citations as safe links, and audit an answer (or a provider's events) while
+it streams.
 """
 
 from citeaudit.request._chips import Chip, canonical_url
+from citeaudit.request._events import EventStream
 from citeaudit.request._guard import (
     DEFAULT_FALLBACK,
     POLICIES,
@@ -21,6 +23,7 @@ __all__ = [
     "DEFAULT_FALLBACK",
     "POLICIES",
     "Chip",
+    "EventStream",
     "Guarded",
     "PromptContext",
     "Ref",
