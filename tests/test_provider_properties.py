@@ -68,7 +68,11 @@ def anthropic(documents: list[str], sentences: list[str],
         if content:
             content.append({"type": "text", "text": " "})
         offsets += [("content", len(content), "citations", 0, f) for f in
-                    ("document_index", "start_char_index", "end_char_index")]
+                    ("start_char_index", "end_char_index")]
+        quoted = documents[index][start:end]
+        if all(d[start:end] != quoted for d in documents[index - 1:index] +
+               documents[index + 1:index + 2]):  # a neighbour quoting the same text is right
+            offsets.append(("content", len(content), "citations", 0, "document_index"))
         content.append({"type": "text", "text": sentence, "citations": [{
             "type": "char_location", "document_index": index, "start_char_index": start,
             "end_char_index": end, "cited_text": documents[index][start:end]}]})

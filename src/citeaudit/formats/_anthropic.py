@@ -96,8 +96,8 @@ class AnthropicFormat:
             made = [c for at, citation in enumerate(as_list(block.get("citations")))
                     if (c := _citation(citation, f"{path}.citations[{at}]", problems))]
             if made and text.strip():
-                cited.append((offset + len(text) - len(text.lstrip()),
-                              offset + len(text.rstrip()), made))
+                low, high = offset + len(text) - len(text.lstrip()), offset + len(text.rstrip())
+                cited.append((low, high, [c._replace(span=(low, high)) for c in made]))
             offset += len(text)
         return answer_of(self.name, "".join(pieces), cited, problems, reading)
 

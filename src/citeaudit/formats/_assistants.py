@@ -83,8 +83,9 @@ class OpenAIAssistantsFormat:
             prose, points = _without_markers(value, as_list(text.get("annotations")), path,
                                              problems)
             for point, made in points:
-                where = offset + point
-                cited.append((max(offset, where - 1), max(where, offset + 1), made))
+                where = offset + point  # the marker's place in the answer, once cut out
+                cited.append((max(offset, where - 1), max(where, offset + 1),
+                              [c._replace(span=(where, where)) for c in made]))
             pieces.append(prose)
             offset += len(prose)
         return answer_of(self.name, "".join(pieces), cited, problems, reading)

@@ -109,7 +109,7 @@ class MistralFormat:
                 problems.append(Problem("CA206", f"a {kind} chunk cites no text before it",
                                         path=path))
             elif made:
-                cited.append((*last, made))
+                cited.append((*last, [c._replace(span=last) for c in made]))
         return answer_of(self.name, "".join(pieces), cited, problems, reading)
 
 

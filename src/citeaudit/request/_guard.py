@@ -159,11 +159,32 @@ def guarded(context: Context, report: Report, policy: Policy, fallback: str,
     else:
         spans = [claim.span for claim in parsed.claims if claim.number in drop]
         kept = [(c, source_id) for c, source_id in pairs if c.claim not in drop]
+        if parsed.kind != "text":
+            kept = _placed(parsed.text, kept)
         parts, removed = _apply(parsed.text, kept, chip_of, spans)
     dropped = tuple(sorted(drop))
     if dropped and len(dropped) == len(parsed.claims):
         return _withheld(report, policy, fallback, dropped)
     return Guarded(report.status, policy, parts, chips, report, False, removed, dropped)
+
+
+def _placed(text: str, pairs: list[tuple[Citation, str | None]],
+            ) -> list[tuple[Citation, str | None]]:
+    """A provider answer's citations as :func:`_apply` takes them: a marker written in the
+    text (Perplexity's ``[1]``) as it is; a citation of a range of the answer (Cohere,
+    Gemini, Bedrock, OpenAI, Anthropic, Mistral) as a point at the range's end, where its chip
+    goes, or nothing when it names no source (there is no marker in the text to take out).
+    """
+    placed = []
+    for citation, source_id in pairs:
+        span = citation.span
+        if span is not None and citation.marker is not None and \
+                text[span[0]:span[1]] == citation.marker:
+            placed.append((citation, source_id))
+        elif span is not None and source_id is not None:
+            placed.append((citation._replace(span=(span[1], span[1])), source_id))
+    placed.sort(key=lambda pair: pair[0].span or (0, 0))  # stable: a point's ids stay together
+    return placed
 
 
 def _claim_list(claims: Sequence[Claim], pairs: list[tuple[Citation, str | None]],
@@ -217,7 +238,8 @@ def _apply(text: str, pairs: Sequence[tuple[Citation, str | None]], chip_of: dic
         if span is None:
             continue
         start, end = span
-        while cut < len(cuts) and cuts[cut][0] <= start:
+        # A cut at a point's place comes after it (a chip ends the claim before a dropped one).
+        while cut < len(cuts) and (cuts[cut][0] < start or cuts[cut][0] == start < end):
             if cuts[cut][0] > position:
                 parts.append(text[position:cuts[cut][0]])
             position = max(position, cuts[cut][1])

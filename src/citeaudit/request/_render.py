@@ -109,8 +109,10 @@ def _html_sources(chips: tuple[Chip, ...]) -> str:
             label = escape(neutralise(chip.label))
             head: Markup | str = label if chip.url is None else Markup(
                 f'<a href="{escape(_destination(chip.url))}" {_REL}>{label}</a>')
+            shown = escape(neutralise(chip.quote))  # none for a source sent without its text
             html.append(f'<li value="{chip.number}">{head}'
-                        f' <q class="citeaudit-quote">{escape(neutralise(chip.quote))}</q></li>\n')
+                        + (f' <q class="citeaudit-quote">{shown}</q>' if shown else "")
+                        + "</li>\n")
         html.append("</ol>\n")
     return "".join(html)
 
@@ -169,7 +171,8 @@ def _markdown_sources(chips: tuple[Chip, ...]) -> str:
         for chip in chips:
             label = _markdown_text(chip.label)
             head = label if chip.url is None else f"[{label}](<{_destination(chip.url)}>)"
-            lines.append(f"{chip.number}. {head}: \u201c{_markdown_text(chip.quote)}\u201d")
+            lines.append(f"{chip.number}. {head}: \u201c{_markdown_text(chip.quote)}\u201d"
+                         if chip.quote else f"{chip.number}. {head}")
         lines.append("")
     return "\n".join(lines)
 
