@@ -79,3 +79,31 @@ def test_every_readme_command_prints_what_the_readme_shows(command: str, shown: 
     printed = [line.replace(str(ROOT) + "/", "") for line in result.out.splitlines()]
     assert printed[:len(shown)] == shown
     assert printed[len(shown)].startswith("FAIL")
+
+
+@pytest.mark.parametrize(("files", "extra", "expected"), [
+    # Truncated JSON: the file, line and column.
+    (["gemini/response.json"], (), ("line 1, column 20", "invalid JSON")),
+    # Another provider's response forced with the wrong --answer-format: the field it lacks.
+    (["bedrock/response.json"], ("--answer-format", "cohere"), (
+        "$.finish_reason", "not a Cohere Chat v2 response (a message with content and"
+        " citations), as the cohere format expects: \"finish_reason\" is missing (it should be"
+        " a string)")),
+    # A request without what its format audits against.
+    (["gemini/response.json", "cohere/response.json"], (), (
+        "$.documents", "a Cohere response is audited against its request")),
+])
+def test_bad_provider_input_is_one_line_naming_the_file_and_place(
+        tmp_path: Path, run: Any, files: list[str], extra: tuple[str, ...],
+        expected: tuple[str, str]) -> None:
+    place, reason = expected
+    paths = [str(EXAMPLES / f) for f in files]
+    if place.startswith("line"):
+        truncated = tmp_path / "response.json"
+        truncated.write_text((EXAMPLES / files[0]).read_text().replace("\n", "")[:19])
+        paths = [str(truncated)]
+    result = run("check", *paths, *extra)
+    assert result.code == 2
+    named = paths[0] if len(paths) == 1 or place.startswith("$.documents") else paths[-1]
+    assert result.err.startswith(f"citeaudit: error: {named}: {place}: {reason}"), result.err
+    assert result.err.count("\n") == 1
