@@ -33,7 +33,7 @@ from citeaudit.core._answer import Answer, Citation, Location, Reading
 from citeaudit.core._findings import Problem
 from citeaudit.core._sources import Snapshot, Source
 from citeaudit.errors import SnapshotError
-from citeaudit.formats._ranges import Cited, answer_of, as_list, integers, plain
+from citeaudit.formats._ranges import Cited, answer_of, as_list, integers, plain, spanned
 
 __all__ = ["AnthropicFormat"]
 
@@ -97,7 +97,7 @@ class AnthropicFormat:
                     if (c := _citation(citation, f"{path}.citations[{at}]", problems))]
             if made and text.strip():
                 low, high = offset + len(text) - len(text.lstrip()), offset + len(text.rstrip())
-                cited.append((low, high, [c._replace(span=(low, high)) for c in made]))
+                cited.append((low, high, [spanned(c, (low, high)) for c in made]))
             offset += len(text)
         return answer_of(self.name, "".join(pieces), cited, problems, reading)
 

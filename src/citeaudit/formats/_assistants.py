@@ -26,7 +26,7 @@ from citeaudit.core._answer import Answer, Citation, Reading
 from citeaudit.core._findings import Problem
 from citeaudit.core._sources import Snapshot, Source, load_snapshot
 from citeaudit.errors import SnapshotError
-from citeaudit.formats._ranges import Cited, answer_of, as_list, integers, plain
+from citeaudit.formats._ranges import Cited, answer_of, as_list, integers, plain, spanned
 
 __all__ = ["OpenAIAssistantsFormat"]
 
@@ -85,7 +85,7 @@ class OpenAIAssistantsFormat:
             for point, made in points:
                 where = offset + point  # the marker's place in the answer, once cut out
                 cited.append((max(offset, where - 1), max(where, offset + 1),
-                              [c._replace(span=(where, where)) for c in made]))
+                              [spanned(c, (where, where)) for c in made]))
             pieces.append(prose)
             offset += len(prose)
         return answer_of(self.name, "".join(pieces), cited, problems, reading)

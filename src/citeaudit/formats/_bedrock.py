@@ -146,7 +146,8 @@ def _citation(citation: Any, path: str, text: str, problems: list[Problem],
         problems.append(Problem("CA206", f"span {start}..{end} holds {covered[:40]!r}, not"
                                 f" the part's text {said[:40]!r}", path=f"{where}.text"))
         return None
-    made = [Citation(_source_id(reference), None, (start, end + 1), None,
-                     f"{path}.retrievedReferences[{at}]")
+    new, span = tuple.__new__, (start, end + 1)
+    made = [new(Citation, (_source_id(reference), None, span, None,
+                           f"{path}.retrievedReferences[{at}]", None, None, None))
             for at, reference in enumerate(_references(citation))]
     return (start, end + 1, made) if made else None

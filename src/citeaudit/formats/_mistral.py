@@ -30,7 +30,7 @@ from citeaudit.core._answer import Answer, Citation, Reading
 from citeaudit.core._findings import Problem
 from citeaudit.core._sources import Snapshot, Source, load_snapshot
 from citeaudit.errors import SnapshotError
-from citeaudit.formats._ranges import Cited, answer_of, as_list, plain
+from citeaudit.formats._ranges import Cited, answer_of, as_list, plain, spanned
 
 __all__ = ["MistralFormat"]
 
@@ -102,15 +102,19 @@ class MistralFormat:
             if kind == "reference":
                 made = _references(chunk, path, problems)
             elif kind == "tool_reference" and isinstance(chunk.get("url"), str):
-                made = [Citation(chunk["url"], None, None, None, path)]
+                made = [_citation(chunk["url"], path)]
             else:
                 continue
             if last is None:
                 problems.append(Problem("CA206", f"a {kind} chunk cites no text before it",
                                         path=path))
             elif made:
-                cited.append((*last, [c._replace(span=last) for c in made]))
+                cited.append((*last, [spanned(c, last) for c in made]))
         return answer_of(self.name, "".join(pieces), cited, problems, reading)
+
+
+def _citation(source_id: str, path: str) -> Citation:
+    return tuple.__new__(Citation, (source_id, None, None, None, path, None, None, None))
 
 
 def _chunks(response: dict[str, Any]) -> Iterator[tuple[str, dict[str, Any]]]:
@@ -146,7 +150,7 @@ def _references(chunk: dict[str, Any], path: str, problems: list[Problem]) -> li
             problems.append(Problem("CA404", "a reference id must be an integer or a string",
                                     path=f"{path}.reference_ids[{at}]"))
             continue
-        made.append(Citation(str(written), None, None, None, f"{path}.reference_ids[{at}]"))
+        made.append(_citation(str(written), f"{path}.reference_ids[{at}]"))
     return made
 
 

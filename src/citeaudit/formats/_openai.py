@@ -191,8 +191,8 @@ def _annotation(note: Any, text: str, offset: int, path: str, into: _Into) -> No
     source_id = target if kind != "url_citation" else into.urls.get(
         target, into.urls.get(canonical_url(target), canonical_url(target)))
     into.cited.append((offset + low, offset + high,
-                       [Citation(source_id, None, (offset + first, offset + last), None,
-                                 path)]))
+                       [tuple.__new__(Citation, (source_id, None, (offset + first, offset + last),
+                                                 None, path, None, None, None))]))
 
 
 def _by_url(snapshot: Snapshot | None) -> dict[str, str]:
