@@ -169,11 +169,16 @@ def _unsent(context: Context, citation: Citation, where: Location) -> Problem:
                    citation.path)
 
 
+_MARKED = frozenset(("text", "claims", "structured"))
+
+
 def cited_locations(context: Context) -> Iterator[Problem]:
     """CA204/CA205: provider citations that point into their source by range: the range lies
     inside the source, and the text the citation quotes is the text there (white space
     normalised). An index that names nothing sent is CA202 (see unresolved_citations).
     """
+    if context.answer.kind in _MARKED:
+        return  # markers point at no place in their source
     for citation, resolved in zip(context.answer.citations, context.resolved, strict=True):
         where = citation.location
         if where is None or resolved is None or where.unit == "source":
