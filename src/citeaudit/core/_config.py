@@ -27,7 +27,7 @@ from citeaudit.core._refusal import Refusal
 from citeaudit.core._rules import RULES, Severity
 from citeaudit.errors import ConfigError
 
-__all__ = ["DEFAULT_REFUSAL", "Config", "find_config", "load_config"]
+__all__ = ["DEFAULT_REFUSAL", "Config", "config_with", "find_config", "load_config"]
 
 DEFAULT_REFUSAL = "Not covered by the provided documents."
 ClaimPolicy = Literal["all", "quantities"]
@@ -169,9 +169,20 @@ _KEYS = {"grammar", "refusal", "refusal-regex", "select", "extend-select", "igno
 
 
 def _from_mapping(data: Mapping[str, Any]) -> Config:
+    return Config(**_values(data, "[tool.citeaudit]"))
+
+
+def config_with(base: Config, data: Mapping[str, Any], where: str) -> Config:
+    """``base`` with the settings ``data`` gives, written as in a configuration file
+    (``{"select": ["CA2"], "min-precision": 0.9}``); ``where`` names ``data`` in errors.
+    """
+    return dataclasses.replace(base, **_values(data, where))
+
+
+def _values(data: Mapping[str, Any], where: str) -> dict[str, Any]:
     unknown = sorted(set(data) - _KEYS)
     if unknown:
-        raise ConfigError(f"unknown key {unknown[0]!r} in [tool.citeaudit]; known keys:"
+        raise ConfigError(f"unknown key {unknown[0]!r} in {where}; known keys:"
                           f" {', '.join(sorted(_KEYS))}")
     values: dict[str, Any] = {}
     if "grammar" in data:
@@ -214,7 +225,7 @@ def _from_mapping(data: Mapping[str, Any]) -> Config:
         values["not_citable"] = frozenset(value)
     if "claim-policy" in data:
         values["claim_policy"] = data["claim-policy"]
-    return Config(**values)
+    return values
 
 
 def parse_severity(level: Any, code: str) -> Severity:

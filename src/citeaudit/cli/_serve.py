@@ -1,0 +1,80 @@
+"""``citeaudit serve``: run the HTTP service (needs ``pip install 'citeaudit[service]'``)."""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import logging
+import os
+from pathlib import Path
+from typing import Any
+
+from citeaudit.cli._common import IO, ExitCode, positive
+from citeaudit.core._config import load_config
+from citeaudit.errors import ConfigError
+
+__all__ = ["add_parser", "run"]
+
+
+def add_parser(commands: Any) -> None:
+    """Add the command to ``commands`` (argparse's subparsers)."""
+    parser = commands.add_parser(
+        "serve", help="run the audit as an HTTP service",
+        description="Serve POST /v1/audit, /v1/guard and /v1/context (JSON in and out, the"
+        " library's answers), GET /healthz, /readyz, /metrics (Prometheus), /openapi.json"
+        " and /docs. Bearer tokens come from CITEAUDIT_TOKENS (comma separated) and"
+        " --token-file; without any, no authentication.")
+    parser.add_argument("--host", default="127.0.0.1", help="address to bind (default"
+                        " 127.0.0.1: this machine only)")
+    parser.add_argument("--port", type=int, default=8000, help="port (default 8000)")
+    parser.add_argument("--workers", type=positive, default=1, metavar="N",
+                        help="worker processes (default 1)")
+    parser.add_argument("--config", type=Path, metavar="FILE",
+                        help="a citeaudit.toml whose settings every request starts from")
+    parser.add_argument("--token-file", type=Path, metavar="FILE",
+                        help="accepted bearer tokens, one a line")
+    parser.add_argument("--max-bytes", type=positive, metavar="N", default=1_000_000,
+                        help="the largest request body (default 1000000; 413 beyond)")
+    parser.add_argument("--concurrency", type=positive, metavar="N", default=32,
+                        help="audits at once per worker (default 32; 503 beyond)")
+    parser.add_argument("--timeout", type=float, metavar="SECONDS", default=10.0,
+                        help="the longest a request may take (default 10; 504 beyond)")
+    parser.add_argument("--cors", action="append", default=[], metavar="ORIGIN",
+                        help="allow browsers on ORIGIN to call the service (repeatable;"
+                        " default: CORS off)")
+    parser.add_argument("--log-bodies", action="store_true",
+                        help="log request bodies (answer and passage text) too")
+
+
+def run(args: argparse.Namespace, io: IO) -> int:
+    """Run the command; returns the exit code when the server stops."""
+    if importlib.util.find_spec("uvicorn") is None or \
+            importlib.util.find_spec("starlette") is None:
+        raise ConfigError("citeaudit serve needs the service extra: pip install"
+                          " 'citeaudit[service]'")
+    if args.config is not None:
+        load_config(args.config)  # a broken file stops here, not in every worker
+    # The workers build their app from the environment (see service._settings).
+    os.environ.update({
+        "CITEAUDIT_SERVE_MAX_BYTES": str(args.max_bytes),
+        "CITEAUDIT_SERVE_CONCURRENCY": str(args.concurrency),
+        "CITEAUDIT_SERVE_TIMEOUT": str(args.timeout),
+        "CITEAUDIT_SERVE_CORS": ",".join(args.cors),
+        "CITEAUDIT_SERVE_LOG_BODIES": "1" if args.log_bodies else "0"})
+    for name, value in (("CITEAUDIT_SERVE_CONFIG", args.config),
+                        ("CITEAUDIT_TOKEN_FILE", args.token_file)):
+        if value is not None:
+            os.environ[name] = str(value.resolve())
+        else:
+            os.environ.pop(name, None)
+    from citeaudit.service._settings import from_environment  # noqa: PLC0415 - the extra
+
+    from_environment()  # unreadable token file or configuration: an error before binding
+    import uvicorn  # noqa: PLC0415 - the service extra
+
+    logging.basicConfig(level=logging.INFO, format="%(message)s",
+                        stream=io.err)  # one JSON object a line: the access log
+    uvicorn.run("citeaudit.service._app:app_from_environment", factory=True, host=args.host,
+                port=args.port, workers=args.workers, access_log=False, log_level="warning",
+                lifespan="on")
+    return ExitCode.OK

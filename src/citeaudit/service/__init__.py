@@ -1,0 +1,10 @@
+"""``citeaudit serve``: the audit as an HTTP service (``pip install 'citeaudit[service]'``).
+
+>>> from citeaudit.service import Settings, create_app
+>>> app = create_app(Settings(tokens=frozenset({"secret"})))   # an ASGI application
+"""
+
+from citeaudit.service._app import create_app
+from citeaudit.service._settings import Settings, tokens_from
+
+__all__ = ["Settings", "create_app", "tokens_from"]

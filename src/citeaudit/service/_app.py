@@ -1,0 +1,337 @@
+"""The HTTP service: the audit, the guard and the prompt context as JSON endpoints under
+``/v1``, with health, readiness, Prometheus metrics and an OpenAPI description.
+
+Every endpoint answers what the library answers for the same input (``Report.to_dict()``,
+``Guarded.to_dict()``, the context's prompt and snapshot). Requests are checked before any
+work: the bearer token (when tokens are set; compared in constant time), the body size (413,
+from ``Content-Length`` and while reading), JSON that decodes (400) and fields that make
+sense (422, with the message the command line prints and the JSON path of the field). At most
+``max_concurrency`` audits run at once per worker; one more is turned away at once with 503
+and ``Retry-After`` rather than queued. A request that takes longer than ``timeout`` is 504.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hmac
+import json
+import logging
+import threading
+import time
+import uuid
+from collections.abc import AsyncIterator, Awaitable, Callable
+from typing import Any
+
+import anyio
+import orjson
+from prometheus_client import (
+    CONTENT_TYPE_LATEST,
+    CollectorRegistry,
+    Counter,
+    Histogram,
+    generate_latest,
+)
+from starlette.applications import Starlette
+from starlette.middleware import Middleware
+from starlette.middleware.cors import CORSMiddleware
+from starlette.requests import ClientDisconnect, Request
+from starlette.responses import HTMLResponse, Response
+from starlette.routing import Route
+
+from citeaudit.core._config import DEFAULT_REFUSAL, config_with
+from citeaudit.core._engine import audit
+from citeaudit.core._loading import decode_json
+from citeaudit.errors import CiteauditError, ConfigError, InputError
+from citeaudit.request._guard import DEFAULT_FALLBACK, POLICIES, guard
+from citeaudit.request._prompt import DEFAULT_CONTRACT, build_context
+from citeaudit.request._render import render_html, render_markdown
+from citeaudit.service._openapi import OPENAPI, docs_page
+from citeaudit.service._settings import Settings
+
+__all__ = ["create_app"]
+
+_LOG = logging.getLogger("citeaudit.service")
+_RENDERERS = {"html": render_html, "markdown": render_markdown}
+
+
+class _RequestError(Exception):
+    """A request turned away before or instead of its work: status, message, headers."""
+
+    def __init__(self, status: int, message: str, headers: dict[str, str] | None = None) -> None:
+        super().__init__(message)
+        self.status = status
+        self.message = message
+        self.headers = headers or {}
+
+
+def _json(data: Any, status: int = 200, headers: dict[str, str] | None = None) -> Response:
+    return Response(orjson.dumps(data), status_code=status, headers=headers,
+                    media_type="application/json")
+
+
+def _field(body: dict[str, Any], name: str, kind: type | tuple[type, ...], default: Any = None,
+           ) -> Any:
+    value = body.get(name, default)
+    if value is not default and not isinstance(value, kind):
+        names = kind if isinstance(kind, tuple) else (kind,)
+        wanted = " or ".join({dict: "an object", str: "a string", list: "a list",
+                              int: "an integer"}.get(k, k.__name__) for k in names)
+        raise _RequestError(422, f"body: $.{name}: must be {wanted}")
+    return value
+
+
+def _located(error: InputError) -> str:
+    """An input error about a field of the body, as the command line would name it."""
+    place = error.place or "$"
+    field = {"<snapshot>": "sources", "<answer>": "answer",
+             "<passages>": "passages"}.get(error.origin)
+    if field is not None and place.startswith("$"):
+        place = f"$.{field}{place[1:]}"
+    return f"body: {place}: {error.reason}"
+
+
+class _Service:
+    """The endpoints and what they share: settings, the work bound, the metrics."""
+
+    def __init__(self, settings: Settings) -> None:
+        self.settings = settings
+        self._lock = threading.Lock()
+        self._busy = 0
+        self._limiter = anyio.CapacityLimiter(settings.max_concurrency)
+        self.registry = CollectorRegistry()
+        self._requests = Counter("citeaudit_requests", "HTTP requests, by endpoint and status",
+                                 ["endpoint", "status"], registry=self.registry)
+        self._latency = Histogram("citeaudit_request_seconds", "Request latency, by endpoint",
+                                  ["endpoint"], registry=self.registry,
+                                  buckets=(0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05,
+                                           0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0))
+        self._findings = Counter("citeaudit_findings", "Findings reported, by rule code",
+                                 ["code"], registry=self.registry)
+        self._verdicts = Counter("citeaudit_verdicts", "Audits, by status and verdict",
+                                 ["status", "passed"], registry=self.registry)
+        self.ready = False
+
+    # The work endpoints ------------------------------------------------------------------
+
+    def audit(self, body: dict[str, Any]) -> dict[str, Any]:
+        if "answer" not in body:
+            raise _RequestError(422, "body: $.answer: required (the answer, or a provider's"
+                                 " response)")
+        config, answer_format = self._options(body)
+        report = audit(body["answer"], body.get("sources"), config=config,
+                       answer_format=answer_format)
+        self._count(report.to_dict())
+        return report.to_dict()
+
+    def guard(self, body: dict[str, Any]) -> dict[str, Any]:
+        if "answer" not in body:
+            raise _RequestError(422, "body: $.answer: required (the answer, or a provider's"
+                                 " response)")
+        config, answer_format = self._options(body)
+        policy = _field(body, "policy", str, "strip")
+        if policy not in POLICIES:
+            raise _RequestError(422, f"body: $.policy: must be one of {', '.join(POLICIES)}")
+        render = _field(body, "render", str)
+        if render is not None and render not in _RENDERERS:
+            raise _RequestError(422, "body: $.render: must be \"html\" or \"markdown\"")
+        guarded = guard(body["answer"], body.get("sources"), policy=policy,
+                        fallback=_field(body, "fallback", str, DEFAULT_FALLBACK),
+                        config=config, answer_format=answer_format)
+        data = guarded.to_dict()
+        self._count(data["report"])
+        if render is not None:
+            data["rendered"] = _RENDERERS[render](guarded)
+        return data
+
+    def context(self, body: dict[str, Any]) -> dict[str, Any]:
+        passages = _field(body, "passages", list)
+        if passages is None:
+            raise _RequestError(422, "body: $.passages: required (a list of passages)")
+        options = {k: _field(body, k, int) for k in ("max_passages", "max_chars")}
+        try:
+            built = build_context(passages, contract=_field(body, "contract", str,
+                                                            DEFAULT_CONTRACT),
+                                  refusal=_field(body, "refusal", str, DEFAULT_REFUSAL),
+                                  **options)
+        except InputError as error:  # a passage's place in the list, in the body
+            raise InputError(error.reason, origin="<passages>", place=error.place) from None
+        return {"prompt": built.prompt, "snapshot": built.snapshot.to_dict(),
+                "fingerprint": built.snapshot.fingerprint}
+
+    def _options(self, body: dict[str, Any]) -> tuple[Any, str | None]:
+        options = dict(_field(body, "options", dict, {}))
+        answer_format = options.pop("answer-format", None)
+        if answer_format is not None and not isinstance(answer_format, str):
+            raise _RequestError(422, "body: $.options.answer-format: must be a string")
+        try:
+            config = config_with(self.settings.config, options, "$.options") if options \
+                else self.settings.config
+        except ConfigError as error:
+            raise _RequestError(422, f"body: $.options: {error}") from None
+        return config, answer_format
+
+    def _count(self, report: dict[str, Any]) -> None:
+        for finding in report["findings"]:
+            self._findings.labels(finding["code"]).inc()
+        self._verdicts.labels(report["status"], str(report["passed"]).lower()).inc()
+
+    # What every request goes through -----------------------------------------------------
+
+    def endpoint(self, name: str, work: Callable[[dict[str, Any]], dict[str, Any]],
+                 ) -> Callable[[Request], Awaitable[Response]]:
+        async def handle(request: Request) -> Response:
+            started = time.perf_counter()
+            request_id = request.headers.get("x-request-id") or uuid.uuid4().hex
+            status = 500
+            body: dict[str, Any] | None = None
+            try:
+                self._authorise(request)
+                body = await self._body(request)
+                data = await self._run(work, body)
+                status = 200
+                return _json(data, headers={"x-request-id": request_id})
+            except _RequestError as refused:
+                status = refused.status
+                return _json({"error": refused.message, "request_id": request_id}, status,
+                             {"x-request-id": request_id, **refused.headers})
+            except InputError as error:
+                status = 422
+                return _json({"error": _located(error), "request_id": request_id}, status,
+                             {"x-request-id": request_id})
+            except CiteauditError as error:
+                status = 422
+                return _json({"error": f"body: {error}", "request_id": request_id}, status,
+                             {"x-request-id": request_id})
+            except ClientDisconnect:
+                status = 499
+                return Response(status_code=499)
+            except Exception:  # never a traceback to the client; the log has it
+                _LOG.exception("request %s failed", request_id)
+                return _json({"error": "internal error", "request_id": request_id}, 500,
+                             {"x-request-id": request_id})
+            finally:
+                elapsed = time.perf_counter() - started
+                self._requests.labels(name, str(status)).inc()
+                self._latency.labels(name).observe(elapsed)
+                self._log(request, request_id, status, elapsed, body)
+        return handle
+
+    def _authorise(self, request: Request) -> None:
+        tokens = self.settings.tokens
+        if not tokens:
+            return
+        scheme, _, given = request.headers.get("authorization", "").partition(" ")
+        if scheme.lower() != "bearer" or not given:
+            raise _RequestError(401, "a bearer token is required (Authorization: Bearer TOKEN)",
+                            {"www-authenticate": "Bearer"})
+        matched = False
+        for token in tokens:  # every token compared, in constant time each
+            matched |= hmac.compare_digest(token.encode(), given.encode())
+        if not matched:
+            raise _RequestError(401, "the bearer token is not accepted",
+                            {"www-authenticate": "Bearer error=\"invalid_token\""})
+
+    async def _body(self, request: Request) -> dict[str, Any]:
+        limit = self.settings.max_bytes
+        declared = request.headers.get("content-length")
+        if declared is not None and declared.isdigit() and int(declared) > limit:
+            raise _RequestError(413, f"the body is larger than {limit} bytes")
+        chunks: list[bytes] = []
+        size = 0
+        async for chunk in request.stream():
+            size += len(chunk)
+            if size > limit:
+                raise _RequestError(413, f"the body is larger than {limit} bytes")
+            chunks.append(chunk)
+        try:
+            body = decode_json(b"".join(chunks), origin="body")
+        except InputError as error:
+            raise _RequestError(400, str(error)) from None
+        if not isinstance(body, dict):
+            raise _RequestError(422, "body: $: must be a JSON object")
+        return body
+
+    async def _run(self, work: Callable[[dict[str, Any]], dict[str, Any]],
+                   body: dict[str, Any]) -> dict[str, Any]:
+        with self._lock:
+            if self._busy >= self.settings.max_concurrency:
+                raise _RequestError(503, "the service is at capacity; retry shortly",
+                                {"retry-after": "1"})
+            self._busy += 1
+
+        def bounded() -> dict[str, Any]:
+            try:
+                return work(body)
+            finally:  # released when the work ends, even after its request timed out
+                with self._lock:
+                    self._busy -= 1
+
+        try:
+            with anyio.fail_after(self.settings.timeout):
+                return await anyio.to_thread.run_sync(bounded, abandon_on_cancel=True,
+                                                      limiter=self._limiter)
+        except TimeoutError:
+            raise _RequestError(504, f"the request took longer than {self.settings.timeout:g}"
+                                 " seconds") from None
+
+    def _log(self, request: Request, request_id: str, status: int, elapsed: float,
+             body: dict[str, Any] | None) -> None:
+        if not _LOG.isEnabledFor(logging.INFO):
+            return
+        entry: dict[str, Any] = {"request_id": request_id, "method": request.method,
+                                 "path": request.url.path, "status": status,
+                                 "ms": round(elapsed * 1000, 3)}
+        if self.settings.log_bodies and body is not None:
+            entry["body"] = body
+        _LOG.info(json.dumps(entry, ensure_ascii=False, default=str))
+
+
+def create_app(settings: Settings | None = None) -> Starlette:
+    """The service's ASGI application (run it with any ASGI server; ``citeaudit serve`` uses
+    uvicorn).
+    """
+    service = _Service(settings or Settings())
+
+    async def healthz(_: Request) -> Response:
+        return _json({"status": "ok"})
+
+    async def readyz(_: Request) -> Response:
+        return _json({"status": "ready"} if service.ready else {"status": "starting"},
+                     200 if service.ready else 503)
+
+    async def metrics(_: Request) -> Response:
+        return Response(generate_latest(service.registry), media_type=CONTENT_TYPE_LATEST)
+
+    async def openapi(_: Request) -> Response:
+        return _json(OPENAPI)
+
+    async def docs(_: Request) -> Response:
+        return HTMLResponse(docs_page())
+
+    @contextlib.asynccontextmanager
+    async def lifespan(_: Starlette) -> AsyncIterator[None]:
+        # One audit before the first request: imports, registries and regexes are ready.
+        audit("Ready [1].", ["Ready."])
+        service.ready = True
+        yield
+
+    middleware = [Middleware(CORSMiddleware, allow_origins=list(service.settings.cors),
+                             allow_methods=["GET", "POST"],
+                             allow_headers=["authorization", "content-type", "x-request-id"])
+                  ] if service.settings.cors else []
+    routes = [Route("/v1/audit", service.endpoint("audit", service.audit), methods=["POST"]),
+              Route("/v1/guard", service.endpoint("guard", service.guard), methods=["POST"]),
+              Route("/v1/context", service.endpoint("context", service.context),
+                    methods=["POST"]),
+              Route("/healthz", healthz), Route("/readyz", readyz), Route("/metrics", metrics),
+              Route("/openapi.json", openapi), Route("/docs", docs)]
+    app = Starlette(routes=routes, middleware=middleware, lifespan=lifespan)
+    app.state.service = service
+    return app
+
+
+def app_from_environment() -> Starlette:
+    """The app each ``citeaudit serve`` worker runs, from the settings it was started with."""
+    from citeaudit.service._settings import from_environment  # noqa: PLC0415 - workers only
+
+    return create_app(from_environment())

@@ -1,0 +1,104 @@
+"""The service's OpenAPI description and its human-readable page."""
+
+from __future__ import annotations
+
+import html
+from typing import Any
+
+__all__ = ["OPENAPI", "docs_page"]
+
+_ANY: dict[str, Any] = {}
+_ERROR = {"type": "object", "required": ["error"],
+          "properties": {"error": {"type": "string"}, "request_id": {"type": "string"}}}
+_OPTIONS = {
+    "type": "object",
+    "description": "Settings as in citeaudit.toml ([tool.citeaudit] keys), over the"
+                   " service's own, plus answer-format.",
+    "properties": {
+        "grammar": {"type": ["string", "array"]}, "refusal": {"type": ["string", "array"]},
+        "refusal-regex": {"type": "string"}, "select": {"type": ["string", "array"]},
+        "extend-select": {"type": ["string", "array"]}, "ignore": {"type": ["string", "array"]},
+        "severity": {"type": "object"}, "min-precision": {"type": "number"},
+        "min-recall": {"type": "number"}, "claim-policy": {"enum": ["all", "quantities"]},
+        "support": {"type": "string"}, "support-threshold": {"type": "number"},
+        "not-citable": {"type": "array", "items": {"type": "string"}},
+        "answer-format": {"type": "string"}},
+}
+_AUDITED = {"answer": {"description": "the answer: text, a list of claims, the structured"
+                                      " contract, or a provider's response"},
+            "sources": {"description": "the snapshot (any shape the library reads), or the"
+                                       " provider request the response answers"},
+            "options": _OPTIONS}
+
+
+def _post(summary: str, body: dict[str, Any], required: list[str], result: str) -> Any:
+    errors = {code: {"description": what, "content": {"application/json": {"schema": _ERROR}}}
+              for code, what in (("400", "the body is not JSON"),
+                                 ("401", "a bearer token is required or not accepted"),
+                                 ("413", "the body is too large"),
+                                 ("422", "a field is wrong: the message names it"),
+                                 ("503", "at capacity: retry after Retry-After seconds"),
+                                 ("504", "the request took too long"))}
+    return {"post": {
+        "summary": summary,
+        "requestBody": {"required": True, "content": {"application/json": {"schema": {
+            "type": "object", "required": required, "properties": body}}}},
+        "responses": {"200": {"description": result, "content": {
+            "application/json": {"schema": {"type": "object"}}}}, **errors}}}
+
+
+def _get(summary: str, media: str = "application/json") -> Any:
+    return {"get": {"summary": summary, "responses": {"200": {
+        "description": summary, "content": {media: {"schema": _ANY}}}}}}
+
+
+OPENAPI: dict[str, Any] = {
+    "openapi": "3.1.0",
+    "info": {"title": "citeaudit", "version": "1",
+             "description": "Audit the citations in RAG answers: the library's audit, guard"
+                            " and prompt context over HTTP."},
+    "components": {"securitySchemes": {"bearer": {"type": "http", "scheme": "bearer"}}},
+    "security": [{"bearer": []}, {}],
+    "paths": {
+        "/v1/audit": _post("Audit one answer: the report (Report.to_dict())", _AUDITED,
+                           ["answer"], "the report"),
+        "/v1/guard": _post("Guard one answer: the served answer (Guarded.to_dict())", {
+            **_AUDITED, "policy": {"enum": ["strip", "drop", "withhold"]},
+            "fallback": {"type": "string"}, "render": {"enum": ["html", "markdown"]}},
+            ["answer"], "the served answer, its chips and its report"),
+        "/v1/context": _post("Number passages: the prompt block and the snapshot", {
+            "passages": {"type": "array"}, "contract": {"type": "string"},
+            "refusal": {"type": "string"}, "max_passages": {"type": "integer", "minimum": 1},
+            "max_chars": {"type": "integer", "minimum": 1}}, ["passages"],
+            "the prompt, the snapshot and its fingerprint"),
+        "/healthz": _get("Alive"),
+        "/readyz": _get("Ready to audit (503 while starting)"),
+        "/metrics": _get("Prometheus metrics", "text/plain"),
+        "/openapi.json": _get("This description"),
+        "/docs": _get("The human-readable page", "text/html"),
+    },
+}
+
+_EXAMPLES = {
+    "/v1/audit": '{"answer": "Refunds take 14 days [1].", "sources": ["Refunds take 14 days."]}',
+    "/v1/guard": '{"answer": "Refunds take 14 days [1][7].", "sources": ["Refunds take 14'
+                 ' days."], "render": "html"}',
+    "/v1/context": '{"passages": ["Refunds take 14 days.", "Shipping is free."]}',
+}
+
+
+def docs_page() -> str:
+    """The page ``GET /docs`` serves: each endpoint, what it takes, and a curl example."""
+    rows = []
+    for path, item in OPENAPI["paths"].items():
+        method, operation = next(iter(item.items()))
+        example = _EXAMPLES.get(path)
+        curl = (f"curl -s localhost:8000{path} -H 'content-type: application/json'"
+                f" -d '{example}'") if example else f"curl -s localhost:8000{path}"
+        rows.append(f"<h2>{method.upper()} {html.escape(path)}</h2>"
+                    f"<p>{html.escape(operation['summary'])}</p>"
+                    f"<pre>{html.escape(curl)}</pre>")
+    return ("<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\">"
+            "<title>citeaudit service</title></head><body><h1>citeaudit service</h1>"
+            "<p>JSON in, JSON out. The description: <a href=\"/openapi.json\">/openapi.json"
+            "</a>.</p>" + "".join(rows) + "</body></html>")
