@@ -11,6 +11,7 @@ import os
 import socket
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -191,16 +192,107 @@ def test_saturation_is_503_with_retry_after_and_a_slow_request_is_504(start: Any
 
 
 def test_many_concurrent_clients_each_get_their_own_answer(server: Server) -> None:
-    def one(n: int) -> tuple[int, dict[str, Any]]:
-        answer = f"Refunds take {n} days [1]."
-        reply = server.post("/v1/audit", {"answer": answer, "sources": SOURCES},
-                            headers={"x-request-id": f"r{n}"})
-        return n, reply.json() | {"request_id": reply.headers["x-request-id"]}
+    # 2,000 requests from 32 clients, each with its own keep-alive connection.
+    local = threading.local()
+    clients: list[httpx.Client] = []
+
+    def one(n: int) -> tuple[int, dict[str, Any], str]:
+        if not hasattr(local, "client"):
+            local.client = httpx.Client(base_url=server.url, timeout=30)
+            clients.append(local.client)
+        reply = local.client.post("/v1/audit", json={
+            "answer": f"Refunds take {n} days [1][{n % 3 + 1}].", "sources": SOURCES},
+            headers={"x-request-id": f"r{n}"})
+        return n, reply.json(), reply.headers["x-request-id"]
 
     with concurrent.futures.ThreadPoolExecutor(32) as pool:
-        results = list(pool.map(one, range(400)))
-    for n, data in results:
-        assert data["request_id"] == f"r{n}"
-        assert data["findings"] == []
-        assert citeaudit.audit(f"Refunds take {n} days [1].", SOURCES).to_dict() == \
-            {k: v for k, v in data.items() if k != "request_id"}
+        results = list(pool.map(one, range(2000)))
+    for client in clients:
+        client.close()
+    for n, data, request_id in results:
+        assert request_id == f"r{n}"
+        answer = f"Refunds take {n} days [1][{n % 3 + 1}]."
+        assert data == citeaudit.audit(answer, SOURCES).to_dict()
+
+
+RECORDS = [{"id": "a", "sources": SOURCES, "answer": ANSWER, "tags": {"team": "x"}},
+           {"id": "b", "sources": SOURCES, "answer": "Refunds take 14 days [1]."},
+           {"id": "c", "request": anthropic_cases.REQUEST,
+            "response": anthropic_cases.CLEAN.model_dump(mode="json")}]
+
+
+def test_eval_streams_the_results_a_dataset_run_writes(server: Server, tmp_path: Path,
+                                                       run: Any) -> None:
+    dataset = tmp_path / "records.jsonl"
+    lines = [json.dumps(r) for r in RECORDS]
+    dataset.write_text("\n".join(lines[:2]) + "\nnot json\n" + lines[2] + "\n")
+    out = tmp_path / "results.jsonl"
+    assert run("eval", str(dataset), "-o", str(out), "-j", "1").code == 2  # one unreadable
+    expected = [json.loads(line) for line in out.read_text().splitlines()]
+    for body, kind in ((dataset.read_bytes(), "application/x-ndjson"),
+                       (json.dumps([*RECORDS[:2], "not a record", RECORDS[2]]).encode(),
+                        "application/json")):
+        reply = httpx.post(server.url + "/v1/eval", content=body, timeout=30,
+                           headers={"content-type": kind})
+        assert reply.status_code == 200
+        rows = [json.loads(line) for line in reply.text.splitlines()]
+        *results, last = rows
+        assert [(r["id"], r["status"]) for r in results] == [
+            (r["id"], r["status"]) for r in expected]
+        if kind == "application/x-ndjson":
+            assert results == expected
+        assert last["aggregate"]["records"] == 4
+        assert last["aggregate"]["passed"] == sum(r["passed"] for r in expected)
+
+
+def test_stream_returns_the_settled_text_then_the_report(server: Server) -> None:
+    pieces = ["Refunds take ", "14 days [1]", " and shipping [", "9] is fast."]
+    auditor = citeaudit.stream(SOURCES)
+    expected_text = "".join(auditor.feed(p) for p in pieces)
+    expected_report = auditor.finish().to_dict()
+    body = "\n".join(json.dumps(m) for m in [{"sources": SOURCES},
+                                            *({"chunk": p} for p in pieces)]).encode()
+    reply = httpx.post(server.url + "/v1/stream", content=body, timeout=30)
+    rows = [json.loads(line) for line in reply.text.splitlines()]
+    assert "".join(r.get("text", "") for r in rows[:-1]) == expected_text
+    assert rows[-1] == {"rest": auditor.rest, "report": expected_report}
+    broken = httpx.post(server.url + "/v1/stream", content=b'{"chunk": "x"}\n', timeout=30)
+    assert broken.status_code == 422
+    assert broken.json()["error"].startswith("body: line 1: the first line must be")
+
+
+def test_stream_over_a_websocket(server: Server) -> None:
+    from websockets.sync.client import connect  # noqa: PLC0415 - only this test
+
+    pieces = ["Refunds take 14 ", "days [1]. Shipping [", "2] is fast."]
+    auditor = citeaudit.stream(SOURCES)
+    expected = "".join(auditor.feed(p) for p in pieces)
+    report = auditor.finish().to_dict()
+    with connect(server.url.replace("http", "ws") + "/v1/stream") as socket:
+        socket.send(json.dumps({"sources": SOURCES}))
+        shown = ""
+        for piece in pieces:
+            socket.send(json.dumps({"chunk": piece}))
+        socket.send(json.dumps({"end": True}))
+        while True:
+            message = json.loads(socket.recv(timeout=30))
+            if "report" in message:
+                break
+            shown += message["text"]
+    assert shown == expected
+    assert message == {"rest": auditor.rest, "report": report}
+
+
+def test_a_client_that_disconnects_mid_stream_leaves_the_service_well(server: Server) -> None:
+    host, port = server.url.removeprefix("http://").split(":")
+    with socket.create_connection((host, int(port)), timeout=10) as raw:
+        raw.sendall(b"POST /v1/stream HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n"
+                    b"Content-Type: application/x-ndjson\r\n\r\n")
+        first = json.dumps({"sources": SOURCES}).encode() + b"\n"
+        raw.sendall(f"{len(first):x}\r\n".encode() + first + b"\r\n")
+        time.sleep(0.2)
+    for _ in range(3):  # every slot it held is free again
+        assert server.post("/v1/audit", {"answer": ANSWER, "sources": SOURCES}
+                           ).status_code == 200
+    metrics = httpx.get(server.url + "/metrics").text
+    assert 'citeaudit_requests_total{endpoint="stream",status="499"}' in metrics

@@ -34,17 +34,23 @@ from prometheus_client import (
 from starlette.applications import Starlette
 from starlette.middleware import Middleware
 from starlette.middleware.cors import CORSMiddleware
-from starlette.requests import ClientDisconnect, Request
+from starlette.requests import ClientDisconnect, HTTPConnection, Request
 from starlette.responses import HTMLResponse, Response
-from starlette.routing import Route
+from starlette.routing import Route, WebSocketRoute
+from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from citeaudit.core._config import DEFAULT_REFUSAL, config_with
 from citeaudit.core._engine import audit
 from citeaudit.core._loading import decode_json
 from citeaudit.errors import CiteauditError, ConfigError, InputError
+from citeaudit.eval._evaluators import load_evaluators
+from citeaudit.eval._records import RawItem
+from citeaudit.eval._results import Options, new_aggregate
+from citeaudit.eval._runner import audit_batch
 from citeaudit.request._guard import DEFAULT_FALLBACK, POLICIES, guard
 from citeaudit.request._prompt import DEFAULT_CONTRACT, build_context
 from citeaudit.request._render import render_html, render_markdown
+from citeaudit.request._stream import StreamAuditor
 from citeaudit.service._openapi import OPENAPI, docs_page
 from citeaudit.service._settings import Settings
 
@@ -88,6 +94,60 @@ def _located(error: InputError) -> str:
     if field is not None and place.startswith("$"):
         place = f"$.{field}{place[1:]}"
     return f"body: {place}: {error.reason}"
+
+
+def _message(line: bytes) -> Any:
+    try:
+        return orjson.loads(line)
+    except orjson.JSONDecodeError:
+        raise _RequestError(422, "body: a line that is not JSON") from None
+
+
+async def _chunks(receive: Any) -> AsyncIterator[bytes]:
+    """A request's body as it arrives (ClientDisconnect if the client goes away first)."""
+    while True:
+        message = await receive()
+        if message["type"] == "http.disconnect":
+            raise ClientDisconnect
+        if message.get("body"):
+            yield message["body"]
+        if not message.get("more_body", False):
+            return
+
+
+async def _lines(chunks: AsyncIterator[bytes], limit: int) -> AsyncIterator[list[bytes]]:
+    """Complete lines as they arrive (the last one too, newline or not); a line longer than
+    ``limit`` bytes is a 413.
+    """
+    pending = b""
+    async for chunk in chunks:
+        pending += chunk
+        *lines, pending = pending.split(b"\n")
+        if len(pending) > limit:
+            raise _RequestError(413, f"a line is larger than {limit} bytes")
+        if lines:
+            yield lines
+    if pending.strip():
+        yield [pending]
+
+
+def _chunk_of(message: Any) -> str:
+    chunk = message.get("chunk") if isinstance(message, dict) else None
+    if not isinstance(chunk, str):
+        raise _RequestError(422, "body: each line after the first must be {\"chunk\": text}")
+    return chunk
+
+
+class _Asgi:
+    """An ASGI app a route calls as it is (a plain function would be read as an endpoint
+    taking a request).
+    """
+
+    def __init__(self, app: Callable[[Any, Any, Any], Awaitable[None]]) -> None:
+        self._app = app
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        await self._app(scope, receive, send)
 
 
 class _Service:
@@ -158,6 +218,196 @@ class _Service:
         return {"prompt": built.prompt, "snapshot": built.snapshot.to_dict(),
                 "fingerprint": built.snapshot.fingerprint}
 
+    def eval(self, chunks: AsyncIterator[bytes], request: Request,
+             ) -> AsyncIterator[bytes]:
+        """``POST /v1/eval``: dataset records as NDJSON (one record a line, read as it
+        arrives: memory stays bounded whatever the body's size) or a JSON array (up to the
+        body limit); the result lines in input order, then ``{"aggregate": ...}``. Options
+        come as the query parameter ``options`` (JSON).
+        """
+        options = self._eval_options(request.query_params.get("options"))
+        array = request.headers.get("content-type", "").startswith("application/json")
+        return self._results(self._array_items(chunks) if array else self._line_items(chunks),
+                             options)
+
+    async def _results(self, items: AsyncIterator[list[RawItem]], options: Options,
+                       ) -> AsyncIterator[bytes]:
+        aggregate = new_aggregate(options)
+        async for batch in items:
+            done = await anyio.to_thread.run_sync(audit_batch, batch, options,
+                                                  limiter=self._limiter)
+            aggregate.merge(done.aggregate)
+            yield done.lines
+        yield orjson.dumps({"aggregate": aggregate.to_dict()}) + b"\n"
+
+    def _eval_options(self, given: str | None) -> Options:
+        data: Any = {}
+        if given:
+            try:
+                data = orjson.loads(given)
+            except orjson.JSONDecodeError:
+                raise _RequestError(422, "query: options: not JSON") from None
+        if not isinstance(data, dict):
+            raise _RequestError(422, "query: options: must be a JSON object")
+        config, _ = self._options({"options": data})
+        return Options(config, tuple(load_evaluators(None, config)))
+
+    async def _line_items(self, chunks: AsyncIterator[bytes]) -> AsyncIterator[list[RawItem]]:
+        """The body's lines as dataset items, a batch at a time as they arrive."""
+        number = ordinal = 0
+        async for lines in _lines(chunks, self.settings.max_bytes):
+            batch = []
+            for line in lines:
+                number += 1
+                if line.strip():
+                    batch.append(RawItem(ordinal, f"line {number}", line))
+                    ordinal += 1
+            if batch:
+                yield batch
+
+    async def _array_items(self, chunks: AsyncIterator[bytes]) -> AsyncIterator[list[RawItem]]:
+        limit, size, parts = self.settings.max_bytes, 0, []
+        async for chunk in chunks:
+            size += len(chunk)
+            if size > limit:
+                raise _RequestError(413, f"the body is larger than {limit} bytes (send NDJSON"
+                                         " for larger batches)")
+            parts.append(chunk)
+        try:
+            body = decode_json(b"".join(parts), origin="body")
+        except InputError as error:
+            raise _RequestError(400, str(error)) from None
+        if not isinstance(body, list):
+            raise _RequestError(422, "body: $: must be a JSON array of records (or NDJSON)")
+        for start in range(0, len(body), 64):
+            yield [RawItem(at, f"$[{at}]", record)
+                   for at, record in enumerate(body[start:start + 64], start=start)]
+
+    async def stream(self, chunks: AsyncIterator[bytes], _: Request) -> AsyncIterator[bytes]:
+        """``POST /v1/stream``: NDJSON in (a first line ``{"sources", "options"}``, then
+        ``{"chunk": text}`` lines as the model writes them), NDJSON out: ``{"text": settled}``
+        as it is settled, then ``{"rest", "report"}``, as :class:`~citeaudit.StreamAuditor`.
+        """
+        auditor: StreamAuditor | None = None
+        async for lines in _lines(chunks, self.settings.max_bytes):
+            for line in lines:
+                if not line.strip():
+                    continue
+                if auditor is None:
+                    auditor = self._auditor(_message(line))
+                elif shown := auditor.feed(_chunk_of(_message(line))):
+                    yield orjson.dumps({"text": shown}) + b"\n"
+        if auditor is None:
+            raise _RequestError(422, "body: line 1: the first line must be {\"sources\": ...}")
+        report = auditor.finish()
+        self._count(report.to_dict())
+        yield orjson.dumps({"rest": auditor.rest, "report": report.to_dict()}) + b"\n"
+
+    def streaming(self, name: str, work: Callable[[AsyncIterator[bytes], Request],
+                                                  AsyncIterator[bytes]]) -> Any:
+        """An ASGI app for an endpoint that reads its body while it writes its answer
+        (NDJSON both ways): what a request/response endpoint cannot do.
+        """
+        async def app(scope: Any, receive: Any, send: Any) -> None:
+            request = Request(scope, receive)
+            started = time.perf_counter()
+            request_id = request.headers.get("x-request-id") or uuid.uuid4().hex
+            status = 200
+            try:
+                self._authorise(request)
+                self._take()
+            except _RequestError as refused:
+                await _json({"error": refused.message, "request_id": request_id},
+                            refused.status, {"x-request-id": request_id, **refused.headers},
+                            )(scope, receive, send)
+                self._requests.labels(name, str(refused.status)).inc()
+                return
+            begun = False
+            try:
+                out = work(_chunks(receive), request)
+                async for piece in out:
+                    if not begun:
+                        await send({"type": "http.response.start", "status": 200, "headers": [
+                            (b"content-type", b"application/x-ndjson"),
+                            (b"x-request-id", request_id.encode())]})
+                        begun = True
+                    await send({"type": "http.response.body", "body": piece,
+                                "more_body": True})
+                if not begun:
+                    await send({"type": "http.response.start", "status": 200, "headers": [
+                        (b"content-type", b"application/x-ndjson")]})
+                await send({"type": "http.response.body", "body": b"", "more_body": False})
+            except ClientDisconnect:
+                status = 499
+            except (_RequestError, CiteauditError) as error:
+                status = error.status if isinstance(error, _RequestError) else 422
+                message = error.message if isinstance(error, _RequestError) else \
+                    _located(error) if isinstance(error, InputError) else f"body: {error}"
+                if begun:  # the answer has started: the error is its last line
+                    await send({"type": "http.response.body", "more_body": False,
+                                "body": orjson.dumps({"error": message}) + b"\n"})
+                else:
+                    await _json({"error": message, "request_id": request_id}, status,
+                                {"x-request-id": request_id})(scope, receive, send)
+            except OSError:  # the client went away while the answer was written
+                status = 499
+            finally:
+                self._give()
+                elapsed = time.perf_counter() - started
+                self._requests.labels(name, str(status)).inc()
+                self._latency.labels(name).observe(elapsed)
+                self._log(request, request_id, status, elapsed, None)
+        return _Asgi(app)
+
+    async def websocket(self, socket: WebSocket) -> None:
+        """``/v1/stream`` as a WebSocket: the same messages, one JSON text frame each."""
+        if self.settings.tokens:
+            try:
+                self._authorise(socket)
+            except _RequestError:
+                await socket.close(code=1008)
+                return
+        await socket.accept()
+        auditor: StreamAuditor | None = None
+        try:
+            while True:
+                message = orjson.loads(await socket.receive_text())
+                if auditor is None:
+                    auditor = self._auditor(message)
+                elif isinstance(message, dict) and message.get("end"):
+                    report = auditor.finish()
+                    self._count(report.to_dict())
+                    await socket.send_text(orjson.dumps(
+                        {"rest": auditor.rest, "report": report.to_dict()}).decode())
+                    await socket.close()
+                    return
+                elif shown := auditor.feed(_chunk_of(message)):
+                    await socket.send_text(orjson.dumps({"text": shown}).decode())
+        except WebSocketDisconnect:
+            return
+        except (orjson.JSONDecodeError, _RequestError, CiteauditError) as error:
+            message_text = error.message if isinstance(error, _RequestError) else \
+                _located(error) if isinstance(error, InputError) else f"message: {error}"
+            await socket.send_text(orjson.dumps({"error": message_text}).decode())
+            await socket.close(code=1007)
+
+    def _auditor(self, first: Any) -> StreamAuditor:
+        if not isinstance(first, dict) or "sources" not in first:
+            raise _RequestError(422, "body: line 1: the first line must be {\"sources\": ...}")
+        config, _ = self._options(first)
+        return StreamAuditor(first["sources"], config=config)
+
+    def _take(self) -> None:
+        with self._lock:
+            if self._busy >= self.settings.max_concurrency:
+                raise _RequestError(503, "the service is at capacity; retry shortly",
+                                    {"retry-after": "1"})
+            self._busy += 1
+
+    def _give(self) -> None:
+        with self._lock:
+            self._busy -= 1
+
     def _options(self, body: dict[str, Any]) -> tuple[Any, str | None]:
         options = dict(_field(body, "options", dict, {}))
         answer_format = options.pop("answer-format", None)
@@ -216,7 +466,7 @@ class _Service:
                 self._log(request, request_id, status, elapsed, body)
         return handle
 
-    def _authorise(self, request: Request) -> None:
+    def _authorise(self, request: HTTPConnection) -> None:
         tokens = self.settings.tokens
         if not tokens:
             return
@@ -231,7 +481,7 @@ class _Service:
             raise _RequestError(401, "the bearer token is not accepted",
                             {"www-authenticate": "Bearer error=\"invalid_token\""})
 
-    async def _body(self, request: Request) -> dict[str, Any]:
+    async def _body(self, request: Request, *, whole: bool = False) -> Any:
         limit = self.settings.max_bytes
         declared = request.headers.get("content-length")
         if declared is not None and declared.isdigit() and int(declared) > limit:
@@ -247,7 +497,7 @@ class _Service:
             body = decode_json(b"".join(chunks), origin="body")
         except InputError as error:
             raise _RequestError(400, str(error)) from None
-        if not isinstance(body, dict):
+        if not whole and not isinstance(body, dict):
             raise _RequestError(422, "body: $: must be a JSON object")
         return body
 
@@ -323,6 +573,10 @@ def create_app(settings: Settings | None = None) -> Starlette:
               Route("/v1/guard", service.endpoint("guard", service.guard), methods=["POST"]),
               Route("/v1/context", service.endpoint("context", service.context),
                     methods=["POST"]),
+              Route("/v1/eval", service.streaming("eval", service.eval), methods=["POST"]),
+              Route("/v1/stream", service.streaming("stream", service.stream),
+                    methods=["POST"]),
+              WebSocketRoute("/v1/stream", service.websocket),
               Route("/healthz", healthz), Route("/readyz", readyz), Route("/metrics", metrics),
               Route("/openapi.json", openapi), Route("/docs", docs)]
     app = Starlette(routes=routes, middleware=middleware, lifespan=lifespan)

@@ -71,6 +71,25 @@ OPENAPI: dict[str, Any] = {
             "refusal": {"type": "string"}, "max_passages": {"type": "integer", "minimum": 1},
             "max_chars": {"type": "integer", "minimum": 1}}, ["passages"],
             "the prompt, the snapshot and its fingerprint"),
+        "/v1/eval": {"post": {
+            "summary": "Audit dataset records (NDJSON, streamed; or a JSON array): the result"
+                       " lines in input order, then {\"aggregate\": ...}",
+            "parameters": [{"name": "options", "in": "query", "required": False,
+                            "schema": {"type": "string"},
+                            "description": "settings as JSON (see /v1/audit's options)"}],
+            "requestBody": {"required": True, "content": {
+                "application/x-ndjson": {"schema": {"type": "string"}},
+                "application/json": {"schema": {"type": "array"}}}},
+            "responses": {"200": {"description": "NDJSON results, then the aggregate",
+                                  "content": {"application/x-ndjson": {"schema": _ANY}}}}}},
+        "/v1/stream": {"post": {
+            "summary": "Audit an answer as it is written: NDJSON in ({\"sources\"}, then"
+                       " {\"chunk\"} lines), NDJSON out ({\"text\"} as settled, then"
+                       " {\"rest\", \"report\"}); also a WebSocket at the same path",
+            "requestBody": {"required": True, "content": {
+                "application/x-ndjson": {"schema": {"type": "string"}}}},
+            "responses": {"200": {"description": "NDJSON: settled text, then the report",
+                                  "content": {"application/x-ndjson": {"schema": _ANY}}}}}},
         "/healthz": _get("Alive"),
         "/readyz": _get("Ready to audit (503 while starting)"),
         "/metrics": _get("Prometheus metrics", "text/plain"),
