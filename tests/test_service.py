@@ -296,3 +296,42 @@ def test_a_client_that_disconnects_mid_stream_leaves_the_service_well(server: Se
                            ).status_code == 200
     metrics = httpx.get(server.url + "/metrics").text
     assert 'citeaudit_requests_total{endpoint="stream",status="499"}' in metrics
+
+
+def test_the_curl_examples_run_against_the_service(server: Server) -> None:
+    script = Path(__file__).parents[1] / "examples" / "service" / "curl.sh"
+    done = subprocess.run(["bash", str(script), server.url], capture_output=True, text=True,
+                          timeout=120, check=True)
+    lines = done.stdout.splitlines()
+    assert json.loads(lines[0])["findings"][0]["code"] == "CA202"
+    assert json.loads(lines[1])["text"] == "Refunds take 14 days [1]."
+    assert json.loads(lines[2])["fingerprint"].startswith("sha256:")
+    assert [json.loads(line).get("status") for line in lines[3:5]] == ["ok", "unverified"]
+    assert "aggregate" in json.loads(lines[5])
+    streamed = [json.loads(line) for line in lines[6:]
+                if line.startswith(('{"text"', '{"rest"'))]
+    assert "".join(m.get("text", "") for m in streamed) == "Refunds take 14 days [1]."
+    assert streamed[-1]["report"]["findings"][0]["code"] == "CA202"
+    assert '{"status":"ok"}' in lines
+    assert '{"status":"ready"}' in lines
+    assert any(line.startswith("citeaudit_requests_total{") for line in lines)
+    assert lines[-1].startswith('{"openapi":"3.1.0"')
+
+
+def test_the_typescript_client_talks_to_the_service(server: Server, tmp_path: Path) -> None:
+    example = Path(__file__).parents[1] / "examples" / "service"
+    for name in ("client.ts", "package.json", "package-lock.json", "tsconfig.json"):
+        (tmp_path / name).write_bytes((example / name).read_bytes())
+    for command in (["npm", "ci", "--no-audit", "--no-fund", "--silent"], ["npx", "tsc"]):
+        subprocess.run(command, cwd=tmp_path, check=True, timeout=600,
+                       capture_output=True)
+    done = subprocess.run(["node", "client.js", server.url], cwd=tmp_path, check=True,
+                          capture_output=True, text=True, timeout=60)
+    printed = json.loads(done.stdout)
+    expected = citeaudit.audit(ANSWER, SOURCES)
+    assert printed == {
+        "status": expected.status, "passed": expected.passed,
+        "codes": [f.code for f in expected.findings],
+        "served": citeaudit.guard(ANSWER, SOURCES).text, "rendered": True,
+        "fingerprint": citeaudit.build_context(SOURCES).snapshot.fingerprint,
+        "refused": "422: body: $.answer: required (the answer, or a provider's response)"}
