@@ -31,14 +31,17 @@ _AUDITED = {"answer": {"description": "the answer: text, a list of claims, the s
             "options": _OPTIONS}
 
 
+_ERRORS = {code: {"description": what, "content": {"application/json": {"schema": _ERROR}}}
+           for code, what in (("400", "the body is not JSON"),
+                              ("401", "a bearer token is required or not accepted"),
+                              ("413", "the body is too large"),
+                              ("422", "a field is wrong: the message names it"),
+                              ("503", "at capacity: retry after Retry-After seconds"),
+                              ("504", "the request took too long"))}
+
+
 def _post(summary: str, body: dict[str, Any], required: list[str], result: str) -> Any:
-    errors = {code: {"description": what, "content": {"application/json": {"schema": _ERROR}}}
-              for code, what in (("400", "the body is not JSON"),
-                                 ("401", "a bearer token is required or not accepted"),
-                                 ("413", "the body is too large"),
-                                 ("422", "a field is wrong: the message names it"),
-                                 ("503", "at capacity: retry after Retry-After seconds"),
-                                 ("504", "the request took too long"))}
+    errors = _ERRORS
     return {"post": {
         "summary": summary,
         "requestBody": {"required": True, "content": {"application/json": {"schema": {
@@ -81,7 +84,8 @@ OPENAPI: dict[str, Any] = {
                 "application/x-ndjson": {"schema": {"type": "string"}},
                 "application/json": {"schema": {"type": "array"}}}},
             "responses": {"200": {"description": "NDJSON results, then the aggregate",
-                                  "content": {"application/x-ndjson": {"schema": _ANY}}}}}},
+                                  "content": {"application/x-ndjson": {"schema": _ANY}}},
+                          **_ERRORS}}},
         "/v1/stream": {"post": {
             "summary": "Audit an answer as it is written: NDJSON in ({\"sources\"}, then"
                        " {\"chunk\"} lines), NDJSON out ({\"text\"} as settled, then"
@@ -89,9 +93,13 @@ OPENAPI: dict[str, Any] = {
             "requestBody": {"required": True, "content": {
                 "application/x-ndjson": {"schema": {"type": "string"}}}},
             "responses": {"200": {"description": "NDJSON: settled text, then the report",
-                                  "content": {"application/x-ndjson": {"schema": _ANY}}}}}},
+                                  "content": {"application/x-ndjson": {"schema": _ANY}}},
+                          **_ERRORS}}},
         "/healthz": _get("Alive"),
-        "/readyz": _get("Ready to audit (503 while starting)"),
+        "/readyz": {"get": {"summary": "Ready to audit", "responses": {
+            "200": {"description": "ready", "content": {"application/json": {"schema": _ANY}}},
+            "503": {"description": "starting", "content": {
+                "application/json": {"schema": _ANY}}}}}},
         "/metrics": _get("Prometheus metrics", "text/plain"),
         "/openapi.json": _get("This description"),
         "/docs": _get("The human-readable page", "text/html"),
