@@ -28,7 +28,7 @@ from typing import Any
 from citeaudit.errors import InputError
 from citeaudit.formats._ranges import plain
 
-__all__ = ["EVENT_FORMATS", "EventAssembler", "assemble"]
+__all__ = ["EVENT_FORMATS", "EventAssembler"]
 
 # The first event of each stream, and the answer format of what it assembles into.
 EVENT_FORMATS = {"message_start": "anthropic", "response.created": "openai-responses",
@@ -166,14 +166,4 @@ class EventAssembler:
         elif kind == "message-end":
             self.response["finish_reason"] = delta.get("finish_reason")
         return ""
-
-
-def assemble(events: list[Any]) -> tuple[str, dict[str, Any]]:
-    """The answer format and the response a whole recorded stream assembles into."""
-    assembler = EventAssembler()
-    for event in events:
-        assembler.add(event)
-    if assembler.format is None:
-        raise InputError("the stream holds no event", origin="<events>")
-    return assembler.format, assembler.response
 

@@ -115,6 +115,37 @@ async def _chunks(receive: Any) -> AsyncIterator[bytes]:
             return
 
 
+async def _read_json(chunks: AsyncIterator[bytes], limit: int, hint: str = "",
+                     ) -> tuple[Any, int]:
+    """A whole body of at most ``limit`` bytes (413 as soon as it grows past it) as JSON (400
+    when it is not), and its size.
+    """
+    parts: list[bytes] = []
+    size = 0
+    async for chunk in chunks:
+        size += len(chunk)
+        if size > limit:
+            raise _RequestError(413, f"the body is larger than {limit} bytes{hint}")
+        parts.append(chunk)
+    try:
+        return decode_json(b"".join(parts), origin="body"), size
+    except InputError as error:
+        raise _RequestError(400, str(error)) from None
+
+
+def _require_answer(body: dict[str, Any]) -> None:
+    if "answer" not in body:
+        raise _RequestError(422, "body: $.answer: required (the answer, or a provider's"
+                                 " response)")
+
+
+def _said(error: Exception) -> str:
+    """What a refused request is told: the refusal, or the input error with its field."""
+    if isinstance(error, _RequestError):
+        return error.message
+    return _located(error) if isinstance(error, InputError) else f"body: {error}"
+
+
 async def _lines(chunks: AsyncIterator[bytes], limit: int) -> AsyncIterator[list[bytes]]:
     """Complete lines as they arrive (the last one too, newline or not); a line longer than
     ``limit`` bytes is a 413.
@@ -174,9 +205,7 @@ class _Service:
     # The work endpoints ------------------------------------------------------------------
 
     def audit(self, body: dict[str, Any]) -> dict[str, Any]:
-        if "answer" not in body:
-            raise _RequestError(422, "body: $.answer: required (the answer, or a provider's"
-                                 " response)")
+        _require_answer(body)
         config, answer_format = self._options(body)
         data = audit(body["answer"], body.get("sources"), config=config,
                      answer_format=answer_format).to_dict()
@@ -184,9 +213,7 @@ class _Service:
         return data
 
     def guard(self, body: dict[str, Any]) -> dict[str, Any]:
-        if "answer" not in body:
-            raise _RequestError(422, "body: $.answer: required (the answer, or a provider's"
-                                 " response)")
+        _require_answer(body)
         config, answer_format = self._options(body)
         policy = _field(body, "policy", str, "strip")
         if policy not in POLICIES:
@@ -266,17 +293,8 @@ class _Service:
                 yield batch
 
     async def _array_items(self, chunks: AsyncIterator[bytes]) -> AsyncIterator[list[RawItem]]:
-        limit, size, parts = self.settings.max_bytes, 0, []
-        async for chunk in chunks:
-            size += len(chunk)
-            if size > limit:
-                raise _RequestError(413, f"the body is larger than {limit} bytes (send NDJSON"
-                                         " for larger batches)")
-            parts.append(chunk)
-        try:
-            body = decode_json(b"".join(parts), origin="body")
-        except InputError as error:
-            raise _RequestError(400, str(error)) from None
+        body, _ = await _read_json(chunks, self.settings.max_bytes,
+                                   " (send NDJSON for larger batches)")
         if not isinstance(body, list):
             raise _RequestError(422, "body: $: must be a JSON array of records (or NDJSON)")
         for start in range(0, len(body), 64):
@@ -341,8 +359,7 @@ class _Service:
                 status = 499
             except (_RequestError, CiteauditError) as error:
                 status = error.status if isinstance(error, _RequestError) else 422
-                message = error.message if isinstance(error, _RequestError) else \
-                    _located(error) if isinstance(error, InputError) else f"body: {error}"
+                message = _said(error)
                 if begun:  # the answer has started: the error is its last line
                     await send({"type": "http.response.body", "more_body": False,
                                 "body": orjson.dumps({"error": message}) + b"\n"})
@@ -386,9 +403,7 @@ class _Service:
         except WebSocketDisconnect:
             return
         except (orjson.JSONDecodeError, _RequestError, CiteauditError) as error:
-            message_text = error.message if isinstance(error, _RequestError) else \
-                _located(error) if isinstance(error, InputError) else f"message: {error}"
-            await socket.send_text(orjson.dumps({"error": message_text}).decode())
+            await socket.send_text(orjson.dumps({"error": _said(error)}).decode())
             await socket.close(code=1007)
 
     def _auditor(self, first: Any) -> StreamAuditor:
@@ -497,35 +512,20 @@ class _Service:
         declared = request.headers.get("content-length")
         if declared is not None and declared.isdigit() and int(declared) > limit:
             raise _RequestError(413, f"the body is larger than {limit} bytes")
-        chunks: list[bytes] = []
-        size = 0
-        async for chunk in request.stream():
-            size += len(chunk)
-            if size > limit:
-                raise _RequestError(413, f"the body is larger than {limit} bytes")
-            chunks.append(chunk)
-        try:
-            body = decode_json(b"".join(chunks), origin="body")
-        except InputError as error:
-            raise _RequestError(400, str(error)) from None
+        body, size = await _read_json(request.stream(), limit)
         if not isinstance(body, dict):
             raise _RequestError(422, "body: $: must be a JSON object")
         return body, size
 
     async def _run(self, work: Callable[[dict[str, Any]], dict[str, Any]],
                    body: dict[str, Any]) -> dict[str, Any]:
-        with self._lock:
-            if self._busy >= self.settings.max_concurrency:
-                raise _RequestError(503, "the service is at capacity; retry shortly",
-                                {"retry-after": "1"})
-            self._busy += 1
+        self._take()
 
         def bounded() -> dict[str, Any]:
             try:
                 return work(body)
             finally:  # released when the work ends, even after its request timed out
-                with self._lock:
-                    self._busy -= 1
+                self._give()
 
         try:
             with anyio.fail_after(self.settings.timeout):
