@@ -15,7 +15,17 @@ from types import ModuleType
 from typing import Any, TextIO
 
 from citeaudit import __version__
-from citeaudit.cli import _calibrate, _check, _context, _eval, _render, _replay, _rules, _serve
+from citeaudit.cli import (
+    _calibrate,
+    _check,
+    _context,
+    _eval,
+    _merge,
+    _render,
+    _replay,
+    _rules,
+    _serve,
+)
 from citeaudit.cli._common import IO, ExitCode, Parser, UsageError
 from citeaudit.errors import CiteauditError
 from citeaudit.report._formatters import one_line
@@ -24,7 +34,7 @@ __all__ = ["COMMANDS", "ExitCode", "main"]
 
 COMMANDS: dict[str, ModuleType] = {
     "check": _check, "render": _render, "context": _context, "eval": _eval,
-    "replay": _replay, "calibrate": _calibrate, "rules": _rules, "serve": _serve}
+    "merge": _merge, "replay": _replay, "calibrate": _calibrate, "rules": _rules, "serve": _serve}
 
 
 def _parser() -> Parser:

@@ -30,7 +30,7 @@ from citeaudit.request._events import read_events
 
 __all__ = ["IO", "ExitCode", "Parser", "UsageError", "answer_named", "codes", "config_of",
            "config_options", "empty_file_config", "gate", "input_options", "inputs_of",
-           "named_format", "positive", "support_options", "threshold_options", "write",
+           "named_format", "positive", "shard", "support_options", "threshold_options", "write",
            "write_json"]
 
 
@@ -125,6 +125,18 @@ def positive(value: str) -> int:
     if number < 1:
         raise argparse.ArgumentTypeError(f"must be at least 1, not {number}")
     return number
+
+
+def shard(value: str) -> tuple[int, int]:
+    """``I/N``: the I-th of N shards."""
+    number, slash, count = value.partition("/")
+    try:
+        parsed = int(number), int(count)
+    except ValueError:
+        parsed = (0, 0)
+    if not slash or parsed[1] < 1 or not 1 <= parsed[0] <= parsed[1]:
+        raise argparse.ArgumentTypeError(f"not a shard I/N with 1 <= I <= N: {value!r}")
+    return parsed
 
 
 def gate(value: str) -> Gate:

@@ -6,7 +6,7 @@ import argparse
 import tempfile
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, TextIO
 
 from citeaudit import __version__
 from citeaudit._files import refuse_inputs, write_atomically
@@ -18,21 +18,23 @@ from citeaudit.cli._common import (
     config_options,
     gate,
     positive,
+    shard,
     support_options,
     threshold_options,
     write_json,
 )
 from citeaudit.eval._evaluate import Dataset, evaluate, progress_for, worst_records
 from citeaudit.eval._evaluators import load_evaluators
-from citeaudit.eval._gates import gate_results
+from citeaudit.eval._gates import Gate, gate_results
 from citeaudit.eval._records import DATASET_FORMATS, detect_format
 from citeaudit.eval._results import Options, Summary
 from citeaudit.eval._runner import default_jobs
+from citeaudit.eval._summary import Aggregate
 from citeaudit.report._formatters import one_line
 from citeaudit.report._html import html_report
 from citeaudit.report._tables import junit, markdown, table
 
-__all__ = ["add_parser", "run"]
+__all__ = ["add_parser", "run", "show"]
 
 
 def add_parser(commands: Any) -> None:
@@ -57,6 +59,9 @@ def add_parser(commands: Any) -> None:
                         " they match this dataset and these options) and audit the rest")
     parser.add_argument("-j", "--jobs", type=positive, metavar="N",
                         help="worker processes (default: all cores)")
+    parser.add_argument("--shard", type=shard, metavar="I/N",
+                        help="audit only every N-th record from the I-th (1-based), so that"
+                        " N machines split a run; join the results with citeaudit merge")
     parser.add_argument("--grammar", action="append", metavar="NAME",
                         help="marker grammar for records that name none (repeat to chain)")
     parser.add_argument("--refusal", metavar="TEXT", action="append",
@@ -114,20 +119,12 @@ def run(args: argparse.Namespace, io: IO) -> int:
             aggregate = evaluate(dataset, options, jobs=args.jobs or default_jobs(),
                                  out=args.out, resume=args.resume,
                                  junit=cases if options.junit else None,
-                                 on_unreadable=report_unreadable, progress=progress)
+                                 on_unreadable=report_unreadable, progress=progress,
+                                 shard=args.shard)
         finally:
             if progress is not None:
                 progress.close()
-        data = aggregate.to_dict()
-        data["gates"] = gate_results(data, args.gate)
-        if args.format == "junit":
-            junit(data, cases, out)
-        elif args.format == "json":
-            write_json(out, data)
-        else:
-            out.write(table(data) if args.format == "table" else markdown(data))
-            for gate in data["gates"]:
-                out.write(f"gate {gate['gate']}: {'holds' if gate['holds'] else 'FAILS'}\n")
+        data = show(aggregate, args.format, args.gate, cases, out)
     if args.report is not None:
         run = {"version": __version__,
                "date": datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC"),
@@ -149,6 +146,24 @@ def run(args: argparse.Namespace, io: IO) -> int:
                   f" {args.dataset} could not be audited\n")
         return ExitCode.INPUT_ERROR
     return ExitCode.OK if all(g["holds"] for g in data["gates"]) else ExitCode.FAILED
+
+
+def show(aggregate: Aggregate, form: str, gates: list[Gate], cases: TextIO,
+         out: TextIO) -> dict[str, Any]:
+    """Print the aggregate in ``form`` with its gates (JUnit: with the test ``cases``); the
+    aggregate's JSON form with the gates' results.
+    """
+    data = aggregate.to_dict()
+    data["gates"] = gate_results(data, gates)
+    if form == "junit":
+        junit(data, cases, out)
+    elif form == "json":
+        write_json(out, data)
+    else:
+        out.write(table(data) if form == "table" else markdown(data))
+        for gate in data["gates"]:
+            out.write(f"gate {gate['gate']}: {'holds' if gate['holds'] else 'FAILS'}\n")
+    return data
 
 
 def _thresholds_shown(thresholds: tuple[float | None, float | None]) -> str:

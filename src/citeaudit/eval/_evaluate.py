@@ -5,6 +5,7 @@ and resume an interrupted run so that it ends with exactly what a clean run give
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import os
 import sys
 import time
@@ -23,12 +24,19 @@ from citeaudit.eval._records import (
     parse_record,
     read_items,
 )
-from citeaudit.eval._results import Options, Summary, new_aggregate, summary_of, testcase
+from citeaudit.eval._results import (
+    Options,
+    Summary,
+    new_aggregate,
+    run_of,
+    summary_of,
+    testcase,
+)
 from citeaudit.eval._runner import run
 from citeaudit.eval._store import ResultsFile
 from citeaudit.eval._summary import Aggregate
 
-__all__ = ["Dataset", "WorstRecord", "evaluate", "worst_records"]
+__all__ = ["Dataset", "WorstRecord", "evaluate", "shard_of", "worst_records"]
 
 WorstRecord = dict[str, Any]  # id, place, status, findings, metrics, answer (text or JSON)
 
@@ -50,15 +58,17 @@ class Dataset:
 def evaluate(dataset: Dataset, options: Options, *, jobs: int = 1, out: Path | None = None,
              resume: bool = False, junit: IO[str] | None = None,
              on_unreadable: Callable[[Summary], None] | None = None,
-             progress: Any = None) -> Aggregate:
+             progress: Any = None, shard: tuple[int, int] | None = None) -> Aggregate:
     """Audit every record of ``dataset``; results go to ``out`` (JSONL, input order) and JUnit
     test cases to ``junit``; ``on_unreadable`` hears of every record that cannot be audited.
     With ``resume``, the complete results already written for ``out`` are kept (when they were
     written for these records with these options) and only the rest is audited.
 
     ``out`` is written as ``OUT.partial`` and renamed when the run is complete; it may not be
-    the dataset itself.
+    the dataset itself. ``shard`` ``(I, N)`` audits every N-th record from the I-th (1-based),
+    so that N machines split a run; ``citeaudit merge`` joins their results.
     """
+    options = dataclasses.replace(options, run=run_of(options, dataset.path, shard))
     aggregate = new_aggregate(options)
     if dataset.path != "-":
         source = Path(dataset.path)
@@ -75,6 +85,8 @@ def evaluate(dataset: Dataset, options: Options, *, jobs: int = 1, out: Path | N
             on_unreadable(summary)
 
     items = dataset.items()
+    if shard is not None:
+        items = shard_of(items, *shard)
     with contextlib.ExitStack() as stack:
         store = None
         if out is not None:
@@ -92,6 +104,8 @@ def evaluate(dataset: Dataset, options: Options, *, jobs: int = 1, out: Path | N
                 if result.get("options_digest") != options.digest:
                     raise store.mismatch("they were written with other options or by another"
                                          " version", dataset.path)
+                if (result.get("run") or {}).get("shard") != (options.run or {}).get("shard"):
+                    raise store.mismatch("they were written for another shard", dataset.path)
                 if result.get("record_digest") != digest_of(item):
                     raise store.mismatch(f"the result for {item.place} was written for"
                                          " another record", dataset.path)
@@ -117,6 +131,15 @@ def evaluate(dataset: Dataset, options: Options, *, jobs: int = 1, out: Path | N
         if store is not None:
             store.commit()
     return aggregate
+
+
+def shard_of(items: Iterator[RawItem], number: int, count: int) -> Iterator[RawItem]:
+    """Every ``count``-th item from the ``number``-th (1-based); ordinals stay the dataset's."""
+    if not 1 <= number <= count:
+        raise ValueError(f"shard {number}/{count}: the shard is 1..{count}")
+    for item in items:
+        if item.ordinal % count == number - 1:
+            yield item
 
 
 def worst_records(dataset: Dataset, aggregate: Aggregate, options: Options) -> list[WorstRecord]:

@@ -5,7 +5,7 @@ auditing again, and sweep a grid of threshold pairs.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import IO, Any
 
@@ -15,13 +15,20 @@ from citeaudit.errors import InputError
 from citeaudit.eval._evaluators import CitationCoverage
 from citeaudit.eval._summary import sweep_cell, sweep_rows
 
-__all__ = ["replay", "stored_results"]
+__all__ = ["numbered_results", "replay", "stored_results"]
 
 
 def stored_results(path: str, stdin: IO[bytes] | None = None) -> Iterable[dict[str, Any]]:
     """The results of an eval run, one by one; a line that is not a result is an input error
     naming its line.
     """
+    for _, result in numbered_results(path, stdin):
+        yield result
+
+
+def numbered_results(path: str, stdin: IO[bytes] | None = None,
+                     ) -> Iterator[tuple[int, dict[str, Any]]]:
+    """The results of an eval run with their line numbers (1-based)."""
     try:
         handle = stdin if path == "-" and stdin is not None else \
             Path(path).open("rb")  # noqa: SIM115 - closed by the with below
@@ -41,7 +48,7 @@ def stored_results(path: str, stdin: IO[bytes] | None = None) -> Iterable[dict[s
                                                                         dict)):
                 raise InputError("not a result of citeaudit eval", origin=path,
                                  place=f"line {number}")
-            yield result
+            yield number, result
 
 
 def _verdict(result: dict[str, Any], coverage: CitationCoverage) -> tuple[bool, bool]:

@@ -13,6 +13,7 @@ import dataclasses
 import functools
 import hashlib
 from dataclasses import dataclass
+from pathlib import PurePath
 from typing import TYPE_CHECKING, Any, NamedTuple
 from xml.sax.saxutils import escape as xml_escape
 from xml.sax.saxutils import quoteattr
@@ -32,7 +33,8 @@ from citeaudit.request._render import neutralise
 if TYPE_CHECKING:
     from citeaudit.eval._summary import Aggregate
 
-__all__ = ["Options", "Summary", "new_aggregate", "process", "summary_of", "testcase"]
+__all__ = ["Options", "Summary", "new_aggregate", "process", "run_of", "summary_of",
+           "testcase"]
 
 
 @dataclass(frozen=True)
@@ -43,6 +45,9 @@ class Options:
     evaluators: tuple[Evaluator, ...] = ()
     junit: bool = False
     checks: tuple[Check, ...] = ()  # custom checks, beside the built-in and configured ones
+    # What run a result belongs to, written in every result (see :func:`run_of`); not part of
+    # the digest, so that the shards of one run share it.
+    run: dict[str, Any] | None = dataclasses.field(default=None, compare=False)
 
     @functools.cached_property
     def audit_config(self) -> Config:
@@ -71,6 +76,18 @@ class Options:
         settings["version"] = version
         return hashlib.blake2b(orjson.dumps(settings, option=orjson.OPT_SORT_KEYS,
                                             default=str), digest_size=8).hexdigest()
+
+
+def run_of(options: Options, dataset: str, shard: tuple[int, int] | None = None,
+           ) -> dict[str, Any]:
+    """What every result of a run says of the run, so that results files can be merged and
+    checked against each other: the dataset's file name, the shard (``[I, N]``: every N-th
+    record from the I-th) and the ``citation_coverage`` thresholds the aggregate shows.
+    """
+    min_precision, min_recall = new_aggregate(options).thresholds
+    return {"dataset": dataset if dataset == "-" else PurePath(dataset).name,
+            "shard": list(shard) if shard is not None else None,
+            "min_precision": min_precision, "min_recall": min_recall}
 
 
 def new_aggregate(options: Options) -> Aggregate:
@@ -144,6 +161,8 @@ def _audited(item: RawItem, record: Record, options: Options) -> dict[str, Any]:
         "evaluators": {name: v._asdict() for name, v in verdicts.items()},
         "record_digest": digest_of(item), "options_digest": options.digest,
     }
+    if options.run is not None:
+        result["run"] = options.run
     if record.answerable is not None:
         result["answerable"] = record.answerable
     return result
@@ -162,6 +181,8 @@ def _unreadable(item: RawItem, record_id: str | None, reason: str,
     result = {"index": item.ordinal, "place": item.place, "id": record_id,
               "status": "unreadable", "passed": False, "error": reason,
               "record_digest": digest_of(item), "options_digest": options.digest}
+    if options.run is not None:
+        result["run"] = options.run
     return (orjson.dumps(result) + b"\n", summary_of(result),
             testcase(result) if options.junit else None)
 

@@ -105,15 +105,18 @@ class ResultsFile:
             return
         handle.seek(0)
         good = 0
-        for expected, line in enumerate(handle):
+        last = -1  # indexes increase (one by one, or by N in a shard)
+        for line in handle:
             if not line.endswith(b"\n"):
                 break
             try:
                 result = orjson.loads(line)
             except orjson.JSONDecodeError:
                 break
-            if not isinstance(result, dict) or result.get("index") != expected:
+            index = result.get("index") if isinstance(result, dict) else None
+            if type(index) is not int or index <= last:
                 break
+            last = index
             yield result
             good += len(line)
         try:

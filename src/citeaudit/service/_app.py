@@ -13,6 +13,7 @@ and ``Retry-After`` rather than queued. A request that takes longer than ``timeo
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import hmac
 import logging
 import threading
@@ -44,7 +45,7 @@ from citeaudit.core._loading import decode_json
 from citeaudit.errors import CiteauditError, ConfigError, InputError
 from citeaudit.eval._evaluators import load_evaluators
 from citeaudit.eval._records import RawItem
-from citeaudit.eval._results import Options, new_aggregate
+from citeaudit.eval._results import Options, new_aggregate, run_of
 from citeaudit.eval._runner import audit_batch
 from citeaudit.request._guard import DEFAULT_FALLBACK, POLICIES, guard
 from citeaudit.request._prompt import DEFAULT_CONTRACT, build_context
@@ -277,7 +278,8 @@ class _Service:
         if not isinstance(data, dict):
             raise _RequestError(422, "query: options: must be a JSON object")
         config, _ = self._options({"options": data})
-        return Options(config, tuple(load_evaluators(None, config)))
+        options = Options(config, tuple(load_evaluators(None, config)))
+        return dataclasses.replace(options, run=run_of(options, "-"))  # the body: no file
 
     async def _line_items(self, chunks: AsyncIterator[bytes]) -> AsyncIterator[list[RawItem]]:
         """The body's lines as dataset items, a batch at a time as they arrive."""
