@@ -59,6 +59,14 @@ def add_parser(commands: Any) -> None:
                         " they match this dataset and these options) and audit the rest")
     parser.add_argument("-j", "--jobs", type=positive, metavar="N",
                         help="worker processes (default: all cores)")
+    parser.add_argument("--engine", choices=("local", "spark"), default="local",
+                        help="local: worker processes on this machine (default); spark: a"
+                        " Spark session (the spark extra), reading any path Spark reads and"
+                        " writing the results as a folder of part files (JSONL lines, or"
+                        " Parquet when --out ends in .parquet)")
+    parser.add_argument("--spark-master", metavar="URL",
+                        help="the Spark master for --engine spark (default: local[N] with"
+                        " --jobs N, else local[*]; or the session a notebook already has)")
     parser.add_argument("--shard", type=shard, metavar="I/N",
                         help="audit only every N-th record from the I-th (1-based), so that"
                         " N machines split a run; join the results with citeaudit merge")
@@ -113,17 +121,25 @@ def run(args: argparse.Namespace, io: IO) -> int:
         err.write(f"citeaudit: error: {args.dataset}: {summary.place}:"
                   f" {one_line(summary.reason or '')}\n")
 
-    progress = progress_for(dataset, err)
+    spark_worst: list[Any] | None = None
     with tempfile.TemporaryFile("w+", encoding="utf-8") as cases:
-        try:
-            aggregate = evaluate(dataset, options, jobs=args.jobs or default_jobs(),
-                                 out=args.out, resume=args.resume,
-                                 junit=cases if options.junit else None,
-                                 on_unreadable=report_unreadable, progress=progress,
-                                 shard=args.shard)
-        finally:
-            if progress is not None:
-                progress.close()
+        if args.engine == "spark":
+            spark_worst = [] if args.report is not None else None
+            aggregate = _on_spark(args, dataset, options, err=err, worst=spark_worst,
+                                  cases=cases if options.junit else None)
+            for summary in _unreadable_of(aggregate):
+                report_unreadable(summary)
+        else:
+            progress = progress_for(dataset, err)
+            try:
+                aggregate = evaluate(dataset, options, jobs=args.jobs or default_jobs(),
+                                     out=args.out, resume=args.resume,
+                                     junit=cases if options.junit else None,
+                                     on_unreadable=report_unreadable, progress=progress,
+                                     shard=args.shard)
+            finally:
+                if progress is not None:
+                    progress.close()
         data = show(aggregate, args.format, args.gate, cases, out)
     if args.report is not None:
         run = {"version": __version__,
@@ -138,14 +154,44 @@ def run(args: argparse.Namespace, io: IO) -> int:
                            "claim policy": config.claim_policy,
                            "support judge": config.support,
                            "evaluators": ", ".join(e.name for e in evaluators) or "none"}}
-        html = html_report(aggregate, worst_records(dataset, aggregate, options),
+        local = spark_worst is None or Path(args.dataset).is_file()
+        worst = worst_records(dataset, aggregate, options) if local else spark_worst or []
+        html = html_report(aggregate, worst,
                            title=f"citeaudit: {Path(args.dataset).name}", run=run)
         write_atomically(args.report, html, what="the report")
+    if args.engine == "spark" and aggregate.all.unreadable > unreadable:
+        err.write(f"citeaudit: error: {args.dataset}: and"
+                  f" {aggregate.all.unreadable - unreadable} more\n")
+        unreadable = aggregate.all.unreadable
     if unreadable:
         err.write(f"citeaudit: error: {unreadable} record{'s' if unreadable != 1 else ''} of"
                   f" {args.dataset} could not be audited\n")
         return ExitCode.INPUT_ERROR
     return ExitCode.OK if all(g["holds"] for g in data["gates"]) else ExitCode.FAILED
+
+
+def _on_spark(args: argparse.Namespace, dataset: Dataset, options: Options, *,
+              cases: TextIO | None, worst: list[Any] | None, err: TextIO) -> Aggregate:
+    for flag, given in (("--resume", args.resume), ("--shard", args.shard is not None)):
+        if given:
+            raise UsageError(f"citeaudit eval: error: {flag} is for the local engine (Spark"
+                             " splits and retries the run itself)")
+    if args.dataset == "-":
+        raise UsageError("citeaudit eval: error: --engine spark reads a path, not -")
+    try:
+        from citeaudit.spark._run import spark_eval  # noqa: PLC0415 - the spark extra
+    except ImportError:
+        raise UsageError("citeaudit eval: error: --engine spark needs PySpark: pip install"
+                         " 'citeaudit[spark]'") from None
+    master = args.spark_master or (f"local[{args.jobs}]" if args.jobs else None)
+    return spark_eval(args.dataset, form=dataset.format, options=options, master=master,
+                      out=args.out, junit=cases, progress=err.isatty(), worst=worst)
+
+
+def _unreadable_of(aggregate: Aggregate) -> list[Summary]:
+    """The unreadable records the aggregate kept (the first hundred), to report."""
+    return [Summary(0, place, None, "unreadable", False, 0, None, None, None, None, None,
+                    None, (), (), (), reason) for place, reason in aggregate.unreadable]
 
 
 def show(aggregate: Aggregate, form: str, gates: list[Gate], cases: TextIO,

@@ -24,7 +24,8 @@ from citeaudit.core._sources import kind_of
 from citeaudit.errors import InputError
 
 __all__ = ["DATASET_FORMATS", "DatasetReader", "RawItem", "Record", "Unreadable",
-           "detect_format", "digest_of", "parse_record", "read_items"]
+           "detect_format", "digest_of", "line_item", "parse_record", "read_items",
+           "row_item"]
 
 DatasetFormat = str  # a name in DATASET_FORMATS
 _SKIP_CHUNK = 1 << 20
@@ -382,6 +383,30 @@ def _array(stream: IO[bytes], path: str, max_bytes: int) -> Iterator[RawItem]:
     yield from _ArraySplitter(stream, path, max_bytes).items()
 
 
+def row_item(index: int, row: dict[str, Any]) -> RawItem:
+    """A table's row (Parquet, Spark) as an item: a snapshot held as JSON text is decoded."""
+    value: Any = row
+    sources = row.get("sources")
+    if isinstance(sources, str):  # a snapshot stored as JSON text
+        try:
+            row["sources"] = orjson.loads(sources)
+        except orjson.JSONDecodeError as error:
+            value = Unreadable(f"\"sources\" is not valid JSON: {error}")
+    return RawItem(index, f"row {index}", value)
+
+
+def line_item(index: int, number: int, line: bytes, max_bytes: int) -> RawItem:
+    """A JSONL line (without its line end) as an item, read whole (Spark's text reader): one
+    over ``max_bytes`` is unreadable, as :class:`JsonLines` makes it.
+    """
+    if len(line) > max_bytes:
+        return RawItem(index, f"line {number}",
+                       Unreadable(f"record is over the limit of {max_bytes} bytes",
+                                  digest=hashlib.blake2b(line.rstrip(b"\r\n"),
+                                                         digest_size=8).hexdigest()))
+    return RawItem(index, f"line {number}", line)
+
+
 def _parquet(path: str) -> Iterator[RawItem]:
     try:
         import pyarrow.parquet as pq  # noqa: PLC0415 - the optional "parquet" extra
@@ -393,14 +418,7 @@ def _parquet(path: str) -> Iterator[RawItem]:
         index = 0
         for batch in dataset.iter_batches(batch_size=1024):
             for row in batch.to_pylist():
-                value: Any = row
-                sources = row.get("sources")
-                if isinstance(sources, str):  # a snapshot stored as JSON text
-                    try:
-                        row["sources"] = orjson.loads(sources)
-                    except orjson.JSONDecodeError as error:
-                        value = Unreadable(f"\"sources\" is not valid JSON: {error}")
-                yield RawItem(index, f"row {index}", value)
+                yield row_item(index, row)
                 index += 1
     except (OSError, ValueError) as error:  # pyarrow's errors derive from these
         raise InputError(f"cannot read Parquet: {error}", origin=path) from None

@@ -28,7 +28,18 @@ def stored_results(path: str, stdin: IO[bytes] | None = None) -> Iterable[dict[s
 
 def numbered_results(path: str, stdin: IO[bytes] | None = None,
                      ) -> Iterator[tuple[int, dict[str, Any]]]:
-    """The results of an eval run with their line numbers (1-based)."""
+    """The results of an eval run with their line numbers (1-based). A folder is the part
+    files Spark wrote (``eval --engine spark``), read in the order of their names.
+    """
+    folder = Path(path)
+    if path != "-" and folder.is_dir():
+        parts = sorted(p for p in folder.iterdir() if p.name.startswith("part-"))
+        if not parts:
+            raise InputError("cannot read: a folder without results (no part- files)",
+                             origin=path)
+        for part in parts:
+            yield from numbered_results(str(part))
+        return
     try:
         handle = stdin if path == "-" and stdin is not None else \
             Path(path).open("rb")  # noqa: SIM115 - closed by the with below

@@ -33,8 +33,8 @@ from citeaudit.request._render import neutralise
 if TYPE_CHECKING:
     from citeaudit.eval._summary import Aggregate
 
-__all__ = ["Options", "Summary", "new_aggregate", "process", "run_of", "summary_of",
-           "testcase"]
+__all__ = ["Options", "Summary", "new_aggregate", "process", "result_of", "run_of",
+           "summary_of", "testcase"]
 
 
 @dataclass(frozen=True)
@@ -126,11 +126,18 @@ class Summary(NamedTuple):
 
 def process(item: RawItem, options: Options) -> tuple[bytes, Summary, str | None]:
     """Audit one item: its result line, its summary, and (if asked) its JUnit test case."""
+    result = result_of(item, options)
+    return (orjson.dumps(result) + b"\n", summary_of(result),
+            testcase(result) if options.junit else None)
+
+
+def result_of(item: RawItem, options: Options) -> dict[str, Any]:
+    """Audit one item: its result (the results file's line, decoded)."""
     parsed = parse_record(item)
     if isinstance(parsed, Unreadable):
         return _unreadable(item, parsed.id, parsed.reason, options)
     try:
-        result = _audited(item, parsed, options)
+        return _audited(item, parsed, options)
     except CiteauditError as error:
         reason = getattr(error, "reason", str(error))
         if isinstance(error, InputError):
@@ -138,8 +145,6 @@ def process(item: RawItem, options: Options) -> tuple[bytes, Summary, str | None
             where = error.place or (None if error.origin.startswith("<") else error.origin)
             reason = f"{where}: {reason}" if where else reason
         return _unreadable(item, parsed.id, reason, options)
-    return (orjson.dumps(result) + b"\n", summary_of(result),
-            testcase(result) if options.junit else None)
 
 
 def _audited(item: RawItem, record: Record, options: Options) -> dict[str, Any]:
@@ -177,14 +182,13 @@ def _evaluate(evaluator: Evaluator, record: Record, report: Any) -> EvaluatorRes
 
 
 def _unreadable(item: RawItem, record_id: str | None, reason: str,
-                options: Options) -> tuple[bytes, Summary, str | None]:
+                options: Options) -> dict[str, Any]:
     result = {"index": item.ordinal, "place": item.place, "id": record_id,
               "status": "unreadable", "passed": False, "error": reason,
               "record_digest": digest_of(item), "options_digest": options.digest}
     if options.run is not None:
         result["run"] = options.run
-    return (orjson.dumps(result) + b"\n", summary_of(result),
-            testcase(result) if options.junit else None)
+    return result
 
 
 def summary_of(result: dict[str, Any]) -> Summary:
