@@ -13,6 +13,7 @@ import pickle
 from collections.abc import Callable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
+import orjson
 import pyarrow as pa
 from pyspark import TaskContext
 from pyspark.sql import functions
@@ -21,14 +22,15 @@ from pyspark.sql.pandas.types import to_arrow_schema
 from citeaudit.core._config import Config
 from citeaudit.eval._evaluators import load_evaluators
 from citeaudit.eval._records import line_item, row_item
-from citeaudit.eval._results import Options, result_of, run_of, summary_of
+from citeaudit.eval._results import Options, result_of, run_of, summary_of, testcase
 from citeaudit.eval._summary import Aggregate
 from citeaudit.spark._schema import RESULT, result_of_row
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame
 
-__all__ = ["aggregate", "audit", "audit_lines", "lines_results", "rows_results"]
+__all__ = ["PACKED", "aggregate", "audit", "audit_lines", "lines_results", "merged_parts",
+           "rows_results"]
 
 _ARROW = to_arrow_schema(RESULT)
 _BATCH = 1024  # rows per Arrow batch handed back
@@ -52,7 +54,7 @@ class _Shipped:
     """
 
     def __init__(self, options: Options) -> None:
-        self.options = dataclasses.replace(options, evaluators=(), junit=False)
+        self.options = dataclasses.replace(options, evaluators=())
         self.names = tuple(evaluator.name for evaluator in options.evaluators)
         self.key = f"{options.digest}:{','.join(self.names)}:{id(self)}"
 
@@ -100,6 +102,51 @@ def _batches(results: Iterator[dict[str, Any]]) -> Iterator[pa.RecordBatch]:
         yield pa.RecordBatch.from_pylist(chunk, schema=_ARROW)
 
 
+PACKED = "index long, line string, testcase string, aggregate binary"
+"""A whole run in one pass, for ``eval --engine spark``: each result as its index, its line
+(the results file's) and its JUnit case (when asked), then one row per partition holding
+the partition's aggregate (and its first index) alone.
+"""
+_PACKED = pa.schema([("index", pa.int64()), ("line", pa.string()), ("testcase", pa.string()),
+                     ("aggregate", pa.binary())])
+
+
+def _packed(results: Iterator[dict[str, Any]], cases: bool) -> Iterator[pa.RecordBatch]:
+    part: Aggregate | None = None
+    first = 0  # the partition's first index: its aggregate's row is sorted by it
+    chunk: dict[str, list[Any]] = {"index": [], "line": [], "testcase": []}
+    for result in results:
+        if part is None:
+            first = result["index"]
+            run = result.get("run") or {}
+            part = Aggregate(run.get("min_precision"), run.get("min_recall"))
+        part.add(summary_of(result))
+        chunk["index"].append(result["index"])
+        chunk["line"].append(orjson.dumps(result).decode())
+        chunk["testcase"].append(testcase(result) if cases else None)
+        if len(chunk["index"]) == _BATCH:
+            yield pa.RecordBatch.from_pydict({**chunk, "aggregate": [None] * _BATCH},
+                                             schema=_PACKED)
+            chunk = {"index": [], "line": [], "testcase": []}
+    if chunk["index"]:
+        yield pa.RecordBatch.from_pydict({**chunk, "aggregate": [None] * len(chunk["index"])},
+                                         schema=_PACKED)
+    if part is not None:
+        yield pa.RecordBatch.from_pydict({"index": [first], "line": [None], "testcase": [None],
+                                          "aggregate": [pickle.dumps(part)]}, schema=_PACKED)
+
+
+def merged_parts(blobs: Iterator[bytes]) -> Aggregate:
+    """One aggregate from partial ones, in the order given (the partitions')."""
+    merged: Aggregate | None = None
+    for blob in blobs:
+        part = pickle.loads(blob)  # written by this module's executors, in this job
+        if merged is None:
+            merged = Aggregate(*part.thresholds)
+        merged.merge(part)
+    return merged if merged is not None else Aggregate()
+
+
 def audit_lines(lines: DataFrame, *, config: Config | None = None,
                 evaluators: Sequence[str] | None = None, dataset: str = "-") -> DataFrame:
     """Audit a JSONL dataset read as text (``spark.read.text(path, lineSep=...)`` with a
@@ -109,8 +156,8 @@ def audit_lines(lines: DataFrame, *, config: Config | None = None,
     return lines_results(lines, _options(config, evaluators, dataset))
 
 
-def lines_results(lines: DataFrame, options: Options) -> DataFrame:
-    """:func:`audit_lines` with the run's options."""
+def lines_results(lines: DataFrame, options: Options, *, packed: bool = False) -> DataFrame:
+    """:func:`audit_lines` with the run's options (``packed``: as :data:`PACKED`)."""
     limit = options.config.max_bytes
     value = lines.columns[0]
     offsets = _offsets(lines, functions.lit(1),
@@ -134,9 +181,9 @@ def lines_results(lines: DataFrame, options: Options) -> DataFrame:
                     yield result_of(line_item(ordinal, number, line, limit), options)
                     ordinal += 1
 
-        yield from _batches(results())
+        yield from (_packed(results(), options.junit) if packed else _batches(results()))
 
-    return lines.select(value).mapInArrow(audited, RESULT)
+    return lines.select(value).mapInArrow(audited, PACKED if packed else RESULT)
 
 
 def audit(df: DataFrame, *, answer: str = "answer", sources: str = "sources", id: str = "id",
@@ -160,8 +207,10 @@ def audit(df: DataFrame, *, answer: str = "answer", sources: str = "sources", id
 
 
 def rows_results(df: DataFrame, options: Options, columns: dict[str, Any] | None = None,
-                 ) -> DataFrame:
-    """:func:`audit` with the run's options; ``columns`` maps record fields to columns."""
+                 *, packed: bool = False) -> DataFrame:
+    """:func:`audit` with the run's options (``packed``: as :data:`PACKED`); ``columns``
+    maps record fields to columns.
+    """
     fields = dict(_COLUMNS, **(columns or {}))
     tags = fields.pop("tags")
     present = set(df.columns)
@@ -190,9 +239,9 @@ def rows_results(df: DataFrame, options: Options, columns: dict[str, Any] | None
                     yield result_of(row_item(ordinal, record(row)), options)
                     ordinal += 1
 
-        yield from _batches(results())
+        yield from (_packed(results(), options.junit) if packed else _batches(results()))
 
-    return selected.mapInArrow(audited, RESULT)
+    return selected.mapInArrow(audited, PACKED if packed else RESULT)
 
 
 _COLUMNS: dict[str, Any] = {field: field for field in (
@@ -241,10 +290,4 @@ def aggregate(results: DataFrame) -> Aggregate:
 
     parts = sorted(tuple(row) for row in results.mapInArrow(
         partial, "partition long, aggregate binary").collect())
-    merged: Aggregate | None = None
-    for _, blob in parts:
-        part = pickle.loads(blob)  # written by this function's executors, in this job
-        if merged is None:
-            merged = Aggregate(*part.thresholds)
-        merged.merge(part)
-    return merged if merged is not None else Aggregate()
+    return merged_parts(blob for _, blob in parts)

@@ -4,7 +4,8 @@ results, aggregate, JUnit cases and worst records the local engine gives.
 JSONL is read as text, line by line, so that every result (its place, its record digest) is
 the one the local engine writes; Parquet as a table. Results go to a folder of part files:
 JSONL lines, byte for byte the local engine's (``citeaudit merge`` and ``replay`` read the
-folder), or Parquet with typed columns when the name ends in ``.parquet``.
+folder), or Parquet with typed columns (:data:`~citeaudit.spark.RESULT`) when the name ends
+in ``.parquet``.
 """
 
 from __future__ import annotations
@@ -18,16 +19,14 @@ from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
 import orjson
-import pyarrow as pa
 from pyspark.sql import SparkSession, functions
 
 from citeaudit._files import refuse_inputs
 from citeaudit.errors import InputError, OutputError
 from citeaudit.eval._evaluate import WorstRecord
-from citeaudit.eval._results import Options, run_of, testcase
+from citeaudit.eval._results import Options, run_of
 from citeaudit.eval._summary import Aggregate
-from citeaudit.spark._engine import aggregate, lines_results, rows_results
-from citeaudit.spark._schema import result_of_row
+from citeaudit.spark._engine import aggregate, lines_results, merged_parts, rows_results
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame
@@ -66,11 +65,13 @@ def session(master: str | None, *, progress: bool) -> Iterator[SparkSession]:
         spark.stop()
 
 
-def _results(spark: SparkSession, path: str, form: str, options: Options) -> DataFrame:
+def _results(spark: SparkSession, path: str, form: str, options: Options, *,
+             packed: bool) -> DataFrame:
     if form == "jsonl":
-        return lines_results(spark.read.option("lineSep", "\n").text(path), options)
+        return lines_results(spark.read.option("lineSep", "\n").text(path), options,
+                             packed=packed)
     if form == "parquet":
-        return rows_results(spark.read.parquet(path), options)
+        return rows_results(spark.read.parquet(path), options, packed=packed)
     raise InputError(f"--engine spark reads JSONL or Parquet, not {form}", origin=path)
 
 
@@ -80,32 +81,52 @@ def spark_eval(path: str, *, form: str, options: Options, master: str | None = N
     """Run the dataset at ``path`` (any path Spark reads) on Spark: results to ``out``, JUnit
     cases to ``junit``, and the worst records (when ``worst`` is a list) appended to it; the
     aggregate.
+
+    The run is one pass over the data (:data:`~citeaudit.spark._engine.PACKED`), kept while
+    its results are written, its aggregates collected and its JUnit cases read; typed
+    columns are made only for a Parquet ``out``.
     """
-    options = dataclasses.replace(options, run=run_of(options, path))
+    options = dataclasses.replace(options, run=run_of(options, path),
+                                  junit=junit is not None)
     if out is not None:
         refuse_inputs(out, [path])
         if Path(path).resolve().is_relative_to(out.resolve()):
             raise OutputError("holds the dataset: writing the results there would destroy"
                               " it; choose another output", origin=str(out))
+    typed = out is not None and out.suffix.lower() in (".parquet", ".pq")
     with session(master, progress=progress) as spark:
+        kept: list[DataFrame] = []
         try:
-            results = _results(spark, path, form, options).persist()
-            if out is not None:
-                _write(results, out)
-            total = aggregate(results)
-            if junit is not None:
-                for row in results.toLocalIterator():
-                    junit.write(testcase(result_of_row(row.asDict(recursive=True))))
-            if worst is not None:
-                worst.extend(_worst(results, total))
+            if typed:
+                results = _results(spark, path, form, options, packed=False).persist()
+                kept.append(results)
+                results.write.mode("overwrite").parquet(str(out))
+                total = aggregate(results)
+            packed = _results(spark, path, form, options, packed=True)
+            if not typed or junit is not None or worst is not None:
+                packed = packed.persist()
+                kept.append(packed)
+                lines = packed.filter(functions.col("line").isNotNull())
+                if not typed:
+                    if out is not None:
+                        lines.select("line").write.mode("overwrite").text(str(out))
+                    parts = packed.filter(functions.col("aggregate").isNotNull()).select(
+                        "index", "aggregate").collect()
+                    total = merged_parts(blob for _, blob in sorted(tuple(p) for p in parts))
+                if junit is not None:
+                    for row in lines.select("testcase").toLocalIterator():
+                        junit.write(row[0])
+                if worst is not None:
+                    worst.extend(_worst(lines, total))
         except Exception as error:
             if type(error).__module__.startswith(("pyspark", "py4j")):
                 raise InputError(f"Spark could not run: {_first_line(error)}",
                                  origin=path) from None
             raise
         finally:
-            with contextlib.suppress(Exception):
-                results.unpersist()
+            for frame in kept:
+                with contextlib.suppress(Exception):
+                    frame.unpersist()
     return total
 
 
@@ -114,30 +135,14 @@ def _first_line(error: BaseException) -> str:
     return text.splitlines()[0] if text else type(error).__name__
 
 
-def _write(results: DataFrame, out: Path) -> None:
-    """The results as a folder of part files: Parquet, or the local engine's JSONL lines."""
-    target = str(out)
-    if out.suffix.lower() in (".parquet", ".pq"):
-        results.write.mode("overwrite").parquet(target)
-        return
-
-    def lines(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
-        for batch in batches:
-            text = [orjson.dumps(result_of_row(row)).decode() for row in batch.to_pylist()]
-            yield pa.RecordBatch.from_pydict({"value": text})
-
-    results.mapInArrow(lines, "value string").write.mode("overwrite").text(target)
-
-
-def _worst(results: DataFrame, total: Aggregate) -> list[WorstRecord]:
-    """The worst records from the results (their answers are in the dataset, not here)."""
+def _worst(lines: DataFrame, total: Aggregate) -> list[WorstRecord]:
+    """The worst records from their result lines (their answers are in the dataset)."""
     wanted = [summary.ordinal for summary in total.worst_records()]
     if not wanted:
         return []
-    rows = results.filter(functions.col("index").isin(wanted)).collect()
     found: dict[int, dict[str, Any]] = {}
-    for row in rows:
-        result = result_of_row(row.asDict(recursive=True))
+    for row in lines.filter(functions.col("index").isin(wanted)).select("line").collect():
+        result = orjson.loads(row[0])
         found[result["index"]] = {"id": result["id"], "place": result["place"],
                                   "status": result["status"],
                                   "findings": result.get("findings") or [],
