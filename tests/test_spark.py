@@ -6,6 +6,7 @@ DataFrames; results as JSONL part files (merge and replay read them) and typed P
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -24,7 +25,7 @@ from dataset_builders import EXAMPLES, every_code_records, write_every_code
 
 
 @pytest.fixture(scope="module")
-def spark() -> Iterator[SparkSession]:
+def spark(tmp_path_factory: pytest.TempPathFactory) -> Iterator[SparkSession]:
     """One local session for the module, with small partitions so that every dataset here
     spans several (the index of a partition's first row is what is tested).
     """
@@ -34,6 +35,7 @@ def spark() -> Iterator[SparkSession]:
                .config("spark.sql.files.maxPartitionBytes", "4096")
                .config("spark.sql.files.openCostInBytes", "0")
                .config("spark.pyspark.python", sys.executable)
+               .config("spark.sql.warehouse.dir", str(tmp_path_factory.mktemp("warehouse")))
                .getOrCreate())
     session.sparkContext.setLogLevel("ERROR")
     yield session
@@ -205,3 +207,23 @@ def test_the_command_in_its_own_process(tmp_path: Path) -> None:
     assert " WARN " not in done.stderr
     html = (tmp_path / "report.html").read_text()
     assert html.count('class="record"') >= 10
+
+
+def test_the_readme_notebook_example(spark: SparkSession) -> None:
+    readme = (Path(__file__).parents[1] / "README.md").read_text()
+    blocks = re.findall(r"```python\n(.*?)```", readme, re.DOTALL)
+    (code,) = [block for block in blocks if "citeaudit.spark.audit(logs" in block]
+    records = [json.loads(line) for line in EXAMPLES.read_text().splitlines()]
+    rows = [{"request_id": r["id"], "model_answer": r["answer"] if isinstance(
+        r["answer"], str) else json.dumps(r["answer"]), "retrieved": json.dumps(r["sources"]),
+             "system": r["tags"]["system"], "prompt_version": "v1"}
+            for r in records if "answer" in r]
+    spark.sql("CREATE DATABASE IF NOT EXISTS rag")
+    spark.createDataFrame(rows).write.mode("overwrite").saveAsTable("rag.answers_2026_12_01")
+    scope: dict[str, Any] = {"spark": spark}
+    exec(code, scope)  # the README's own example
+    assert scope["summary"]["records"] == len(rows)
+    assert set(scope["summary"]["tags"]) == {"system", "prompt_version"}
+    stored = spark.table("rag.citation_audits")
+    assert stored.count() == len(rows)
+    assert stored.schema["findings"].dataType == citeaudit.spark.RESULT["findings"].dataType
