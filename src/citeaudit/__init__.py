@@ -6,6 +6,7 @@
 ('ok', True)
 """
 
+from citeaudit._assertions import CitationAssertionError, assert_citations
 from citeaudit.core import (
     DEFAULT_REFUSAL,
     RULES,
@@ -82,6 +83,7 @@ __all__ = [
     "Check",
     "Chip",
     "Citation",
+    "CitationAssertionError",
     "CiteauditError",
     "Claim",
     "Config",
@@ -112,6 +114,7 @@ __all__ = [
     "Status",
     "StreamAuditor",
     "__version__",
+    "assert_citations",
     "audit",
     "build_context",
     "canonical_url",

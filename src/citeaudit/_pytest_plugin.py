@@ -1,0 +1,30 @@
+"""The ``citeaudit`` pytest plugin (registered through the ``pytest11`` entry point): the
+``assert_citations`` fixture, :func:`citeaudit.assert_citations` with the project's
+configuration (the ``citeaudit.toml`` or ``[tool.citeaudit]`` found from pytest's root).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+
+from citeaudit._assertions import assert_citations as _assert_citations
+from citeaudit.core._config import load_config
+from citeaudit.core._engine import Report
+
+__all__ = ["assert_citations"]
+
+
+@pytest.fixture
+def assert_citations(request: pytest.FixtureRequest) -> Callable[..., Report]:
+    """``assert_citations(answer, sources, **options)``: fails the test, listing the
+    findings, when the answer's citations do not hold; configured by the project.
+    """
+    config = load_config(start=request.config.rootpath)
+
+    def check(answer: Any, sources: Any, **options: Any) -> Report:
+        return _assert_citations(answer, sources, **{"config": config, **options})
+
+    return check
