@@ -24,8 +24,8 @@ def test_all_matches_the_public_namespace() -> None:
     assert citeaudit.__all__ == sorted(citeaudit.__all__, key=lambda n: (not n.isupper(), n))
 
 
-SUBPACKAGES = ("cli", "core", "eval", "formats", "haystack", "langchain", "llamaindex",
-               "report", "request", "service", "spark", "support")
+SUBPACKAGES = ("cli", "core", "dspy", "eval", "formats", "haystack", "langchain", "llamaindex",
+               "promptfoo", "report", "request", "service", "spark", "support")
 PUBLIC_MODULES = ("errors",)  # the exception tree, documented by its module
 
 
