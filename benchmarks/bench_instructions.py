@@ -32,7 +32,7 @@ WORK = {
 }
 
 
-def _child(work: str, answers: int) -> None:
+def _child(work: str, answers: int, typeset: bool = False) -> None:
     """Build everything, then run ``work`` once over the corpus ("none": nothing)."""
     from bench_audit import check  # the child imports what it measures
     from corpus import corpus
@@ -41,7 +41,7 @@ def _child(work: str, answers: int) -> None:
     from citeaudit.core import _checks, _engine
     from citeaudit.core._segment import Span, segment
 
-    pairs = corpus(answers)
+    pairs = corpus(answers, typeset=typeset)
     snapshots = [(a, citeaudit.load_snapshot(p)) for a, p in pairs]
     for answer, snapshot in snapshots:
         citeaudit.audit(answer, snapshot)  # warm: regex compilation, registries
@@ -83,13 +83,15 @@ _EVENTS = {"I   refs": "instructions", "Mispredicts": "branch mispredictions",
            "I1  misses": "L1 instruction-cache misses", "D1  misses": "L1 data-cache misses"}
 
 
-def _count(work: str, answers: int, valgrind: str, simulate: bool = False) -> dict[str, int]:
+def _count(work: str, answers: int, valgrind: str, simulate: bool = False,
+           typeset: bool = False) -> dict[str, int]:
     """Instructions (and, with ``simulate``, the simulated branch and cache misses) of one
     child process.
     """
     sims = ["--cache-sim=yes", "--branch-sim=yes"] if simulate else ["--cache-sim=no"]
     command = [valgrind, "--tool=cachegrind", *sims, "--cachegrind-out-file=/dev/null",
-               sys.executable, __file__, "--child", work, "--answers", str(answers)]
+               sys.executable, __file__, "--child", work, "--answers", str(answers),
+               *(["--typeset"] if typeset else [])]
     done = subprocess.run(command, capture_output=True, text=True, check=True,
                           env={**os.environ, "PYTHONHASHSEED": "0"})
     counts = {}
@@ -106,10 +108,12 @@ def main() -> None:
     parser.add_argument("--answers", type=int, default=300)
     parser.add_argument("--simulate", action="store_true",
                         help="also count simulated branch mispredictions and cache misses")
+    parser.add_argument("--typeset", action="store_true",
+                        help="typographic answers (curly quotes, dashes), as real ones are")
     parser.add_argument("--child", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
-        _child(args.child, args.answers)
+        _child(args.child, args.answers, args.typeset)
         return
     valgrind = shutil.which("valgrind")
     if valgrind is None:
@@ -117,10 +121,12 @@ def main() -> None:
     if args.simulate:
         _simulated(args.answers, valgrind)
         return
-    base = _count("none", args.answers, valgrind)["I   refs"]
-    counts = {work: (_count(work, args.answers, valgrind)["I   refs"] - base) / args.answers
-              for work in WORK}
-    print(f"answers: {args.answers}, instructions per answer (cachegrind, PYTHONHASHSEED=0)")
+    typeset = args.typeset
+    base = _count("none", args.answers, valgrind, typeset=typeset)["I   refs"]
+    counts = {work: (_count(work, args.answers, valgrind, typeset=typeset)["I   refs"] - base)
+              / args.answers for work in WORK}
+    print(f"answers: {args.answers}{' typeset' if typeset else ''}, instructions per answer"
+          " (cachegrind, PYTHONHASHSEED=0)")
     for work, label in WORK.items():
         print(f"  {label:<38} {counts[work] / 1e3:9.1f} k  ratio to naive"
               f" {counts[work] / counts['naive']:6.2f}")

@@ -63,13 +63,28 @@ def answer(rng: random.Random, sources: int, size: int = 1000) -> str:
     return "\n\n".join(parts)
 
 
-def corpus(count: int, seed: int = 7) -> list[tuple[str, list[str]]]:
-    """``count`` (answer, passages) pairs."""
+def typographic(text: str) -> str:
+    """``text`` as real answers are typeset: every ninth word in curly quotes, an em dash, a
+    typographic apostrophe and a no-break space (ASCII-only text takes fast paths real answers
+    do not).
+    """
+    words = text.split(" ")
+    for i in range(0, len(words), 9):
+        words[i] = f"\u201c{words[i]}\u201d"
+    return (" ".join(words).replace(" e.g. ", " e.g.\u00a0").replace("days", "days\u2019")
+            .replace(" of the ", " \u2014 of the "))
+
+
+def corpus(count: int, seed: int = 7, *, typeset: bool = False) -> list[tuple[str, list[str]]]:
+    """``count`` (answer, passages) pairs (``typeset``: answers and passages typographic)."""
     rng = random.Random(seed)
     pairs = []
     for _ in range(count):
         sources = rng.randint(5, 10)
         passages = [f"Passage {n}: " + " ".join(rng.choice(SUBJECTS) for _ in range(20))
                     for n in range(1, sources + 1)]
-        pairs.append((answer(rng, sources), passages))
+        text = answer(rng, sources)
+        if typeset:
+            text, passages = typographic(text), [typographic(p) for p in passages]
+        pairs.append((text, passages))
     return pairs

@@ -229,3 +229,24 @@ def test_render_on_arbitrary_files(tmp_path_factory: Any, snapshot: bytes, answe
         assert err.getvalue().startswith("PASS" if code == 0 else "FAIL")
         assert err.getvalue().count("\n") == 1
         assert out.getvalue()
+
+
+# The fast paths that skip a dict translate() give what translate() gives, on text drawn from
+# ASCII, Latin accents, typographic quotes, CJK punctuation and the full-width block.
+_MIXED = st.text(st.sampled_from(
+    "ab1[] .,\u00e9\u00a0\u201c\u201d\u2018\u2019\u201e\u00ab\u00bb\u3000\u3001\u3002"
+    "\uff01\uff0c\uff3b\uff3d\uff11\uff5e\uff5f\u4e2d"), max_size=40)
+
+
+@given(_MIXED)
+def test_halfwidth_is_the_translation(text: str) -> None:
+    from citeaudit.core._grammar import _FULLWIDTH, _halfwidth  # noqa: PLC0415
+
+    assert _halfwidth(text) == text.translate(_FULLWIDTH)
+
+
+@given(_MIXED)
+def test_plain_quotes_are_the_translation(text: str) -> None:
+    from citeaudit.support._lexical import _QUOTES, _plain_quotes  # noqa: PLC0415
+
+    assert _plain_quotes(text) == text.translate(str.maketrans(dict(_QUOTES)))
