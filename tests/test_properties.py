@@ -7,6 +7,7 @@ import contextlib
 import io
 import json
 import random
+import re
 from typing import Any
 
 from hypothesis import HealthCheck, given, settings
@@ -238,11 +239,25 @@ _MIXED = st.text(st.sampled_from(
     "\uff01\uff0c\uff3b\uff3d\uff11\uff5e\uff5f\u4e2d"), max_size=40)
 
 
-@given(_MIXED)
-def test_halfwidth_is_the_translation(text: str) -> None:
-    from citeaudit.core._grammar import _FULLWIDTH, _halfwidth  # noqa: PLC0415
+_OLD_BRACKET = re.compile(r"\[(?<![\\!]\[)([^\[\]\n]{0,200})\](?!\()")
+_MARKERISH = st.text(st.sampled_from(
+    "a1 ,-\n[]()!\\\u00e9\u201c\u3001\uff3b\uff3d\uff08\uff01\uff3c\uff11\uff0c\uff0d\uff33"),
+    max_size=40)
 
-    assert _halfwidth(text) == text.translate(_FULLWIDTH)
+
+@given(_MARKERISH)
+def test_brackets_are_found_as_in_the_folded_text(text: str) -> None:
+    """The bracket pattern on the text, contents folded, finds what the ASCII pattern finds
+    on the whole text folded (what the scan did before).
+    """
+    from citeaudit.core._grammar import _FULLWIDTH, _WIDE_BRACKET, get_grammar  # noqa: PLC0415
+
+    folded = text.translate(_FULLWIDTH)
+    assert [(m.span(), m[1].translate(_FULLWIDTH)) for m in _WIDE_BRACKET.finditer(text)] == \
+        [(m.span(), m[1]) for m in _OLD_BRACKET.finditer(folded)]
+    grammar = get_grammar("numeric")  # whichever pattern runs, the same spans, ids, reasons
+    for scanned, of_folded in zip(grammar.scan(text), grammar.scan(folded), strict=True):
+        assert [tuple(m)[1:] for m in scanned] == [tuple(m)[1:] for m in of_folded]
 
 
 @given(_MIXED)
