@@ -1,4 +1,5 @@
-"""The evaluation frameworks (DeepEval, RAGAS, MLflow) and the answers their tests share.
+"""What the framework tests share: the evaluation frameworks (DeepEval, RAGAS, MLflow), the
+answers their tests audit, and a way to run a framework's coroutine.
 
 Their pins clash with the main test extra's (RAGAS needs openai 1, DeepEval an older click
 than the model judges' hub), so CI installs them in a virtual environment of their own (the
@@ -8,10 +9,13 @@ it, a missing framework skips its tests; with it, the skip is a failure.
 
 from __future__ import annotations
 
+import asyncio
+import concurrent.futures
 import importlib
 import inspect
 import os
 from types import ModuleType
+from typing import Any
 
 import pytest
 
@@ -35,3 +39,11 @@ def public_names(module: ModuleType) -> set[str]:
     """
     return {name for name in dir(module) if not name.startswith(("_", "@"))
             and not inspect.ismodule(getattr(module, name))}
+
+
+def run_async(coroutine: Any) -> Any:
+    """Run a coroutine in a thread of its own: a session's browser may hold this thread's
+    event loop.
+    """
+    with concurrent.futures.ThreadPoolExecutor(1) as pool:
+        return pool.submit(asyncio.run, coroutine).result()

@@ -4,8 +4,6 @@ its callbacks, with langchain-core's own fake chat model and a real retriever su
 
 from __future__ import annotations
 
-import asyncio
-import concurrent.futures
 import re
 from pathlib import Path
 from typing import Any
@@ -21,6 +19,7 @@ from langchain_core.runnables import RunnableParallel, RunnablePassthrough
 
 import citeaudit.langchain as cl
 from citeaudit import Guarded, InputError
+from frameworks import run_async
 
 DOCS = [
     Document(page_content="Refunds are issued within 14 days of receiving the item.",
@@ -31,14 +30,6 @@ DOCS = [
 ]
 GOOD = "Refunds are issued within 14 days [1]. Express shipping takes 1 business day [2]."
 BAD = "Refunds are issued within 14 days [1]. Express shipping is free [3]."
-
-
-def _run_async(coroutine: Any) -> Any:
-    """Run a coroutine in a thread of its own: a session's browser may hold this thread's
-    event loop.
-    """
-    with concurrent.futures.ThreadPoolExecutor(1) as pool:
-        return pool.submit(asyncio.run, coroutine).result()
 
 
 class Shelf(BaseRetriever):
@@ -114,7 +105,7 @@ def test_guard_in_an_lcel_chain() -> None:
     fixed = _model(GOOD, BAD) | cl.guard(DOCS, policy="withhold")
     first, second = fixed.batch(["q", "q"])
     assert {first.status, second.status} == {"ok", "unverified"}
-    assert _run_async(cl.guard(DOCS).ainvoke(GOOD)).status == "ok"
+    assert run_async(cl.guard(DOCS).ainvoke(GOOD)).status == "ok"
     with pytest.raises(InputError, match="no documents"):
         cl.guard().invoke(GOOD)
 

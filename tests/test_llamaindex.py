@@ -5,8 +5,6 @@ guarded engine.
 
 from __future__ import annotations
 
-import asyncio
-import concurrent.futures
 import re
 from pathlib import Path
 from typing import Any
@@ -23,17 +21,10 @@ from llama_index.core.schema import NodeWithScore, TextNode
 
 import citeaudit.llamaindex as cli
 from citeaudit import InputError
+from frameworks import run_async
 
 TEXTS = ["Refunds are issued within 14 days of receiving the returned item.",
          "Express shipping takes 1 business day.", "Store credit never expires."]
-
-
-def _run_async(coroutine: Any) -> Any:
-    """Run a coroutine in a thread of its own: a session's browser may hold this thread's
-    event loop.
-    """
-    with concurrent.futures.ThreadPoolExecutor(1) as pool:
-        return pool.submit(asyncio.run, coroutine).result()
 
 
 class Scripted(CustomLLM):
@@ -110,7 +101,7 @@ def test_the_evaluator(index: VectorStoreIndex) -> None:
     assert "CA202" in bad.feedback
     engine = index.as_query_engine(llm=Scripted(answers=["Refunds take 14 days [1]."]),
                                    similarity_top_k=3)
-    result = _run_async(evaluator.aevaluate_response(query="q",
+    result = run_async(evaluator.aevaluate_response(query="q",
                                                       response=engine.query("refunds?")))
     assert result.passing is True
     assert len(result.contexts) == 3
@@ -126,7 +117,7 @@ def test_the_guarded_query_engine(index: VectorStoreIndex) -> None:
     first = engine.query("refunds?")
     assert str(first) == "Refunds take 14 days [1]. Shipping is free."
     assert first.metadata["citeaudit"]["status"] == "unverified"
-    second = _run_async(engine.aquery("refunds?"))
+    second = run_async(engine.aquery("refunds?"))
     assert second.metadata["citeaudit"]["status"] == "ok"
 
 
