@@ -1,6 +1,6 @@
 """``citeaudit serve`` beside the in-process call it wraps, measured in one run.
 
-    python3 benchmarks/bench_service.py [--requests N] [--workers W]
+    python3 benchmarks/bench_service.py [--requests N] [--workers W] [--parsers]
 
 Starts the real service (one worker unless ``--workers``) on a free loopback port and sends
 ``/v1/audit`` and ``/v1/guard`` requests for the ``bench_audit.py`` corpus from 1, 8 and 64
@@ -14,11 +14,17 @@ would be measured as the service's overhead. On a machine whose cores the client
 the server, throughput per worker is also given per CPU-second (the server process's against
 the in-process loop's: each side's capacity, whatever the clients take), beside the
 wall-clock rate.
+
+It also drives the ASGI app in process, with no server and no sockets, interleaved with the
+library's call: what the app itself adds, and how much of it decoding the body is.
+``--parsers`` runs uvicorn with h11 on asyncio and with httptools on uvloop side by side,
+interleaved rounds.
 """
 
 from __future__ import annotations
 
 import argparse
+import asyncio
 import concurrent.futures
 import json
 import os
@@ -45,12 +51,21 @@ def _free_port() -> int:
         return int(probe.getsockname()[1])
 
 
-def _start(workers: int) -> tuple[subprocess.Popen[bytes], str]:
+def _start(workers: int, parser: tuple[str, str] | None = None,
+           ) -> tuple[subprocess.Popen[bytes], str]:
+    """``citeaudit serve``, or (``parser``: uvicorn's ``--http`` and ``--loop``) uvicorn
+    serving the same app.
+    """
     port = _free_port()
-    process = subprocess.Popen(
-        [sys.executable, "-m", "citeaudit", "serve", "--port", str(port), "--workers",
-         str(workers), "--concurrency", "256"], stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL, env={**os.environ})
+    command = [sys.executable, "-m", "citeaudit", "serve", "--port", str(port), "--workers",
+               str(workers), "--concurrency", "256"]
+    if parser is not None:
+        command = [sys.executable, "-m", "uvicorn", "--factory",
+                   "citeaudit.service._app:app_from_environment", "--port", str(port),
+                   "--http", parser[0], "--loop", parser[1], "--no-access-log",
+                   "--log-level", "warning"]
+    process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                               env={**os.environ, "CITEAUDIT_SERVE_CONCURRENCY": "256"})
     url = f"http://127.0.0.1:{port}"
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
@@ -167,6 +182,79 @@ def _in_process(path: str, bodies: list[dict[str, Any]]) -> tuple[float, float, 
     return len(bodies) / wall, len(bodies) / (time.process_time() - cpu), latencies
 
 
+def _asgi_overhead(bodies: list[dict[str, Any]], rounds: int = 3) -> None:
+    """The app's ``/v1/audit`` driven in process beside ``audit()``, interleaved per
+    request: medians of each and of their paired difference, and of decoding the body.
+    """
+    from citeaudit.core._loading import decode_json
+    from citeaudit.service._app import create_app
+
+    app = create_app()
+    payloads = [json.dumps(body).encode() for body in bodies]
+
+    async def drive(payload: bytes) -> None:
+        scope = {"type": "http", "asgi": {"version": "3.0"}, "http_version": "1.1",
+                 "method": "POST", "scheme": "http", "path": "/v1/audit",
+                 "raw_path": b"/v1/audit", "query_string": b"", "root_path": "",
+                 "headers": [(b"content-type", b"application/json"),
+                             (b"content-length", str(len(payload)).encode())],
+                 "client": ("127.0.0.1", 1), "server": ("127.0.0.1", 8000), "state": {}}
+        messages = iter([{"type": "http.request", "body": payload, "more_body": False}])
+
+        async def receive() -> dict[str, Any]:
+            return next(messages, {"type": "http.disconnect"})
+
+        async def send(message: dict[str, Any]) -> None:
+            if message["type"] == "http.response.start" and message["status"] != 200:
+                raise SystemExit(f"the app answered {message['status']}")
+
+        await app(scope, receive, send)
+
+    async def measure() -> tuple[list[float], list[float], list[float]]:
+        served, called, decoded = [], [], []
+        for payload in payloads[:100]:
+            await drive(payload)  # warm
+        for _ in range(rounds):
+            for payload, body in zip(payloads, bodies, strict=True):
+                began = time.perf_counter()
+                await drive(payload)
+                served.append(time.perf_counter() - began)
+                began = time.perf_counter()
+                citeaudit.audit(body["answer"], body["sources"]).to_dict()
+                called.append(time.perf_counter() - began)
+                began = time.perf_counter()
+                decode_json(payload, origin="body")
+                decoded.append(time.perf_counter() - began)
+        return served, called, decoded
+
+    served, called, decoded = asyncio.run(measure())
+    paired = [a - b for a, b in zip(served, called, strict=True)]
+    print(f"  ASGI app in process: p50 {_p(served, 0.5):.3f} ms, audit() {_p(called, 0.5):.3f}"
+          f" ms; the app adds {_p(paired, 0.5) * 1000:.0f} µs (paired median), of which"
+          f" decoding the body {_p(decoded, 0.5) * 1000:.0f} µs")
+
+
+def _parsers(bodies: list[dict[str, Any]], rounds: int = 3) -> None:
+    """uvicorn with h11 on asyncio beside httptools on uvloop, interleaved rounds."""
+    servers = {parser: _start(1, parser) for parser in (("h11", "asyncio"),
+                                                         ("httptools", "uvloop"))}
+    try:
+        figures: dict[tuple[str, str], list[tuple[float, float]]] = {p: [] for p in servers}
+        for _ in range(rounds):
+            for parser, (process, url) in servers.items():
+                _, _, one = _over_http(url, "/v1/audit", bodies, 1, process.pid)
+                rate, _, _ = _over_http(url, "/v1/audit", bodies, 8, process.pid)
+                figures[parser].append((_p(one, 0.5), rate))
+        for (http, loop), runs in figures.items():
+            print(f"  {http} on {loop}: 1 client p50"
+                  f" {' / '.join(f'{p50:.2f}' for p50, _ in runs)} ms; 8 clients"
+                  f" {' / '.join(f'{rate:,.0f}' for _, rate in runs)} requests/s")
+    finally:
+        for process, _ in servers.values():
+            process.terminate()
+            process.wait(timeout=30)
+
+
 def _p(latencies: list[float], q: float) -> float:
     ordered = sorted(latencies)
     return ordered[min(len(ordered) - 1, int(len(ordered) * q))] * 1000
@@ -176,8 +264,15 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--requests", type=int, default=2000)
     parser.add_argument("--workers", type=int, default=1)
+    parser.add_argument("--parsers", action="store_true",
+                        help="compare uvicorn's h11/asyncio with httptools/uvloop")
     args = parser.parse_args()
     bodies = [{"answer": a, "sources": p} for a, p in corpus(args.requests)]
+    if args.parsers:
+        print(f"requests: {len(bodies)} per run, uvicorn's parsers side by side")
+        _parsers(bodies)
+        return
+    _asgi_overhead(bodies)
     process, url = _start(args.workers)
     try:
         print(f"requests: {len(bodies)} per run, {args.workers} worker(s)")
