@@ -1,12 +1,13 @@
 """Instructions per answer, counted under cachegrind: exact and repeatable where wall time on
 a shared machine moves twice over between runs.
 
-    python3 benchmarks/bench_instructions.py [--answers N] [--simulate]
+    python3 benchmarks/bench_instructions.py [--answers N] [--simulate] [--typeset]
 
 Needs valgrind. Each figure is one child process run twice, with and without the measured
 work (the set-up, imports and corpus are subtracted); ``PYTHONHASHSEED=0`` keeps set and
 dict order, and so the count, the same run to run. Prints instructions per answer for the
-whole audit and its stages, and the ratio to seed 002's naive check in the same run.
+whole audit and its stages, and the ratio to seed 002's naive check in the same run, with the
+compiled core and with the pure-Python reference (``CITEAUDIT_PURE=1``) side by side.
 """
 
 from __future__ import annotations
@@ -83,17 +84,18 @@ _EVENTS = {"I   refs": "instructions", "Mispredicts": "branch mispredictions",
            "I1  misses": "L1 instruction-cache misses", "D1  misses": "L1 data-cache misses"}
 
 
-def _count(work: str, answers: int, valgrind: str, simulate: bool = False,
-           typeset: bool = False) -> dict[str, int]:
+def _count(work: str, answers: int, valgrind: str, *, simulate: bool = False,
+           typeset: bool = False, pure: bool = False) -> dict[str, int]:
     """Instructions (and, with ``simulate``, the simulated branch and cache misses) of one
-    child process.
+    child process (``pure``: with the pure-Python reference, ``CITEAUDIT_PURE=1``).
     """
     sims = ["--cache-sim=yes", "--branch-sim=yes"] if simulate else ["--cache-sim=no"]
     command = [valgrind, "--tool=cachegrind", *sims, "--cachegrind-out-file=/dev/null",
                sys.executable, __file__, "--child", work, "--answers", str(answers),
                *(["--typeset"] if typeset else [])]
     done = subprocess.run(command, capture_output=True, text=True, check=True,
-                          env={**os.environ, "PYTHONHASHSEED": "0"})
+                          env={**os.environ, "PYTHONHASHSEED": "0",
+                               "CITEAUDIT_PURE": "1" if pure else "0"})
     counts = {}
     for event in _EVENTS:
         if found := re.search(rf"{event}:\s+([0-9,]+)", done.stderr):
@@ -122,15 +124,22 @@ def main() -> None:
         _simulated(args.answers, valgrind)
         return
     typeset = args.typeset
-    base = _count("none", args.answers, valgrind, typeset=typeset)["I   refs"]
-    counts = {work: (_count(work, args.answers, valgrind, typeset=typeset)["I   refs"] - base)
-              / args.answers for work in WORK}
-    print(f"answers: {args.answers}{' typeset' if typeset else ''}, instructions per answer"
-          " (cachegrind, PYTHONHASHSEED=0)")
-    for work, label in WORK.items():
-        print(f"  {label:<38} {counts[work] / 1e3:9.1f} k  ratio to naive"
-              f" {counts[work] / counts['naive']:6.2f}")
+    from citeaudit.core._native import core
 
+    modes = {"compiled": False, "pure": True} if core() is not None else {"pure": True}
+    counts: dict[str, dict[str, float]] = {}
+    for mode, pure in modes.items():
+        base = _count("none", args.answers, valgrind, typeset=typeset, pure=pure)["I   refs"]
+        counts[mode] = {work: (_count(work, args.answers, valgrind, typeset=typeset,
+                                      pure=pure)["I   refs"] - base) / args.answers
+                        for work in WORK}
+    print(f"answers: {args.answers}{' typeset' if typeset else ''}, instructions per answer"
+          " (cachegrind, PYTHONHASHSEED=0), k instructions and ratio to the naive check")
+    print(f"  {'':<38} " + "".join(f"{mode:>22}" for mode in modes))
+    for work, label in WORK.items():
+        cells = "".join(f"{counts[m][work] / 1e3:11.1f} k"
+                        f" {counts[m][work] / counts[m]['naive']:7.2f}" for m in modes)
+        print(f"  {label:<38} {cells}")
 
 def _simulated(answers: int, valgrind: str) -> None:
     """Per answer of the whole audit and the naive check: instructions, and the branch and

@@ -12,6 +12,7 @@ import pytest
 
 import citeaudit
 from citeaudit.cli._app import ExitCode, _parser
+from citeaudit.core._native import mode
 
 SEEDS = Path(__file__).parent / "data" / "seeds"
 S000 = str(SEEDS / "000/sources.json")
@@ -171,7 +172,7 @@ def test_every_command_is_documented_in_the_readme() -> None:
 def test_version(run: Any) -> None:
     result = run("--version")
     assert result.code == ExitCode.OK
-    assert result.out == f"citeaudit {citeaudit.__version__}\n"
+    assert result.out == f"citeaudit {citeaudit.__version__} ({mode()})\n"
 
 
 def test_console_script_runs_as_a_real_process() -> None:

@@ -27,6 +27,7 @@ from citeaudit.cli import (
     _serve,
 )
 from citeaudit.cli._common import IO, ExitCode, Parser, UsageError
+from citeaudit.core._native import mode
 from citeaudit.errors import CiteauditError
 from citeaudit.report._formatters import one_line
 
@@ -40,7 +41,8 @@ COMMANDS: dict[str, ModuleType] = {
 def _parser() -> Parser:
     parser = Parser(prog="citeaudit", description="Audit the citations in RAG answers against"
                     " the sources retrieved for each request.")
-    parser.add_argument("--version", action="version", version=f"citeaudit {__version__}")
+    parser.add_argument("--version", action="version",
+                        version=f"citeaudit {__version__} ({mode()})")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
     for command in COMMANDS.values():
         command.add_parser(commands)

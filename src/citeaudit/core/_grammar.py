@@ -25,6 +25,7 @@ import re
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
 
+from citeaudit.core._native import core
 from citeaudit.core._registry import Registry
 from citeaudit.core._sources import resolve_id
 from citeaudit.errors import GrammarError
@@ -131,36 +132,50 @@ class BracketGrammar:
         self._digits = digits  # "[12]" is a marker naming "12": skip the parse function
 
     def scan(self, text: str) -> Scan:
-        markers: list[Marker] = []
-        malformed: list[Malformed] = []
         if "[" not in text and (text.isascii() or "\uff3b" not in text):
-            return Scan(markers, malformed)
-        parse = self._parse
-        digits = self._digits
-        prefix, ordinal = self.prefix, self.ordinal
-        new, add = tuple.__new__, markers.append  # the hot loop: no per-marker Python frames
+            return Scan([], [])
         bracket = _BRACKET if text.isascii() or not any(c in text for c in _WIDE) else \
             _WIDE_BRACKET  # the ASCII pattern is searched faster (its "[" is a literal)
-        for match in bracket.finditer(text):
-            content = match[1]
-            if not content.isascii():
-                content = content.translate(_FULLWIDTH)
-            if digits and content.isdigit() and content[0] != "0" and content.isascii():
-                start, end = match.span()
-                add(new(Marker, (text[start:end], start, end, (content,), prefix, ordinal)))
-                continue
-            parsed = parse(content)
-            if parsed is None:
-                continue
-            start, end = match.span()
-            if isinstance(parsed, str):
-                malformed.append(Malformed(text[start:end], start, end, parsed))
-            else:
-                add(new(Marker, (text[start:end], start, end, parsed, prefix, ordinal)))
-        return Scan(markers, malformed)
+        return Scan(*_scan_brackets(text, bracket, self._parse, self._digits, self.prefix,
+                                    self.ordinal, Marker, Malformed, _FULLWIDTH))
 
     def __repr__(self) -> str:
         return f"<grammar {self.name}>"
+
+
+def _scan_brackets(  # noqa: PLR0917 -- mirrors the compiled core's signature
+        text: str, pattern: re.Pattern[str], parse: Callable[[str], _Parsed], digits: bool,
+        prefix: str, ordinal: bool, marker: type[Marker], malformed_type: type[Malformed],
+        fullwidth: dict[int, int]) -> tuple[list[Marker], list[Malformed]]:
+    """The markers and malformed markers ``pattern`` finds, ``parse`` classifying each
+    content (``digits``: a plain number is a marker without it). The pure-Python reference of
+    :func:`citeaudit.core._core.scan_brackets`.
+    """
+    markers: list[Marker] = []
+    malformed: list[Malformed] = []
+    new, add = tuple.__new__, markers.append  # the hot loop: no per-marker Python frames
+    for match in pattern.finditer(text):
+        content = match[1]
+        if not content.isascii():
+            content = content.translate(fullwidth)
+        if digits and content.isdigit() and content[0] != "0" and content.isascii():
+            start, end = match.span()
+            add(new(marker, (text[start:end], start, end, (content,), prefix, ordinal)))
+            continue
+        parsed = parse(content)
+        if parsed is None:
+            continue
+        start, end = match.span()
+        if isinstance(parsed, str):
+            malformed.append(new(malformed_type, (text[start:end], start, end, parsed)))
+        else:
+            add(new(marker, (text[start:end], start, end, parsed, prefix, ordinal)))
+    return markers, malformed
+
+
+reference_scan_brackets = _scan_brackets
+if (_compiled := core()) is not None:
+    _scan_brackets = _compiled.scan_brackets
 
 
 def _split_items(content: str) -> list[str] | None:

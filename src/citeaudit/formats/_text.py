@@ -5,7 +5,7 @@ into claims (sentences, list items); each marker belongs to the claim it sits in
 from __future__ import annotations
 
 from bisect import bisect_left
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from itertools import repeat
 from operator import itemgetter
 
@@ -18,6 +18,7 @@ from citeaudit.core._answer import (
     without_markers,
 )
 from citeaudit.core._grammar import Malformed, Marker
+from citeaudit.core._native import core
 from citeaudit.core._policy import exempt, list_items, under_cited_lead
 from citeaudit.core._segment import Span, code_spans, covered
 
@@ -63,13 +64,32 @@ def parse_text(text: str, reading: Reading) -> Answer:
         marks.sort()
     spans = reading.segmenter(text, marks)
     rules = reading.not_citable  # the claim policy: uncited sentences it exempts are no claims
-    items: frozenset[int] | None = None if "listed" in rules and "\n" in text else frozenset()
     markers = tuple(markers)  # a claim's markers are a slice of them
+    claims, owner, bad_owner = _assemble(
+        text, spans, markers, malformed, rules, "listed" in rules and "\n" in text, Claim,
+        list_items, under_cited_lead, exempt)
+    return Answer("text", text, tuple(claims), tuple(citations_of(markers, owner)),
+                  tuple(zip(bad_owner, malformed, strict=True)), False, (), tuple(marks))
+
+
+def _assemble(  # noqa: PLR0917 -- mirrors the compiled core's signature
+        text: str, spans: Sequence[Span], markers: tuple[Marker, ...],
+        malformed: Sequence[Malformed], rules: frozenset[str], listing: bool,
+        claim_type: type[Claim], items_of: Callable[[str], frozenset[int]],
+        under_lead: Callable[..., bool], exempted: Callable[..., bool],
+        ) -> tuple[list[Claim], list[int | None], list[int | None]]:
+    """Each span becomes a claim owning the markers inside it, unless it is uncited and the
+    claim policy (``rules``; ``listing``: whether its ``listed`` rule may apply) exempts it.
+    Returns the claims and the claim number of each marker and malformed marker (None outside
+    every claim). The pure-Python reference of :func:`citeaudit.core._core.assemble`.
+    """
+    items: frozenset[int] | None = None if listing else frozenset()
     starts = list(map(_START, markers))
     bad_starts = list(map(_START, malformed))
     owner: list[int | None] = [None] * len(markers)  # the claim each marker belongs to
     bad_owner: list[int | None] = [None] * len(malformed)
     claims: list[Claim] = []
+    new = tuple.__new__  # the hot path builds many small values: no per-item Python frames
     index = bad = number = 0
     for at, (start, end) in enumerate(spans):
         first = bisect_left(starts, start, index)  # markers before it lie outside any claim
@@ -80,10 +100,10 @@ def parse_text(text: str, reading: Reading) -> Answer:
             bad = bisect_left(bad_starts, end, first_bad)
         if index == first and bad == first_bad and rules:  # uncited: does the policy exempt it?
             if items is None:
-                items = list_items(text)  # where list items open, once, when first needed
-            listed = bool(items) and under_cited_lead(
+                items = items_of(text)  # where list items open, once, when first needed
+            listed = bool(items) and under_lead(
                 text, spans, at, items, starts=starts, bad_starts=bad_starts)
-            if exempt(text, start, end, rules, listed):
+            if exempted(text, start, end, rules, listed):
                 continue
         number += 1
         if index > first:
@@ -92,9 +112,11 @@ def parse_text(text: str, reading: Reading) -> Answer:
         if bad > first_bad:
             bad_owner[first_bad:bad] = [number] * (bad - first_bad)
             own_bad = tuple(malformed[first_bad:bad])
-        claims.append(new(Claim, (number, text[start:end], (start, end),
-                                  markers[first:index], own_bad)))
-    return Answer("text", text, tuple(claims), tuple(citations_of(markers, owner)),
-                  tuple(zip(bad_owner, malformed, strict=True)), False, (), tuple(marks))
+        claims.append(new(claim_type, (number, text[start:end], (start, end),
+                                       markers[first:index], own_bad)))
+    return claims, owner, bad_owner
 
 
+reference_assemble = _assemble
+if (_compiled := core()) is not None:
+    _assemble = _compiled.assemble

@@ -1,0 +1,57 @@
+"""The build of the compiled core (``src/citeaudit/core/_core.pyx``); everything else about
+the package is declared in ``pyproject.toml``.
+
+The core is optional: without Cython or a working C compiler the package builds and installs
+as pure Python (the reference implementation, slower, with the same results) and says so in
+``citeaudit --version``. ``CITEAUDIT_PURE_BUILD=1`` builds it pure on purpose;
+``CITEAUDIT_CFLAGS`` adds compiler flags (``-fsanitize=address`` for the sanitizer build).
+"""
+
+from __future__ import annotations
+
+import os
+import shlex
+import sys
+
+from setuptools import Extension, setup
+from setuptools.command.build_ext import build_ext
+
+_PYX = "src/citeaudit/core/_core.pyx"
+
+
+class _OptionalBuildExt(build_ext):
+    """Builds the compiled core where it can; warns and leaves it out where it cannot."""
+
+    def run(self) -> None:
+        try:
+            super().run()
+        except Exception as error:  # any build failure: install pure
+            _skipped(error)
+
+    def build_extension(self, ext: Extension) -> None:
+        try:
+            super().build_extension(ext)
+        except Exception as error:  # any build failure: install pure
+            _skipped(error)
+
+
+def _skipped(error: BaseException) -> None:
+    print(f"citeaudit: the compiled core was not built ({error}); installing pure Python",
+          file=sys.stderr)
+
+
+def _extensions() -> list[Extension]:
+    if os.environ.get("CITEAUDIT_PURE_BUILD", "").strip() not in ("", "0"):
+        return []
+    try:
+        from Cython.Build import cythonize  # noqa: PLC0415 -- optional at build time
+    except ImportError:
+        _skipped(ImportError("Cython is not installed"))
+        return []
+    flags = shlex.split(os.environ.get("CITEAUDIT_CFLAGS", ""))
+    core = Extension("citeaudit.core._core", [_PYX], extra_compile_args=["-O2", *flags],
+                     extra_link_args=flags)
+    return list(cythonize([core], compiler_directives={"language_level": "3"}, quiet=True))
+
+
+setup(ext_modules=_extensions(), cmdclass={"build_ext": _OptionalBuildExt})

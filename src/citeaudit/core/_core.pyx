@@ -1,0 +1,298 @@
+# cython: language_level=3, cdivision=True
+"""The compiled core: the engine's hot loops, typed over the string's characters.
+
+Each function mirrors its pure-Python reference line for line and uses the reference's own
+patterns and constants, so there is one definition of every rule:
+
+- :func:`segment` mirrors ``citeaudit.core._segment.segment`` (and ``_masked``,
+  ``_structure_start``);
+- :func:`scan_brackets` mirrors the loop of ``BracketGrammar.scan``;
+- :func:`assemble` mirrors the claim assembly loop of ``citeaudit.formats._text.parse_text``.
+
+What is compiled is the interpreter's share: character tests, index arithmetic, bisects over C
+arrays, tuples built without Python frames. The regular expressions stay Python's. The
+properties in ``tests/test_core.py`` assert that both give identical results.
+
+The reference modules import this one at their end (see ``citeaudit.core._native``), when
+every name read here is defined.
+"""
+
+from cpython.mem cimport PyMem_Free, PyMem_Malloc
+
+from citeaudit.core import _segment as _S
+
+cdef object _SEPARATOR = _S._SEPARATOR
+cdef object _TABLE_SEPARATOR = _S._TABLE_SEPARATOR
+cdef object _BARE_NUMBER = _S._BARE_NUMBER
+cdef object _WORD = _S._WORD
+cdef object _HEADING = _S._HEADING
+cdef object _RULE = _S._RULE
+cdef object _QUOTE = _S._QUOTE
+cdef object _ITEM = _S._ITEM
+cdef object _ABBREVIATIONS = _S._ABBREVIATIONS
+cdef object _SPAN = _S.Span
+cdef object _mask = _S.mask
+cdef object _fences = _S._fences
+cdef str _CODE = _S._CODE
+cdef str _MASK = _S._MASK
+cdef object _new = tuple.__new__
+
+
+cdef inline bint _is_gap(Py_UCS4 c):
+    # _segment._GAP
+    return c == u' ' or c == u'\t' or c == u'\r' or c == u'\n' or c == u'|' or c == u'\x01'
+
+
+cdef inline bint _is_structure(Py_UCS4 c):
+    # _segment._STRUCTURE
+    return (c == u'#' or c == u'|' or c == u'>' or c == u'-' or c == u'*' or c == u'+'
+            or c == u'\u2022' or c == u'\u2023' or c == u'\u25e6' or c == u'_'
+            or (u'0' <= c <= u'9') or c == u'\x01')
+
+
+cdef inline bint _is_last_letter(Py_UCS4 c):
+    # _segment._LAST_LETTERS
+    return (c == u'g' or c == u'G' or c == u'e' or c == u'E' or c == u'f' or c == u'F'
+            or c == u'z' or c == u'Z' or c == u'x' or c == u'X')
+
+
+def masked(str text, marks):
+    """``_segment._masked``: the marks masked, a full stop after an abbreviation's marks moved
+    before them.
+    """
+    cdef list pieces = []
+    cdef Py_ssize_t position = 0, previous = 0, run = 0, run_at = 0, start, end
+    cdef Py_ssize_t size = len(text)
+    for mark in marks:
+        start = mark[0]
+        end = mark[1]
+        if start < position:
+            continue
+        pieces.append(text[position:start])
+        if start != previous:
+            run = start
+            run_at = len(pieces)
+        pieces.append(_MASK * (end - start))
+        position = previous = end
+        if 0 <= end < size and text[end] == u'.' and 0 < run <= size and \
+                _is_last_letter(text[run - 1]) and \
+                text[max(0, run - 7):run].lower().rsplit(" ", 1)[-1].lstrip("(\"'[") \
+                in _ABBREVIATIONS:
+            pieces.insert(run_at, ".")
+            position = end + 1
+    pieces.append(text[position:])
+    return "".join(pieces)
+
+
+cdef Py_ssize_t _structure_start(str text, Py_ssize_t start, Py_ssize_t end):
+    """``_segment._structure_start``."""
+    cdef Py_UCS4 head = text[start]
+    cdef Py_ssize_t newline
+    if head == u'\x01':
+        return end
+    if head == u'#' and _HEADING.match(text, start):
+        newline = text.find("\n", start, end)
+        if newline < 0:
+            return end
+        return newline + 1
+    if (head == u'-' or head == u'*' or head == u'_') and _RULE.match(text, start, end):
+        return end
+    if head == u'>':
+        quote = _QUOTE.match(text, start, end)
+        return quote.end() if quote else start
+    item = _ITEM.match(text, start, end)
+    if item is None:
+        return start
+    if item[2]:
+        return item.end(1)
+    return item.end()
+
+
+def segment(str text, marks=()):
+    """``_segment.segment``: claim spans of ``text``, in order, trimmed of white space."""
+    cdef str masked_text = masked(text, marks) if marks else text
+    if "```" in text or "~~~" in text:
+        masked_text = _mask(masked_text, _fences(text), _CODE)
+    cdef list parts = _SEPARATOR.split(masked_text)
+    cdef Py_ssize_t count = len(parts), at, offset = 0, start, end, tail
+    cdef Py_ssize_t lead = -1, table_row = -1, pending
+    cdef str piece, separator
+    cdef Py_UCS4 head
+    cdef list claims = []
+    for at in range(0, count, 2):
+        piece = parts[at]
+        separator = parts[at + 1] if at + 1 < count else " "
+        start = offset
+        end = offset + len(piece)
+        offset = end + (len(separator) if at + 1 < count else 0)
+        if not _is_gap(separator[0]):
+            tail = len(separator)
+            while tail > 0 and separator[tail - 1].isspace():
+                tail -= 1
+            end += tail
+        else:
+            while end > start and masked_text[end - 1].isspace():
+                end -= 1
+        while start < end and masked_text[start].isspace():
+            start += 1
+        if end <= start:
+            continue
+        pending = lead
+        lead = -1
+        head = masked_text[start]
+        if _is_structure(head):
+            if head == u'|':
+                if "-" in piece and _TABLE_SEPARATOR.fullmatch(masked_text, start, end):
+                    if table_row >= 0:
+                        del claims[table_row:]
+                    table_row = -1
+                    continue
+                table_row = len(claims)
+                while start < end and (masked_text[start] == u' ' or masked_text[start] == u'\t'
+                                       or masked_text[start] == u'|'):
+                    start += 1
+                while end > start and (masked_text[end - 1] == u' '
+                                       or masked_text[end - 1] == u'\t'
+                                       or masked_text[end - 1] == u'|'):
+                    end -= 1
+                while start < end and masked_text[start].isspace():
+                    start += 1
+                while end > start and masked_text[end - 1].isspace():
+                    end -= 1
+                if end > start and _WORD.search(masked_text, start, end):
+                    claims.append(_new(_SPAN, (start, end)))
+                continue
+            if head.isdigit():
+                number = _BARE_NUMBER.fullmatch(masked_text, start, end)
+                if number:
+                    lead = number.start(1) if number[1] else -1
+                    table_row = -1
+                    continue
+            start = _structure_start(masked_text, start, end)
+            while start < end and masked_text[start].isspace():
+                start += 1
+            if start >= end:
+                continue
+        table_row = -1
+        if pending >= 0:
+            start = pending
+        if not masked_text[start].isalnum() and not _WORD.search(masked_text, start, end):
+            if claims and masked_text.find(_MASK, start, end) >= 0:
+                claims[-1] = _new(_SPAN, (claims[-1][0], end))
+            continue
+        claims.append(_new(_SPAN, (start, end)))
+    return claims
+
+
+def scan_brackets(str text, pattern, parse, bint digits, str prefix, bint ordinal,
+                  marker, malformed_type, fullwidth):
+    """The loop of ``BracketGrammar.scan``: the markers and malformed markers ``pattern``
+    finds, ``parse`` classifying each content (``fullwidth``: the folding table).
+    """
+    cdef list markers = []
+    cdef list malformed = []
+    cdef str content
+    cdef Py_ssize_t start, end
+    for match in pattern.finditer(text):
+        content = match[1]
+        if not content.isascii():
+            content = content.translate(fullwidth)
+        if digits and content.isdigit() and content[0] != u'0' and content.isascii():
+            start, end = match.span()
+            markers.append(_new(marker, (text[start:end], start, end, (content,), prefix,
+                                         ordinal)))
+            continue
+        parsed = parse(content)
+        if parsed is None:
+            continue
+        start, end = match.span()
+        if isinstance(parsed, str):
+            malformed.append(_new(malformed_type, (text[start:end], start, end, parsed)))
+        else:
+            markers.append(_new(marker, (text[start:end], start, end, parsed, prefix, ordinal)))
+    return markers, malformed
+
+
+cdef Py_ssize_t* _starts(object items, Py_ssize_t count) except NULL:
+    """The ``start`` field (index 1) of each marker, as a C array."""
+    cdef Py_ssize_t* starts = <Py_ssize_t*> PyMem_Malloc((count + 1) * sizeof(Py_ssize_t))
+    cdef Py_ssize_t at
+    if starts == NULL:
+        raise MemoryError()
+    for at in range(count):
+        starts[at] = items[at][1]
+    return starts
+
+
+cdef inline Py_ssize_t _bisect_left(Py_ssize_t* values, Py_ssize_t value, Py_ssize_t low,
+                                    Py_ssize_t high) noexcept:
+    cdef Py_ssize_t middle
+    while low < high:
+        middle = (low + high) >> 1
+        if values[middle] < value:
+            low = middle + 1
+        else:
+            high = middle
+    return low
+
+
+def assemble(str text, object spans, tuple markers, object malformed, rules, bint listing,
+             claim_type, list_items, under_cited_lead, exempt):
+    """The claim assembly of ``parse_text``: each span becomes a claim owning the markers
+    inside it, unless it is uncited and the claim policy (``rules``; ``listing``: whether the
+    ``listed`` rule may apply) exempts it. Returns the claims and the claim number of each
+    marker and malformed marker (None outside every claim).
+    """
+    cdef Py_ssize_t count = len(markers), bad_count = len(malformed)
+    cdef Py_ssize_t* starts = _starts(markers, count)
+    cdef Py_ssize_t* bad_starts = NULL
+    cdef Py_ssize_t at, start, end, first, index = 0, first_bad, bad = 0, number = 0, k
+    cdef list owner = [None] * count
+    cdef list bad_owner = [None] * bad_count
+    cdef list claims = []
+    cdef object items = None if listing else frozenset()
+    cdef object start_list = None, bad_start_list = None
+    cdef object owned
+    if not isinstance(spans, list):  # a custom segmenter's sequence
+        spans = list(spans)
+    try:
+        bad_starts = _starts(malformed, bad_count)
+        for at in range(len(spans)):
+            span = spans[at]
+            start = span[0]
+            end = span[1]
+            first = _bisect_left(starts, start, index, count)
+            index = _bisect_left(starts, end, first, count)
+            first_bad = bad
+            if bad_count:
+                first_bad = _bisect_left(bad_starts, start, bad, bad_count)
+                bad = _bisect_left(bad_starts, end, first_bad, bad_count)
+            if index == first and bad == first_bad and rules:
+                if items is None:
+                    items = list_items(text)
+                listed = False
+                if items:
+                    if start_list is None:
+                        start_list = [starts[k] for k in range(count)]
+                        bad_start_list = [bad_starts[k] for k in range(bad_count)]
+                    listed = bool(under_cited_lead(text, spans, at, items, starts=start_list,
+                                                   bad_starts=bad_start_list))
+                if exempt(text, start, end, rules, listed):
+                    continue
+            number += 1
+            if index > first:
+                owned = number
+                for k in range(first, index):
+                    owner[k] = owned
+            own_bad = ()
+            if bad > first_bad:
+                owned = number
+                for k in range(first_bad, bad):
+                    bad_owner[k] = owned
+                own_bad = tuple(malformed[first_bad:bad])
+            claims.append(_new(claim_type, (number, text[start:end], (start, end),
+                                            markers[first:index], own_bad)))
+    finally:
+        PyMem_Free(starts)
+        PyMem_Free(bad_starts)
+    return claims, owner, bad_owner

@@ -1,0 +1,40 @@
+"""Which implementation of the engine's hot loops runs: the compiled core
+(:mod:`citeaudit.core._core`, built from ``_core.pyx`` when the package is installed with a C
+compiler) or the pure-Python reference it mirrors.
+
+``CITEAUDIT_PURE=1`` (read once, at import) selects the reference even where the core is
+built; without the built core the reference runs anyway, slower, with the same results.
+``citeaudit --version`` says which runs.
+"""
+
+from __future__ import annotations
+
+import os
+from types import ModuleType
+
+__all__ = ["core", "mode"]
+
+_PURE = os.environ.get("CITEAUDIT_PURE", "").strip() not in ("", "0")
+
+
+def core() -> ModuleType | None:
+    """The compiled core, or None where the reference runs."""
+    if _PURE:
+        return None
+    # The core reads the reference's patterns from _segment: that module first (at its end,
+    # where it asks for the core, every name the core reads is defined).
+    import citeaudit.core._segment  # noqa: F401, PLC0415
+    try:
+        from citeaudit.core import _core  # noqa: PLC0415 -- built only with a compiler
+    except ImportError:
+        return None
+    return _core
+
+
+def mode() -> str:
+    """Which implementation runs, in words, for ``citeaudit --version``."""
+    if _PURE:
+        return "pure Python (CITEAUDIT_PURE=1)"
+    if core() is None:
+        return "pure Python (the compiled core is not built)"
+    return "compiled core"

@@ -1,0 +1,212 @@
+"""The compiled core (``citeaudit.core._core``) and the pure-Python reference give identical
+results: claims, citations, malformed markers and ``Report.to_dict()``, over hypothesis
+properties on an alphabet of hostile pieces, every example, the segmentation table and every
+shape of ``benchmarks/bench_hostile.py``.
+
+Both implementations are compared in one process whichever mode the suite runs in
+(``CITEAUDIT_PURE=1`` only chooses which one the library uses). Where the core is not built
+these tests skip, unless ``CITEAUDIT_REQUIRE_CORE=1`` (as in CI) makes that a failure.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import importlib
+import json
+import os
+import subprocess
+import sys
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from citeaudit import audit, get_grammar, prepare
+from citeaudit.core import _grammar, _native, _segment
+from citeaudit.core._grammar import BracketGrammar
+from citeaudit.core._segment import Span
+from citeaudit.formats import _text
+
+ROOT = Path(__file__).parent.parent
+
+
+def _compiled() -> ModuleType:
+    try:
+        return importlib.import_module("citeaudit.core._core")
+    except ImportError:
+        if os.environ.get("CITEAUDIT_REQUIRE_CORE") == "1":
+            raise
+        pytest.skip("the compiled core is not built")
+
+
+CORE = _compiled()
+PROFILE = settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+# Markers, punctuation, abbreviations, list / heading / table / code openers, CJK, full-width
+# forms, NUL and SOH (the masks' own characters), combining and bidi characters.
+PIECES = [
+    "Refunds take 30 days", " [1]", "[2]", "[S1]", " [S01]", "[1-3]", "[2 and 4]", "[]",
+    "[1, 2, and 3]", "［１］", "［S２］", "[doc_1]", "[Source: 2]", "[citation needed]", ". ",
+    "! ", "? ", "… ", "。", "！", "[1]。", "\n", "\n\n", "\r\n", "- ", "* ", "• ", "1. ", "2) ",
+    "1[1]. ", "12[3] ", "# ", "## Heading\n", "| a | b |\n", "|---|---|\n", "| x [1] |\n",
+    "```\n", "~~~\n", "`x[1]`", "e.g. ", "e.g[4]. ", "(e.g[4]. Transfer", "i.e. ", "Dr. ",
+    "J. ", "3.5% ", '"Quoted." ', "etc.[1] [3].. ", "> ", "[1](http://x)", "![a][1]",
+    "\\[1]", "Not covered by the provided documents.", "[-1]", "[0]", "[1-999999]", "東京",
+    "「引用」", " ", "\t", "\x00", "\x01", "\u0301", "e\u0301", "\u202e", "\u200f", "\u2066",
+    "\u3000", "\u2028", "---\n", "***\n", "Sources:\n", "[1][2]", "x.[1] [2]", "lower. case",
+]
+answers = st.lists(st.sampled_from(PIECES), max_size=40).map("".join)
+texts = st.one_of(answers, st.text(max_size=200))
+GRAMMARS = [None, "numeric", "S", "id", "source", "numeric,S"]
+
+
+@contextlib.contextmanager
+def _using(scan: Callable[..., Any], assemble: Callable[..., Any]) -> Iterator[None]:
+    """The library's scan loop and claim assembly swapped for ``scan`` and ``assemble``."""
+    saved = _grammar._scan_brackets, _text._assemble
+    _grammar._scan_brackets, _text._assemble = scan, assemble
+    try:
+        yield
+    finally:
+        _grammar._scan_brackets, _text._assemble = saved
+
+
+def _both(work: Callable[[Callable[..., Any]], Any]) -> tuple[Any, Any]:
+    """``work(segmenter)`` with the compiled core, then with the reference."""
+    with _using(CORE.scan_brackets, CORE.assemble):
+        compiled = work(CORE.segment)
+    with _using(_grammar.reference_scan_brackets, _text.reference_assemble):
+        reference = work(_segment.reference_segment)
+    return compiled, reference
+
+
+def _marks(text: str) -> list[Span]:
+    scan = get_grammar("numeric,S").scan(text)
+    return sorted(Span(m.start, m.end) for m in (*scan.markers, *scan.malformed))
+
+
+def _parsed(text: str, grammar: str | None) -> Callable[[Callable[..., Any]], Any]:
+    def work(segmenter: Callable[..., Any]) -> Any:
+        context = prepare(text, ["a", "b", "c"], grammar=grammar, segmenter=segmenter)
+        answer = context.answer
+        report = audit(text, ["a", "b", "c"], grammar=grammar, segmenter=segmenter)
+        return answer.claims, answer.citations, answer.malformed, report.to_dict()
+    return work
+
+
+def _assert_same(text: str) -> None:
+    marks = _marks(text)
+    assert CORE.masked(text, marks) == _segment._masked(text, marks)
+    assert CORE.segment(text, marks) == _segment.reference_segment(text, marks)
+    assert CORE.segment(text) == _segment.reference_segment(text)
+    for grammar in GRAMMARS:
+        compiled, reference = _both(_parsed(text, grammar))
+        assert compiled == reference, grammar
+
+
+@PROFILE
+@given(texts)
+def test_compiled_core_equals_reference(text: str) -> None:
+    _assert_same(text)
+
+
+@PROFILE
+@given(texts, st.lists(st.tuples(st.integers(0, 220), st.integers(0, 12)), max_size=8))
+def test_segmentation_equal_for_any_marks(text: str, raw: list[tuple[int, int]]) -> None:
+    """Marks anywhere in the text (sorted, in bounds, possibly overlapping), not only where a
+    grammar found markers.
+    """
+    marks = sorted(Span(min(s, len(text)), min(s + n, len(text))) for s, n in raw)
+    assert CORE.masked(text, marks) == _segment._masked(text, marks)
+    assert CORE.segment(text, marks) == _segment.reference_segment(text, marks)
+
+
+@PROFILE
+@given(texts)
+def test_bracket_scans_equal(text: str) -> None:
+    for name in ("numeric", "S", "id", "source", "numeric,S"):
+        grammar = get_grammar(name)
+        assert isinstance(grammar, BracketGrammar)
+        with _using(CORE.scan_brackets, _text.reference_assemble):
+            compiled = grammar.scan(text)
+        with _using(_grammar.reference_scan_brackets, _text.reference_assemble):
+            reference = grammar.scan(text)
+        assert compiled == reference, name
+
+
+def _example_answers() -> list[str]:
+    found = [path.read_text(encoding="utf-8") for path in (ROOT / "examples" / "hr").glob("*")
+             if path.suffix in (".txt", ".md")]
+    for line in (ROOT / "examples" / "eval" / "answers.jsonl").read_text().splitlines():
+        record = json.loads(line)
+        if isinstance(record.get("answer"), str):
+            found.append(record["answer"])
+    seeds = ROOT / "tests" / "data"
+    found.extend(path.read_text(encoding="utf-8", errors="replace")
+                 for path in sorted(seeds.rglob("*")) if path.suffix in (".txt", ".md"))
+    return found
+
+
+def test_every_example_equal() -> None:
+    answers = _example_answers()
+    assert len(answers) >= 5
+    for text in answers:
+        _assert_same(text)
+
+
+def test_segment_table_equal() -> None:
+    from test_segment import CASES  # noqa: PLC0415 -- the table lives with its own tests
+
+    for _, text, _ in CASES:
+        _assert_same(text)
+    _assert_same("\n".join(case[1] for case in CASES))
+
+
+def test_hostile_shapes_equal() -> None:
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    try:
+        from bench_hostile import SHAPES  # noqa: PLC0415 -- a benchmark's table
+    finally:
+        sys.path.remove(str(ROOT / "benchmarks"))
+    for shape in SHAPES.values():
+        _assert_same(shape * 300)
+        _assert_same(f"Fact {shape * 50} end. [1]")
+
+
+def test_custom_segmenter_sequence_accepted() -> None:
+    """A segmenter may return any sequence of spans; both assemblies read it alike."""
+    text = "One [1]. Two. Three [2]."
+
+    def work(segmenter: Callable[..., Any]) -> Any:
+        return prepare(text, ["a", "b"], segmenter=lambda t, m: tuple(segmenter(t, m))).answer
+
+    compiled, reference = _both(work)
+    assert compiled == reference
+    assert len(compiled.claims) == 3
+
+
+def _version(pure: bool) -> str:
+    env = {**os.environ, "CITEAUDIT_PURE": "1" if pure else "0"}
+    done = subprocess.run([sys.executable, "-m", "citeaudit", "--version"], env=env,
+                          capture_output=True, text=True, check=True)
+    return done.stdout
+
+
+def test_version_names_the_mode() -> None:
+    assert "pure Python (CITEAUDIT_PURE=1)" in _version(pure=True)
+    assert "compiled core" in _version(pure=False)
+
+
+def test_the_library_uses_the_chosen_mode() -> None:
+    compiled = _native.core() is not None
+    assert (_segment.segment is CORE.segment) is compiled
+    assert (_grammar._scan_brackets is CORE.scan_brackets) is compiled
+    assert (_text._assemble is CORE.assemble) is compiled
+    if os.environ.get("CITEAUDIT_PURE", "0") not in ("", "0"):
+        assert not compiled
+    elif os.environ.get("CITEAUDIT_REQUIRE_CORE") == "1":
+        assert compiled
