@@ -108,6 +108,54 @@ def _assert_same(text: str) -> None:
         assert compiled == reference, grammar
 
 
+# The separator pattern's own characters, and the abbreviations and initials it knows (with
+# the characters case-blind matching folds onto ASCII letters: long s, Kelvin sign).
+SEPARATOR_PIECES = [
+    *".!?…。！？\n|\x01:\x00 \t\r\u3000AaZzàÿ÷0129\"'”’)»」』）-*+•‣◦#>_ſKİı",
+    "Mr", "MRS", "e.g", "i.e", "approx", "Messrs", "ſt", "J", "x", "---", "***", "___",
+    "123456789", "1234567890", "\x00\x00", "  ", "\n\n",
+]
+separator_texts = st.lists(st.sampled_from(SEPARATOR_PIECES), max_size=40).map("".join)
+
+
+@settings(max_examples=2000, deadline=None)
+@given(st.one_of(separator_texts, texts))
+def test_separator_scan_equals_the_pattern(text: str) -> None:
+    assert CORE.split(text) == _segment._SEPARATOR.split(text)
+
+
+def test_separator_scan_equals_the_pattern_on_a_grid() -> None:
+    """Every sentence end, blank and following character, every abbreviation before a full
+    stop, and every line opener: exhaustively, where sampling would miss a corner.
+    """
+    heads = [".", "!", "?", "…", "。", "！", "？", ":", "|", "\x01", "\n"]
+    blanks = ["", " ", "\n", "\t\r\n ", "\u3000", " \x00", "\x00. ", "\r"]
+    following = [chr(c) for c in range(0x100)] + ["", "ſ", "K", "。", "\u2028", "\uff09"]
+    split, pattern = CORE.split, _segment._SEPARATOR.split
+    for head in heads:
+        for blank in blanks:
+            for char in following:
+                text = f"w{head}{blank}{char}"
+                assert split(text) == pattern(text), text
+    words = ["x", "A", " A", "(A", "AB", "Mr", "mr", "MRS", " e.g", "(e.g", "i.e", "ſt",
+             "approx", "messrs", "Prof", "xprof", "9", "_", "é"]
+    middles = ["", '"', "”)", "»", "」", "\x00", " \x00.", "...", "?!"]
+    for word in words:
+        for head in ".!?…。":
+            for middle in middles:
+                for end in ["", " ", " x", " X", "\n1", "  \n"]:
+                    text = f"{word}{head}{middle}{end}"
+                    assert split(text) == pattern(text), text
+    for indent in ["", " ", "\t", "  \t"]:
+        for opener in ["-", "*", "+", "•", "‣", "◦", "#", "|", ">", "\x01", "1", "123456789",
+                       "1234567890", "1\x00", "1\x00\x00", "---", "***", "___", "--", "-*-",
+                       "----", "x"]:
+            for after in [".", ")", " ", "\t", "", "\n", "x", ". ", ") ", ".x", "  \n"]:
+                for line in ["\n", "\r\n", " \n", "\n\n"]:
+                    text = f"a{line}{indent}{opener}{after}"
+                    assert split(text) == pattern(text), text
+
+
 @PROFILE
 @given(texts)
 def test_compiled_core_equals_reference(text: str) -> None:

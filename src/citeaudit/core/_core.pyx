@@ -19,9 +19,20 @@ every name read here is defined.
 
 from cpython.mem cimport PyMem_Free, PyMem_Malloc
 
+
+cdef extern from "Python.h":
+    int PyUnicode_KIND(object text)
+    void* PyUnicode_DATA(object text)
+    Py_UCS4 PyUnicode_READ(int kind, void* data, Py_ssize_t index) nogil
+
 from citeaudit.core import _segment as _S
 
 cdef object _SEPARATOR = _S._SEPARATOR
+cdef object _ABBREVIATED = _S._ABBREVIATED
+# The titles by their last letter, for the check of ASCII text before a full stop.
+cdef list _TITLES_ENDING = [[] for _ in range(128)]
+for _title in _S._TITLES:
+    _TITLES_ENDING[ord(_title[-1])].append(_title)
 cdef object _TABLE_SEPARATOR = _S._TABLE_SEPARATOR
 cdef object _BARE_NUMBER = _S._BARE_NUMBER
 cdef object _WORD = _S._WORD
@@ -108,12 +119,238 @@ cdef Py_ssize_t _structure_start(str text, Py_ssize_t start, Py_ssize_t end):
     return item.end()
 
 
+# The separator scanner: _segment._SEPARATOR.split(text), character by character. Each
+# function below is one piece of that pattern, named in its comment.
+
+cdef inline bint _is_stop(Py_UCS4 c):
+    # [.!?…]
+    return c == u'.' or c == u'!' or c == u'?' or c == u'\u2026'
+
+
+cdef inline bint _is_cjk_stop(Py_UCS4 c):
+    # [。！？]
+    return c == u'\u3002' or c == u'\uff01' or c == u'\uff1f'
+
+
+cdef inline bint _is_closing(Py_UCS4 c):
+    # ["'”’)»]
+    return (c == u'"' or c == u"'" or c == u'\u201d' or c == u'\u2019' or c == u')'
+            or c == u'\u00bb')
+
+
+cdef inline bint _is_cjk_closing(Py_UCS4 c):
+    # [」』”’)）]
+    return (c == u'\u300d' or c == u'\u300f' or c == u'\u201d' or c == u'\u2019' or c == u')'
+            or c == u'\uff09')
+
+
+cdef inline bint _is_blank(Py_UCS4 c):
+    # [ \t\r\n]
+    return c == u' ' or c == u'\t' or c == u'\r' or c == u'\n'
+
+
+cdef inline bint _is_inline_blank(Py_UCS4 c):
+    # [ \t\r]
+    return c == u' ' or c == u'\t' or c == u'\r'
+
+
+cdef inline bint _is_lower_or_digit(Py_UCS4 c):
+    # [a-zà-ÿ0-9]
+    return (u'a' <= c <= u'z') or (u'\u00e0' <= c <= u'\u00ff') or (u'0' <= c <= u'9')
+
+
+cdef inline bint _is_bullet(Py_UCS4 c):
+    # [-*+•‣◦]
+    return (c == u'-' or c == u'*' or c == u'+' or c == u'\u2022' or c == u'\u2023'
+            or c == u'\u25e6')
+
+
+cdef Py_ssize_t _after_marks(str text, Py_ssize_t at, Py_ssize_t size):
+    # (?>(?:\s*\x00+[.!?。！？]*)*)
+    cdef Py_ssize_t probe
+    while True:
+        probe = at
+        while probe < size and text[probe].isspace():
+            probe += 1
+        if probe >= size or text[probe] != u'\x00':
+            return at
+        while probe < size and text[probe] == u'\x00':
+            probe += 1
+        while probe < size and (_is_stop(text[probe]) and text[probe] != u'\u2026'
+                                or _is_cjk_stop(text[probe])):
+            probe += 1
+        at = probe
+
+
+cdef Py_ssize_t _blank_line_end(str text, Py_ssize_t at, Py_ssize_t size):
+    # [ \t\r]*\n[ \t\r\n]*, or -1
+    while at < size and _is_inline_blank(text[at]):
+        at += 1
+    if at >= size or text[at] != u'\n':
+        return -1
+    at += 1
+    while at < size and _is_blank(text[at]):
+        at += 1
+    return at
+
+
+cdef bint _opens_structure(str text, Py_ssize_t at, Py_ssize_t size):
+    # (?=[ \t]*(?:[-*+•‣◦][ \t]|[0-9]{1,9}\x00*[.)][ \t]|#|\||>|\x01
+    #           |(?:-{3,}|\*{3,}|_{3,})[ \t]*$))
+    cdef Py_ssize_t probe
+    cdef Py_UCS4 head
+    while at < size and (text[at] == u' ' or text[at] == u'\t'):
+        at += 1
+    if at >= size:
+        return False
+    head = text[at]
+    if head == u'#' or head == u'|' or head == u'>' or head == u'\x01':
+        return True
+    if _is_bullet(head) and at + 1 < size and (text[at + 1] == u' ' or text[at + 1] == u'\t'):
+        return True
+    if u'0' <= head <= u'9':
+        probe = at
+        while probe < size and u'0' <= text[probe] <= u'9':
+            probe += 1
+        if probe - at > 9:
+            return False
+        while probe < size and text[probe] == u'\x00':
+            probe += 1
+        return probe + 1 < size and (text[probe] == u'.' or text[probe] == u')') and \
+            (text[probe + 1] == u' ' or text[probe + 1] == u'\t')
+    if head == u'-' or head == u'*' or head == u'_':
+        probe = at
+        while probe < size and text[probe] == head:
+            probe += 1
+        if probe - at < 3:
+            return False
+        while probe < size and (text[probe] == u' ' or text[probe] == u'\t'):
+            probe += 1
+        return probe >= size or text[probe] == u'\n'
+    return False
+
+
+cdef inline bint _is_word(Py_UCS4 c):
+    # \w
+    return c == u'_' or c.isalnum()
+
+
+cdef inline Py_ssize_t _lower(Py_UCS4 c):
+    # an ASCII character's code, lower case
+    return <Py_ssize_t> c + 32 if u'A' <= c <= u'Z' else <Py_ssize_t> c
+
+
+cdef bint _abbreviated(str text, Py_ssize_t stop) except -1:
+    """Whether the full stop at ``stop`` ends an initial or an abbreviation: ``_ABBREVIATED``,
+    checked here where the seven characters before it are ASCII (case-blind matching then
+    folds ASCII letters only), by the pattern elsewhere.
+    """
+    cdef Py_ssize_t start = stop - 7 if stop >= 7 else 0, at, length, k
+    cdef Py_UCS4 last
+    cdef str title
+    for at in range(start, stop):
+        if text[at] >= 128:
+            return _ABBREVIATED.match(text, stop + 1) is not None
+    if stop == 0:
+        return False
+    last = text[stop - 1]
+    if u'A' <= last <= u'Z' and (stop < 2 or not _is_word(text[stop - 2])):
+        return True
+    for title in _TITLES_ENDING[_lower(last)]:
+        length = len(title)
+        if length > stop:
+            continue
+        for k in range(length):
+            if _lower(text[stop - length + k]) != <Py_ssize_t> title[k]:
+                break
+        else:
+            if stop == length or not _is_word(text[stop - length - 1]):
+                return True
+    return False
+
+
+cdef Py_ssize_t _separator_end(str text, Py_ssize_t at, Py_ssize_t size) except -2:
+    """Where the separator starting at ``at`` ends, or -1 when none starts there."""
+    cdef Py_UCS4 head = text[at]
+    cdef Py_ssize_t probe = at + 1, blank
+    if _is_stop(head):
+        # (?<!\.) | not after an initial or an abbreviation
+        if head == u'.' and _abbreviated(text, at):
+            return -1
+        # (?>[.!?…]*["'”’)»]*) marks (?:[ \t\r\n]+(?![a-zà-ÿ0-9 \t\r\n])|[ \t\r\n]*\Z)
+        while probe < size and _is_stop(text[probe]):
+            probe += 1
+        while probe < size and _is_closing(text[probe]):
+            probe += 1
+        probe = _after_marks(text, probe, size)
+        blank = probe
+        while blank < size and _is_blank(text[blank]):
+            blank += 1
+        if blank >= size or (blank > probe and not _is_lower_or_digit(text[blank])):
+            return blank
+        return -1
+    if _is_cjk_stop(head):
+        # (?>[。！？]*[」』”’)）]*) marks [ \t\r\n]*
+        while probe < size and _is_cjk_stop(text[probe]):
+            probe += 1
+        while probe < size and _is_cjk_closing(text[probe]):
+            probe += 1
+        probe = _after_marks(text, probe, size)
+        while probe < size and _is_blank(text[probe]):
+            probe += 1
+        return probe
+    if head == u'\n':
+        # a blank line, or a line that opens structure
+        blank = _blank_line_end(text, probe, size)
+        if blank >= 0:
+            return blank
+        return probe if _opens_structure(text, probe, size) else -1
+    if head == u'|':
+        # [ \t\r]*\n
+        while probe < size and _is_inline_blank(text[probe]):
+            probe += 1
+        return probe + 1 if probe < size and text[probe] == u'\n' else -1
+    if head == u':':
+        return _blank_line_end(text, probe, size)
+    if head == u'\x01':
+        # \x01*
+        while probe < size and text[probe] == u'\x01':
+            probe += 1
+        return probe
+    return -1
+
+
+cdef inline bint _may_separate(Py_UCS4 c):
+    # [.!?…。！？\n|\x01:]
+    return (c == u'.' or c == u'\n' or c == u'!' or c == u'?' or c == u'|' or c == u':'
+            or c == u'\x01' or c == u'\u2026' or _is_cjk_stop(c))
+
+
+def split(str text):
+    """``_segment._SEPARATOR.split(text)``: pieces and separators alternately."""
+    cdef list parts = []
+    cdef Py_ssize_t size = len(text), at = 0, last = 0, end
+    cdef int kind = PyUnicode_KIND(text)
+    cdef void* data = PyUnicode_DATA(text)
+    while at < size:
+        if _may_separate(PyUnicode_READ(kind, data, at)):
+            end = _separator_end(text, at, size)
+            if end >= 0:
+                parts.append(text[last:at])
+                parts.append(text[at:end])
+                last = at = end
+                continue
+        at += 1
+    parts.append(text[last:])
+    return parts
+
+
 def segment(str text, marks=()):
     """``_segment.segment``: claim spans of ``text``, in order, trimmed of white space."""
     cdef str masked_text = masked(text, marks) if marks else text
     if "```" in text or "~~~" in text:
         masked_text = _mask(masked_text, _fences(text), _CODE)
-    cdef list parts = _SEPARATOR.split(masked_text)
+    cdef list parts = split(masked_text)
     cdef Py_ssize_t count = len(parts), at, offset = 0, start, end, tail
     cdef Py_ssize_t lead = -1, table_row = -1, pending
     cdef str piece, separator

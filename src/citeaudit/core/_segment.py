@@ -62,15 +62,17 @@ _TITLES = (
 )
 
 
-def _not_after(words: tuple[str, ...]) -> str:
-    """Negative lookbehinds: the full stop just matched does not follow any of ``words``.
+def _after(words: tuple[str, ...], *, negated: bool = False) -> str:
+    """Lookbehinds: the full stop just matched follows one of ``words`` (``negated``: follows
+    none of them).
 
     One fixed-width lookbehind per word length, as the engine requires; case-blind.
     """
     by_length: dict[int, list[str]] = {}
     for word in words:
         by_length.setdefault(len(word), []).append(re.escape(word))
-    return "".join(f"(?<!\\b(?i:{'|'.join(group)})\\.)" for group in by_length.values())
+    sign, glue = ("!", "") if negated else ("=", "|")
+    return glue.join(f"(?<{sign}\\b(?i:{'|'.join(group)})\\.)" for group in by_length.values())
 
 
 # Marker spans are masked with NUL before splitting, so the grammar decides what a marker is;
@@ -88,7 +90,7 @@ _SEPARATOR = re.compile(
     r"([.!?…。！？\n|\x01:](?:"
     # a sentence end, unless lower case or a digit follows ("e.g. the", "3.5%", "No. 5") or
     # the full stop follows an abbreviation or an initial ("Dr. Smith", "J. Smith")
-    rf"(?<=[.!?…])(?:(?<!\.)|(?<!\b[A-Z]\.){_not_after(_TITLES)})"
+    rf"(?<=[.!?…])(?:(?<!\.)|(?<!\b[A-Z]\.){_after(_TITLES, negated=True)})"
     rf"(?>[.!?…]*[\"'”’)»]*){_MARKS}(?:[ \t\r\n]+(?![a-zà-ÿ0-9 \t\r\n])|[ \t\r\n]*\Z)"
     rf"|(?<=[。！？])(?>[。！？]*[」』”’)）]*){_MARKS}[ \t\r\n]*"  # CJK ends need no space
     r"|(?<=\n)(?:[ \t\r]*\n[ \t\r\n]*"  # a blank line, or a line that opens structure:
@@ -98,6 +100,9 @@ _SEPARATOR = re.compile(
     r"|(?<=:)[ \t\r]*\n[ \t\r\n]*"  # the end of a lead-in line ("Sources:")
     r"|(?<=\x01)\x01*"  # a code block
     r"))", re.MULTILINE)
+# The compiled core's separator scanner (_core.split) asks at a full stop whether it ends an
+# initial or an abbreviation: the lookbehinds of _SEPARATOR's, matched just after the stop.
+_ABBREVIATED = re.compile(rf"(?<=\b[A-Z]\.)|{_after(_TITLES)}")
 _BARE_NUMBER = re.compile(r"[0-9]{1,9}(\x00*)[.)]")
 
 
