@@ -26,10 +26,14 @@ sys.path.insert(0, str(Path(__file__).parent))
 WORK = {
     "naive": "seed 002 check() (baseline)",
     "audit": "citeaudit.audit(answer, snapshot)",
-    "segment": "  segmentation (marks given)",
-    "policy": "  claim policy, uncited sentences",
-    "uncited": "  CA301/CA302 check",
-    "unread": "  CA102 check",
+    "prepare": "  prepare: inference, scan, parse, resolve",
+    "scan": "    marker scan (numeric,S)",
+    "segment": "    segmentation (marks given)",
+    "checks": "  the built-in checks",
+    "policy": "    claim policy, uncited sentences",
+    "uncited": "    CA301/CA302 check",
+    "unread": "    CA102 check",
+    "report": "  report: metrics, verdict",
 }
 
 
@@ -47,6 +51,7 @@ def _child(work: str, answers: int, typeset: bool = False) -> None:
     for answer, snapshot in snapshots:
         citeaudit.audit(answer, snapshot)  # warm: regex compilation, registries
     contexts = [_engine.prepare(a, s) for a, s in snapshots]
+    findings = [_engine.findings_of(context) for context in contexts]
     grammar = citeaudit.get_grammar(["numeric", "S"])
     marked = []
     uncited = []
@@ -65,6 +70,18 @@ def _child(work: str, answers: int, typeset: bool = False) -> None:
     elif work == "audit":
         for answer, snapshot in snapshots:
             citeaudit.audit(answer, snapshot)
+    elif work == "prepare":
+        for answer, snapshot in snapshots:
+            _engine.prepare(answer, snapshot)
+    elif work == "scan":
+        for answer, _ in pairs:
+            grammar.scan(answer)
+    elif work == "checks":
+        for context in contexts:
+            _engine.findings_of(context)
+    elif work == "report":
+        for context, found in zip(contexts, findings, strict=True):
+            _engine.report_of(context, found)
     elif work == "segment":
         for answer, marks in marked:
             segment(answer, marks)

@@ -138,7 +138,8 @@ def test_separator_scan_equals_the_pattern_on_a_grid() -> None:
                 text = f"w{head}{blank}{char}"
                 assert split(text) == pattern(text), text
     words = ["x", "A", " A", "(A", "AB", "Mr", "mr", "MRS", " e.g", "(e.g", "i.e", "ſt",
-             "approx", "messrs", "Prof", "xprof", "9", "_", "é"]
+             "approx", "messrs", "Prof", "xprof", "9", "_", "é", "İ.e", "ı.e", "ſr", "mſ",
+             "éMr", "Ωmr", "日Mr", "’Dr", "’ A", "éA", "Dr’", "’”Mr"]
     middles = ["", '"', "”)", "»", "」", "\x00", " \x00.", "...", "?!"]
     for word in words:
         for head in ".!?…。":

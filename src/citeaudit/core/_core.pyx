@@ -119,6 +119,16 @@ cdef Py_ssize_t _structure_start(str text, Py_ssize_t start, Py_ssize_t end):
     return item.end()
 
 
+ctypedef struct Chars:
+    # a str's characters, read in place
+    int kind
+    void* data
+
+
+cdef inline Py_UCS4 _ch(Chars* text, Py_ssize_t at) noexcept nogil:
+    return PyUnicode_READ(text.kind, text.data, at)
+
+
 # The separator scanner: _segment._SEPARATOR.split(text), character by character. Each
 # function below is one piece of that pattern, named in its comment.
 
@@ -165,68 +175,68 @@ cdef inline bint _is_bullet(Py_UCS4 c):
             or c == u'\u25e6')
 
 
-cdef Py_ssize_t _after_marks(str text, Py_ssize_t at, Py_ssize_t size):
+cdef Py_ssize_t _after_marks(Chars* t, Py_ssize_t at, Py_ssize_t size):
     # (?>(?:\s*\x00+[.!?。！？]*)*)
     cdef Py_ssize_t probe
     while True:
         probe = at
-        while probe < size and text[probe].isspace():
+        while probe < size and _ch(t, probe).isspace():
             probe += 1
-        if probe >= size or text[probe] != u'\x00':
+        if probe >= size or _ch(t, probe) != u'\x00':
             return at
-        while probe < size and text[probe] == u'\x00':
+        while probe < size and _ch(t, probe) == u'\x00':
             probe += 1
-        while probe < size and (_is_stop(text[probe]) and text[probe] != u'\u2026'
-                                or _is_cjk_stop(text[probe])):
+        while probe < size and (_is_stop(_ch(t, probe)) and _ch(t, probe) != u'\u2026'
+                                or _is_cjk_stop(_ch(t, probe))):
             probe += 1
         at = probe
 
 
-cdef Py_ssize_t _blank_line_end(str text, Py_ssize_t at, Py_ssize_t size):
+cdef Py_ssize_t _blank_line_end(Chars* t, Py_ssize_t at, Py_ssize_t size):
     # [ \t\r]*\n[ \t\r\n]*, or -1
-    while at < size and _is_inline_blank(text[at]):
+    while at < size and _is_inline_blank(_ch(t, at)):
         at += 1
-    if at >= size or text[at] != u'\n':
+    if at >= size or _ch(t, at) != u'\n':
         return -1
     at += 1
-    while at < size and _is_blank(text[at]):
+    while at < size and _is_blank(_ch(t, at)):
         at += 1
     return at
 
 
-cdef bint _opens_structure(str text, Py_ssize_t at, Py_ssize_t size):
+cdef bint _opens_structure(Chars* t, Py_ssize_t at, Py_ssize_t size):
     # (?=[ \t]*(?:[-*+•‣◦][ \t]|[0-9]{1,9}\x00*[.)][ \t]|#|\||>|\x01
     #           |(?:-{3,}|\*{3,}|_{3,})[ \t]*$))
     cdef Py_ssize_t probe
     cdef Py_UCS4 head
-    while at < size and (text[at] == u' ' or text[at] == u'\t'):
+    while at < size and (_ch(t, at) == u' ' or _ch(t, at) == u'\t'):
         at += 1
     if at >= size:
         return False
-    head = text[at]
+    head = _ch(t, at)
     if head == u'#' or head == u'|' or head == u'>' or head == u'\x01':
         return True
-    if _is_bullet(head) and at + 1 < size and (text[at + 1] == u' ' or text[at + 1] == u'\t'):
+    if _is_bullet(head) and at + 1 < size and (_ch(t, at + 1) == u' ' or _ch(t, at + 1) == u'\t'):
         return True
     if u'0' <= head <= u'9':
         probe = at
-        while probe < size and u'0' <= text[probe] <= u'9':
+        while probe < size and u'0' <= _ch(t, probe) <= u'9':
             probe += 1
         if probe - at > 9:
             return False
-        while probe < size and text[probe] == u'\x00':
+        while probe < size and _ch(t, probe) == u'\x00':
             probe += 1
-        return probe + 1 < size and (text[probe] == u'.' or text[probe] == u')') and \
-            (text[probe + 1] == u' ' or text[probe + 1] == u'\t')
+        return probe + 1 < size and (_ch(t, probe) == u'.' or _ch(t, probe) == u')') and \
+            (_ch(t, probe + 1) == u' ' or _ch(t, probe + 1) == u'\t')
     if head == u'-' or head == u'*' or head == u'_':
         probe = at
-        while probe < size and text[probe] == head:
+        while probe < size and _ch(t, probe) == head:
             probe += 1
         if probe - at < 3:
             return False
-        while probe < size and (text[probe] == u' ' or text[probe] == u'\t'):
+        while probe < size and (_ch(t, probe) == u' ' or _ch(t, probe) == u'\t'):
             probe += 1
-        return probe >= size or text[probe] == u'\n'
+        return probe >= size or _ch(t, probe) == u'\n'
     return False
 
 
@@ -240,81 +250,85 @@ cdef inline Py_ssize_t _lower(Py_UCS4 c):
     return <Py_ssize_t> c + 32 if u'A' <= c <= u'Z' else <Py_ssize_t> c
 
 
-cdef bint _abbreviated(str text, Py_ssize_t stop) except -1:
+cdef bint _abbreviated(str text, Chars* t, Py_ssize_t stop) except -1:
     """Whether the full stop at ``stop`` ends an initial or an abbreviation: ``_ABBREVIATED``,
-    checked here where the seven characters before it are ASCII (case-blind matching then
-    folds ASCII letters only), by the pattern elsewhere.
+    checked here, by the pattern where one of the seven characters before it is one that
+    case-blind matching folds onto an ASCII letter (İ ı ſ K); other characters match no title
+    letter, and are word characters for ``\\b`` as ``isalnum()`` says.
     """
     cdef Py_ssize_t start = stop - 7 if stop >= 7 else 0, at, length, k
-    cdef Py_UCS4 last
+    cdef Py_UCS4 last, c
     cdef str title
     for at in range(start, stop):
-        if text[at] >= 128:
+        c = _ch(t, at)
+        if c == u'\u0130' or c == u'\u0131' or c == u'\u017f' or c == u'\u212a':
             return _ABBREVIATED.match(text, stop + 1) is not None
     if stop == 0:
         return False
-    last = text[stop - 1]
-    if u'A' <= last <= u'Z' and (stop < 2 or not _is_word(text[stop - 2])):
+    last = _ch(t, stop - 1)
+    if u'A' <= last <= u'Z' and (stop < 2 or not _is_word(_ch(t, stop - 2))):
         return True
+    if last >= 128:  # no title ends with it
+        return False
     for title in _TITLES_ENDING[_lower(last)]:
         length = len(title)
         if length > stop:
             continue
         for k in range(length):
-            if _lower(text[stop - length + k]) != <Py_ssize_t> title[k]:
+            if _lower(_ch(t, stop - length + k)) != <Py_ssize_t> title[k]:
                 break
         else:
-            if stop == length or not _is_word(text[stop - length - 1]):
+            if stop == length or not _is_word(_ch(t, stop - length - 1)):
                 return True
     return False
 
 
-cdef Py_ssize_t _separator_end(str text, Py_ssize_t at, Py_ssize_t size) except -2:
+cdef Py_ssize_t _separator_end(str text, Chars* t, Py_ssize_t at, Py_ssize_t size) except -2:
     """Where the separator starting at ``at`` ends, or -1 when none starts there."""
-    cdef Py_UCS4 head = text[at]
+    cdef Py_UCS4 head = _ch(t, at)
     cdef Py_ssize_t probe = at + 1, blank
     if _is_stop(head):
         # (?<!\.) | not after an initial or an abbreviation
-        if head == u'.' and _abbreviated(text, at):
+        if head == u'.' and _abbreviated(text, t, at):
             return -1
         # (?>[.!?…]*["'”’)»]*) marks (?:[ \t\r\n]+(?![a-zà-ÿ0-9 \t\r\n])|[ \t\r\n]*\Z)
-        while probe < size and _is_stop(text[probe]):
+        while probe < size and _is_stop(_ch(t, probe)):
             probe += 1
-        while probe < size and _is_closing(text[probe]):
+        while probe < size and _is_closing(_ch(t, probe)):
             probe += 1
-        probe = _after_marks(text, probe, size)
+        probe = _after_marks(t, probe, size)
         blank = probe
-        while blank < size and _is_blank(text[blank]):
+        while blank < size and _is_blank(_ch(t, blank)):
             blank += 1
-        if blank >= size or (blank > probe and not _is_lower_or_digit(text[blank])):
+        if blank >= size or (blank > probe and not _is_lower_or_digit(_ch(t, blank))):
             return blank
         return -1
     if _is_cjk_stop(head):
         # (?>[。！？]*[」』”’)）]*) marks [ \t\r\n]*
-        while probe < size and _is_cjk_stop(text[probe]):
+        while probe < size and _is_cjk_stop(_ch(t, probe)):
             probe += 1
-        while probe < size and _is_cjk_closing(text[probe]):
+        while probe < size and _is_cjk_closing(_ch(t, probe)):
             probe += 1
-        probe = _after_marks(text, probe, size)
-        while probe < size and _is_blank(text[probe]):
+        probe = _after_marks(t, probe, size)
+        while probe < size and _is_blank(_ch(t, probe)):
             probe += 1
         return probe
     if head == u'\n':
         # a blank line, or a line that opens structure
-        blank = _blank_line_end(text, probe, size)
+        blank = _blank_line_end(t, probe, size)
         if blank >= 0:
             return blank
-        return probe if _opens_structure(text, probe, size) else -1
+        return probe if _opens_structure(t, probe, size) else -1
     if head == u'|':
         # [ \t\r]*\n
-        while probe < size and _is_inline_blank(text[probe]):
+        while probe < size and _is_inline_blank(_ch(t, probe)):
             probe += 1
-        return probe + 1 if probe < size and text[probe] == u'\n' else -1
+        return probe + 1 if probe < size and _ch(t, probe) == u'\n' else -1
     if head == u':':
-        return _blank_line_end(text, probe, size)
+        return _blank_line_end(t, probe, size)
     if head == u'\x01':
         # \x01*
-        while probe < size and text[probe] == u'\x01':
+        while probe < size and _ch(t, probe) == u'\x01':
             probe += 1
         return probe
     return -1
@@ -326,15 +340,28 @@ cdef inline bint _may_separate(Py_UCS4 c):
             or c == u'\x01' or c == u'\u2026' or _is_cjk_stop(c))
 
 
+# Which one-byte characters may open a separator (the Latin-1 ones of _may_separate).
+cdef bint _SEPARATES[256]
+for _code in range(256):
+    _SEPARATES[_code] = chr(_code) in ".!?\n|\x01:"
+
+
 def split(str text):
     """``_segment._SEPARATOR.split(text)``: pieces and separators alternately."""
     cdef list parts = []
     cdef Py_ssize_t size = len(text), at = 0, last = 0, end
-    cdef int kind = PyUnicode_KIND(text)
-    cdef void* data = PyUnicode_DATA(text)
+    cdef Chars chars
+    chars.kind = PyUnicode_KIND(text)
+    chars.data = PyUnicode_DATA(text)
+    cdef const unsigned char* latin = <const unsigned char*> chars.data
     while at < size:
-        if _may_separate(PyUnicode_READ(kind, data, at)):
-            end = _separator_end(text, at, size)
+        if chars.kind == 1:  # one byte a character, as most answers: a table lookup
+            while at < size and not _SEPARATES[latin[at]]:
+                at += 1
+            if at >= size:
+                break
+        if _may_separate(_ch(&chars, at)):
+            end = _separator_end(text, &chars, at, size)
             if end >= 0:
                 parts.append(text[last:at])
                 parts.append(text[at:end])
