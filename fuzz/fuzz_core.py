@@ -17,7 +17,7 @@ import atheris
 
 with atheris.instrument_imports():
     from citeaudit import get_grammar, prepare
-    from citeaudit.core import _core, _grammar, _segment
+    from citeaudit.core import _answer, _core, _grammar, _segment
     from citeaudit.core._segment import Span
     from citeaudit.formats import _text
 
@@ -28,12 +28,13 @@ def _parsed(text: str, grammar: str, compiled: bool) -> object:
     scan = _core.scan_brackets if compiled else _grammar.reference_scan_brackets
     assemble = _core.assemble if compiled else _text.reference_assemble
     segmenter = _core.segment if compiled else _segment.reference_segment
-    saved = _grammar._scan_brackets, _text._assemble
-    _grammar._scan_brackets, _text._assemble = scan, assemble
+    citations = _core.citations if compiled else _answer.reference_citations
+    saved = _grammar._scan_brackets, _text._assemble, _answer._citations
+    _grammar._scan_brackets, _text._assemble, _answer._citations = scan, assemble, citations
     try:
         answer = prepare(text, ["a", "b", "c"], grammar=grammar, segmenter=segmenter).answer
     finally:
-        _grammar._scan_brackets, _text._assemble = saved
+        _grammar._scan_brackets, _text._assemble, _answer._citations = saved
     return answer.claims, answer.citations, answer.malformed
 
 

@@ -26,7 +26,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from citeaudit import audit, get_grammar, prepare
-from citeaudit.core import _grammar, _native, _segment
+from citeaudit.core import _answer, _grammar, _native, _segment
 from citeaudit.core._grammar import BracketGrammar
 from citeaudit.core._segment import Span
 from citeaudit.formats import _text
@@ -65,21 +65,24 @@ GRAMMARS = [None, "numeric", "S", "id", "source", "numeric,S"]
 
 
 @contextlib.contextmanager
-def _using(scan: Callable[..., Any], assemble: Callable[..., Any]) -> Iterator[None]:
-    """The library's scan loop and claim assembly swapped for ``scan`` and ``assemble``."""
-    saved = _grammar._scan_brackets, _text._assemble
+def _using(scan: Callable[..., Any], assemble: Callable[..., Any],
+           citations: Callable[..., Any] | None = None) -> Iterator[None]:
+    """The library's scan loop, claim assembly and citation building swapped for these."""
+    saved = _grammar._scan_brackets, _text._assemble, _answer._citations
     _grammar._scan_brackets, _text._assemble = scan, assemble
+    _answer._citations = citations or saved[2]
     try:
         yield
     finally:
-        _grammar._scan_brackets, _text._assemble = saved
+        _grammar._scan_brackets, _text._assemble, _answer._citations = saved
 
 
 def _both(work: Callable[[Callable[..., Any]], Any]) -> tuple[Any, Any]:
     """``work(segmenter)`` with the compiled core, then with the reference."""
-    with _using(CORE.scan_brackets, CORE.assemble):
+    with _using(CORE.scan_brackets, CORE.assemble, CORE.citations):
         compiled = work(CORE.segment)
-    with _using(_grammar.reference_scan_brackets, _text.reference_assemble):
+    with _using(_grammar.reference_scan_brackets, _text.reference_assemble,
+                _answer.reference_citations):
         reference = work(_segment.reference_segment)
     return compiled, reference
 
@@ -187,6 +190,17 @@ def test_bracket_scans_equal(text: str) -> None:
         assert compiled == reference, name
 
 
+@PROFILE
+@given(texts, st.lists(st.one_of(st.none(), st.integers(1, 9)), max_size=40))
+def test_citations_equal(text: str, owners: list[int | None]) -> None:
+    for name in ("numeric,S", "id", "source"):
+        markers = get_grammar(name).scan(text).markers
+        assert CORE.citations(markers, owners, _answer.Citation) == \
+            _answer.reference_citations(markers, owners, _answer.Citation)
+        assert CORE.citations(markers, iter([3] * len(markers)), _answer.Citation) == \
+            _answer.reference_citations(markers, [3] * len(markers), _answer.Citation)
+
+
 def _example_answers() -> list[str]:
     found = [path.read_text(encoding="utf-8") for path in (ROOT / "examples" / "hr").glob("*")
              if path.suffix in (".txt", ".md")]
@@ -255,6 +269,7 @@ def test_the_library_uses_the_chosen_mode() -> None:
     assert (_segment.segment is CORE.segment) is compiled
     assert (_grammar._scan_brackets is CORE.scan_brackets) is compiled
     assert (_text._assemble is CORE.assemble) is compiled
+    assert (_answer._citations is CORE.citations) is compiled
     if os.environ.get("CITEAUDIT_PURE", "0") not in ("", "0"):
         assert not compiled
     elif os.environ.get("CITEAUDIT_REQUIRE_CORE") == "1":

@@ -1,5 +1,5 @@
 # The compiled core's types (see _core.pyx); mypy reads these, Python the extension.
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 from citeaudit.core._segment import Span
@@ -15,3 +15,5 @@ def assemble(text: str, spans: Sequence[Span], markers: tuple[Any, ...],
              list_items: Callable[[str], frozenset[int]], under_cited_lead: Callable[..., bool],
              exempt: Callable[..., bool],
              ) -> tuple[list[Any], list[int | None], list[int | None]]: ...
+def citations(markers: Sequence[Any], owners: Iterable[int | None], citation: type,
+              ) -> list[Any]: ...

@@ -7,7 +7,8 @@ patterns and constants, so there is one definition of every rule:
 - :func:`segment` mirrors ``citeaudit.core._segment.segment`` (and ``_masked``,
   ``_structure_start``);
 - :func:`scan_brackets` mirrors the loop of ``BracketGrammar.scan``;
-- :func:`assemble` mirrors the claim assembly loop of ``citeaudit.formats._text.parse_text``.
+- :func:`assemble` mirrors the claim assembly loop of ``citeaudit.formats._text.parse_text``;
+- :func:`citations` mirrors ``citeaudit.core._answer._citations``.
 
 What is compiled is the interpreter's share: character tests, index arithmetic, bisects over C
 arrays, tuples built without Python frames. The regular expressions stay Python's. The
@@ -560,3 +561,17 @@ def assemble(str text, object spans, tuple markers, object malformed, rules, bin
         PyMem_Free(starts)
         PyMem_Free(bad_starts)
     return claims, owner, bad_owner
+
+
+def citations(markers, owners, citation):
+    """``_answer._citations``: one ``citation`` per id each marker names, ``owners`` giving
+    each marker's claim number.
+    """
+    cdef list found = []
+    for marker, claim in zip(markers, owners):
+        span = (marker.start, marker.end)
+        raw, prefix, ordinal = marker.raw, marker.prefix, marker.ordinal
+        for source_id in marker.ids:
+            found.append(_new(citation, (source_id, claim, span, raw, None, prefix, ordinal,
+                                         None)))
+    return found
