@@ -234,8 +234,10 @@ def test_resume_after_a_real_interruption(tmp_path: Path, how: signal.Signals) -
     subprocess.run([*command, "-o", str(clean)], capture_output=True, check=False)
     out = tmp_path / "r.jsonl"
     partial = tmp_path / "r.jsonl.partial"
+    # Ctrl-C reaches it even where this test runs as a background job (which ignores SIGINT).
     process = subprocess.Popen([*command, "-o", str(out)], stdout=subprocess.DEVNULL,
-                               stderr=subprocess.PIPE, start_new_session=True)
+                               stderr=subprocess.PIPE, start_new_session=True,
+                               preexec_fn=_default_sigint)  # noqa: PLW1509 -- no threads here
     wait_for_results(partial, 200_000)
     if how == signal.SIGINT:
         os.killpg(process.pid, how)  # the whole group, as Ctrl-C in a terminal does
@@ -257,6 +259,10 @@ def test_resume_after_a_real_interruption(tmp_path: Path, how: signal.Signals) -
     assert resumed.returncode == ExitCode.FAILED
     assert out.read_bytes() == clean.read_bytes()
     assert not partial.exists()
+
+
+def _default_sigint() -> None:
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
 def wait_for_results(path: Path, size: int, timeout: float = 60) -> None:
