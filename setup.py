@@ -4,6 +4,7 @@ the package is declared in ``pyproject.toml``.
 The core is optional: without Cython or a working C compiler the package builds and installs
 as pure Python (the reference implementation, slower, with the same results) and says so in
 ``citeaudit --version``. ``CITEAUDIT_PURE_BUILD=1`` builds it pure on purpose;
+``CITEAUDIT_REQUIRE_CORE=1`` (as in CI) makes a core that cannot be built an error;
 ``CITEAUDIT_CFLAGS`` adds compiler flags (``-fsanitize=address`` for the sanitizer build).
 """
 
@@ -36,6 +37,8 @@ class _OptionalBuildExt(build_ext):
 
 
 def _skipped(error: BaseException) -> None:
+    if os.environ.get("CITEAUDIT_REQUIRE_CORE", "").strip() == "1":
+        raise SystemExit(f"citeaudit: the compiled core cannot be built: {error}")
     print(f"citeaudit: the compiled core was not built ({error}); installing pure Python",
           file=sys.stderr)
 
