@@ -267,3 +267,42 @@ def test_bad_policy_or_format_is_a_citeaudit_error() -> None:
         citeaudit.render("x [1].", ["x"], to="pdf")  # type: ignore[arg-type]
     with pytest.raises(citeaudit.ConfigError):
         citeaudit.guard("x [1].", ["x"], policy="shred")  # type: ignore[arg-type]
+
+
+def test_a_report_measures_when_its_metrics_are_first_read(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """The request path reads ``passed``; the metrics are worked out only for a reader."""
+    import dataclasses  # noqa: PLC0415
+    import pickle  # noqa: PLC0415
+
+    from citeaudit.core import _engine  # noqa: PLC0415
+
+    measured: list[object] = []
+    real = _engine.compute_metrics
+
+    def counted(*args: Any) -> Any:
+        measured.append(args)
+        return real(*args)
+
+    monkeypatch.setattr(_engine, "compute_metrics", counted)
+    sources = ["Rates rose.", "Costs fell."]
+    answer = "Rates rose [1]. Costs fell [3]."
+    report = audit(answer, sources, relevant=["2"])
+    assert (report.status, report.passed, len(measured)) == ("unverified", False, 0)
+    assert (report.metrics.precision, report.metrics.recall) == (0.5, 0.0)
+    assert report.metrics is report.metrics
+    assert len(measured) == 1
+    lazy = audit(answer, sources, relevant=["2"])
+    assert lazy == report
+    assert hash(lazy) == hash(report)
+    assert len(measured) == 2
+    assert pickle.loads(pickle.dumps(audit(answer, sources, relevant=["2"]))) == report
+    assert lazy != audit(answer, sources)  # other metrics (recall), the same findings
+    assert repr(report).startswith("Report(findings=(")
+    assert "precision=0.5" in repr(report)
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        report.passed = True  # type: ignore[misc]
+    measured.clear()
+    gated = audit(answer, sources, config=citeaudit.Config(min_precision=0.9))
+    assert len(measured) == 1
+    assert gated.reasons[-1] == "precision 0.50 < min-precision 0.90"

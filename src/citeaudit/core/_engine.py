@@ -10,9 +10,8 @@ and gives the verdict.
 from __future__ import annotations
 
 import functools
-from collections.abc import Collection, Iterator, Sequence
-from dataclasses import dataclass
-from typing import Any, Literal, NamedTuple
+from collections.abc import Callable, Collection, Iterator, Sequence
+from typing import Any, NamedTuple
 
 from citeaudit.core._alce import alce
 from citeaudit.core._answer import Answer, Reading, choose_format, unreadable_answer
@@ -22,6 +21,7 @@ from citeaudit.core._findings import Finding, Problem, finding_order
 from citeaudit.core._grammar import Grammar, get_grammar, infer
 from citeaudit.core._metrics import Metrics, compute_metrics
 from citeaudit.core._refusal import Refusal
+from citeaudit.core._report import Report, Status
 from citeaudit.core._rules import RULES, Rule, Severity
 from citeaudit.core._segment import Segmenter, segment
 from citeaudit.core._sources import Snapshot, load_snapshot, resolve_id
@@ -31,7 +31,6 @@ from citeaudit.errors import ConfigError, InputError
 __all__ = ["Audited", "Report", "Status", "audit", "iter_findings", "prepare", "resolve_id",
            "run"]
 
-Status = Literal["ok", "unverified", "no_evidence"]
 GrammarSpec = str | Grammar | Sequence[str | Grammar] | None
 
 _DEFAULT = Config()
@@ -145,57 +144,6 @@ def iter_findings(answer: Any, sources: Any, *, grammar: GrammarSpec = None,
                    answer_format=answer_format).report.findings
 
 
-@dataclass(frozen=True, slots=True)
-class Report:
-    """Findings, metrics and verdict for one answer, and what was and was not checked."""
-
-    findings: tuple[Finding, ...]
-    metrics: Metrics
-    status: Status
-    passed: bool
-    checked: tuple[str, ...]
-    not_checked: tuple[str, ...]
-    grammar: str
-    snapshot: Snapshot
-    reasons: tuple[str, ...] = ()
-    shape: str = "text"
-    grammar_reason: str = ""  # why this grammar: asked for, or what inferred it
-
-    @property
-    def fingerprint(self) -> str:
-        """The fingerprint of the snapshot this answer was checked against."""
-        return self.snapshot.fingerprint
-
-    @property
-    def errors(self) -> int:
-        """How many findings are errors."""
-        return sum(1 for f in self.findings if f.severity is Severity.ERROR)
-
-    @property
-    def warnings(self) -> int:
-        """How many findings are warnings."""
-        return sum(1 for f in self.findings if f.severity is Severity.WARNING)
-
-    def to_dict(self) -> dict[str, Any]:
-        """The versioned JSON form (see ``docs/json.md``)."""
-        return {
-            "version": 1,
-            "status": self.status,
-            "passed": self.passed,
-            "reasons": list(self.reasons),
-            "findings": [f.to_dict() for f in self.findings],
-            "metrics": self.metrics.to_dict(),
-            "checked": list(self.checked),
-            "not_checked": list(self.not_checked),
-            "grammar": self.grammar,
-            "grammar_reason": self.grammar_reason,
-            "answer_shape": self.shape,
-            "fingerprint": self.fingerprint,
-            # Where the ids came from: "ids" as the sources gave them, "positions" 1..N.
-            "snapshot": {"numbering": self.snapshot.ids_from, "sources": len(self.snapshot)},
-        }
-
-
 def audit(answer: Any, sources: Any, *, grammar: GrammarSpec = None,
           refusal: str | Sequence[str] | None = None, config: Config | None = None,
           relevant: Collection[str] | None = None, answerable: bool | None = None,
@@ -253,10 +201,15 @@ def report_of(context: Context, findings: Sequence[Finding],
               ) -> Report:
     """Assemble the report for findings already computed from ``context``."""
     config = context.config
-    metrics = compute_metrics(context, relevant)
     judged, unjudged = judged_passages(context) if config.support is not None else ([], [])
-    if config.support is not None and metrics.precision is not None:
-        metrics = _with_support(context, metrics, judged)
+    wanted = None if relevant is None else frozenset(relevant)  # as it is now, not when read
+
+    def measure() -> Metrics:
+        metrics = compute_metrics(context, wanted)
+        if config.support is not None and metrics.precision is not None:
+            metrics = _with_support(context, metrics, judged)
+        return metrics
+
     errors = [f.code for f in findings if f.severity is Severity.ERROR]
     status: Status
     if errors:
@@ -265,7 +218,13 @@ def report_of(context: Context, findings: Sequence[Finding],
         status = "no_evidence"
     else:
         status = "ok"
-    reasons = verdict_reasons(errors, status, metrics.precision, metrics.recall,
+    metrics: Metrics | Callable[[], Metrics] = measure
+    precision = recall = None
+    if (config.min_precision is not None or config.min_recall is not None
+            or config.support is not None):
+        metrics = measure()  # the verdict reads the figures, or a judge runs: measured now
+        precision, recall = metrics.precision, metrics.recall
+    reasons = verdict_reasons(errors, status, precision, recall,
                               min_precision=config.min_precision,
                               min_recall=config.min_recall, answerable=answerable)
     checked, not_checked = _scope(config.enabled, config.support)

@@ -1,0 +1,141 @@
+"""The report: findings, metrics and verdict for one answer, and what was and was not checked.
+
+A report is a value (immutable, compared and hashed by what it says), but its metrics are
+worked out when first read: a caller in the request path that reads only ``status`` or
+``passed`` never pays for them. The engine measures at once when the verdict needs the
+figures (thresholds set) or a support judge is configured (its failures belong to the audit).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import FrozenInstanceError
+from typing import Any, Literal
+
+from citeaudit.core._findings import Finding
+from citeaudit.core._metrics import Metrics
+from citeaudit.core._rules import Severity
+from citeaudit.core._sources import Snapshot
+
+__all__ = ["Report", "Status"]
+
+Status = Literal["ok", "unverified", "no_evidence"]
+
+_FIELDS = ("findings", "metrics", "status", "passed", "checked", "not_checked", "grammar",
+           "snapshot", "reasons", "shape", "grammar_reason")
+
+
+class Report:
+    """Findings, metrics and verdict for one answer, and what was and was not checked.
+
+    ``metrics`` may be given as a function of no arguments, called once, when the metrics are
+    first read (by the attribute, ``to_dict()``, equality, hashing or pickling).
+    """
+
+    __slots__ = ("_measure", "_metrics", "checked", "findings", "grammar", "grammar_reason",
+                 "not_checked", "passed", "reasons", "shape", "snapshot", "status")
+
+    findings: tuple[Finding, ...]
+    status: Status
+    passed: bool
+    checked: tuple[str, ...]
+    not_checked: tuple[str, ...]
+    grammar: str
+    snapshot: Snapshot
+    reasons: tuple[str, ...]
+    shape: str
+    grammar_reason: str  # why this grammar: asked for, or what inferred it
+    _metrics: Metrics
+    _measure: Callable[[], Metrics] | None
+
+    def __init__(  # noqa: PLR0917 -- the frozen dataclass it replaced took its fields in order
+            self, findings: tuple[Finding, ...], metrics: Metrics | Callable[[], Metrics],
+            status: Status, passed: bool, checked: tuple[str, ...],
+            not_checked: tuple[str, ...], grammar: str, snapshot: Snapshot,
+            reasons: tuple[str, ...] = (), shape: str = "text", grammar_reason: str = "",
+    ) -> None:
+        put = object.__setattr__
+        if isinstance(metrics, Metrics):
+            put(self, "_metrics", metrics)
+            put(self, "_measure", None)
+        else:
+            put(self, "_measure", metrics)
+        put(self, "findings", findings)
+        put(self, "status", status)
+        put(self, "passed", passed)
+        put(self, "checked", checked)
+        put(self, "not_checked", not_checked)
+        put(self, "grammar", grammar)
+        put(self, "snapshot", snapshot)
+        put(self, "reasons", reasons)
+        put(self, "shape", shape)
+        put(self, "grammar_reason", grammar_reason)
+
+    @property
+    def metrics(self) -> Metrics:
+        """The answer's citation metrics (worked out on first read)."""
+        measure = self._measure
+        if measure is not None:
+            object.__setattr__(self, "_metrics", measure())
+            object.__setattr__(self, "_measure", None)  # what it read can go
+        return self._metrics
+
+    def __setattr__(self, name: str, value: object) -> None:
+        raise FrozenInstanceError(f"cannot assign to field {name!r}")
+
+    def __delattr__(self, name: str) -> None:
+        raise FrozenInstanceError(f"cannot delete field {name!r}")
+
+    def _values(self) -> tuple[Any, ...]:
+        return tuple(getattr(self, name) for name in _FIELDS)
+
+    def __eq__(self, other: object) -> bool:
+        if other.__class__ is not Report:
+            return NotImplemented
+        assert isinstance(other, Report)
+        return self._values() == other._values()
+
+    def __hash__(self) -> int:
+        return hash(self._values())
+
+    def __repr__(self) -> str:
+        fields = ", ".join(f"{name}={value!r}"
+                           for name, value in zip(_FIELDS, self._values(), strict=True))
+        return f"Report({fields})"
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return Report, self._values()
+
+    @property
+    def fingerprint(self) -> str:
+        """The fingerprint of the snapshot this answer was checked against."""
+        return self.snapshot.fingerprint
+
+    @property
+    def errors(self) -> int:
+        """How many findings are errors."""
+        return sum(1 for f in self.findings if f.severity is Severity.ERROR)
+
+    @property
+    def warnings(self) -> int:
+        """How many findings are warnings."""
+        return sum(1 for f in self.findings if f.severity is Severity.WARNING)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The versioned JSON form (see ``docs/json.md``)."""
+        return {
+            "version": 1,
+            "status": self.status,
+            "passed": self.passed,
+            "reasons": list(self.reasons),
+            "findings": [f.to_dict() for f in self.findings],
+            "metrics": self.metrics.to_dict(),
+            "checked": list(self.checked),
+            "not_checked": list(self.not_checked),
+            "grammar": self.grammar,
+            "grammar_reason": self.grammar_reason,
+            "answer_shape": self.shape,
+            "fingerprint": self.fingerprint,
+            # Where the ids came from: "ids" as the sources gave them, "positions" 1..N.
+            "snapshot": {"numbering": self.snapshot.ids_from, "sources": len(self.snapshot)},
+        }
