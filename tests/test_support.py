@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -330,3 +331,39 @@ def test_a_passage_with_no_text_is_not_judged(empty: str) -> None:
                             config=config)
     assert [f.code for f in mixed.findings] == []
     assert all("no text" not in item for item in mixed.not_checked)
+
+
+# The patterns the judge's hot loops use, each rewritten to open with a character class
+# (the regex engine skips to it), against the plain form they replace.
+_NUMBERS_AS_WRITTEN = re.compile(
+    r"(?<![\w.,])(\d{1,3}(?:,\d{3})+|\d+)(\.\d+)?(?=(?:[kKmM]|[bBmM][nN])?(?!\w))")
+_ENDS_AS_WRITTEN = re.compile(r"[.!?。！？](?=\s)|\n")
+_PATTERN_TEXT = st.text(alphabet="0123456789٣,.!?。\n \tkKmMbBnNa_x-$", max_size=40)
+
+
+@PROFILE
+@given(_PATTERN_TEXT)
+def test_the_fast_number_and_sentence_patterns_find_what_the_plain_ones_do(text: str) -> None:
+    from citeaudit.support._judges import _SENTENCE_END  # noqa: PLC0415
+    from citeaudit.support._quantities import _DIGITS  # noqa: PLC0415
+
+    def found(pattern: re.Pattern[str]) -> list[tuple[object, ...]]:
+        return [(m.span(), m.span(1), m.groups()) for m in pattern.finditer(text)]
+
+    assert found(_DIGITS) == found(_NUMBERS_AS_WRITTEN)
+    assert [m.span() for m in _SENTENCE_END.finditer(text)] == \
+        [m.span() for m in _ENDS_AS_WRITTEN.finditer(text)]
+
+
+@PROFILE
+@given(st.lists(st.sampled_from(["March 3, 2024", "2024-03-03", "1,200", "in 2024", "30 days",
+                                 "$1.5M", "May 2023", "7", "x"]), max_size=8))
+def test_a_date_s_digits_are_no_number_of_their_own(parts: list[str]) -> None:
+    text = " and ".join(parts)
+    found = quantities(text)
+    dates = [q for q in found if q.kind == "date"]
+    assert len(dates) == sum(p in ("March 3, 2024", "2024-03-03", "May 2023") for p in parts)
+    numbers = [q.text for q in found if q.kind != "date"]
+    expected = [p for p in parts if p in ("1,200", "30 days", "$1.5M", "7")]
+    expected += ["2024" for p in parts if p == "in 2024"]
+    assert sorted(numbers) == sorted(expected)

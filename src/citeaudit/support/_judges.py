@@ -11,7 +11,9 @@ from citeaudit.errors import ConfigError
 
 __all__ = ["device", "sentences", "windows"]
 
-_SENTENCE_END = re.compile(r"[.!?。！？](?=\s)|\n")  # a character-class start: fast
+# One character class first (the engine skips to it; an alternation of a class and a newline
+# is tried at every character, twice as slow), then which of the two it was.
+_SENTENCE_END = re.compile(r"[.!?。！？\n](?:(?<=\n)|(?=\s))")
 
 
 def sentences(text: str) -> list[tuple[int, int]]:

@@ -17,6 +17,7 @@ from __future__ import annotations
 import functools
 import re
 from collections.abc import Iterable, Sequence
+from itertools import filterfalse
 
 import Stemmer
 
@@ -85,7 +86,7 @@ def _terms(text: str, lowered: str | None = None) -> tuple[frozenset[str], bool]
     negated = not _NEGATIONS.isdisjoint(words) or "n't" in lowered
     words -= _STOPWORDS
     stems = _STEMS
-    missing = [w for w in words if w not in stems]
+    missing = list(filterfalse(stems.__contains__, words))
     if missing:
         if len(stems) > 500_000:
             stems.clear()
@@ -179,6 +180,53 @@ def _analyse(text: str) -> _Passage:
     return _Passage(text)
 
 
+def _aligned(terms: frozenset[str], negated: bool, analysed: Sequence[tuple[str, _Passage]],
+             ) -> tuple[float, str, str | None, bool]:
+    """The best window for the claim's ``terms``: one passage sentence or two adjacent ones,
+    scored by the share of the terms it holds (a quarter of it when one side is negated and
+    the other not). Returns the score, the window's text, its source and whether the
+    negations differ; the first best window wins. A window's text is joined only when it is
+    the best so far.
+    """
+    score, evidence, source, denied = 0.0, "", None, False
+    count = len(terms)
+    empty: frozenset[str] = frozenset()
+    for source_id, passage in analysed:
+        sentences = passage.sentences
+        visit: Iterable[int] = range(len(sentences)) \
+            if len(sentences) <= _SCAN_ALL else passage.candidates(terms)
+        last = -2
+        before: frozenset[str] | None = None  # the claim's terms in the sentence before
+        before_negated = False
+        for position in visit:
+            if position != last + 1:
+                before = None
+                if position > 0:  # the window ending here needs the one before
+                    _, before_terms, before_negated = sentences[position - 1]
+                    before = terms & before_terms
+            last = position
+            text, sentence_terms, sentence_negated = sentences[position]
+            shared = terms & sentence_terms if not terms.isdisjoint(sentence_terms) else empty
+            if shared:  # no shared term scores 0, never above the best
+                overlap = len(shared) / count
+                if sentence_negated != negated:
+                    overlap *= 0.25  # one side denies what the other states
+                if overlap > score:
+                    score, evidence, source = overlap, text, source_id
+                    denied = sentence_negated != negated
+            if before is not None and (shared or before):
+                window_negated = sentence_negated or before_negated
+                overlap = len(shared | before) / count
+                if window_negated != negated:
+                    overlap *= 0.25
+                if overlap > score:
+                    score, source = overlap, source_id
+                    evidence = f"{sentences[position - 1][0]} {text}"
+                    denied = window_negated != negated
+            before, before_negated = shared, sentence_negated
+    return score, evidence, source, denied
+
+
 class LexicalJudge:
     """Numbers, quotations and content-word alignment against the cited passages."""
 
@@ -226,39 +274,9 @@ class LexicalJudge:
                                           " do not mention"))
                 break
         terms, negated = _terms(claim)
-        score, evidence, source, denied = (1.0, "", None, False) if not terms else \
-            (0.0, "", None, False)
+        score, evidence, source, denied = 1.0, "", None, False
         if terms:
-            count = len(terms)
-            empty: frozenset[str] = frozenset()
-            for source_id, passage in analysed:
-                previous: tuple[frozenset[str], bool, str] | None = None
-                sentences = passage.sentences
-                visit: Iterable[int] = range(len(sentences)) \
-                    if len(sentences) <= _SCAN_ALL else passage.candidates(terms)
-                last = -2
-                for position in visit:
-                    if position != last + 1:
-                        previous = None
-                        if position > 0:  # the window ending here needs the one before
-                            text, sentence_terms, sentence_negated = sentences[position - 1]
-                            previous = (terms & sentence_terms, sentence_negated, text)
-                    last = position
-                    text, sentence_terms, sentence_negated = sentences[position]
-                    shared = terms & sentence_terms if not terms.isdisjoint(sentence_terms) \
-                        else empty
-                    candidates = [(shared, sentence_negated, text)]
-                    if previous is not None and (shared or previous[0]):
-                        candidates.append((shared | previous[0], sentence_negated or previous[1],
-                                           f"{previous[2]} {text}"))
-                    previous = (shared, sentence_negated, text)
-                    for matched, window_negated, window_text in candidates:
-                        overlap = len(matched) / count
-                        if window_negated != negated:
-                            overlap *= 0.25  # one side denies what the other states
-                        if overlap > score:
-                            score, evidence, source = overlap, window_text, source_id
-                            denied = window_negated != negated
+            score, evidence, source, denied = _aligned(terms, negated, analysed)
         refuted = bool(problems)  # an amount, a quotation or a name the passages lack
         if unstated:  # not contradicted, not supported either: weaker support, no error
             score *= 0.5 ** len(unstated)
