@@ -19,12 +19,15 @@ every name read here is defined.
 """
 
 from cpython.mem cimport PyMem_Free, PyMem_Malloc
+from cpython.ref cimport PyObject
+from cpython.tuple cimport PyTuple_Check, PyTuple_GET_SIZE
 
 
 cdef extern from "Python.h":
     int PyUnicode_KIND(object text)
     void* PyUnicode_DATA(object text)
     Py_UCS4 PyUnicode_READ(int kind, void* data, Py_ssize_t index) nogil
+    PyObject* PyTuple_GET_ITEM(object value, Py_ssize_t index)
 
 from citeaudit.core import _segment as _S
 
@@ -48,6 +51,16 @@ cdef object _fences = _S._fences
 cdef str _CODE = _S._CODE
 cdef str _MASK = _S._MASK
 cdef object _new = tuple.__new__
+
+
+cdef inline object _item(object value, Py_ssize_t at):
+    """``value[at]``, read in place when ``value`` is a tuple or a named tuple. A subclass of
+    tuple is indexed from C through its generic ``__getitem__`` slot (a method call, ~750
+    instructions), so spans and markers are read as the tuples they are.
+    """
+    if PyTuple_Check(value) and 0 <= at < PyTuple_GET_SIZE(value):
+        return <object>PyTuple_GET_ITEM(value, at)
+    return value[at]
 
 
 cdef inline bint _is_gap(Py_UCS4 c):
@@ -76,8 +89,8 @@ def masked(str text, marks):
     cdef Py_ssize_t position = 0, previous = 0, run = 0, run_at = 0, start, end
     cdef Py_ssize_t size = len(text)
     for mark in marks:
-        start = mark[0]
-        end = mark[1]
+        start = _item(mark, 0)
+        end = _item(mark, 1)
         if start < position:
             continue
         pieces.append(text[position:start])
@@ -443,7 +456,7 @@ def segment(str text, marks=()):
             start = pending
         if not masked_text[start].isalnum() and not _WORD.search(masked_text, start, end):
             if claims and masked_text.find(_MASK, start, end) >= 0:
-                claims[-1] = _new(_SPAN, (claims[-1][0], end))
+                claims[-1] = _new(_SPAN, (_item(claims[-1], 0), end))
             continue
         claims.append(_new(_SPAN, (start, end)))
     return claims
@@ -485,7 +498,7 @@ cdef Py_ssize_t* _starts(object items, Py_ssize_t count) except NULL:
     if starts == NULL:
         raise MemoryError()
     for at in range(count):
-        starts[at] = items[at][1]
+        starts[at] = _item(items[at], 1)
     return starts
 
 
@@ -524,8 +537,8 @@ def assemble(str text, object spans, tuple markers, object malformed, rules, bin
         bad_starts = _starts(malformed, bad_count)
         for at in range(len(spans)):
             span = spans[at]
-            start = span[0]
-            end = span[1]
+            start = _item(span, 0)
+            end = _item(span, 1)
             first = _bisect_left(starts, start, index, count)
             index = _bisect_left(starts, end, first, count)
             first_bad = bad
@@ -568,10 +581,10 @@ def citations(markers, owners, citation):
     each marker's claim number.
     """
     cdef list found = []
-    for marker, claim in zip(markers, owners):
-        span = (marker.start, marker.end)
-        raw, prefix, ordinal = marker.raw, marker.prefix, marker.ordinal
-        for source_id in marker.ids:
+    for marker, claim in zip(markers, owners):  # (raw, start, end, ids, prefix, ordinal)
+        span = (_item(marker, 1), _item(marker, 2))
+        raw, prefix, ordinal = _item(marker, 0), _item(marker, 4), _item(marker, 5)
+        for source_id in _item(marker, 3):
             found.append(_new(citation, (source_id, claim, span, raw, None, prefix, ordinal,
                                          None)))
     return found
