@@ -25,10 +25,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from citeaudit import audit, get_grammar, prepare
-from citeaudit.core import _answer, _grammar, _native, _segment
+from citeaudit import audit, get_grammar, load_snapshot, prepare
+from citeaudit.core import _answer, _engine, _grammar, _native, _segment
 from citeaudit.core._grammar import BracketGrammar
 from citeaudit.core._segment import Span
+from citeaudit.core._sources import resolve_id
 from citeaudit.formats import _text
 
 ROOT = Path(__file__).parent.parent
@@ -66,23 +67,28 @@ GRAMMARS = [None, "numeric", "S", "id", "source", "numeric,S"]
 
 @contextlib.contextmanager
 def _using(scan: Callable[..., Any], assemble: Callable[..., Any],
-           citations: Callable[..., Any] | None = None) -> Iterator[None]:
-    """The library's scan loop, claim assembly and citation building swapped for these."""
-    saved = _grammar._scan_brackets, _text._assemble, _answer._citations
+           citations: Callable[..., Any] | None = None,
+           resolved: Callable[..., Any] | None = None) -> Iterator[None]:
+    """The library's scan loop, claim assembly, citation building and resolution swapped for
+    these.
+    """
+    saved = _grammar._scan_brackets, _text._assemble, _answer._citations, _engine._resolved
     _grammar._scan_brackets, _text._assemble = scan, assemble
     _answer._citations = citations or saved[2]
+    _engine._resolved = resolved or saved[3]
     try:
         yield
     finally:
-        _grammar._scan_brackets, _text._assemble, _answer._citations = saved
+        (_grammar._scan_brackets, _text._assemble, _answer._citations,
+         _engine._resolved) = saved
 
 
 def _both(work: Callable[[Callable[..., Any]], Any]) -> tuple[Any, Any]:
     """``work(segmenter)`` with the compiled core, then with the reference."""
-    with _using(CORE.scan_brackets, CORE.assemble, CORE.citations):
+    with _using(CORE.scan_brackets, CORE.assemble, CORE.citations, CORE.resolve):
         compiled = work(CORE.segment)
     with _using(_grammar.reference_scan_brackets, _text.reference_assemble,
-                _answer.reference_citations):
+                _answer.reference_citations, _engine.reference_resolved):
         reference = work(_segment.reference_segment)
     return compiled, reference
 
@@ -199,6 +205,23 @@ def test_citations_equal(text: str, owners: list[int | None]) -> None:
             _answer.reference_citations(markers, owners, _answer.Citation)
         assert CORE.citations(markers, iter([3] * len(markers)), _answer.Citation) == \
             _answer.reference_citations(markers, [3] * len(markers), _answer.Citation)
+
+
+# Snapshots numbered 1..N, S1..SN, prefix1..prefixN, and ids as written.
+SNAPSHOTS = [["a", "b", "c"], {"sources": [{"id": f"S{n}", "text": "x"} for n in (1, 2, 3)]},
+             {"sources": [{"id": f"q#ref{n}", "text": "x"} for n in (1, 2, 3, 4, 5, 6)]},
+             {"sources": [{"id": i, "text": "x"} for i in ("doc_1", "2", "Source: 2")]}]
+
+
+@PROFILE
+@given(texts)
+def test_resolution_equal(text: str) -> None:
+    for sources in SNAPSHOTS:
+        snapshot = load_snapshot(sources)
+        for name in ("numeric,S", "id", "source"):
+            citations = prepare(text, snapshot, grammar=name).answer.citations
+            assert CORE.resolve(citations, snapshot.index, resolve_id, snapshot) == \
+                _engine.reference_resolved(citations, snapshot.index, resolve_id, snapshot)
 
 
 def _example_answers() -> list[str]:

@@ -1,5 +1,5 @@
 # The compiled core's types (see _core.pyx); mypy reads these, Python the extension.
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 from citeaudit.core._segment import Span
@@ -17,3 +17,6 @@ def assemble(text: str, spans: Sequence[Span], markers: tuple[Any, ...],
              ) -> tuple[list[Any], list[int | None], list[int | None]]: ...
 def citations(markers: Sequence[Any], owners: Iterable[int | None], citation: type,
               ) -> list[Any]: ...
+def resolve(citations: Sequence[Any], known: Mapping[str, Any],
+            resolve_id: Callable[[str, str, Any], str | None], snapshot: Any,
+            ) -> tuple[str | None, ...]: ...

@@ -8,7 +8,8 @@ patterns and constants, so there is one definition of every rule:
   ``_structure_start``);
 - :func:`scan_brackets` mirrors the loop of ``BracketGrammar.scan``;
 - :func:`assemble` mirrors the claim assembly loop of ``citeaudit.formats._text.parse_text``;
-- :func:`citations` mirrors ``citeaudit.core._answer._citations``.
+- :func:`citations` mirrors ``citeaudit.core._answer._citations``;
+- :func:`resolve` mirrors ``citeaudit.core._engine._resolve``.
 
 What is compiled is the interpreter's share: character tests, index arithmetic, bisects over C
 arrays, tuples built without Python frames. The regular expressions stay Python's. The
@@ -588,3 +589,17 @@ def citations(markers, owners, citation):
             found.append(_new(citation, (source_id, claim, span, raw, None, prefix, ordinal,
                                          None)))
     return found
+
+
+def resolve(citations, known, resolve_id, snapshot):
+    """``_engine._resolve``: the snapshot id each citation names (``known``: the snapshot's
+    index, where most cited ids are found as written), else what ``resolve_id`` makes of it.
+    """
+    cdef list found = []
+    for citation in citations:  # (source_id, claim, span, marker, path, prefix, ...)
+        source_id = _item(citation, 0)
+        if source_id in known:
+            found.append(source_id)
+        else:
+            found.append(resolve_id(source_id, _item(citation, 5), snapshot))
+    return tuple(found)

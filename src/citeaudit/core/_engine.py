@@ -10,16 +10,17 @@ and gives the verdict.
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable, Collection, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 from typing import Any, NamedTuple
 
 from citeaudit.core._alce import alce
-from citeaudit.core._answer import Answer, Reading, choose_format, unreadable_answer
+from citeaudit.core._answer import Answer, Citation, Reading, choose_format, unreadable_answer
 from citeaudit.core._checks import BUILTIN, CHECKS, CODES, Check, Context, judged_passages
 from citeaudit.core._config import Config
 from citeaudit.core._findings import Finding, Problem, finding_order
 from citeaudit.core._grammar import Grammar, get_grammar, infer
 from citeaudit.core._metrics import Metrics, compute_metrics
+from citeaudit.core._native import core
 from citeaudit.core._refusal import Refusal
 from citeaudit.core._report import Report, Status
 from citeaudit.core._rules import RULES, Rule, Severity
@@ -79,10 +80,19 @@ def choose_grammar(snapshot: Snapshot, grammar: GrammarSpec, config: Config,
 
 
 def _resolve(answer: Answer, snapshot: Snapshot) -> tuple[str | None, ...]:
-    known = snapshot.index  # most cited ids are snapshot ids as written: one dict lookup
-    return tuple(c.source_id if c.source_id in known else resolve_id(c.source_id, c.prefix,
-                                                                      snapshot)
-                 for c in answer.citations)
+    return _resolved(answer.citations, snapshot.index, resolve_id, snapshot)
+
+
+def _resolved(citations: Sequence[Citation], known: Mapping[str, object],
+              resolve: Callable[[str, str, Snapshot], str | None], snapshot: Snapshot,
+              ) -> tuple[str | None, ...]:
+    """The snapshot id each citation names (see :func:`resolve_id`); most cited ids are in
+    ``known``, the snapshot's index, as written: one dict lookup. The pure-Python reference
+    of :func:`citeaudit.core._core.resolve`.
+    """
+    return tuple(c.source_id if c.source_id in known else resolve(c.source_id, c.prefix,
+                                                                   snapshot)
+                 for c in citations)
 
 
 def findings_of(context: Context, checks: Sequence[Check] | None = None) -> list[Finding]:
@@ -256,3 +266,8 @@ def _scope(enabled: frozenset[str], support: str | None,
         return checked, (*ignored, _SUPPORT)
     return (*checked, f"support, by the {support} judge"), ignored
 
+
+
+reference_resolved = _resolved
+if (_compiled := core()) is not None:
+    _resolved = _compiled.resolve
