@@ -59,6 +59,8 @@ PIECES = [
     "\\[1]", "Not covered by the provided documents.", "[-1]", "[0]", "[1-999999]", "東京",
     "「引用」", " ", "\t", "\x00", "\x01", "\u0301", "e\u0301", "\u202e", "\u200f", "\u2066",
     "\u3000", "\u2028", "---\n", "***\n", "Sources:\n", "[1][2]", "x.[1] [2]", "lower. case",
+    "!", "\\", "(", "]", "[", "[1](", "![1]", "[" + "1, " * 66 + "2", "[" + "1," * 99 + "1",
+    "x" * 50, "[" + "2 " * 100,  # contents near the 200-character bound
 ]
 answers = st.lists(st.sampled_from(PIECES), max_size=40).map("".join)
 texts = st.one_of(answers, st.text(max_size=200))

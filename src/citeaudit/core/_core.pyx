@@ -463,28 +463,76 @@ def segment(str text, marks=()):
     return claims
 
 
+cdef object _ASCII_BRACKET = None  # _grammar._BRACKET, read at the first scan (it imports us)
+
+
+cdef list _brackets(str text):
+    """``_grammar._BRACKET.finditer(text)`` as (start, end) pairs, found by hand: a "[" not
+    after a backslash or "!", at most 200 characters that are not "[", "]" or a newline, a
+    "]" not followed by "(". Where a candidate fails, the search goes on after its "[".
+    """
+    cdef list found = []
+    cdef Chars chars
+    cdef Py_ssize_t size = len(text), at = 0, start, end, limit
+    cdef Py_UCS4 c
+    chars.kind = PyUnicode_KIND(text)
+    chars.data = PyUnicode_DATA(text)
+    while True:
+        start = text.find(u"[", at)
+        if start < 0:
+            return found
+        at = start + 1
+        if start > 0:
+            c = _ch(&chars, start - 1)
+            if c == u'\\' or c == u'!':
+                continue
+        end = start + 1
+        limit = min(size, start + 201)
+        while end < limit:
+            c = _ch(&chars, end)
+            if c == u'[' or c == u']' or c == u'\n':
+                break
+            end += 1
+        if end >= size or _ch(&chars, end) != u']':
+            continue
+        if end + 1 < size and _ch(&chars, end + 1) == u'(':
+            continue
+        found.append((start, end + 1))
+        at = end + 1
+
+
 def scan_brackets(str text, pattern, parse, bint digits, str prefix, bint ordinal,
                   marker, malformed_type, fullwidth):
     """The loop of ``BracketGrammar.scan``: the markers and malformed markers ``pattern``
-    finds, ``parse`` classifying each content (``fullwidth``: the folding table).
+    (one of the grammar's two bracket patterns, whose brackets are one character each) finds,
+    ``parse`` classifying each content (``fullwidth``: the folding table). The ASCII bracket
+    pattern is matched by hand (:func:`_brackets`), the full-width one by the regex engine.
     """
+    global _ASCII_BRACKET
     cdef list markers = []
     cdef list malformed = []
     cdef str content
     cdef Py_ssize_t start, end
-    for match in pattern.finditer(text):
-        content = match[1]
+    if _ASCII_BRACKET is None:
+        from citeaudit.core._grammar import _BRACKET
+        _ASCII_BRACKET = _BRACKET
+    if pattern is _ASCII_BRACKET:
+        spans = _brackets(text)
+    else:
+        spans = [match.span() for match in pattern.finditer(text)]
+    for span in spans:
+        start = _item(span, 0)
+        end = _item(span, 1)
+        content = text[start + 1:end - 1]
         if not content.isascii():
             content = content.translate(fullwidth)
         if digits and content.isdigit() and content[0] != u'0' and content.isascii():
-            start, end = match.span()
             markers.append(_new(marker, (text[start:end], start, end, (content,), prefix,
                                          ordinal)))
             continue
         parsed = parse(content)
         if parsed is None:
             continue
-        start, end = match.span()
         if isinstance(parsed, str):
             malformed.append(_new(malformed_type, (text[start:end], start, end, parsed)))
         else:
