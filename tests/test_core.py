@@ -71,18 +71,20 @@ GRAMMARS = [None, "numeric", "S", "id", "source", "numeric,S"]
 def _using(scan: Callable[..., Any], assemble: Callable[..., Any],
            citations: Callable[..., Any] | None = None,
            resolved: Callable[..., Any] | None = None) -> Iterator[None]:
-    """The library's scan loop, claim assembly, citation building and resolution swapped for
-    these.
+    """The library's scan loop, claim assembly (with the marks it masks), citation building
+    and resolution swapped for these.
     """
-    saved = _grammar._scan_brackets, _text._assemble, _answer._citations, _engine._resolved
+    saved = (_grammar._scan_brackets, _text._assemble, _answer._citations, _engine._resolved,
+             _text._marks)
     _grammar._scan_brackets, _text._assemble = scan, assemble
     _answer._citations = citations or saved[2]
     _engine._resolved = resolved or saved[3]
+    _text._marks = CORE.marks if assemble is CORE.assemble else _text.reference_marks
     try:
         yield
     finally:
-        (_grammar._scan_brackets, _text._assemble, _answer._citations,
-         _engine._resolved) = saved
+        (_grammar._scan_brackets, _text._assemble, _answer._citations, _engine._resolved,
+         _text._marks) = saved
 
 
 def _both(work: Callable[[Callable[..., Any]], Any]) -> tuple[Any, Any]:
@@ -224,6 +226,15 @@ def test_resolution_equal(text: str) -> None:
             citations = prepare(text, snapshot, grammar=name).answer.citations
             assert CORE.resolve(citations, snapshot.index, resolve_id, snapshot) == \
                 _engine.reference_resolved(citations, snapshot.index, resolve_id, snapshot)
+
+
+@PROFILE
+@given(texts)
+def test_marks_equal(text: str) -> None:
+    for name in ("numeric,S", "id", "source"):
+        scan = get_grammar(name).scan(text)
+        assert CORE.marks(scan.markers, scan.malformed, Span) == \
+            _text.reference_marks(scan.markers, scan.malformed, Span)
 
 
 def _example_answers() -> list[str]:

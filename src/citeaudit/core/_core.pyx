@@ -7,7 +7,8 @@ patterns and constants, so there is one definition of every rule:
 - :func:`segment` mirrors ``citeaudit.core._segment.segment`` (and ``_masked``,
   ``_structure_start``);
 - :func:`scan_brackets` mirrors the loop of ``BracketGrammar.scan``;
-- :func:`assemble` mirrors the claim assembly loop of ``citeaudit.formats._text.parse_text``;
+- :func:`assemble` mirrors the claim assembly loop of ``citeaudit.formats._text.parse_text``
+  (and :func:`marks`, ``_text._marks``);
 - :func:`citations` mirrors ``citeaudit.core._answer._citations``;
 - :func:`resolve` mirrors ``citeaudit.core._engine._resolve``.
 
@@ -623,6 +624,18 @@ def assemble(str text, object spans, tuple markers, object malformed, rules, bin
         PyMem_Free(starts)
         PyMem_Free(bad_starts)
     return claims, owner, bad_owner
+
+
+def marks(markers, malformed, span):
+    """``_text._marks``: where the markers and malformed markers are, in text order."""
+    cdef list found = []
+    for marker in markers:  # (raw, start, end, ...)
+        found.append(_new(span, (_item(marker, 1), _item(marker, 2))))
+    if malformed:
+        for marker in malformed:
+            found.append(_new(span, (_item(marker, 1), _item(marker, 2))))
+        found.sort()
+    return found
 
 
 def citations(markers, owners, citation):

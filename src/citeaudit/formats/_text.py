@@ -57,11 +57,7 @@ def parse_text(text: str, reading: Reading) -> Answer:
     if markers and refusal.may_match(text) and refusal.matches(without_markers(text, markers)):
         return Answer("text", text, (), tuple(citations_of(markers, repeat(None))), (), True,
                       (), tuple((m.start, m.end) for m in markers))
-    new = tuple.__new__  # the hot path builds many small values: no per-item Python frames
-    marks = [new(Span, (m.start, m.end)) for m in markers]
-    if malformed:
-        marks.extend(new(Span, (m.start, m.end)) for m in malformed)
-        marks.sort()
+    marks = _marks(markers, malformed, Span)
     spans = reading.segmenter(text, marks)
     rules = reading.not_citable  # the claim policy: uncited sentences it exempts are no claims
     markers = tuple(markers)  # a claim's markers are a slice of them
@@ -70,6 +66,19 @@ def parse_text(text: str, reading: Reading) -> Answer:
         list_items, under_cited_lead, exempt)
     return Answer("text", text, tuple(claims), tuple(citations_of(markers, owner)),
                   tuple(zip(bad_owner, malformed, strict=True)), False, (), tuple(marks))
+
+
+def _marks(markers: Sequence[Marker], malformed: Sequence[Malformed], span: type[Span],
+           ) -> list[Span]:
+    """Where the markers and malformed markers are, in text order: what the segmenter masks.
+    The pure-Python reference of :func:`citeaudit.core._core.marks`.
+    """
+    new = tuple.__new__  # the hot path builds many small values: no per-item Python frames
+    marks = [new(span, (m.start, m.end)) for m in markers]
+    if malformed:
+        marks.extend(new(span, (m.start, m.end)) for m in malformed)
+        marks.sort()
+    return marks
 
 
 def _assemble(  # noqa: PLR0917 -- mirrors the compiled core's signature
@@ -118,5 +127,7 @@ def _assemble(  # noqa: PLR0917 -- mirrors the compiled core's signature
 
 
 reference_assemble = _assemble
+reference_marks = _marks
 if (_compiled := core()) is not None:
     _assemble = _compiled.assemble
+    _marks = _compiled.marks
