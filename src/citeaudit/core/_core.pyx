@@ -21,7 +21,7 @@ every name read here is defined.
 """
 
 from cpython.mem cimport PyMem_Free, PyMem_Malloc
-from cpython.ref cimport PyObject
+from cpython.ref cimport PyObject, Py_DECREF, Py_INCREF
 from cpython.tuple cimport PyTuple_Check, PyTuple_GET_SIZE
 
 
@@ -30,6 +30,11 @@ cdef extern from "Python.h":
     void* PyUnicode_DATA(object text)
     Py_UCS4 PyUnicode_READ(int kind, void* data, Py_ssize_t index) nogil
     PyObject* PyTuple_GET_ITEM(object value, Py_ssize_t index)
+    void PyTuple_SET_ITEM(object value, Py_ssize_t index, PyObject* item)
+    ctypedef struct PyTypeObject:
+        PyObject* (*tp_alloc)(PyTypeObject* kind, Py_ssize_t items)
+    int PyType_IsSubtype(PyTypeObject* kind, PyTypeObject* base)
+    PyTypeObject PyTuple_Type
 
 from citeaudit.core import _segment as _S
 
@@ -63,6 +68,28 @@ cdef inline object _item(object value, Py_ssize_t at):
     if PyTuple_Check(value) and 0 <= at < PyTuple_GET_SIZE(value):
         return <object>PyTuple_GET_ITEM(value, at)
     return value[at]
+
+
+cdef object _new_record(object kind, tuple values):
+    """``tuple.__new__(kind, values)`` for a named tuple ``kind``, without the Python call:
+    the instance is allocated by its type and the values set in place (what
+    ``tuple.__new__`` does after copying them into a tuple of its own).
+    """
+    cdef Py_ssize_t size = PyTuple_GET_SIZE(values), at
+    cdef PyObject* made
+    cdef PyObject* value
+    if not isinstance(kind, type) or not PyType_IsSubtype(<PyTypeObject*>kind, &PyTuple_Type):
+        return _new(kind, values)
+    made = (<PyTypeObject*>kind).tp_alloc(<PyTypeObject*>kind, size)
+    if made == NULL:
+        raise MemoryError()
+    record = <object>made  # a second reference: the one tp_alloc made is dropped
+    Py_DECREF(record)
+    for at in range(size):
+        value = PyTuple_GET_ITEM(values, at)
+        Py_INCREF(<object>value)
+        PyTuple_SET_ITEM(record, at, value)  # steals the reference just taken
+    return record
 
 
 cdef inline bint _is_gap(Py_UCS4 c):
@@ -440,7 +467,7 @@ def segment(str text, marks=()):
                 while end > start and masked_text[end - 1].isspace():
                     end -= 1
                 if end > start and _WORD.search(masked_text, start, end):
-                    claims.append(_new(_SPAN, (start, end)))
+                    claims.append(_new_record(_SPAN, (start, end)))
                 continue
             if head.isdigit():
                 number = _BARE_NUMBER.fullmatch(masked_text, start, end)
@@ -458,9 +485,9 @@ def segment(str text, marks=()):
             start = pending
         if not masked_text[start].isalnum() and not _WORD.search(masked_text, start, end):
             if claims and masked_text.find(_MASK, start, end) >= 0:
-                claims[-1] = _new(_SPAN, (_item(claims[-1], 0), end))
+                claims[-1] = _new_record(_SPAN, (_item(claims[-1], 0), end))
             continue
-        claims.append(_new(_SPAN, (start, end)))
+        claims.append(_new_record(_SPAN, (start, end)))
     return claims
 
 
@@ -528,16 +555,16 @@ def scan_brackets(str text, pattern, parse, bint digits, str prefix, bint ordina
         if not content.isascii():
             content = content.translate(fullwidth)
         if digits and content.isdigit() and content[0] != u'0' and content.isascii():
-            markers.append(_new(marker, (text[start:end], start, end, (content,), prefix,
+            markers.append(_new_record(marker, (text[start:end], start, end, (content,), prefix,
                                          ordinal)))
             continue
         parsed = parse(content)
         if parsed is None:
             continue
         if isinstance(parsed, str):
-            malformed.append(_new(malformed_type, (text[start:end], start, end, parsed)))
+            malformed.append(_new_record(malformed_type, (text[start:end], start, end, parsed)))
         else:
-            markers.append(_new(marker, (text[start:end], start, end, parsed, prefix, ordinal)))
+            markers.append(_new_record(marker, (text[start:end], start, end, parsed, prefix, ordinal)))
     return markers, malformed
 
 
@@ -618,7 +645,7 @@ def assemble(str text, object spans, tuple markers, object malformed, rules, bin
                 for k in range(first_bad, bad):
                     bad_owner[k] = owned
                 own_bad = tuple(malformed[first_bad:bad])
-            claims.append(_new(claim_type, (number, text[start:end], (start, end),
+            claims.append(_new_record(claim_type, (number, text[start:end], (start, end),
                                             markers[first:index], own_bad)))
     finally:
         PyMem_Free(starts)
@@ -630,10 +657,10 @@ def marks(markers, malformed, span):
     """``_text._marks``: where the markers and malformed markers are, in text order."""
     cdef list found = []
     for marker in markers:  # (raw, start, end, ...)
-        found.append(_new(span, (_item(marker, 1), _item(marker, 2))))
+        found.append(_new_record(span, (_item(marker, 1), _item(marker, 2))))
     if malformed:
         for marker in malformed:
-            found.append(_new(span, (_item(marker, 1), _item(marker, 2))))
+            found.append(_new_record(span, (_item(marker, 1), _item(marker, 2))))
         found.sort()
     return found
 
@@ -647,7 +674,7 @@ def citations(markers, owners, citation):
         span = (_item(marker, 1), _item(marker, 2))
         raw, prefix, ordinal = _item(marker, 0), _item(marker, 4), _item(marker, 5)
         for source_id in _item(marker, 3):
-            found.append(_new(citation, (source_id, claim, span, raw, None, prefix, ordinal,
+            found.append(_new_record(citation, (source_id, claim, span, raw, None, prefix, ordinal,
                                          None)))
     return found
 
