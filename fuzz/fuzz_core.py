@@ -16,8 +16,8 @@ import sys
 import atheris
 
 with atheris.instrument_imports():
-    from citeaudit import get_grammar, prepare
-    from citeaudit.core import _answer, _core, _grammar, _segment
+    from citeaudit import get_grammar, load_snapshot, prepare
+    from citeaudit.core import _answer, _core, _engine, _grammar, _segment
     from citeaudit.core._segment import Span
     from citeaudit.formats import _text
 
@@ -29,13 +29,23 @@ def _parsed(text: str, grammar: str, compiled: bool) -> object:
     assemble = _core.assemble if compiled else _text.reference_assemble
     segmenter = _core.segment if compiled else _segment.reference_segment
     citations = _core.citations if compiled else _answer.reference_citations
-    saved = _grammar._scan_brackets, _text._assemble, _answer._citations
+    marks = _core.marks if compiled else _text.reference_marks
+    resolved = _core.resolve if compiled else _engine.reference_resolved
+    saved = _grammar._scan_brackets, _text._assemble, _answer._citations, _text._marks, \
+        _engine._resolved
     _grammar._scan_brackets, _text._assemble, _answer._citations = scan, assemble, citations
+    _text._marks, _engine._resolved = marks, resolved
     try:
-        answer = prepare(text, ["a", "b", "c"], grammar=grammar, segmenter=segmenter).answer
+        context = prepare(text, _SNAPSHOT, grammar=grammar, segmenter=segmenter)
     finally:
-        _grammar._scan_brackets, _text._assemble, _answer._citations = saved
-    return answer.claims, answer.citations, answer.malformed
+        (_grammar._scan_brackets, _text._assemble, _answer._citations, _text._marks,
+         _engine._resolved) = saved
+    answer = context.answer
+    return answer.claims, answer.citations, answer.malformed, context.resolved
+
+
+# Ids as written, some numbered: cited ids resolve as written, without a prefix, or not at all.
+_SNAPSHOT = load_snapshot({"sources": [{"id": i, "text": "x"} for i in ("1", "S2", "doc_1")]})
 
 
 def one_input(data: bytes) -> None:
