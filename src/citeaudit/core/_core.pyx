@@ -10,7 +10,7 @@ patterns and constants, so there is one definition of every rule:
 - :func:`assemble` mirrors the claim assembly loop of ``citeaudit.formats._text.parse_text``
   (and :func:`marks`, ``_text._marks``);
 - :func:`citations` mirrors ``citeaudit.core._answer._citations``;
-- :func:`resolve` mirrors ``citeaudit.core._engine._resolve``.
+- :func:`resolve` mirrors ``citeaudit.core._engine._resolved``.
 
 What is compiled is the interpreter's share: character tests, index arithmetic, bisects over C
 arrays, tuples built without Python frames. The regular expressions stay Python's. The
@@ -38,7 +38,6 @@ cdef extern from "Python.h":
 
 from citeaudit.core import _segment as _S
 
-cdef object _SEPARATOR = _S._SEPARATOR
 cdef object _ABBREVIATED = _S._ABBREVIATED
 # The titles by their last letter, for the check of ASCII text before a full stop.
 cdef list _TITLES_ENDING = [[] for _ in range(128)]
@@ -555,16 +554,18 @@ def scan_brackets(str text, pattern, parse, bint digits, str prefix, bint ordina
         if not content.isascii():
             content = content.translate(fullwidth)
         if digits and content.isdigit() and content[0] != u'0' and content.isascii():
-            markers.append(_new_record(marker, (text[start:end], start, end, (content,), prefix,
-                                         ordinal)))
+            markers.append(_new_record(marker, (text[start:end], start, end, (content,),
+                                                prefix, ordinal)))
             continue
         parsed = parse(content)
         if parsed is None:
             continue
         if isinstance(parsed, str):
-            malformed.append(_new_record(malformed_type, (text[start:end], start, end, parsed)))
+            malformed.append(_new_record(malformed_type, (text[start:end], start, end,
+                                                          parsed)))
         else:
-            markers.append(_new_record(marker, (text[start:end], start, end, parsed, prefix, ordinal)))
+            markers.append(_new_record(marker, (text[start:end], start, end, parsed, prefix,
+                                                ordinal)))
     return markers, malformed
 
 
@@ -646,7 +647,7 @@ def assemble(str text, object spans, tuple markers, object malformed, rules, bin
                     bad_owner[k] = owned
                 own_bad = tuple(malformed[first_bad:bad])
             claims.append(_new_record(claim_type, (number, text[start:end], (start, end),
-                                            markers[first:index], own_bad)))
+                                                   markers[first:index], own_bad)))
     finally:
         PyMem_Free(starts)
         PyMem_Free(bad_starts)
@@ -674,13 +675,13 @@ def citations(markers, owners, citation):
         span = (_item(marker, 1), _item(marker, 2))
         raw, prefix, ordinal = _item(marker, 0), _item(marker, 4), _item(marker, 5)
         for source_id in _item(marker, 3):
-            found.append(_new_record(citation, (source_id, claim, span, raw, None, prefix, ordinal,
-                                         None)))
+            found.append(_new_record(citation, (source_id, claim, span, raw, None, prefix,
+                                                ordinal, None)))
     return found
 
 
 def resolve(citations, known, resolve_id, snapshot):
-    """``_engine._resolve``: the snapshot id each citation names (``known``: the snapshot's
+    """``_engine._resolved``: the snapshot id each citation names (``known``: the snapshot's
     index, where most cited ids are found as written), else what ``resolve_id`` makes of it.
     """
     cdef list found = []
