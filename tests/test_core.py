@@ -28,9 +28,10 @@ from hypothesis import strategies as st
 from citeaudit import audit, get_grammar, load_snapshot, prepare
 from citeaudit.core import _answer, _engine, _grammar, _native, _segment
 from citeaudit.core._grammar import BracketGrammar
+from citeaudit.core._policy import NOT_CITABLE, exempt
 from citeaudit.core._segment import Span
 from citeaudit.core._sources import resolve_id
-from citeaudit.formats import _text
+from citeaudit.formats import _ranges, _text
 
 ROOT = Path(__file__).parent.parent
 
@@ -235,6 +236,35 @@ def test_marks_equal(text: str) -> None:
         scan = get_grammar(name).scan(text)
         assert CORE.marks(scan.markers, scan.malformed, Span) == \
             _text.reference_marks(scan.markers, scan.malformed, Span)
+
+
+@st.composite
+def _cited_ranges(draw: st.DrawFn) -> tuple[str, list[tuple[int, int, list[Any]]]]:
+    """A text and cited ranges of it, sorted by start, as the provider formats make them."""
+    text = draw(texts)
+    ranges = []
+    for _ in range(draw(st.integers(0, 6))):
+        low = draw(st.integers(0, len(text)))
+        high = draw(st.integers(low, len(text) + 1))
+        ids = draw(st.lists(st.sampled_from(["a", "b", "document:0"]), min_size=1, max_size=3))
+        ranges.append((low, high, [_answer.Citation(i, None, (low, high), None, f"$.c[{n}]")
+                                   for n, i in enumerate(ids)]))
+    return text, sorted(ranges, key=lambda item: item[:2])
+
+
+@PROFILE
+@given(_cited_ranges(), st.sampled_from([frozenset(), frozenset(NOT_CITABLE)]))
+def test_ranged_equal(case: tuple[str, list[tuple[int, int, list[Any]]]],
+                      rules: frozenset[str]) -> None:
+    text, cited = case
+    spans = CORE.segment(text)
+    compiled = CORE.ranged(text, spans, cited, rules, exempt, _answer.Claim, _answer.Citation)
+    reference = _ranges.reference_ranged(text, spans, cited, rules, exempt, _answer.Claim,
+                                         _answer.Citation)
+    assert compiled == reference
+    assert [type(c) for c in compiled[1]] == [type(c) for c in reference[1]]
+    assert CORE.ranged(text, iter(spans), cited, rules, exempt, _answer.Claim,
+                       _answer.Citation) == reference  # a custom segmenter's iterable
 
 
 def _example_answers() -> list[str]:

@@ -179,42 +179,44 @@ def cited_locations(context: Context) -> Iterator[Problem]:
     """
     if context.answer.kind in _MARKED:
         return  # markers point at no place in their source
+    index = context.snapshot.index
     for citation, resolved in zip(context.answer.citations, context.resolved, strict=True):
         where = citation.location
         if where is None or resolved is None or where.unit == "source":
             continue  # no location, nothing it names, or the whole source
-        source = context.snapshot.index[resolved]
-        yield from _location_problems(citation, where, source.text, source.metadata)
+        source = index[resolved]
+        problem = _location_problem(citation, where, source.text, source.metadata)
+        if problem is not None:
+            yield problem
 
 
-def _location_problems(citation: Citation, where: Location, text: str,
-                       metadata: Mapping[str, Any]) -> Iterator[Problem]:
+def _location_problem(citation: Citation, where: Location, text: str,
+                      metadata: Mapping[str, Any]) -> Problem | None:
     parts: Sequence[str] | None
-    if where.unit == "char":
-        parts, size, what = None, len(text), "characters"
-        low = 0
+    unit, start, end = where.unit, where.start, where.end
+    if unit == "char":
+        parts, size, what, low = None, len(text), "characters", 0
     else:
-        parts = metadata.get("pages" if where.unit == "page" else "blocks")
+        parts = metadata.get("pages" if unit == "page" else "blocks")
         size = len(parts) if parts is not None else -1  # a PDF's pages: not known
-        what = "pages" if where.unit == "page" else "content blocks"
-        low = 1 if where.unit == "page" else 0
-    start, end = where.start, where.end
-    shown = f"{where.label} {where.unit} range {start}..{end}"
-    if start < low or end < start or (where.unit != "char" and end == start) or (
+        what = "pages" if unit == "page" else "content blocks"
+        low = 1 if unit == "page" else 0
+    if start < low or end < start or (unit != "char" and end == start) or (
             size >= 0 and end > size + low):
         has = f"{size} {what}" if size >= 0 else f"{what} from {low}"
-        yield Problem("CA205", f"{shown} lies outside {citation.source_id} ({has})",
-                      citation.claim, citation.span, citation.marker, citation.source_id,
-                      citation.path)
-        return
-    if where.quoted is None or (parts is None and where.unit != "char"):
-        return  # nothing quoted, or the source's pages are not known (a PDF)
+        return Problem("CA205", f"{where.label} {unit} range {start}..{end} lies outside"
+                       f" {citation.source_id} ({has})", citation.claim, citation.span,
+                       citation.marker, citation.source_id, citation.path)
+    quoted = where.quoted
+    if quoted is None or (parts is None and unit != "char"):
+        return None  # nothing quoted, or the source's pages are not known (a PDF)
     there = text[start:end] if parts is None else "".join(parts[start - low:end - low])
-    if there != where.quoted and " ".join(there.split()) != " ".join(where.quoted.split()):
-        yield Problem("CA204", f"{shown} quotes {_excerpt(where.quoted, 40)} but"
-                      f" {citation.source_id} holds {_excerpt(there, 40)} there",
-                      citation.claim, citation.span, citation.marker, citation.source_id,
-                      citation.path)
+    if there == quoted or " ".join(there.split()) == " ".join(quoted.split()):
+        return None
+    return Problem("CA204", f"{where.label} {unit} range {start}..{end} quotes"
+                   f" {_excerpt(quoted, 40)} but {citation.source_id} holds"
+                   f" {_excerpt(there, 40)} there", citation.claim, citation.span,
+                   citation.marker, citation.source_id, citation.path)
 
 
 def duplicate_citations(context: Context) -> Iterator[Problem]:

@@ -10,7 +10,9 @@ patterns and constants, so there is one definition of every rule:
 - :func:`assemble` mirrors the claim assembly loop of ``citeaudit.formats._text.parse_text``
   (and :func:`marks`, ``_text._marks``);
 - :func:`citations` mirrors ``citeaudit.core._answer._citations``;
-- :func:`resolve` mirrors ``citeaudit.core._engine._resolved``.
+- :func:`resolve` mirrors ``citeaudit.core._engine._resolved``;
+- :func:`ranged` mirrors ``citeaudit.formats._ranges._ranged`` (claims from the cited ranges of
+  a provider's answer).
 
 What is compiled is the interpreter's share: character tests, index arithmetic, bisects over C
 arrays, tuples built without Python frames. The regular expressions stay Python's. The
@@ -692,3 +694,64 @@ def resolve(citations, known, resolve_id, snapshot):
         else:
             found.append(resolve_id(source_id, _item(citation, 5), snapshot))
     return tuple(found)
+
+
+cdef object _claimed(object kind, object citation, object number):
+    """``tuple.__new__(kind, (citation[0], number, *citation[2:]))``: ``citation`` (a tuple)
+    made by claim ``number``, allocated by its type and filled in place.
+    """
+    cdef Py_ssize_t size, at
+    cdef PyObject* made
+    cdef PyObject* value
+    if not PyTuple_Check(citation) or PyTuple_GET_SIZE(citation) < 2 \
+            or not isinstance(kind, type) \
+            or not PyType_IsSubtype(<PyTypeObject*>kind, &PyTuple_Type):
+        return _new(kind, (citation[0], number, *citation[2:]))
+    size = PyTuple_GET_SIZE(citation)
+    made = (<PyTypeObject*>kind).tp_alloc(<PyTypeObject*>kind, size)
+    if made == NULL:
+        raise MemoryError()
+    record = <object>made  # a second reference: the one tp_alloc made is dropped
+    Py_DECREF(record)
+    for at in range(size):
+        value = <PyObject*>number if at == 1 else PyTuple_GET_ITEM(citation, at)
+        Py_INCREF(<object>value)
+        PyTuple_SET_ITEM(record, at, value)  # steals the reference just taken
+    return record
+
+
+def ranged(str text, object spans, list cited, rules, exempt, claim_type, citation_type):
+    """``_ranges._ranged``: each sentence span a claim with the citations of the cited ranges
+    (``(start, end, citations)``, sorted by start) it overlaps; an uncited one the claim
+    policy (``rules``) exempts is none.
+    """
+    cdef Py_ssize_t count = len(cited), first = 0, at, start, end, low, high
+    cdef list claims = [], citations = [], overlapping
+    cdef object number
+    if not isinstance(spans, list):  # a custom segmenter's sequence
+        spans = list(spans)
+    for span in spans:
+        start = _item(span, 0)
+        end = _item(span, 1)
+        while first < count and <Py_ssize_t>_item(cited[first], 1) <= start:
+            first += 1
+        overlapping = []
+        at = first
+        while at < count:
+            entry = cited[at]
+            low = _item(entry, 0)
+            high = _item(entry, 1)
+            if low >= end:
+                break  # sorted by start: none after it overlaps this sentence
+            at += 1
+            if high > start and ((start <= low and high <= end) or
+                                 _WORD.search(text, max(low, start), min(high, end))):
+                overlapping.append(_item(entry, 2))
+        if not overlapping and rules and exempt(text, start, end, rules):
+            continue
+        number = len(claims) + 1
+        claims.append(_new_record(claim_type, (number, text[start:end], (start, end), (), ())))
+        for made in overlapping:
+            for citation in made:
+                citations.append(_claimed(citation_type, citation, number))
+    return claims, citations

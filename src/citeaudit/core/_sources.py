@@ -16,10 +16,10 @@ from typing import Any, NamedTuple
 
 from citeaudit.errors import SnapshotError
 
-__all__ = ["Snapshot", "Source", "kind_of", "load_snapshot", "passage", "resolve_id"]
+__all__ = ["NO_METADATA", "Snapshot", "Source", "kind_of", "load_snapshot", "passage", "resolve_id"]
 
 _URL_KEYS = ("url", "source_url")
-_NO_METADATA: Mapping[str, Any] = MappingProxyType({})
+NO_METADATA: Mapping[str, Any] = MappingProxyType({})
 _LABEL_KEYS = ("title", "label", "section")
 
 
@@ -43,7 +43,7 @@ def _source(fields: tuple[Any, ...], metadata: dict[str, Any]) -> Source:
     """A source back from a pickle: its fields, then its metadata read-only again."""
     source_id, text, url, label, score, rank = fields
     return Source(source_id, text, url, label, score, rank,
-                  MappingProxyType(metadata) if metadata else _NO_METADATA)
+                  MappingProxyType(metadata) if metadata else NO_METADATA)
 
 
 class Snapshot:
@@ -238,7 +238,7 @@ def _sources(data: Any, carried: bool = False) -> Iterator[Source]:
         new = tuple.__new__
         for index, value in enumerate(data):
             if isinstance(value, str):  # the common case, cheaply
-                yield new(Source, (str(index + 1), value, None, None, None, None, _NO_METADATA))
+                yield new(Source, (str(index + 1), value, None, None, None, None, NO_METADATA))
             else:
                 yield passage(str(index + 1), value, f"$[{index}]")
     else:
@@ -320,7 +320,7 @@ def passage(source_id: str, value: Any, path: str) -> Source:
     if metadata is not None and not isinstance(metadata, dict):
         raise SnapshotError("\"metadata\" must be an object", place=f"{path}.metadata")
     return Source(source_id, text, url, label, float(score) if score is not None else None, rank,
-                  MappingProxyType(metadata) if metadata else _NO_METADATA)
+                  MappingProxyType(metadata) if metadata else NO_METADATA)
 
 
 def _optional_str(value: dict[str, Any], keys: tuple[str, ...], path: str) -> str | None:

@@ -31,18 +31,20 @@ from typing import Any
 
 from citeaudit.core._answer import Answer, Citation, Location, Reading
 from citeaudit.core._findings import Problem
-from citeaudit.core._sources import Snapshot, Source
+from citeaudit.core._sources import NO_METADATA, Snapshot, Source
 from citeaudit.errors import SnapshotError
-from citeaudit.formats._ranges import Cited, answer_of, as_list, integers, plain, spanned
+from citeaudit.formats._ranges import Cited, answer_of, as_list, integers, plain
 
 __all__ = ["AnthropicFormat"]
 
-_LOCATED = {"char_location": ("document", "char"), "page_location": ("document", "page"),
-            "content_block_location": ("document", "block"),
-            "search_result_location": ("search_result", "block")}
 _RANGE = {"char": ("start_char_index", "end_char_index"),
           "page": ("start_page_number", "end_page_number"),
           "block": ("start_block_index", "end_block_index")}
+# A located citation's type: the family of source it cites, its unit, its integer fields.
+_LOCATED = {kind: (family, unit, (f"{family}_index", *_RANGE[unit])) for kind, family, unit in (
+    ("char_location", "document", "char"), ("page_location", "document", "page"),
+    ("content_block_location", "document", "block"),
+    ("search_result_location", "search_result", "block"))}
 
 
 class AnthropicFormat:
@@ -67,13 +69,14 @@ class AnthropicFormat:
                                 " object with \"messages\" (the documents it sent)",
                                 origin="<snapshot>", place="$.messages")
         found = list(_request_sources(request))
-        response = plain(answer)
-        for block in as_list(response.get("content")):
-            if isinstance(block, dict) and block.get("type") == "web_search_tool_result":
-                for result in as_list(block.get("content")):
-                    if isinstance(result, dict) and isinstance(result.get("url"), str):
-                        found.append(Source(result["url"], "", result["url"],
-                                            _text_or_none(result.get("title"))))
+        web = [Source(result["url"], "", result["url"], _text_or_none(result.get("title")))
+               for block in as_list(plain(answer).get("content"))
+               if isinstance(block, dict) and block.get("type") == "web_search_tool_result"
+               for result in as_list(block.get("content"))
+               if isinstance(result, dict) and isinstance(result.get("url"), str)]
+        if not web:
+            return Snapshot(tuple(found))  # documents and search results: numbered, unique
+        found += web
         unique = {source.id: source for source in reversed(found)}  # a URL found twice: once
         return Snapshot(tuple(s for s in found if unique.get(s.id) is s))
 
@@ -84,23 +87,26 @@ class AnthropicFormat:
         cited: Cited = []  # a cited block's range, citations
         offset = 0
         for index, block in enumerate(as_list(response.get("content"))):
-            path = f"$.content[{index}]"
             if not isinstance(block, dict) or block.get("type") != "text":
                 continue  # tool use, thinking, web search results: not answer text
             text = block.get("text")
             if not isinstance(text, str):
                 problems.append(Problem("CA404", "a text block needs a string \"text\"",
-                                        path=f"{path}.text"))
+                                        path=f"$.content[{index}].text"))
                 continue
             pieces.append(text)
-            made = [c for at, citation in enumerate(as_list(block.get("citations")))
-                    if (c := _citation(citation, f"{path}.citations[{at}]", problems))]
-            if made and text.strip():
-                low, high = offset + len(text) - len(text.lstrip()), offset + len(text.rstrip())
-                cited.append((low, high, [spanned(c, (low, high)) for c in made]))
+            given = block.get("citations")
+            if given and isinstance(given, list):  # most blocks cite nothing: no path made
+                stripped = text.strip()  # a citation cites its block's text, trimmed
+                low = offset + (text.index(stripped[0]) if stripped else 0)
+                span = (low, low + len(stripped))
+                path = f"$.content[{index}].citations"
+                made = [c for at, citation in enumerate(given)
+                        if (c := _citation(citation, f"{path}[{at}]", span, problems))]
+                if made and stripped:
+                    cited.append((low, span[1], made))
             offset += len(text)
         return answer_of(self.name, "".join(pieces), cited, problems, reading)
-
 
 
 def _text_or_none(value: Any) -> str | None:
@@ -138,6 +144,11 @@ def _document(block: dict[str, Any], index: int) -> Source:
     source = block.get("source")
     source = source if isinstance(source, dict) else {}
     kind = source.get("type")
+    if kind == "text" and isinstance(data := source.get("data"), str) and \
+            "context" not in block:  # the common case, cheaply: nothing more to keep
+        return tuple.__new__(Source, (f"document:{index}", data, None,
+                                      _text_or_none(block.get("title")), None, None,
+                                      NO_METADATA))
     metadata: dict[str, Any] = {}
     text = ""
     url = source.get("url") if kind == "url" and isinstance(source.get("url"), str) else None
@@ -171,9 +182,10 @@ def _search_result(block: dict[str, Any], index: int) -> Source:
                   MappingProxyType({"blocks": blocks, "source": origin}))
 
 
-def _citation(citation: Any, path: str, problems: list[Problem]) -> Citation | None:
-    """The engine's citation for one of a text block's citations (None: it is broken, and a
-    CA404 says why).
+def _citation(citation: Any, path: str, span: tuple[int, int], problems: list[Problem],
+              ) -> Citation | None:
+    """The engine's citation for one of a text block's citations, citing ``span`` of the
+    answer (None: it is broken, and a CA404 says why).
     """
     if not isinstance(citation, dict):
         problems.append(Problem("CA404", "a citation must be an object", path=path))
@@ -185,18 +197,17 @@ def _citation(citation: Any, path: str, problems: list[Problem]) -> Citation | N
             problems.append(Problem("CA404", "a web search citation needs a string \"url\"",
                                     path=f"{path}.url"))
             return None
-        return Citation(url, None, None, None, path)
+        return Citation(url, None, span, None, path)
     if kind not in _LOCATED:
         problems.append(Problem("CA404", f"unknown citation type {kind!r}", path=f"{path}.type"))
         return None
-    family, unit = _LOCATED[kind]
-    fields = (f"{family}_index", *_RANGE[unit])
-    values = integers(citation, fields, kind, path, problems)
-    if values is None:
+    family, unit, fields = _LOCATED[kind]
+    number, start, end = map(citation.get, fields)
+    if type(number) is not int or type(start) is not int or type(end) is not int:
+        integers(citation, fields, kind, path, problems)  # says which (not a bool either)
         return None
-    number, start, end = values
     quoted = citation.get("cited_text")
     new = tuple.__new__
     where = new(Location, (unit, start, end, quoted if isinstance(quoted, str) else None,
                            f"{family}_index {number}"))
-    return new(Citation, (f"{family}:{number}", None, None, None, path, None, None, where))
+    return new(Citation, (f"{family}:{number}", None, span, None, path, None, None, where))

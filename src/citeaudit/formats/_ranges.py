@@ -6,15 +6,19 @@ cited.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Sequence
+from operator import itemgetter
 from typing import Any, cast
 
 from citeaudit.core._answer import Answer, Citation, Claim, Reading
 from citeaudit.core._findings import Problem
+from citeaudit.core._native import core
 from citeaudit.core._policy import exempt
 
 __all__ = ["Cited", "answer_of", "as_list", "claims_of", "integers", "plain", "spanned"]
 
 _WORD = re.compile(r"\w")
+_RANGE = itemgetter(0, 1)  # a cited range's start and end, its sort key
 # A cited range of the answer text and the citations made there.
 Cited = list[tuple[int, int, list[Citation]]]
 
@@ -40,13 +44,16 @@ def integers(data: dict[str, Any], names: tuple[str, ...], what: str, path: str,
     """The integer fields ``names`` of ``data``; None, with a CA404 naming the first that is
     not an integer, if any is not.
     """
-    values = [data.get(name) for name in names]
-    for name, value in zip(names, values, strict=True):
+    values = list(map(data.get, names))
+    for value in values:
         if type(value) is not int:  # not a bool either
-            problems.append(Problem("CA404", f"{what} needs an integer \"{name}\"",
-                                    path=f"{path}.{name}"))
-            return None
-    return cast("list[int]", values)  # each checked an int above
+            break
+    else:
+        return cast("list[int]", values)
+    name = next(n for n, v in zip(names, values, strict=True) if type(v) is not int)
+    problems.append(Problem("CA404", f"{what} needs an integer \"{name}\"",
+                            path=f"{path}.{name}"))
+    return None
 
 
 def answer_of(name: str, text: str, cited: Cited, problems: list[Problem],
@@ -54,7 +61,7 @@ def answer_of(name: str, text: str, cited: Cited, problems: list[Problem],
     """The answer of format ``name``: a refusal (its citations kept, for CA402), or its
     sentences as claims cited by the ranges they overlap.
     """
-    cited.sort(key=lambda item: item[:2])
+    cited.sort(key=_RANGE)
     if reading.refusal.matches(text.strip()):
         every = tuple(c for _, _, made in cited for c in made)
         return Answer(name, text, (), every, (), True, tuple(problems))
@@ -72,13 +79,23 @@ def claims_of(text: str, cited: Cited, reading: Reading,
     digit with: a cited piece ". Cards cost 5 dollars" cites the sentence it states, not the
     one whose full stop it starts with.
     """
-    rules = reading.not_citable
+    return _ranged(text, reading.segmenter(text, []), cited, reading.not_citable, exempt,
+                   Claim, Citation)
+
+
+def _ranged(  # noqa: PLR0917 -- mirrors the compiled core's signature
+        text: str, spans: Sequence[tuple[int, int]], cited: Cited, rules: frozenset[str],
+        exempted: Callable[..., bool], claim_type: type[Claim], citation_type: type[Citation],
+        ) -> tuple[list[Claim], list[Citation]]:
+    """The claims of :func:`claims_of` from the sentence ``spans``. The pure-Python reference
+    of :func:`citeaudit.core._core.ranged`.
+    """
     claims: list[Claim] = []
     citations: list[Citation] = []
     new = tuple.__new__  # no keyword handling per object: a Claim or Citation as it is
     count = len(cited)
     first = 0  # the first cited block that may overlap the next sentence
-    for start, end in reading.segmenter(text, []):
+    for start, end in spans:
         while first < count and cited[first][1] <= start:
             first += 1
         overlapping: list[list[Citation]] = []
@@ -91,10 +108,15 @@ def claims_of(text: str, cited: Cited, reading: Reading,
             if high > start and ((start <= low and high <= end) or
                                  _WORD.search(text, max(low, start), min(high, end))):
                 overlapping.append(made)
-        if not overlapping and rules and exempt(text, start, end, rules):
+        if not overlapping and rules and exempted(text, start, end, rules):
             continue
         number = len(claims) + 1
-        claims.append(new(Claim, (number, text[start:end], (start, end), (), ())))
+        claims.append(new(claim_type, (number, text[start:end], (start, end), (), ())))
         for made in overlapping:
-            citations.extend(new(Citation, (c[0], number, *c[2:])) for c in made)
+            citations.extend(new(citation_type, (c[0], number, *c[2:])) for c in made)
     return claims, citations
+
+
+reference_ranged = _ranged
+if (_compiled := core()) is not None:
+    _ranged = _compiled.ranged
