@@ -23,5 +23,8 @@ printf '%s\n' '{"sources": ["Refunds take 14 days."]}' '{"chunk": "Refunds take 
   curl -sS "${auth[@]}" -H 'content-type: application/x-ndjson' --data-binary @- "$url/v1/stream"
 curl -sS "$url/healthz"; echo
 curl -sS "$url/readyz"; echo
-curl -sS "$url/metrics" | grep '^citeaudit_requests_total' | head -3
-curl -sS "$url/openapi.json" | head -c 80; echo
+# Read whole, then cut: a pipe closed early (head) would fail curl with a write error.
+metrics=$(curl -sS "$url/metrics")
+awk '/^citeaudit_requests_total/ && n++ < 3' <<<"$metrics"
+spec=$(curl -sS "$url/openapi.json")
+echo "${spec:0:80}"

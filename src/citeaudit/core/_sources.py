@@ -7,10 +7,12 @@ which passages an answer was checked against.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import math
 from collections.abc import Iterable, Iterator, Mapping
+from itertools import repeat
 from types import MappingProxyType
 from typing import Any, NamedTuple
 
@@ -21,6 +23,10 @@ __all__ = ["NO_METADATA", "Snapshot", "Source", "kind_of", "load_snapshot", "pas
 _URL_KEYS = ("url", "source_url")
 NO_METADATA: Mapping[str, Any] = MappingProxyType({})
 _LABEL_KEYS = ("title", "label", "section")
+_STRINGS = {str}
+# A passage given as a bare string: no URL, label, score or rank, no metadata.
+_NO_FIELDS = (*(repeat(None),) * 4, repeat(NO_METADATA))
+_PASSAGE_KEYS = ("text", *_URL_KEYS, *_LABEL_KEYS, "score", "rank", "metadata")
 
 
 class Source(NamedTuple):
@@ -65,7 +71,7 @@ class Snapshot:
         self._by_id = by_id
         self._fingerprint: str | None = None
         self._weights: dict[str, float] | bool | None = False  # False: not computed yet
-        self.numbering = _numbering(sources)
+        self.numbering = _numbering(tuple(by_id))
         # "ids": the ids as the data gave them; "positions": an id-less list numbered 1..N.
         self.ids_from = ids_from
 
@@ -174,14 +180,21 @@ def resolve_id(source_id: str, prefix: str, snapshot: Snapshot) -> str | None:
     return None
 
 
-def _numbering(sources: tuple[Source, ...]) -> tuple[str, int] | None:
-    if not sources:
+def _numbering(ids: tuple[str, ...]) -> tuple[str, int] | None:
+    if not ids:
         return ("", 0)
-    first = sources[0].id
+    first = ids[0]
     prefix = first.rstrip("0123456789")
-    if prefix == first or any(s.id != f"{prefix}{n}" for n, s in enumerate(sources, 1)):
+    count = len(ids)
+    if prefix == first or ids[-1] != f"{prefix}{count}" or ids != _numbered(prefix, count):
         return None
-    return (prefix, len(sources))
+    return (prefix, count)
+
+
+@functools.lru_cache(maxsize=256)
+def _numbered(prefix: str, count: int) -> tuple[str, ...]:
+    """The ids ``prefix + "1"`` .. ``prefix + str(count)``."""
+    return tuple(f"{prefix}{n}" for n in range(1, count + 1))
 
 
 def load_snapshot(data: Any, *, origin: str = "<snapshot>") -> Snapshot:
@@ -233,8 +246,15 @@ def _sources(data: Any, carried: bool = False) -> Iterator[Source]:
             yield passage(key, value, f"$[{_quote(key)}]")
     elif isinstance(data, list | tuple) and carried:
         for index, value in enumerate(data):  # the ids the passages carry: markers cite them
-            yield passage(_given_id(value, f"$[{index}].id"), value, f"$[{index}]")
+            given = value.get("id") if type(value) is dict else None
+            if type(given) is not str or not given.strip():
+                given = _given_id(value, f"$[{index}].id")
+            yield passage(given, value, f"$[{index}]")
     elif isinstance(data, list | tuple):
+        if {*map(type, data)} == _STRINGS:  # the common case: every field but two fixed
+            yield from map(tuple.__new__, repeat(Source), zip(
+                _numbered("", len(data)), data, *_NO_FIELDS, strict=False))
+            return
         new = tuple.__new__
         for index, value in enumerate(data):
             if isinstance(value, str):  # the common case, cheaply
@@ -262,7 +282,8 @@ def _carry_ids(items: list[Any] | tuple[Any, ...]) -> bool:
                     place=f"$[{index}].id")
         return False
     for index, value in enumerate(items):
-        if not _has_id(value):
+        if not (isinstance(value, Source) or  # _has_id, without a call per passage
+                (isinstance(value, dict) and value.get("id") is not None)):
             raise SnapshotError(
                 f"passage $[{index}] has no \"id\" but passage $[0] does: give every passage"
                 " an id (markers cite them) or none (numbered 1..N)", place=f"$[{index}]")
@@ -297,30 +318,36 @@ def passage(source_id: str, value: Any, path: str) -> Source:
     ``source_id``; a broken one raises :class:`SnapshotError` at JSON path ``path``.
     """
     if isinstance(value, str):
-        return Source(source_id, value)
+        return tuple.__new__(Source, (source_id, value, None, None, None, None, NO_METADATA))
     if isinstance(value, Source):
         return value
     if not isinstance(value, dict):
         raise SnapshotError(f"a passage must be a string or an object, not {kind_of(value)}",
                             place=path)
-    text = value.get("text")
+    # Every field read at once: most passages have a text, a URL or a title and nothing more.
+    text, url, source_url, title, label, section, score, rank, metadata = map(
+        value.get, _PASSAGE_KEYS)
     if not isinstance(text, str):
         raise SnapshotError(f"a passage needs a string \"text\", not {kind_of(text)}",
                             place=f"{path}.text")
-    url = _optional_str(value, _URL_KEYS, path)
-    label = _optional_str(value, _LABEL_KEYS, path)
-    score = value.get("score")
-    if score is not None and (isinstance(score, bool) or not isinstance(score, int | float)
-                              or not math.isfinite(score) or score < 0):
-        raise SnapshotError("\"score\" must be a non-negative number", place=f"{path}.score")
-    rank = value.get("rank")
+    url = url if url is not None else source_url
+    if url is not None and not isinstance(url, str):
+        _optional_str(value, _URL_KEYS, path)  # raises, naming the key
+    label = title if title is not None else label if label is not None else section
+    if label is not None and not isinstance(label, str):
+        _optional_str(value, _LABEL_KEYS, path)
+    if score is not None:
+        if isinstance(score, bool) or not isinstance(score, int | float) \
+                or not math.isfinite(score) or score < 0:
+            raise SnapshotError("\"score\" must be a non-negative number",
+                                place=f"{path}.score")
+        score = float(score)
     if rank is not None and (isinstance(rank, bool) or not isinstance(rank, int) or rank < 1):
         raise SnapshotError("\"rank\" must be a positive integer", place=f"{path}.rank")
-    metadata = value.get("metadata")
     if metadata is not None and not isinstance(metadata, dict):
         raise SnapshotError("\"metadata\" must be an object", place=f"{path}.metadata")
-    return Source(source_id, text, url, label, float(score) if score is not None else None, rank,
-                  MappingProxyType(metadata) if metadata else NO_METADATA)
+    return tuple.__new__(Source, (source_id, text, url, label, score, rank,
+                                  MappingProxyType(metadata) if metadata else NO_METADATA))
 
 
 def _optional_str(value: dict[str, Any], keys: tuple[str, ...], path: str) -> str | None:

@@ -32,6 +32,7 @@ from citeaudit.formats._ranges import Cited, answer_of, as_list, integers, plain
 __all__ = ["BedrockFormat"]
 
 _CHUNK_ID = "x-amz-bedrock-kb-chunk-id"
+_PART = ".generatedResponsePart.textResponsePart"
 
 
 class BedrockFormat:
@@ -55,10 +56,10 @@ class BedrockFormat:
         found: list[Source] = []
         for citation in as_list(plain(answer).get("citations")):
             for reference in _references(citation):
-                source = _source(reference)
-                if source.id not in known:
-                    known.add(source.id)
-                    found.append(source)
+                source_id = _source_id(reference)
+                if source_id not in known:  # a chunk cited again: read once
+                    known.add(source_id)
+                    found.append(_source(source_id, reference))
         return Snapshot(given.sources + tuple(found), ids_from=given.ids_from) if found \
             else given
 
@@ -107,15 +108,16 @@ def _source_id(reference: dict[str, Any]) -> str:
         str(text).encode()).hexdigest()[:12]
 
 
-def _source(reference: dict[str, Any]) -> Source:
+def _source(source_id: str, reference: dict[str, Any]) -> Source:
     content = reference.get("content")
     text = content.get("text") if isinstance(content, dict) else None
     where = _where(reference)
     metadata = reference.get("metadata")
-    return Source(_source_id(reference), text if isinstance(text, str) else "",
-                  where if where and where.startswith(("http://", "https://")) else None,
-                  None, None, None, MappingProxyType(
-                      {"location": where, **(metadata if isinstance(metadata, dict) else {})}))
+    return tuple.__new__(Source, (
+        source_id, text if isinstance(text, str) else "",
+        where if where and where.startswith(("http://", "https://")) else None,
+        None, None, None, MappingProxyType(
+            {"location": where, **(metadata if isinstance(metadata, dict) else {})})))
 
 
 def _citation(citation: Any, path: str, text: str, problems: list[Problem],
@@ -126,7 +128,7 @@ def _citation(citation: Any, path: str, text: str, problems: list[Problem],
     part = citation.get("generatedResponsePart") if isinstance(citation, dict) else None
     part = part.get("textResponsePart") if isinstance(part, dict) else None
     span = part.get("span") if isinstance(part, dict) else None
-    where = f"{path}.generatedResponsePart.textResponsePart"
+    where = f"{path}{_PART}"
     if not isinstance(span, dict) or not isinstance(part, dict):
         problems.append(Problem("CA404", "a citation needs generatedResponsePart."
                                 "textResponsePart.span", path=f"{where}.span"))

@@ -26,15 +26,19 @@ from collections.abc import Iterator
 from types import MappingProxyType
 from typing import Any
 
+import orjson
+
 from citeaudit.core._answer import Answer, Citation, Reading
 from citeaudit.core._findings import Problem
-from citeaudit.core._sources import Snapshot, Source, load_snapshot
+from citeaudit.core._sources import NO_METADATA, Snapshot, Source, load_snapshot
 from citeaudit.errors import SnapshotError
-from citeaudit.formats._ranges import Cited, answer_of, as_list, plain, spanned
+from citeaudit.formats._ranges import Cited, answer_of, as_list, plain
 
 __all__ = ["MistralFormat"]
 
 _TEXT_FIELDS = ("description", "text", "content")
+_STRING = {str}
+_KEPT = {"snippets", "url", "title"}  # a result's fields the source holds as its own
 
 
 class MistralFormat:
@@ -78,9 +82,8 @@ class MistralFormat:
                                 " messages returning numbered references) or the sources given",
                                 origin="<snapshot>", place="$.messages")
         known = {s.id for s in found}
-        for _, chunk in _chunks(response):
-            url = chunk.get("url") if isinstance(chunk, dict) and \
-                chunk.get("type") == "tool_reference" else None
+        for chunk in _references_by_url(response):
+            url = chunk.get("url")
             if isinstance(url, str) and url and url not in known:
                 known.add(url)
                 title = chunk.get("title")
@@ -93,52 +96,69 @@ class MistralFormat:
         cited: Cited = []
         offset = 0
         last: tuple[int, int] | None = None  # the last text chunk's range in the answer
-        for path, chunk in _chunks(plain(answer)):
+        for owner, at, chunk in _chunks(plain(answer)):
             kind, text = chunk.get("type"), chunk.get("text")
             if isinstance(text, str) and text and kind in ("text", "reference"):
                 pieces.append(text)
                 last = (offset, offset + len(text))
                 offset += len(text)
+            if kind == "text":
+                continue  # most chunks: no path made
+            path = f"{owner}.content" if at is None else f"{owner}.content[{at}]"
             if kind == "reference":
-                made = _references(chunk, path, problems)
+                made = _references(chunk, path, last, problems)
             elif kind == "tool_reference" and isinstance(chunk.get("url"), str):
-                made = [_citation(chunk["url"], path)]
+                made = [_citation(chunk["url"], path, last)]
             else:
                 continue
             if last is None:
                 problems.append(Problem("CA206", f"a {kind} chunk cites no text before it",
                                         path=path))
             elif made:
-                cited.append((*last, [spanned(c, last) for c in made]))
+                cited.append((*last, made))
         return answer_of(self.name, "".join(pieces), cited, problems, reading)
 
 
-def _citation(source_id: str, path: str) -> Citation:
-    return tuple.__new__(Citation, (source_id, None, None, None, path, None, None, None))
+def _citation(source_id: str, path: str, span: tuple[int, int] | None) -> Citation:
+    return tuple.__new__(Citation, (source_id, None, span, None, path, None, None, None))
 
 
-def _chunks(response: dict[str, Any]) -> Iterator[tuple[str, dict[str, Any]]]:
-    """The answer's content chunks and their JSON paths: the chat completion's message, or
-    the conversation's ``message.output`` entries (a string content read as one text chunk).
+def _chunks(response: dict[str, Any]) -> Iterator[tuple[str, int | None, dict[str, Any]]]:
+    """The answer's content chunks, each with the JSON path of its owner and its place in the
+    owner's content: the chat completion's message, or the conversation's ``message.output``
+    entries (a string content read as one text chunk, at place None).
     """
-    choices = as_list(response.get("choices"))
-    if choices:
-        message = choices[0].get("message") if isinstance(choices[0], dict) else None
-        owners = [("$.choices[0].message", message)]
-    else:
-        owners = [(f"$.outputs[{at}]", entry) for at, entry in
-                  enumerate(as_list(response.get("outputs"))) if isinstance(entry, dict)
-                  and entry.get("type") == "message.output"]
-    for path, owner in owners:
+    for path, owner in _owners(response):
         content = owner.get("content") if isinstance(owner, dict) else None
         if isinstance(content, str):
-            yield f"{path}.content", {"type": "text", "text": content}
+            yield path, None, {"type": "text", "text": content}
         for at, chunk in enumerate(as_list(content)):
             if isinstance(chunk, dict):
-                yield f"{path}.content[{at}]", chunk
+                yield path, at, chunk
 
 
-def _references(chunk: dict[str, Any], path: str, problems: list[Problem]) -> list[Citation]:
+def _owners(response: dict[str, Any]) -> list[tuple[str, Any]]:
+    """What holds the answer's chunks, and its JSON path."""
+    choices = as_list(response.get("choices"))
+    if choices:
+        return [("$.choices[0].message",
+                 choices[0].get("message") if isinstance(choices[0], dict) else None)]
+    return [(f"$.outputs[{at}]", entry) for at, entry in
+            enumerate(as_list(response.get("outputs"))) if isinstance(entry, dict)
+            and entry.get("type") == "message.output"]
+
+
+def _references_by_url(response: dict[str, Any]) -> Iterator[dict[str, Any]]:
+    """The answer's ``tool_reference`` chunks."""
+    for _, owner in _owners(response):
+        content = owner.get("content") if isinstance(owner, dict) else None
+        if isinstance(content, list):
+            yield from (chunk for chunk in content if isinstance(chunk, dict)
+                        and chunk.get("type") == "tool_reference")
+
+
+def _references(chunk: dict[str, Any], path: str, span: tuple[int, int] | None,
+                problems: list[Problem]) -> list[Citation]:
     ids = chunk.get("reference_ids")
     if not isinstance(ids, list):
         problems.append(Problem("CA404", "a reference chunk needs a list \"reference_ids\"",
@@ -150,7 +170,7 @@ def _references(chunk: dict[str, Any], path: str, problems: list[Problem]) -> li
             problems.append(Problem("CA404", "a reference id must be an integer or a string",
                                     path=f"{path}.reference_ids[{at}]"))
             continue
-        made.append(_citation(str(written), f"{path}.reference_ids[{at}]"))
+        made.append(_citation(str(written), f"{path}.reference_ids[{at}]", span))
     return made
 
 
@@ -164,10 +184,15 @@ def _tool_results(request: dict[str, Any]) -> Iterator[Source]:
         if isinstance(content, list):  # text chunks
             content = "".join(c.get("text", "") for c in content
                               if isinstance(c, dict) and isinstance(c.get("text"), str))
+        if not isinstance(content, str):
+            continue
         try:
-            results = json.loads(content) if isinstance(content, str) else None
-        except ValueError:
-            continue  # a tool that returned prose: nothing it numbers
+            results = orjson.loads(content)
+        except orjson.JSONDecodeError:
+            try:  # what orjson refuses and json reads: NaN, integers past 64 bits
+                results = json.loads(content)
+            except ValueError:
+                continue  # a tool that returned prose: nothing it numbers
         if isinstance(results, dict):
             for key, result in results.items():
                 if isinstance(result, dict):
@@ -175,14 +200,17 @@ def _tool_results(request: dict[str, Any]) -> Iterator[Source]:
 
 
 def _source(key: str, result: dict[str, Any]) -> Source:
-    snippets = list(_strings(result.get("snippets")))
+    given = result.get("snippets")
+    snippets = given if type(given) is list and {*map(type, given)} <= _STRING else \
+        list(_strings(given))  # lists of lists, or of other things: the strings in them
     text = "\n".join(snippets) if snippets else next(
         (result[k] for k in _TEXT_FIELDS if isinstance(result.get(k), str)), "")
     url, title = result.get("url"), result.get("title")
-    return Source(key, text, url if isinstance(url, str) and url else None,
-                  title if isinstance(title, str) and title else None, None, None,
-                  MappingProxyType({k: v for k, v in result.items()
-                                    if k not in ("snippets", "url", "title")}))
+    rest = None if result.keys() <= _KEPT else {k: v for k, v in result.items()
+                                                 if k not in _KEPT}
+    return tuple.__new__(Source, (key, text, url if isinstance(url, str) and url else None,
+                                  title if isinstance(title, str) and title else None, None,
+                                  None, MappingProxyType(rest) if rest else NO_METADATA))
 
 
 def _strings(value: Any) -> Iterator[str]:

@@ -188,20 +188,25 @@ def _annotation(note: Any, text: str, offset: int, path: str, into: _Into) -> No
         return
     # A point (file_citation's index) cites the character before it: the sentence it ends.
     low, high = (first, last) if len(written) == 2 else (max(0, first - 1), max(1, first))
-    source_id = target if kind != "url_citation" else into.urls.get(
-        target, into.urls.get(canonical_url(target), canonical_url(target)))
+    source_id = target if kind != "url_citation" else into.urls.get(target)
+    if source_id is None:  # a URL written otherwise than the source's: compared canonical
+        canonical = canonical_url(target)
+        source_id = into.urls.get(canonical, canonical)
     into.cited.append((offset + low, offset + high,
                        [tuple.__new__(Citation, (source_id, None, (offset + first, offset + last),
                                                  None, path, None, None, None))]))
 
 
 def _by_url(snapshot: Snapshot | None) -> dict[str, str]:
-    """The snapshot id each id and each canonical URL names (the first source, if several)."""
+    """The snapshot id each id and each URL (canonical, and as written) names (the first
+    source, if several).
+    """
     found: dict[str, str] = {}
     for source in snapshot.sources if snapshot is not None else ():
         found.setdefault(source.id, source.id)
         if source.url:
             found.setdefault(canonical_url(source.url), source.id)
+            found.setdefault(source.url, source.id)  # as written: found without canonical_url
     return found
 
 
