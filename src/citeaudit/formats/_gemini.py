@@ -18,7 +18,7 @@ from typing import Any
 
 from citeaudit.core._answer import Answer, Citation, Location, Reading
 from citeaudit.core._findings import Problem
-from citeaudit.core._sources import Snapshot, Source, load_snapshot
+from citeaudit.core._sources import NO_METADATA, Snapshot, Source, load_snapshot
 from citeaudit.formats._ranges import Cited, answer_of, as_list, plain
 
 __all__ = ["GeminiFormat"]
@@ -108,9 +108,16 @@ def _chunk(chunk: Any, index: int) -> Source:
     context = None if isinstance(web, dict) else _get(chunk, "retrieved_context")[0]
     found = web if isinstance(web, dict) else context if isinstance(context, dict) else {}
     uri, title, text = found.get("uri"), found.get("title"), found.get("text")
-    return Source(f"chunk:{index}", text if isinstance(text, str) else "",
-                  uri if isinstance(uri, str) else None,
-                  title if isinstance(title, str) and title else None)
+    return tuple.__new__(Source, (f"chunk:{index}", text if isinstance(text, str) else "",
+                                  uri if isinstance(uri, str) else None,
+                                  title if isinstance(title, str) and title else None,
+                                  None, None, NO_METADATA))
+
+
+@functools.lru_cache(maxsize=1024)  # bounded: the indices come from the response
+def _located(index: int) -> Location:
+    """Where a citation of grounding chunk ``index`` points (one per index, shared)."""
+    return Location("source", 0, 0, None, f"grounding chunk {index}")
 
 
 def _support(support: Any, path: str,
@@ -175,7 +182,6 @@ def _support(support: Any, path: str,
     last = first + len(covered)
     new = tuple.__new__
     made = [new(Citation, (f"chunk:{index}", None, (first, last), None,
-                           f"{path}.{indices_key}[{at}]", None, None,
-                           new(Location, ("source", 0, 0, None, f"grounding chunk {index}"))))
+                           f"{path}.{indices_key}[{at}]", None, None, _located(index)))
             for at, index in enumerate(indices)]
     return first, max(last, first + 1), made
