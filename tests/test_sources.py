@@ -56,6 +56,19 @@ def test_numbering(ids: list[str], numbering: tuple[str, int] | None) -> None:
     assert snapshot.numbering == numbering
 
 
+@pytest.mark.parametrize("count", [5, 1024, 1025, 3000])
+def test_numbering_of_large_snapshots(count: int) -> None:
+    # Past 1,024 passages the ids are compared without being kept between snapshots.
+    strings = load_snapshot([f"passage {n}" for n in range(count)])
+    assert strings.numbering == ("", count)
+    assert strings.ids[-1] == str(count)
+    ids = [f"S{n}" for n in range(1, count + 1)]
+    assert load_snapshot({"sources": [{"id": i, "text": i} for i in ids]}).numbering == \
+        ("S", count)
+    ids[-2] = "S0"
+    assert load_snapshot({"sources": [{"id": i, "text": i} for i in ids]}).numbering is None
+
+
 def test_empty_snapshot_is_allowed() -> None:
     assert len(load_snapshot([])) == 0
     assert len(load_snapshot({"sources": []})) == 0

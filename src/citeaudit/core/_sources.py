@@ -191,10 +191,18 @@ def _numbering(ids: tuple[str, ...]) -> tuple[str, int] | None:
     return (prefix, count)
 
 
-@functools.lru_cache(maxsize=256)
 def _numbered(prefix: str, count: int) -> tuple[str, ...]:
-    """The ids ``prefix + "1"`` .. ``prefix + str(count)``."""
+    """The ids ``prefix + "1"`` .. ``prefix + str(count)`` (kept for the sizes requests have,
+    not for a dataset's whole snapshot).
+    """
+    return _numbered_kept(prefix, count) if count <= 1024 else _ids(prefix, count)
+
+
+def _ids(prefix: str, count: int) -> tuple[str, ...]:
     return tuple(f"{prefix}{n}" for n in range(1, count + 1))
+
+
+_numbered_kept = functools.lru_cache(maxsize=256)(_ids)
 
 
 def load_snapshot(data: Any, *, origin: str = "<snapshot>") -> Snapshot:

@@ -150,11 +150,7 @@ def _owners(response: dict[str, Any]) -> list[tuple[str, Any]]:
 
 def _references_by_url(response: dict[str, Any]) -> Iterator[dict[str, Any]]:
     """The answer's ``tool_reference`` chunks."""
-    for _, owner in _owners(response):
-        content = owner.get("content") if isinstance(owner, dict) else None
-        if isinstance(content, list):
-            yield from (chunk for chunk in content if isinstance(chunk, dict)
-                        and chunk.get("type") == "tool_reference")
+    return (chunk for _, _, chunk in _chunks(response) if chunk.get("type") == "tool_reference")
 
 
 def _references(chunk: dict[str, Any], path: str, span: tuple[int, int] | None,
