@@ -117,6 +117,37 @@ def test_an_agents_conversation_cites_by_url_and_needs_no_request() -> None:
         assert [s.id for s in report.snapshot] == ["https://news.example/refunds"]
 
 
+@pytest.mark.parametrize(("written", "kept"), [
+    ('{"0": {"url": "https://kb.example/refunds", "snippets": ["Refunds take 14 days."],'
+     ' "score": NaN, "hits": 123456789012345678901234567890}}',  # read by json, not orjson
+     {"score", "hits"}),
+    ('{"0": {"url": "https://kb.example/refunds", "snippets": ["Refunds take 14 days."]}}',
+     set()),
+])
+def test_tool_results_are_read_as_python_s_json_reads_them(written: str, kept: set[str],
+                                                           ) -> None:
+    request = {"messages": [{"role": "user", "content": "Refunds?"},
+                            {"role": "tool", "content": written, "tool_call_id": "call_1"}]}
+    answer = response(TextChunk(text="Refunds take 14 days"), ReferenceChunk(reference_ids=[0]),
+                      TextChunk(text="."))
+    report = citeaudit.audit(answer, request)
+    assert found(report) == []
+    source = report.snapshot.get("0")
+    assert source is not None
+    assert (source.url, source.text) == ("https://kb.example/refunds", "Refunds take 14 days.")
+    assert set(source.metadata) == kept
+    if kept:
+        assert source.metadata["hits"] == 123456789012345678901234567890
+
+
+def test_a_tool_that_returned_prose_numbers_nothing() -> None:
+    request = {"messages": [{"role": "user", "content": "Refunds?"}, {
+        "role": "tool", "content": "Refunds take 14 days.", "tool_call_id": "call_1"}]}
+    answer = response(TextChunk(text="Refunds take 14 days"), ReferenceChunk(reference_ids=[0]),
+                      TextChunk(text="."))
+    assert [f.code for f in citeaudit.audit(answer, request).findings] == ["CA201", "CA207"]
+
+
 def test_sources_given_instead_of_a_request_are_the_snapshot() -> None:
     answer = response(TextChunk(text="Refunds are paid within 14 days."),
                       ReferenceChunk(reference_ids=["refunds"]))
