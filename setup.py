@@ -1,5 +1,6 @@
-"""The build of the compiled core (``src/citeaudit/core/_core.pyx``); everything else about
-the package is declared in ``pyproject.toml``.
+"""The build of the compiled core (``src/citeaudit/core/_core.pyx``, and the stream's per-chunk
+work, ``src/citeaudit/request/_feed_core.pyx``); everything else about the package is declared
+in ``pyproject.toml``.
 
 The core is optional: without Cython or a working C compiler the package builds and installs
 as pure Python (the reference implementation, slower, with the same results) and says so in
@@ -17,7 +18,8 @@ import sys
 from setuptools import Extension, setup
 from setuptools.command.build_ext import build_ext
 
-_PYX = "src/citeaudit/core/_core.pyx"
+_MODULES = {"citeaudit.core._core": "src/citeaudit/core/_core.pyx",
+            "citeaudit.request._feed_core": "src/citeaudit/request/_feed_core.pyx"}
 
 
 class _OptionalBuildExt(build_ext):
@@ -52,9 +54,9 @@ def _extensions() -> list[Extension]:
         _skipped(ImportError("Cython is not installed"))
         return []
     flags = shlex.split(os.environ.get("CITEAUDIT_CFLAGS", ""))
-    core = Extension("citeaudit.core._core", [_PYX], extra_compile_args=["-O2", *flags],
-                     extra_link_args=flags)
-    return list(cythonize([core], compiler_directives={"language_level": "3"}, quiet=True))
+    modules = [Extension(name, [pyx], extra_compile_args=["-O2", *flags], extra_link_args=flags)
+               for name, pyx in _MODULES.items()]
+    return list(cythonize(modules, compiler_directives={"language_level": "3"}, quiet=True))
 
 
 setup(ext_modules=_extensions(), cmdclass={"build_ext": _OptionalBuildExt})

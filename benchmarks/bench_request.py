@@ -3,7 +3,9 @@ beside one-shot audit, measured in one run.
 
     python3 benchmarks/bench_request.py [--answers N] [--rounds R]
 
-Target: streaming (feed in token-sized chunks, then finish) <= 1.5x one-shot audit.
+Targets: streaming (feed in token-sized chunks, then finish) <= 1.5x one-shot audit, and
+<= 2x the floor (append every chunk to a list, then one audit); a chunk on the fast path (no
+bracket, code character or newline) <= 0.1 us, measured beside a bare ``list.append`` call.
 """
 
 from __future__ import annotations
@@ -119,6 +121,37 @@ def main() -> None:
     ratio = per_answer["stream, ~4-char chunks"] / base
     print(f"streaming (token chunks) / one-shot audit: {ratio:.2f}"
           f" (target <= 1.5: {'met' if ratio <= 1.5 else 'NOT met'})")
+    floor_ratio = per_answer["stream, ~4-char chunks"] / per_answer["floor: append chunks + audit"]
+    print(f"streaming (token chunks) / floor: {floor_ratio:.2f}"
+          f" (target <= 2: {'met' if floor_ratio <= 2 else 'NOT met'})")
+    fast, append = _fast_path(args.rounds)
+    print(f"fast-path chunk: {fast * 1e3:.0f} ns (a bare list.append call: {append * 1e3:.0f} ns;"
+          f" target <= 100 ns: {'met' if fast <= 0.1 else 'NOT met'})")
+
+
+def _fast_path(rounds: int, calls: int = 200_000) -> tuple[float, float]:
+    """Microseconds a fast-path ``feed()`` call takes, and a bare ``list.append`` call, the
+    medians of interleaved rounds (each call from the same Python loop).
+    """
+    chunks = [" the", " wor", "ds a", "nd m", "ore "] * (calls // 5)
+    feeds: list[float] = []
+    appends: list[float] = []
+    for _ in range(rounds):
+        auditor = citeaudit.stream(["Refunds take 30 days."])
+        auditor.feed("Refunds take 30 days [1].")  # settled: what follows is on the fast path
+        feed = auditor.feed
+        start = time.perf_counter()
+        for chunk in chunks:
+            feed(chunk)
+        feeds.append(time.perf_counter() - start)
+        kept: list[str] = []
+        keep = kept.append
+        start = time.perf_counter()
+        for chunk in chunks:
+            keep(chunk)
+        appends.append(time.perf_counter() - start)
+    return (statistics.median(feeds) / len(chunks) * 1e6,
+            statistics.median(appends) / len(chunks) * 1e6)
 
 
 if __name__ == "__main__":

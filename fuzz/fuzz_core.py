@@ -1,5 +1,6 @@
 """Fuzz the compiled core's entry points with atheris: every input must give the reference's
-results (and, in the sanitizer build, touch no memory it does not own).
+results (and, in the sanitizer build, touch no memory it does not own). The stream's compiled
+feed (``citeaudit.request._feed_core``) is fed the same text, cut where the input says.
 
     python3 fuzz/fuzz_core.py -atheris_runs=20000          # or any libFuzzer flags
 
@@ -16,10 +17,11 @@ import sys
 import atheris
 
 with atheris.instrument_imports():
-    from citeaudit import get_grammar, load_snapshot, prepare
+    from citeaudit import Config, get_grammar, load_snapshot, prepare
     from citeaudit.core import _answer, _core, _engine, _grammar, _segment
     from citeaudit.core._segment import Span
     from citeaudit.formats import _text
+    from citeaudit.request import _feed, _feed_core
 
 _GRAMMARS = ["numeric", "S", "id", "source", "numeric,S"]
 
@@ -48,6 +50,19 @@ def _parsed(text: str, grammar: str, compiled: bool) -> object:
 _SNAPSHOT = load_snapshot({"sources": [{"id": i, "text": "x"} for i in ("1", "S2", "doc_1")]})
 
 
+def _fed(kind: type[_feed.Feed], text: str, cuts: list[int], grammar: str) -> list[str]:
+    """What a feed releases for ``text`` cut at ``cuts``, then at the end."""
+    chosen = get_grammar(grammar)
+    feed = kind(chosen, Config().refusals, _SNAPSHOT, True, renderer=None, refs=None)
+    shown, position = [], 0
+    for cut in [*sorted(set(cuts)), len(text)]:
+        if cut > position:
+            shown.append(feed.feed(text[position:cut]))
+            position = cut
+    feed._stop()
+    return [*shown, feed._flush()]
+
+
 def one_input(data: bytes) -> None:
     """One fuzzer input: a text, marks anywhere in it, and a grammar."""
     source = atheris.FuzzedDataProvider(data)
@@ -66,6 +81,9 @@ def one_input(data: bytes) -> None:
         raise AssertionError(f"segment() differs on {text!r} with its markers")
     if _parsed(text, grammar, compiled=True) != _parsed(text, grammar, compiled=False):
         raise AssertionError(f"the parsed answer differs on {text!r} ({grammar})")
+    cuts = [min(start, len(text)) for start, _ in raw] + list(range(0, len(text), 4))
+    if _fed(_feed_core.Feed, text, cuts, grammar) != _fed(_feed.Feed, text, cuts, grammar):
+        raise AssertionError(f"the stream's feed differs on {text!r} cut at {cuts}")
 
 
 def main() -> None:

@@ -9,10 +9,11 @@ built; without the built core the reference runs anyway, slower, with the same r
 
 from __future__ import annotations
 
+import importlib
 import os
 from types import ModuleType
 
-__all__ = ["core", "mode"]
+__all__ = ["compiled", "core", "mode"]
 
 _PURE = os.environ.get("CITEAUDIT_PURE", "").strip() not in ("", "0")
 
@@ -29,6 +30,18 @@ def core() -> ModuleType | None:
     except ImportError:
         return None
     return _core
+
+
+def compiled(name: str) -> ModuleType | None:
+    """Another compiled module of the package (``name``, dotted), or None where the reference
+    runs: the same choice as :func:`core`.
+    """
+    if core() is None:
+        return None
+    try:
+        return importlib.import_module(name)
+    except ImportError:
+        return None
 
 
 def mode() -> str:
