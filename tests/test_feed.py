@@ -24,6 +24,7 @@ from citeaudit import Config, load_snapshot
 from citeaudit.core._engine import choose_grammar
 from citeaudit.core._refusal import Refusal
 from citeaudit.request import _feed, _stream
+from citeaudit.request._guard import line_open
 from citeaudit.request._render import StreamRenderer
 from test_core import PIECES, PROFILE
 from test_stream import STREAM_PIECES
@@ -94,6 +95,12 @@ def test_compiled_feed_equals_reference(text: str, cuts: list[int], grammar: str
 def test_compiled_feed_equals_reference_a_character_at_a_time(text: str,
                                                               grammar: str | None) -> None:
     _assert_same(text, list(range(len(text))), grammar, None, None)
+
+
+@PROFILE
+@given(st.text(st.sampled_from("[]［］\nx \r\u2028"), max_size=30), st.booleans())
+def test_line_open_equals_the_guards(text: str, opened: bool) -> None:
+    assert COMPILED.line_open(text, opened) == line_open(text, opened)
 
 
 @pytest.mark.parametrize("size", [198, 199, 200, 201, 202])

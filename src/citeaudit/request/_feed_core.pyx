@@ -4,19 +4,21 @@
 It mirrors the reference method for method, with the same state and the same decisions,
 typed: positions are C integers (``-1`` where the reference holds None), places in the answer
 are (chunk index, offset) pairs of fields, and the character tests the reference makes with
-``in`` and a regular expression (the fast path's, a fence's opening) are loops over the
-string's characters. Everything else (the grammar's scan, resolution, code spans, the guard's
+``in`` and a regular expression (the fast path's, a fence's opening) and the guard's
+``line_open`` are loops over the string's characters. Everything else (the grammar's scan, resolution, code spans, the guard's
 junctions, the renderer) is the reference's own code, called from here.
 ``tests/test_feed.py`` proves the two release the same text for any answer cut any way.
 """
 
+cimport cython
+from cpython.list cimport PyList_GET_SIZE
 from cpython.unicode cimport PyUnicode_FindChar
 
 from citeaudit.core._engine import resolve_id
 from citeaudit.core._refusal import PATTERN_WINDOW
 from citeaudit.core._segment import Span, code_spans, covered, mask
 from citeaudit.request._feed import FENCE, MAX_CONTENT, REFUSAL_WINDOW
-from citeaudit.request._guard import junction, line_open, space_before
+from citeaudit.request._guard import junction, space_before
 
 
 cdef extern from "Python.h":
@@ -24,6 +26,8 @@ cdef extern from "Python.h":
     int PyUnicode_KIND(object)
     void* PyUnicode_DATA(object)
     Py_UCS4 PyUnicode_READ(int, void*, Py_ssize_t)
+    object PyUnicode_FromOrdinal(int)
+    int PyList_SetSlice(object, Py_ssize_t, Py_ssize_t, void*) except -1
 
 
 cdef Py_ssize_t _MAX_CONTENT = MAX_CONTENT
@@ -63,6 +67,24 @@ cdef inline bint _marks_line(str text):
     return False
 
 
+cpdef bint line_open(str text, bint opened):
+    """``citeaudit.request._guard.line_open``: whether a ``[`` is left unclosed on the last
+    line, once ``text`` is added to a line that was (``opened``) or was not. The last bracket
+    (either width) after the last newline decides; with none, a newline closes the line."""
+    cdef Py_ssize_t i = PyUnicode_GET_LENGTH(text)
+    cdef int kind = PyUnicode_KIND(text)
+    cdef void* data = PyUnicode_DATA(text)
+    cdef Py_UCS4 c
+    while i > 0:
+        i -= 1
+        c = PyUnicode_READ(kind, data, i)
+        if c == 0x5B or c == 0xFF3B:
+            return True
+        if c == 0x5D or c == 0xFF3D or c == 0x0A:
+            return False
+    return opened
+
+
 cdef inline Py_ssize_t _body(str text, Py_ssize_t n):
     """The length of ``text[:n].rstrip(" \\t")``."""
     cdef int kind = PyUnicode_KIND(text)
@@ -91,6 +113,16 @@ cdef inline bint _may_fence(str line):
             return False
         i += 1
     return False
+
+
+cdef inline str _char(str text, Py_ssize_t at):
+    """``text[at]`` (a cached string for the first 256 code points)."""
+    return PyUnicode_FromOrdinal(PyUnicode_READ(PyUnicode_KIND(text), PyUnicode_DATA(text), at))
+
+
+cdef inline int _clear(list items) except -1:
+    """``items.clear()``."""
+    return PyList_SetSlice(items, 0, PyList_GET_SIZE(items), NULL)
 
 
 cdef inline Py_ssize_t _either(Py_ssize_t a, Py_ssize_t b):
@@ -146,6 +178,7 @@ cdef class Feed:
         self._finished = False
         self._quiet = False
 
+    @cython.always_allow_keywords(False)
     def feed(self, str chunk not None):
         cdef str shown = self._feed(chunk)
         if self._renderer is None:
@@ -166,10 +199,10 @@ cdef class Feed:
             n = PyUnicode_GET_LENGTH(chunk)
             body = _body(chunk, n)
             if body == n:
-                self._before = self._last = chunk[n - 1:]
-                if tail:
+                self._before = self._last = _char(chunk, n - 1)
+                if PyList_GET_SIZE(tail):
                     shown = "".join(tail) + chunk
-                    del tail[:]
+                    _clear(tail)
                     self._tail_length = 0
                     return shown
                 return chunk
@@ -177,11 +210,11 @@ cdef class Feed:
                 tail.append(chunk)
                 self._tail_length += n
                 return ""
-            shown = "".join(tail) + chunk[:body] if tail else chunk[:body]
-            del tail[:]
+            shown = "".join(tail) + chunk[:body] if PyList_GET_SIZE(tail) else chunk[:body]
+            _clear(tail)
             tail.append(chunk[body:])
             self._tail_length = n - body
-            self._before = self._last = chunk[body - 1:body]
+            self._before = self._last = _char(chunk, body - 1)
             return shown
         if self._finished:
             raise RuntimeError("feed() after finish()")
