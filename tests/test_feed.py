@@ -150,3 +150,8 @@ def test_the_stream_uses_the_compiled_feed_unless_pure() -> None:
     pure = os.environ.get("CITEAUDIT_PURE", "").strip() not in ("", "0")
     expected = _feed.Feed if pure else COMPILED.Feed
     assert _stream.StreamAuditor.__mro__[1] is expected
+
+
+def test_feed_is_documented_in_both() -> None:
+    for kind in (_feed.Feed, COMPILED.Feed, _stream.StreamAuditor):
+        assert kind.feed.__doc__ == _feed.Feed.feed.__doc__

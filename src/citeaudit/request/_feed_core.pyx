@@ -180,6 +180,10 @@ cdef class Feed:
 
     @cython.always_allow_keywords(False)
     def feed(self, str chunk not None):
+        """Take the next piece of the answer; return what is now settled: plain text (every
+        unverifiable marker removed, verified ones as written) or, with ``render``, its
+        escaped HTML or Markdown with verified markers as links.
+        """
         cdef str shown = self._feed(chunk)
         if self._renderer is None:
             return shown
