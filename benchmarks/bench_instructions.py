@@ -7,13 +7,16 @@ Needs valgrind. Each figure is one child process run twice, with and without the
 work (the set-up, imports and corpus are subtracted); ``PYTHONHASHSEED=0`` keeps set and
 dict order, and so the count, the same run to run. Prints instructions per answer for the
 whole audit and its stages, and the ratio to seed 002's naive check in the same run, with the
-compiled core and with the pure-Python reference (``CITEAUDIT_PURE=1``) side by side.
+compiled core and with the pure-Python reference (``CITEAUDIT_PURE=1``) side by side; then
+streaming in token-sized chunks beside its floor (keep each chunk, then one audit).
 """
 
 from __future__ import annotations
 
 import argparse
+import itertools
 import os
+import random
 import re
 import shutil
 import subprocess
@@ -34,6 +37,8 @@ WORK = {
     "uncited": "    CA301/CA302 check",
     "unread": "    CA102 check",
     "report": "  report: metrics, verdict",
+    "floor": "floor: keep ~4-char chunks, audit()",
+    "stream": "stream(): ~4-char chunks, finish()",
 }
 
 
@@ -64,6 +69,13 @@ def _child(work: str, answers: int, typeset: bool = False) -> None:
             first = bisect_left(starts, start)
             if not (first < len(starts) and starts[first] < end):
                 uncited.append((answer, start, end))
+    rng = random.Random(7)
+    chunked = []
+    for answer, snapshot in snapshots:
+        cuts = [0]
+        while cuts[-1] < len(answer):
+            cuts.append(cuts[-1] + rng.randint(1, 7))  # ~4 characters, a model token
+        chunked.append(([answer[a:b] for a, b in itertools.pairwise(cuts)], snapshot))
     if work == "naive":
         for answer, passages in pairs:
             check(answer, passages)
@@ -95,6 +107,20 @@ def _child(work: str, answers: int, typeset: bool = False) -> None:
     elif work == "unread":
         for context in contexts:
             list(_checks.unread_markers(context))
+    elif work == "floor":
+        for chunks, snapshot in chunked:
+            kept: list[str] = []
+            keep = kept.append
+            for chunk in chunks:
+                keep(chunk)
+            citeaudit.audit("".join(kept), snapshot)
+    elif work == "stream":
+        for chunks, snapshot in chunked:
+            auditor = citeaudit.stream(snapshot)
+            feed = auditor.feed
+            for chunk in chunks:
+                feed(chunk)
+            auditor.finish()
 
 
 _EVENTS = {"I   refs": "instructions", "Mispredicts": "branch mispredictions",
@@ -157,6 +183,9 @@ def main() -> None:
         cells = "".join(f"{counts[m][work] / 1e3:11.1f} k"
                         f" {counts[m][work] / counts[m]['naive']:7.2f}" for m in modes)
         print(f"  {label:<38} {cells}")
+    print("  stream() / its floor (target <= 2): " + ", ".join(
+        f"{m} {counts[m]['stream'] / counts[m]['floor']:.2f}" for m in modes))
+
 
 def _simulated(answers: int, valgrind: str) -> None:
     """Per answer of the whole audit and the naive check: instructions, and the branch and

@@ -9,11 +9,9 @@ built these tests skip, unless ``CITEAUDIT_REQUIRE_CORE=1`` (as in CI) makes tha
 
 from __future__ import annotations
 
-import importlib
 import json
 import os
 from pathlib import Path
-from types import ModuleType
 from typing import Any
 
 import pytest
@@ -26,20 +24,10 @@ from citeaudit.core._refusal import Refusal
 from citeaudit.request import _feed, _stream
 from citeaudit.request._guard import line_open
 from citeaudit.request._render import StreamRenderer
-from test_core import PIECES, PROFILE
+from test_core import PIECES, PROFILE, compiled_or_skip
 from test_stream import STREAM_PIECES
 
-
-def _compiled() -> ModuleType:
-    try:
-        return importlib.import_module("citeaudit.request._feed_core")
-    except ImportError:
-        if os.environ.get("CITEAUDIT_REQUIRE_CORE") == "1":
-            raise
-        pytest.skip("the compiled core is not built")
-
-
-COMPILED = _compiled()
+COMPILED = compiled_or_skip("citeaudit.request._feed_core")
 SNAPSHOT = load_snapshot(json.loads(
     (Path(__file__).parent / "data/seeds/002/passages.json").read_text()))
 REFUSALS = [None, "I cannot answer that."]
