@@ -80,7 +80,6 @@ _DATE = re2.compile(
 _DIGITS = re.compile(r"(\d(?<![\w.,]\d)(?:\d{0,2}(?:,\d{3})+|\d*))(\.\d+)?"
                      r"(?=(?:[kKmM]|[bBmM][nN])?(?!\w))")
 _NUMBER_WORDS = re2.compile(rf"(?i)\b((?:{_WORD})(?:[- ](?:{_ONE}))?)\b")
-_WORD_HINTS = tuple(sorted({*_TENS, *(w for w in _ONES if w != "one")}))
 _SIGNS = "$€£¥"
 _AFTER = re.compile(
     r"\s*(?:(?P<percent>%|percent\b|per\s+cent\b)|(?P<scale>hundred|thousand|million|billion|"
@@ -127,12 +126,12 @@ def quantities(text: str) -> list[Quantity]:
             start = text.rindex(sign, 0, first)
         value = float(digits.replace(",", "") + (decimals or ""))
         found.append(_quantity(text, start, end, value, sign))
-    # Substring tests, cheaper than any regex here; mapped in C, no generator frame per word.
-    if any(map(text.lower().__contains__, _WORD_HINTS)):
-        for match in _NUMBER_WORDS.finditer(text):
-            word_value = _word_value(match.group(1))
-            if word_value is not None:
-                found.append(_quantity(text, match.start(1), match.end(), word_value, None))
+    # RE2 straight away: its scan of a passage (~4 us a kB) costs less than any test for a
+    # number word first (20 substring tests, ~20 us a kB).
+    for match in _NUMBER_WORDS.finditer(text):
+        word_value = _word_value(match.group(1))
+        if word_value is not None:
+            found.append(_quantity(text, match.start(1), match.end(), word_value, None))
     return found
 
 
