@@ -1,5 +1,6 @@
 """The build of the compiled core (``src/citeaudit/core/_core.pyx``, and the stream's per-chunk
-work, ``src/citeaudit/request/_feed_core.pyx``); everything else about the package is declared
+work, ``src/citeaudit/request/_feed_core.pyx``, and the lexical judge's tokenising,
+``src/citeaudit/support/_lexical_core.pyx``); everything else about the package is declared
 in ``pyproject.toml``.
 
 The core is optional: without Cython or a working C compiler the package builds and installs
@@ -19,7 +20,8 @@ from setuptools import Extension, setup
 from setuptools.command.build_ext import build_ext
 
 _MODULES = {"citeaudit.core._core": "src/citeaudit/core/_core.pyx",
-            "citeaudit.request._feed_core": "src/citeaudit/request/_feed_core.pyx"}
+            "citeaudit.request._feed_core": "src/citeaudit/request/_feed_core.pyx",
+            "citeaudit.support._lexical_core": "src/citeaudit/support/_lexical_core.pyx"}
 
 
 class _OptionalBuildExt(build_ext):

@@ -1,6 +1,7 @@
 """Fuzz the compiled core's entry points with atheris: every input must give the reference's
 results (and, in the sanitizer build, touch no memory it does not own). The stream's compiled
-feed (``citeaudit.request._feed_core``) is fed the same text, cut where the input says.
+feed (``citeaudit.request._feed_core``) is fed the same text, cut where the input says, and
+the lexical judge's compiled tokenising (``citeaudit.support._lexical_core``) reads it too.
 
     python3 fuzz/fuzz_core.py -atheris_runs=20000          # or any libFuzzer flags
 
@@ -22,6 +23,7 @@ with atheris.instrument_imports():
     from citeaudit.core._segment import Span
     from citeaudit.formats import _text
     from citeaudit.request import _feed, _feed_core
+    from citeaudit.support import _lexical, _lexical_core
 
 _GRAMMARS = ["numeric", "S", "id", "source", "numeric,S"]
 
@@ -84,6 +86,11 @@ def one_input(data: bytes) -> None:
     cuts = [min(start, len(text)) for start, _ in raw] + list(range(0, len(text), 4))
     if _fed(_feed_core.Feed, text, cuts, grammar) != _fed(_feed.Feed, text, cuts, grammar):
         raise AssertionError(f"the stream's feed differs on {text!r} cut at {cuts}")
+    spans = [(start, start + n) for start, n in raw]
+    if _lexical_core.terms(text) != _lexical.reference_terms(text) or \
+            _lexical_core.windows(text, text, spans) != _lexical.reference_windows(text, text,
+                                                                                  spans):
+        raise AssertionError(f"the lexical judge's terms differ on {text!r} at {spans}")
 
 
 def main() -> None:

@@ -22,6 +22,7 @@ from itertools import filterfalse
 import Stemmer
 
 from citeaudit.core._judging import Judgement, Passage
+from citeaudit.core._native import compiled
 from citeaudit.support._judges import sentences
 from citeaudit.support._quantities import (
     Quantity,
@@ -73,6 +74,8 @@ will with would you your yours yourself yourselves also may must per via within 
 _STEMMER = Stemmer.Stemmer("english")
 
 
+_Window = tuple[str, frozenset[str], bool]  # text, content-word stems, negated (a plain tuple:
+# passages have dozens of windows, and a NamedTuple costs a Python call each)
 _STEMS: dict[str, str] = {}  # every word stemmed once per process (vocabularies are small)
 
 
@@ -84,23 +87,31 @@ def _terms(text: str, lowered: str | None = None) -> tuple[frozenset[str], bool]
         lowered = _plain_quotes(text.lower())
     words = set(_WORDS.findall(lowered))
     negated = not _NEGATIONS.isdisjoint(words) or "n't" in lowered
-    words -= _STOPWORDS
+    words = words.difference(_STOPWORDS)  # over the words: `-=` walks the stop words
     stems = _STEMS
     missing = list(filterfalse(stems.__contains__, words))
     if missing:
         if len(stems) > 500_000:
             stems.clear()
+            missing = list(words)  # the words it held are gone too
         stems.update(zip(missing, _STEMMER.stemWords(missing), strict=True))
     return frozenset(map(stems.__getitem__, words)), negated
+
+
+def _windows(text: str, lowered: str, spans: Iterable[tuple[int, int]]) -> list[_Window]:
+    """Each sentence of ``text`` at ``spans`` (stripped), its content-word stems and whether
+    it is negated (``lowered``: ``text`` lower-cased, quotes folded, the same length).
+    """
+    windows = []
+    for start, end in spans:
+        sentence = text[start:end].strip()
+        windows.append((sentence, *_terms(sentence, lowered[start:end])))
+    return windows
 
 
 def _normal(text: str) -> str:
     """Text for quote matching: quote characters, whitespace and case folded."""
     return " ".join(_plain_quotes(text).casefold().split())
-
-
-_Window = tuple[str, frozenset[str], bool]  # text, content-word stems, negated (a plain tuple:
-# passages have dozens of windows, and a NamedTuple costs a Python call each)
 
 
 class _Passage:
@@ -116,13 +127,9 @@ class _Passage:
         if len(lowered) != len(text):  # a rare character that lower-cases to two
             lowered = _plain_quotes("".join(c.lower()[:1] for c in text))
         self.lowered = lowered
-        analysed = []
-        for start, end in sentences(text):
-            sentence = text[start:end].strip()
-            analysed.append((sentence, *_terms(sentence, lowered[start:end])))
         # Windows of two adjacent sentences are scored from the sentences' overlaps with the
         # claim, never built here: most passages are cited by a claim or two.
-        self.sentences: list[_Window] = analysed
+        self.sentences: list[_Window] = _windows(text, lowered, sentences(text))
         self._index: dict[str, list[int]] | None = None
         self._quantities: dict[float, list[Quantity]] | None = None
         self._amounts: list[str] = []
@@ -289,3 +296,8 @@ class LexicalJudge:
         if refuted:
             score *= 0.25
         return Judgement(score, not problems, evidence, source, tuple(problems))
+
+
+reference_terms, reference_windows = _terms, _windows
+if (_compiled := compiled("citeaudit.support._lexical_core")) is not None:
+    _terms, _windows = _compiled.terms, _compiled.windows

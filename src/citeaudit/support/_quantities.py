@@ -6,6 +6,7 @@
 
 from __future__ import annotations
 
+import functools
 import math
 import re
 from collections.abc import Iterable
@@ -138,20 +139,22 @@ def quantities(text: str) -> list[Quantity]:
 def _quantity(text: str, start: int, end: int, value: float, sign: str | None) -> Quantity:
     """The amount at ``start:end``, with what follows it: percent, scale, unit, currency."""
     after = _AFTER.match(text, end)
+    assert after is not None  # every part of it is optional: it always matches
+    percent, scale, _, written = after.groups()
     currency = _CURRENCIES.get(sign or "")
     kind, unit = "number", None
-    if after is not None and after["percent"]:
+    if percent:
         kind, value = "percent", value / 100
         end = after.end("percent")
-    elif after is not None:
-        if after["scale"]:
-            scale = after["scale"].lower()
+    else:
+        if scale:
+            scale = scale.lower()
             if scale != "m" or sign:  # "5 m" is metres unless it is money
                 value *= _SCALES[scale]
             else:
                 unit = "metre"
             end = after.end("scale")
-        word = (after["unit"] or "").lower() if unit is None else ""
+        word = (written or "").lower() if unit is None else ""
         if word in _CURRENCIES:
             currency = _CURRENCIES[word]
             end = after.end()
@@ -179,6 +182,7 @@ def _word_value(words: str) -> float | None:
     return float(total)
 
 
+@functools.lru_cache(maxsize=65_536)  # amounts repeat; formatting one costs ten lookups
 def value_key(value: float) -> float:
     """The value to index an amount by: equal amounts (within :func:`matches`'s tolerance,
     but for values that straddle a rounding step) share a key.
