@@ -1,6 +1,6 @@
-"""The build of the compiled core (``src/citeaudit/core/_core.pyx``, and the stream's per-chunk
-work, ``src/citeaudit/request/_feed_core.pyx``, and the lexical judge's tokenising,
-``src/citeaudit/support/_lexical_core.pyx``); everything else about the package is declared
+"""The build of the compiled modules: the core (``src/citeaudit/core/_core.pyx``), the stream's
+per-chunk work (``src/citeaudit/request/_feed_core.pyx``) and the lexical judge's tokenising
+(``src/citeaudit/support/_lexical_core.pyx``); everything else about the package is declared
 in ``pyproject.toml``.
 
 The core is optional: without Cython or a working C compiler the package builds and installs
