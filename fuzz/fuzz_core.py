@@ -1,7 +1,9 @@
 """Fuzz the compiled core's entry points with atheris: every input must give the reference's
 results (and, in the sanitizer build, touch no memory it does not own). The stream's compiled
 feed (``citeaudit.request._feed_core``) is fed the same text, cut where the input says, and
-the lexical judge's compiled tokenising (``citeaudit.support._lexical_core``) reads it too.
+the lexical judge's compiled tokenising and window overlap
+(``citeaudit.support._lexical_core``) read it too: its sentences as a passage, its first
+sentence as the claim.
 
     python3 fuzz/fuzz_core.py -atheris_runs=20000          # or any libFuzzer flags
 
@@ -91,6 +93,11 @@ def one_input(data: bytes) -> None:
             _lexical_core.windows(text, text, spans) != _lexical.reference_windows(text, text,
                                                                                   spans):
         raise AssertionError(f"the lexical judge's terms differ on {text!r} at {spans}")
+    claim, negated = _lexical.reference_terms(text[:text.find(".") + 1 or None])
+    passage = [("1", _lexical._Passage(text))]
+    if _lexical_core.aligned(claim, negated, passage) != \
+            _lexical.reference_aligned(claim, negated, passage):
+        raise AssertionError(f"the lexical judge's best window differs on {text!r}")
 
 
 def main() -> None:

@@ -1,13 +1,17 @@
-"""The lexical judge's tokenising compiled (``citeaudit.support._lexical_core``) and its
-pure-Python reference (``_lexical.reference_terms`` and ``reference_windows``) give the same
-stems and negations for any text, over every sentence span and any other; and the judge gives
-the same judgements with either.
+"""The lexical judge's tokenising and window overlap compiled
+(``citeaudit.support._lexical_core``) and their pure-Python reference
+(``_lexical.reference_terms``, ``reference_windows`` and ``reference_aligned``) give the same
+stems and negations for any text, over every sentence span and any other, and the same best
+window for any claim over any passages, short or long enough to be scored from their index;
+and the judge gives the same judgements with either.
 
 Both are compared in one process whichever mode the suite runs in. Where the core is not
 built these tests skip, unless ``CITEAUDIT_REQUIRE_CORE=1`` (as in CI) makes that a failure.
 """
 
 from __future__ import annotations
+
+import random
 
 import pytest
 from hypothesis import given
@@ -57,6 +61,37 @@ def test_the_stem_cache_is_cleared_when_full_in_both() -> None:
         assert len(_lexical._STEMS) <= 3  # cleared (which words it then holds may differ)
 
 
+# Sentences over few words, so that claims and sentences share some, negated or not.
+SENTENCE = st.lists(st.sampled_from(["refund", "paid", "within", "days", "claim", "travel",
+                                     "not", "never", "late", "policy", "desk", "card"]),
+                    max_size=8).map(" ".join)
+PASSAGE = st.lists(SENTENCE, min_size=0, max_size=8).map(". ".join)
+
+
+@given(SENTENCE, st.lists(PASSAGE, max_size=3))
+def test_aligned_equals_the_reference(claim: str, passages: list[str]) -> None:
+    terms, negated = _lexical.reference_terms(claim)
+    analysed = [(str(n), _lexical._Passage(text)) for n, text in enumerate(passages, 1)]
+    assert COMPILED.aligned(terms, negated, analysed) == \
+        _lexical.reference_aligned(terms, negated, analysed)
+
+
+@given(SENTENCE, st.integers(0, 400), st.integers(0, 2**32))
+def test_aligned_equals_the_reference_over_an_indexed_passage(claim: str, padding: int,
+                                                               seed: int) -> None:
+    """A passage of more than ``_SCAN_ALL`` sentences is scored at its candidate sentences
+    only: runs of them, with gaps, and the sentence after each.
+    """
+    words = ["refund", "paid", "within", "days", "claim", "not", "filler", "text", "more"]
+    rng = random.Random(seed)
+    text = ". ".join(" ".join(rng.choice(words) for _ in range(rng.randint(1, 4)))
+                     for _ in range(_lexical._SCAN_ALL - 20 + padding)) + "."
+    terms, negated = _lexical.reference_terms(claim)
+    analysed = [("1", _lexical._Passage(text)), ("2", _lexical._Passage("Refunds are paid."))]
+    assert COMPILED.aligned(terms, negated, analysed) == \
+        _lexical.reference_aligned(terms, negated, analysed)
+
+
 JUDGED = [
     ("Refunds are paid within 30 days.", ["Refunds are paid within thirty days of a claim."]),
     ("Refunds are not paid after 30 days.", ["Refunds are paid after 30 days. Never late."]),
@@ -74,10 +109,12 @@ def test_the_judge_judges_the_same_with_either(claim: str, passages: list[str],
     cited = [(str(n), text) for n, text in enumerate(passages, 1)]
     monkeypatch.setattr(_lexical, "_terms", COMPILED.terms)
     monkeypatch.setattr(_lexical, "_windows", COMPILED.windows)
+    monkeypatch.setattr(_lexical, "_aligned", COMPILED.aligned)
     _analyse.cache_clear()
     compiled = LexicalJudge().judge_one(claim, cited)
     monkeypatch.setattr(_lexical, "_terms", _lexical.reference_terms)
     monkeypatch.setattr(_lexical, "_windows", _lexical.reference_windows)
+    monkeypatch.setattr(_lexical, "_aligned", _lexical.reference_aligned)
     _analyse.cache_clear()
     assert LexicalJudge().judge_one(claim, cited) == compiled
     _analyse.cache_clear()

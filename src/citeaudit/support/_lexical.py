@@ -298,6 +298,6 @@ class LexicalJudge:
         return Judgement(score, not problems, evidence, source, tuple(problems))
 
 
-reference_terms, reference_windows = _terms, _windows
+reference_terms, reference_windows, reference_aligned = _terms, _windows, _aligned
 if (_compiled := compiled("citeaudit.support._lexical_core")) is not None:
-    _terms, _windows = _compiled.terms, _compiled.windows
+    _terms, _windows, _aligned = _compiled.terms, _compiled.windows, _compiled.aligned

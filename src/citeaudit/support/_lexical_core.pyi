@@ -1,5 +1,8 @@
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
+from typing import Any
 
 def terms(text: str, lowered: str | None = None) -> tuple[frozenset[str], bool]: ...
 def windows(text: str, lowered: str, spans: Iterable[tuple[int, int]],
             ) -> list[tuple[str, frozenset[str], bool]]: ...
+def aligned(terms: frozenset[str], negated: bool, analysed: Sequence[tuple[str, Any]],
+            ) -> tuple[float, str, str | None, bool]: ...

@@ -1,18 +1,28 @@
 # cython: language_level=3
-"""The compiled copy of the lexical judge's tokenising (:mod:`citeaudit.support._lexical`):
-``_terms`` and ``_windows``, the content-word stems of each passage sentence, which is most of
-what analysing a passage costs.
+"""The compiled copy of the lexical judge's tokenising and window overlap
+(:mod:`citeaudit.support._lexical`): ``_terms`` and ``_windows``, the content-word stems of
+each passage sentence, which is most of what analysing a passage costs, and ``_aligned``, the
+best window of one or two sentences for a claim's stems.
 
 It mirrors the reference function for function: the reference's word pattern
 (``[a-z][a-z0-9]*(?:'[a-z]+)?``, leftmost, non-overlapping) is a loop over the string's
 characters that slices each word once, and the stop-word test, the stem-cache lookup and the
 stemming of the words the cache lacks are the reference's own objects, read from its module.
-``tests/test_lexical_core.py`` proves the two give the same stems and negations for any text.
+The window overlap reads the sentences' stems as they are and counts shared stems without
+building a set for a sentence that shares none. ``tests/test_lexical_core.py`` proves the two
+give the same stems, negations and best windows for any text.
 """
 
 from cpython.unicode cimport PyUnicode_Substring
 
-from citeaudit.support._lexical import _NEGATIONS, _STEMMER, _STEMS, _STOPWORDS, _plain_quotes
+from citeaudit.support._lexical import (
+    _NEGATIONS,
+    _SCAN_ALL,
+    _STEMMER,
+    _STEMS,
+    _STOPWORDS,
+    _plain_quotes,
+)
 
 
 cdef extern from "Python.h":
@@ -28,6 +38,7 @@ cdef frozenset _stopwords = _STOPWORDS
 cdef frozenset _negations = _NEGATIONS
 cdef object _stem_words = _STEMMER.stemWords
 cdef str _NOT = "n't"
+cdef Py_ssize_t _scan_all = _SCAN_ALL
 
 
 cdef inline bint _letter(Py_UCS4 c):
@@ -104,3 +115,81 @@ def windows(str text, str lowered, spans):
             stems, negated = terms("", lowered[start:end])
         found.append((text[start:end].strip(), stems, negated))
     return found
+
+
+cdef set _shared(frozenset terms, frozenset other):
+    """``terms & other``, or None when they share nothing (no set built)."""
+    cdef set found = None
+    cdef frozenset small = terms, large = other
+    if len(small) > len(large):
+        small, large = other, terms
+    for term in small:
+        if term in large:
+            if found is None:
+                found = set()
+            found.add(term)
+    return found
+
+
+def aligned(frozenset terms, bint negated, analysed):
+    """The best window for the claim's ``terms``: one passage sentence or two adjacent ones
+    (see the reference, ``_lexical._aligned``). Returns the score, the window's text, its
+    source and whether the negations differ."""
+    cdef double score = 0.0, overlap
+    cdef object evidence = "", source = None
+    cdef bint denied = False, sentence_negated, before_negated = False, window_negated
+    cdef bint has_before
+    cdef double count = len(terms)
+    cdef Py_ssize_t total, k, position, last, union
+    cdef list sentences, chosen
+    cdef tuple sentence
+    cdef set shared, before
+    for source_id, passage in analysed:
+        sentences = passage.sentences
+        total = len(sentences)
+        chosen = None
+        if total > _scan_all:
+            chosen = passage.candidates(terms)
+            total = len(chosen)
+        last = -2
+        has_before = False
+        before = None  # the claim's terms in the sentence before (None: none shared)
+        for k in range(total):
+            position = k if chosen is None else chosen[k]
+            if position != last + 1:
+                has_before = False
+                before = None
+                if position > 0:  # the window ending here needs the one before
+                    sentence = sentences[position - 1]
+                    before_negated = sentence[2]
+                    before = _shared(terms, sentence[1])
+                    has_before = True
+            last = position
+            sentence = sentences[position]
+            sentence_negated = sentence[2]
+            shared = _shared(terms, sentence[1])
+            if shared is not None:  # no shared term scores 0, never above the best
+                overlap = len(shared) / count
+                if sentence_negated != negated:
+                    overlap *= 0.25  # one side denies what the other states
+                if overlap > score:
+                    score, evidence, source = overlap, sentence[0], source_id
+                    denied = sentence_negated != negated
+            if has_before and (shared is not None or before is not None):
+                window_negated = sentence_negated or before_negated
+                if shared is None:
+                    union = len(before)
+                elif before is None:
+                    union = len(shared)
+                else:
+                    union = len(shared | before)
+                overlap = union / count
+                if window_negated != negated:
+                    overlap *= 0.25
+                if overlap > score:
+                    score, source = overlap, source_id
+                    evidence = f"{sentences[position - 1][0]} {sentence[0]}"
+                    denied = window_negated != negated
+            has_before = True
+            before, before_negated = shared, sentence_negated
+    return score, evidence, source, denied
