@@ -16,6 +16,7 @@ from typing import IO, Any
 from citeaudit._files import refuse_inputs
 from citeaudit.core._engine import audit
 from citeaudit.errors import CiteauditError, InputError, RunError
+from citeaudit.eval._ranges import LineRange, line_ranges
 from citeaudit.eval._records import (
     DatasetFormat,
     RawItem,
@@ -32,7 +33,7 @@ from citeaudit.eval._results import (
     summary_of,
     testcase,
 )
-from citeaudit.eval._runner import run
+from citeaudit.eval._runner import BATCH, Batch, run, run_tasks
 from citeaudit.eval._store import ResultsFile
 from citeaudit.eval._summary import Aggregate
 
@@ -111,10 +112,18 @@ def evaluate(dataset: Dataset, options: Options, *, jobs: int = 1, out: Path | N
                                          " another record", dataset.path)
                 count(summary_of(result), testcase(result) if junit is not None else None)
                 done += 1
-        if progress is not None:
-            items = progress.track(items, done)
+        batches: Iterator[Batch]
+        if jobs > 1 and shard is None and dataset.format == "jsonl" and dataset.path != "-":
+            # The workers read their own byte ranges: the main process copies no record.
+            ranges = line_ranges(os.path.abspath(dataset.path), max_bytes=dataset.max_bytes,
+                                 batch=BATCH, skip=done)
+            batches = run_tasks(ranges if progress is None else progress.track_ranges(ranges),
+                                options, jobs)
+        else:
+            batches = run(items if progress is None else progress.track(items, done), options,
+                          jobs)
         try:
-            for done_batch in run(items, options, jobs):
+            for done_batch in batches:
                 if store is not None:
                     store.write(done_batch.lines)  # whole lines, batch by batch
                 aggregate.merge(done_batch.aggregate)
@@ -200,6 +209,18 @@ class Progress:
                 bar.set_postfix_str(f"{done + self._records} records, {rate:,.0f} rec/s",
                                     refresh=False)
             yield item
+
+    def track_ranges(self, ranges: Iterator[LineRange]) -> Iterator[LineRange]:
+        """The ranges as they are sent to the workers, counted as their records and bytes."""
+        bar = self._bar
+        for task in ranges:
+            self._records += task.records
+            bar.update(task.end - task.start if self._unit_bytes else task.records)
+            if self._records % 512 < task.records:
+                rate = self._records / max(time.monotonic() - self._start, 1e-9)
+                bar.set_postfix_str(f"{task.ordinal + task.records} records, {rate:,.0f}"
+                                    " rec/s", refresh=False)
+            yield task
 
     def close(self) -> None:
         self._bar.close()

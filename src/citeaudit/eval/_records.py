@@ -24,8 +24,8 @@ from citeaudit.core._sources import kind_of
 from citeaudit.errors import InputError
 
 __all__ = ["DATASET_FORMATS", "DatasetReader", "RawItem", "Record", "Unreadable",
-           "detect_format", "digest_of", "line_item", "parse_record", "read_items",
-           "row_item"]
+           "detect_format", "digest_of", "line_item", "lines_of", "opened", "parse_record",
+           "read_items", "row_item"]
 
 DatasetFormat = str  # a name in DATASET_FORMATS
 _SKIP_CHUNK = 1 << 20
@@ -97,8 +97,8 @@ class JsonLines:
 
     def items(self, path: str, *, max_bytes: int,
               stdin: IO[bytes] | None = None) -> Iterator[RawItem]:
-        with _opened(path, stdin) as stream:
-            yield from _lines(stream, max_bytes)
+        with opened(path, stdin) as stream:
+            yield from lines_of(stream, max_bytes)
 
 
 class JsonArray:
@@ -108,7 +108,7 @@ class JsonArray:
 
     def items(self, path: str, *, max_bytes: int,
               stdin: IO[bytes] | None = None) -> Iterator[RawItem]:
-        with _opened(path, stdin) as stream:
+        with opened(path, stdin) as stream:
             yield from _array(stream, path, max_bytes)
 
 
@@ -156,7 +156,7 @@ def read_items(path: str, *, max_bytes: int, format: DatasetFormat = "jsonl",
 
 
 @contextlib.contextmanager
-def _opened(path: str, stdin: IO[bytes] | None) -> Iterator[IO[bytes]]:
+def opened(path: str, stdin: IO[bytes] | None) -> Iterator[IO[bytes]]:
     if path == "-" and stdin is not None:
         yield stdin
         return
@@ -168,20 +168,27 @@ def _opened(path: str, stdin: IO[bytes] | None) -> Iterator[IO[bytes]]:
         yield stream
 
 
-def _lines(stream: IO[bytes], max_bytes: int) -> Iterator[RawItem]:
-    index = 0
-    number = 0
-    while True:
+def lines_of(stream: IO[bytes], max_bytes: int, index: int = 0, number: int = 0,
+             size: int | None = None) -> Iterator[RawItem]:
+    """The items of JSONL read from ``stream``: ``index`` items and ``number`` lines before
+    it, at most ``size`` bytes (a worker reading its own range of the file). A line over
+    ``max_bytes`` (its byte order mark included) is an unreadable item, never held.
+    """
+    read = 0
+    while size is None or read < size:
         line = stream.readline(max_bytes + 1)
         if not line:
             return
+        read += len(line)
         number += 1
+        over = len(line) > max_bytes and not line.endswith(b"\n")
         if number == 1 and line.startswith(_BOM):
             line = line[len(_BOM):]
-        if len(line) > max_bytes and not line.endswith(b"\n"):
+        if over:
             hasher = hashlib.blake2b(line, digest_size=8)
             while True:  # the rest of the line is skipped, never held
                 rest = stream.readline(_SKIP_CHUNK)
+                read += len(rest)
                 if not rest or rest.endswith(b"\n"):
                     hasher.update(rest.rstrip(b"\r\n"))
                     break

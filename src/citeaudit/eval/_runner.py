@@ -1,6 +1,8 @@
 """The runner: audit dataset items in worker processes and hand back the results in input
 order, with a bounded number of batches in flight (memory stays flat). A worker that dies
 ends the run at once; what was written before is complete (see :mod:`.store` for resume).
+Workers are sent batches of items, or the byte ranges of a JSONL file that they read
+themselves (:mod:`._ranges`): then the main process only writes and merges.
 """
 
 from __future__ import annotations
@@ -20,11 +22,12 @@ from typing import NamedTuple
 
 from citeaudit.errors import CiteauditError, RunError
 from citeaudit.eval._evaluators import load_evaluators
+from citeaudit.eval._ranges import LineRange, range_items
 from citeaudit.eval._records import RawItem
 from citeaudit.eval._results import Options, Summary, new_aggregate, process
 from citeaudit.eval._summary import Aggregate
 
-__all__ = ["Batch", "default_jobs", "run"]
+__all__ = ["Batch", "Task", "default_jobs", "run", "run_tasks"]
 
 BATCH = 64  # items per task: large enough to hide the process hop, small for steady progress
 
@@ -85,9 +88,13 @@ def _exit_with_parent(parent: int) -> None:
     os._exit(1)
 
 
-def _work(items: list[RawItem]) -> Batch:
+Task = list[RawItem] | LineRange  # what a worker is sent: items, or where to read them
+
+
+def _work(task: Task) -> Batch:
     assert _worker_options is not None
-    return audit_batch(items, _worker_options)
+    return audit_batch(range_items(task) if isinstance(task, LineRange) else task,
+                       _worker_options)
 
 
 def run(items: Iterable[RawItem], options: Options, jobs: int = 1) -> Iterator[Batch]:
@@ -104,18 +111,25 @@ def run(items: Iterable[RawItem], options: Options, jobs: int = 1) -> Iterator[B
         for chunk in chunks:
             yield audit_batch(chunk, options)
     else:
-        names = tuple(evaluator.name for evaluator in options.evaluators)
-        bare = dataclasses.replace(options, evaluators=())  # evaluators load in each worker
-        with _Pool(jobs, bare, names) as pool:
-            yield from pool.ordered(chunks)
+        yield from run_tasks(chunks, options, jobs)
     if failure:
         raise failure[0]
+
+
+def run_tasks(tasks: Iterator[Task], options: Options, jobs: int) -> Iterator[Batch]:
+    """Every task (a batch of items, or a range of a JSONL file, :func:`line_ranges`)
+    audited in ``jobs`` processes, in input order (see :func:`run`).
+    """
+    names = tuple(evaluator.name for evaluator in options.evaluators)
+    bare = dataclasses.replace(options, evaluators=())  # evaluators load in each worker
+    with _Pool(jobs, bare, names) as pool:
+        yield from pool.ordered(tasks)
 
 
 class _Worker(NamedTuple):
     process: BaseProcess
     connection: Connection
-    outbox: queue.SimpleQueue[list[RawItem] | None]  # batches its sender thread sends
+    outbox: queue.SimpleQueue[Task | None]  # tasks its sender thread sends
 
 
 _QUEUED = 2  # batches per worker at once: one being audited, the next ready in its pipe
@@ -158,7 +172,7 @@ class _Pool:
                 worker.process.join()
             worker.connection.close()
 
-    def ordered(self, chunks: Iterator[list[RawItem]]) -> Iterator[Batch]:
+    def ordered(self, chunks: Iterator[Task]) -> Iterator[Batch]:
         """The batches of ``chunks`` audited, in input order, with at most ``4 * jobs``
         batches between the reader and the writer (memory stays flat).
         """
