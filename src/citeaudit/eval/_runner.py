@@ -192,7 +192,7 @@ class _Pool:
                 if chunk is None:
                     exhausted = True
                     break
-                self._workers[free].outbox.put(chunk)
+                self._give(free, chunk)
                 waiting[free].append(sent)
                 sent += 1
             while wanted in done:
@@ -216,6 +216,19 @@ class _Pool:
             for worker in self._workers:
                 if not worker.process.is_alive():
                     raise RunError(self._death(worker))
+
+    def _give(self, number: int, task: Task) -> None:
+        """Hand ``task`` to a worker: a range (a hundred bytes, never filling the pipe) is
+        sent at once; a batch of items through the sender thread.
+        """
+        worker = self._workers[number]
+        if not isinstance(task, LineRange):
+            worker.outbox.put(task)
+            return
+        try:
+            worker.connection.send(task)
+        except (OSError, ValueError):
+            raise RunError(self._death(worker)) from None
 
     @staticmethod
     def _death(worker: _Worker) -> str:
