@@ -132,6 +132,30 @@ def test_jobs_and_formats_give_the_same_results(run: Any, tmp_path: Path) -> Non
     assert all(same)
 
 
+def test_workers_reading_their_own_ranges_give_the_results_of_one_process(
+        run: Any, tmp_path: Path) -> None:
+    """With ``--jobs`` the workers read byte ranges of a JSONL file: blank and white-space
+    lines, a byte order mark, CRLF, a line over the limit and no final line break change
+    nothing.
+    """
+    lines = [json.dumps(r).encode() for r in records(200)]
+    for at, odd in ((0, b""), (5, b" \t"), (70, b"x" * 5000), (71, b""), (130, b"\r")):
+        lines.insert(at, odd)
+    data = tmp_path / "d.jsonl"
+    data.write_bytes(b"\xef\xbb\xbf" + b"\r\n".join(lines))
+    outputs = []
+    for jobs in ("1", "3"):
+        out = tmp_path / f"{jobs}.jsonl"
+        result = run("eval", str(data), "-o", str(out), "--jobs", jobs, "--max-bytes", "4000",
+                     "--format", "json")
+        outputs.append((results_of(out), json.loads(result.out)))
+    assert outputs[0] == outputs[1]
+    assert len(outputs[0][0]) == 201  # every record, and the one over the limit
+    assert [(r["place"], r["status"]) for r in outputs[0][0][67:70]] == [
+        ("line 70", outputs[0][0][67]["status"]), ("line 71", "unreadable"),
+        ("line 73", outputs[0][0][69]["status"])]
+
+
 def test_bad_records_are_reported_and_the_rest_audited(run: Any, tmp_path: Path) -> None:
     good = records(3)
     big = b'{"id": "big", "sources": [], "answer": "' + b"x" * 50_000_000 + b'"}\n'
@@ -423,9 +447,10 @@ def test_custom_evaluators(run: Any, tmp_path: Path, example_evaluator: Path,
     assert "evaluator min_sources: pass rate 0.333, mean score" in table
 
 
-def test_progress_only_on_a_terminal(tmp_path: Path) -> None:
+@pytest.mark.parametrize("jobs", ["1", "2"])  # items read here; ranges read by the workers
+def test_progress_only_on_a_terminal(tmp_path: Path, jobs: str) -> None:
     data = write_jsonl(tmp_path / "d.jsonl", records(3000))
-    command = [sys.executable, "-m", "citeaudit", "eval", str(data), "--jobs", "1"]
+    command = [sys.executable, "-m", "citeaudit", "eval", str(data), "--jobs", jobs]
     piped = subprocess.run(command, capture_output=True, text=True, check=False)
     assert piped.stderr == ""
     main, secondary = os.openpty()
