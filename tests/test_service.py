@@ -19,9 +19,12 @@ from typing import Any
 
 import httpx
 import pytest
+from prometheus_client import CollectorRegistry, generate_latest
+from prometheus_client.parser import text_string_to_metric_families
 
 import citeaudit
 import test_anthropic as anthropic_cases
+from citeaudit.service._tally import Tally
 
 SOURCES = ["Refunds take 14 days.", "Express shipping takes 1 business day."]
 ANSWER = "Refunds take 14 days [1]. Express shipping takes 1 business day [2][7]."
@@ -343,3 +346,44 @@ def test_the_typescript_client_talks_to_the_service(server: Server, tmp_path: Pa
         "served": citeaudit.guard(ANSWER, SOURCES).text, "rendered": True,
         "fingerprint": citeaudit.build_context(SOURCES).snapshot.fingerprint,
         "refused": "422: body: $.answer: required (the answer, or a provider's response)"}
+
+
+def test_the_tally_counts_exactly_and_scrapes_as_prometheus_text() -> None:
+    tally = Tally()
+    registry = CollectorRegistry()
+    registry.register(tally)
+    for seconds in (0.0004, 0.0005, 0.003, 20.0):  # on a bound counts in its bucket
+        tally.request("audit", 200, seconds)
+    tally.request("guard", 422, 0.01)
+    report = citeaudit.audit(ANSWER, SOURCES).to_dict()
+    tally.report(report)
+    tally.report(report)
+    samples = {(s.name, tuple(sorted(s.labels.items()))): s.value
+               for family in text_string_to_metric_families(generate_latest(registry).decode())
+               for s in family.samples}
+    assert samples["citeaudit_requests_total", (("endpoint", "audit"), ("status", "200"))] == 4
+    assert samples["citeaudit_requests_total", (("endpoint", "guard"), ("status", "422"))] == 1
+    buckets = {dict(labels)["le"]: value for (name, labels), value in samples.items()
+               if name == "citeaudit_request_seconds_bucket"
+               and dict(labels)["endpoint"] == "audit"}
+    assert (buckets["0.0005"], buckets["0.001"], buckets["0.005"], buckets["10.0"],
+            buckets["+Inf"]) == (2, 2, 3, 3, 4)
+    assert samples["citeaudit_request_seconds_count", (("endpoint", "audit"),)] == 4
+    assert samples["citeaudit_request_seconds_sum", (("endpoint", "audit"),)] == \
+        pytest.approx(20.0039)
+    assert samples["citeaudit_findings_total", (("code", "CA202"),)] == 2
+    assert samples["citeaudit_verdicts_total", (("passed", "false"),
+                                                ("status", "unverified"))] == 2
+
+
+def test_every_worker_writes_the_access_log_and_it_can_be_turned_off(start: Any) -> None:
+    for options, logged in ((("--workers", "2"), True), (("--no-access-log",), False)):
+        server = start(*options)
+        for n in range(6):
+            reply = server.post("/v1/audit", {"answer": ANSWER, "sources": SOURCES},
+                                headers={"x-request-id": f"w{n}"})
+            assert reply.status_code == 200
+        time.sleep(0.3)
+        ids = {json.loads(line)["request_id"] for line in server.log.read_text().splitlines()
+               if line.startswith("{")}
+        assert ids == ({f"w{n}" for n in range(6)} if logged else set()), options

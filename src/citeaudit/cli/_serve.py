@@ -42,6 +42,8 @@ def add_parser(commands: Any) -> None:
     parser.add_argument("--cors", action="append", default=[], metavar="ORIGIN",
                         help="allow browsers on ORIGIN to call the service (repeatable;"
                         " default: CORS off)")
+    parser.add_argument("--no-access-log", action="store_true",
+                        help="write no access log (one JSON line a request on stderr)")
     parser.add_argument("--log-bodies", action="store_true",
                         help="log request bodies (answer and passage text) too")
 
@@ -60,6 +62,7 @@ def run(args: argparse.Namespace, io: IO) -> int:
         "CITEAUDIT_SERVE_CONCURRENCY": str(args.concurrency),
         "CITEAUDIT_SERVE_TIMEOUT": str(args.timeout),
         "CITEAUDIT_SERVE_CORS": ",".join(args.cors),
+        "CITEAUDIT_SERVE_ACCESS_LOG": "0" if args.no_access_log else "1",
         "CITEAUDIT_SERVE_LOG_BODIES": "1" if args.log_bodies else "0"})
     for name, value in (("CITEAUDIT_SERVE_CONFIG", args.config),
                         ("CITEAUDIT_TOKEN_FILE", args.token_file)):
@@ -72,8 +75,8 @@ def run(args: argparse.Namespace, io: IO) -> int:
     from_environment()  # unreadable token file or configuration: an error before binding
     import uvicorn  # noqa: PLC0415 - the service extra
 
-    logging.basicConfig(level=logging.INFO, format="%(message)s",
-                        stream=io.err)  # one JSON object a line: the access log
+    # Errors the service logs (the access log is written by the app itself: see Settings).
+    logging.basicConfig(level=logging.INFO, format="%(message)s", stream=io.err)
     uvicorn.run("citeaudit.service._app:app_from_environment", factory=True, host=args.host,
                 port=args.port, workers=args.workers, access_log=False, log_level="warning",
                 lifespan="on")

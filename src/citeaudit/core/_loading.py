@@ -88,19 +88,24 @@ def decode_json(data: bytes, *, origin: str) -> Any:
     A key repeated in one object is an error too: JSON parsers silently keep the last value,
     which would drop a source (``{"1": "a", "1": "b"}``) without a word.
     """
-    text = decode_text(data, origin=origin)
     deep = too_deep(data)
     if deep is not None:
+        decode_text(data, origin=origin)  # bad UTF-8 before it is named
         line, column = line_column(data, deep)
         raise InputError(f"JSON nested deeper than {MAX_DEPTH} levels", origin=origin,
                          place=f"line {line}, column {column}")
-    try:
-        value = orjson.loads(text)
-    except orjson.JSONDecodeError as error:
-        message = str(error).split(": line ", 1)[0]
-        raise InputError(f"invalid JSON: {message}", origin=origin,
-                         place=f"line {error.lineno}, column {error.colno}") from None
-    if _has_objects(value):
+    try:  # the bytes as they are: orjson checks their UTF-8 itself
+        value = orjson.loads(data)
+    except orjson.JSONDecodeError:
+        text = decode_text(data, origin=origin)
+        try:
+            value = orjson.loads(text)
+        except orjson.JSONDecodeError as error:
+            message = str(error).split(": line ", 1)[0]
+            raise InputError(f"invalid JSON: {message}", origin=origin,
+                             place=f"line {error.lineno}, column {error.colno}") from None
+    if isinstance(value, dict | list) and _members(value) != _keys_written(data):
+        text = decode_text(data, origin=origin)
         try:
             json.loads(text, object_pairs_hook=_unique_keys)
         except _DuplicateKeyError as error:
@@ -126,9 +131,34 @@ def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     return result
 
 
-def _has_objects(value: Any) -> bool:
-    return isinstance(value, dict) or (isinstance(value, list)
-                                       and any(isinstance(v, dict | list) for v in value))
+# The end of a key: a string's closing quote, JSON white space, a colon. Every key written in
+# the text ends so; a string value may hold the shape too, so this counts at least the keys.
+# (One pass of the regex engine is faster than ``bytes.count`` of the two-byte '":'.)
+_KEY_END = re.compile(rb'"[ \t\n\r]*:')
+
+
+def _keys_written(data: bytes) -> int:
+    """At least the number of keys written in the JSON text ``data`` (exactly, unless a
+    string holds a quote followed by a colon).
+    """
+    return len(_KEY_END.findall(data))
+
+
+def _members(value: dict[str, Any] | list[Any]) -> int:
+    """The number of keys in every object of a parsed JSON value: fewer than were written
+    exactly when a key was repeated in an object (the parser kept one of them). The depth
+    is bounded by :data:`MAX_DEPTH`.
+    """
+    if type(value) is dict:
+        count = len(value)
+        items: Any = value.values()
+    else:
+        count = 0
+        items = value
+    for item in items:
+        if type(item) is dict or type(item) is list:
+            count += _members(item)
+    return count
 
 
 def _place_of_key(text: str, key: str) -> str | None:

@@ -14,9 +14,11 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import gc
 import hmac
 import logging
 import os
+import sys
 import threading
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable
@@ -24,13 +26,7 @@ from typing import Any
 
 import anyio
 import orjson
-from prometheus_client import (
-    CONTENT_TYPE_LATEST,
-    CollectorRegistry,
-    Counter,
-    Histogram,
-    generate_latest,
-)
+from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, generate_latest
 from starlette.applications import Starlette
 from starlette.middleware import Middleware
 from starlette.middleware.cors import CORSMiddleware
@@ -53,6 +49,7 @@ from citeaudit.request._render import render_html, render_markdown
 from citeaudit.request._stream import StreamAuditor
 from citeaudit.service._openapi import OPENAPI, docs_page
 from citeaudit.service._settings import Settings
+from citeaudit.service._tally import Tally
 
 __all__ = ["create_app"]
 
@@ -198,6 +195,24 @@ class _Asgi:
         await self._app(scope, receive, send)
 
 
+class _App(Starlette):
+    """Starlette with a way round it: when the app has no middleware, a POST to one of the
+    ``direct`` paths goes straight to its endpoint, past Starlette's layers of middleware,
+    router and route (each wraps ``send`` again). Everything else (other methods and paths,
+    WebSockets, the lifespan, a ``root_path``) goes through Starlette as usual.
+    """
+
+    direct: dict[str, _Asgi]
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        if scope["type"] == "http" and scope["method"] == "POST" and not scope.get("root_path"):
+            endpoint = self.direct.get(scope["path"])
+            if endpoint is not None:
+                await endpoint(scope, receive, send)
+                return
+        await super().__call__(scope, receive, send)
+
+
 class _Service:
     """The endpoints and what they share: settings, the work bound, the metrics."""
 
@@ -206,19 +221,9 @@ class _Service:
         self._lock = threading.Lock()
         self._busy = 0
         self._limiter = anyio.CapacityLimiter(settings.max_concurrency)
+        self.tally = Tally()
         self.registry = CollectorRegistry()
-        self._requests = Counter("citeaudit_requests", "HTTP requests, by endpoint and status",
-                                 ["endpoint", "status"], registry=self.registry)
-        self._latency = Histogram("citeaudit_request_seconds", "Request latency, by endpoint",
-                                  ["endpoint"], registry=self.registry,
-                                  buckets=(0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05,
-                                           0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0))
-        self._findings = Counter("citeaudit_findings", "Findings reported, by rule code",
-                                 ["code"], registry=self.registry)
-        self._verdicts = Counter("citeaudit_verdicts", "Audits, by status and verdict",
-                                 ["status", "passed"], registry=self.registry)
-        self._children: dict[Any, Any] = {}  # the findings' and verdicts' labelled counters
-        self._counted: dict[tuple[str, int], tuple[Any, Any]] = {}
+        self.registry.register(self.tally)
         self.ready = False
 
     # The work endpoints ------------------------------------------------------------------
@@ -228,7 +233,7 @@ class _Service:
         config, answer_format = self._options(body)
         data = audit(body["answer"], body.get("sources"), config=config,
                      answer_format=answer_format).to_dict()
-        self._count(data)
+        self.tally.report(data)
         return data
 
     def guard(self, body: dict[str, Any]) -> dict[str, Any]:
@@ -244,7 +249,7 @@ class _Service:
                         fallback=_field(body, "fallback", str, DEFAULT_FALLBACK),
                         config=config, answer_format=answer_format)
         data = guarded.to_dict()
-        self._count(data["report"])
+        self.tally.report(data["report"])
         if render is not None:
             data["rendered"] = _RENDERERS[render](guarded)
         return data
@@ -338,7 +343,7 @@ class _Service:
         if auditor is None:
             raise _RequestError(422, "body: line 1: the first line must be {\"sources\": ...}")
         report = auditor.finish()
-        self._count(report.to_dict())
+        self.tally.report(report.to_dict())
         yield orjson.dumps({"rest": auditor.rest, "report": report.to_dict()}) + b"\n"
 
     def streaming(self, name: str, work: Callable[[AsyncIterator[bytes], Request],
@@ -358,7 +363,7 @@ class _Service:
                 await _json({"error": refused.message, "request_id": request_id},
                             refused.status, {"x-request-id": request_id, **refused.headers},
                             )(scope, receive, send)
-                self._requests.labels(name, str(refused.status)).inc()
+                self.tally.request(name, refused.status, time.perf_counter() - started)
                 return
             begun = False
             try:
@@ -391,7 +396,7 @@ class _Service:
             finally:
                 self._give()
                 elapsed = time.perf_counter() - started
-                self._requested(name, status, elapsed)
+                self.tally.request(name, status, elapsed)
                 self._log(request, request_id, status, elapsed, None)
         return _Asgi(app)
 
@@ -412,7 +417,7 @@ class _Service:
                     auditor = self._auditor(message)
                 elif isinstance(message, dict) and message.get("end"):
                     report = auditor.finish()
-                    self._count(report.to_dict())
+                    self.tally.report(report.to_dict())
                     await socket.send_text(orjson.dumps(
                         {"rest": auditor.rest, "report": report.to_dict()}).decode())
                     await socket.close()
@@ -453,21 +458,6 @@ class _Service:
         except ConfigError as error:
             raise _RequestError(422, f"body: $.options: {error}") from None
         return config, answer_format
-
-    def _count(self, report: dict[str, Any]) -> None:
-        children = self._children
-        for finding in report["findings"]:
-            code = finding["code"]
-            child = children.get(code)
-            if child is None:
-                child = children[code] = self._findings.labels(code)
-            child.inc()
-        verdict = (report["status"], report["passed"])
-        child = children.get(verdict)
-        if child is None:
-            child = children[verdict] = self._verdicts.labels(report["status"],
-                                                              str(report["passed"]).lower())
-        child.inc()
 
     # What every request goes through -----------------------------------------------------
 
@@ -513,19 +503,9 @@ class _Service:
                                  500, request_id)
             finally:
                 elapsed = time.perf_counter() - started
-                self._requested(name, status, elapsed)
+                self.tally.request(name, status, elapsed)
                 self._log(connection, request_id, status, elapsed, body)
         return _Asgi(app)
-
-    def _requested(self, name: str, status: int, elapsed: float) -> None:
-        """Count a request and its latency (the metrics' children cached: labels() is slow)."""
-        key = (name, status)
-        counted = self._counted.get(key)
-        if counted is None:
-            counted = self._counted[key] = (self._requests.labels(name, str(status)),
-                                            self._latency.labels(name))
-        counted[0].inc()
-        counted[1].observe(elapsed)
 
     def _authorise(self, request: HTTPConnection) -> None:
         tokens = self.settings.tokens
@@ -581,14 +561,17 @@ class _Service:
 
     def _log(self, request: HTTPConnection, request_id: str, status: int, elapsed: float,
              body: dict[str, Any] | None) -> None:
-        if not _LOG.isEnabledFor(logging.INFO):
+        """One JSON line on standard error, written straight to it (the logging module's
+        records and handlers cost more than the line).
+        """
+        if not self.settings.access_log:
             return
         entry: dict[str, Any] = {"request_id": request_id, "method": request.scope["method"],
                                  "path": request.scope["path"], "status": status,
                                  "ms": round(elapsed * 1000, 3)}
         if self.settings.log_bodies and body is not None:
             entry["body"] = body
-        _LOG.info(orjson.dumps(entry, default=str).decode())
+        sys.stderr.write(orjson.dumps(entry, default=str).decode() + "\n")
 
 
 def create_app(settings: Settings | None = None) -> Starlette:
@@ -617,6 +600,9 @@ def create_app(settings: Settings | None = None) -> Starlette:
     async def lifespan(_: Starlette) -> AsyncIterator[None]:
         # One audit before the first request: imports, registries and regexes are ready.
         audit("Ready [1].", ["Ready."])
+        # What start-up built lives as long as the worker: the collector need not walk it.
+        gc.collect()
+        gc.freeze()
         service.ready = True
         yield
 
@@ -624,17 +610,22 @@ def create_app(settings: Settings | None = None) -> Starlette:
                              allow_methods=["GET", "POST"],
                              allow_headers=["authorization", "content-type", "x-request-id"])
                   ] if service.settings.cors else []
-    routes = [Route("/v1/audit", service.endpoint("audit", service.audit), methods=["POST"]),
-              Route("/v1/guard", service.endpoint("guard", service.guard), methods=["POST"]),
-              Route("/v1/context", service.endpoint("context", service.context),
-                    methods=["POST"]),
+    audit_endpoint = service.endpoint("audit", service.audit)
+    guard_endpoint = service.endpoint("guard", service.guard)
+    context_endpoint = service.endpoint("context", service.context)
+    routes = [Route("/v1/audit", audit_endpoint, methods=["POST"]),
+              Route("/v1/guard", guard_endpoint, methods=["POST"]),
+              Route("/v1/context", context_endpoint, methods=["POST"]),
               Route("/v1/eval", service.streaming("eval", service.eval), methods=["POST"]),
               Route("/v1/stream", service.streaming("stream", service.stream),
                     methods=["POST"]),
               WebSocketRoute("/v1/stream", service.websocket),
               Route("/healthz", healthz), Route("/readyz", readyz), Route("/metrics", metrics),
               Route("/openapi.json", openapi), Route("/docs", docs)]
-    app = Starlette(routes=routes, middleware=middleware, lifespan=lifespan)
+    app = _App(routes=routes, middleware=middleware, lifespan=lifespan)
+    app.direct = {} if middleware else {"/v1/audit": audit_endpoint,
+                                        "/v1/guard": guard_endpoint,
+                                        "/v1/context": context_endpoint}
     app.state.service = service
     return app
 

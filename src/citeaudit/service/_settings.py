@@ -23,7 +23,8 @@ class Settings:
     request body (413 beyond, checked before the body is read whole); ``max_concurrency``:
     audits run at once per worker (503 with ``Retry-After`` beyond, never a queue);
     ``timeout``: seconds one request may take (504 beyond); ``cors``: origins allowed to call
-    from a browser (none: CORS off); ``log_bodies``: log answer and passage text too.
+    from a browser (none: CORS off); ``access_log``: one JSON line a request on standard
+    error (``citeaudit serve`` turns it on); ``log_bodies``: log answer and passage text too.
     """
 
     config: Config = field(default_factory=Config)
@@ -32,6 +33,7 @@ class Settings:
     max_concurrency: int = 32
     timeout: float = 10.0
     cors: tuple[str, ...] = ()
+    access_log: bool = False
     log_bodies: bool = False
 
 
@@ -66,4 +68,5 @@ def from_environment() -> Settings:
         max_concurrency=int(os.environ.get("CITEAUDIT_SERVE_CONCURRENCY", "32")),
         timeout=float(os.environ.get("CITEAUDIT_SERVE_TIMEOUT", "10")),
         cors=tuple(o for o in os.environ.get("CITEAUDIT_SERVE_CORS", "").split(",") if o),
+        access_log=os.environ.get("CITEAUDIT_SERVE_ACCESS_LOG") != "0",
         log_bodies=os.environ.get("CITEAUDIT_SERVE_LOG_BODIES") == "1")
