@@ -29,6 +29,7 @@ import concurrent.futures
 import json
 import os
 import socket
+import statistics
 import subprocess
 import sys
 import threading
@@ -37,6 +38,7 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+import orjson
 
 sys.path.insert(0, str(Path(__file__).parent))
 
@@ -51,10 +53,40 @@ def _free_port() -> int:
         return int(probe.getsockname()[1])
 
 
-def _start(workers: int, parser: tuple[str, str] | None = None,
-           ) -> tuple[subprocess.Popen[bytes], str]:
+_FLOOR_REPLY = json.dumps({"report": "x" * 3000}).encode()
+
+
+async def floor_app(scope: dict[str, Any], receive: Any, send: Any) -> None:
+    """The least any JSON service does a request: read the body, parse it, answer a reply
+    of a report's size (served by uvicorn as ``citeaudit serve`` runs it: the HTTP floor).
+    """
+    if scope["type"] == "lifespan":
+        while (await receive())["type"] != "lifespan.shutdown":
+            await send({"type": "lifespan.startup.complete"})
+        await send({"type": "lifespan.shutdown.complete"})
+        return
+    if scope["path"] == "/readyz":
+        reply = b"{}"
+    else:
+        parts = []
+        while True:
+            message = await receive()
+            parts.append(message.get("body", b""))
+            if not message.get("more_body"):
+                break
+        orjson.loads(b"".join(parts))
+        reply = _FLOOR_REPLY
+    await send({"type": "http.response.start", "status": 200,
+                "headers": [(b"content-type", b"application/json"),
+                            (b"content-length", str(len(reply)).encode())]})
+    await send({"type": "http.response.body", "body": reply})
+
+
+def _start(workers: int, parser: tuple[str, str] | None = None, floor: bool = False,
+           cpus: set[int] | None = None) -> tuple[subprocess.Popen[bytes], str]:
     """``citeaudit serve``, or (``parser``: uvicorn's ``--http`` and ``--loop``) uvicorn
-    serving the same app.
+    serving the same app, or (``floor``) uvicorn as ``citeaudit serve`` runs it serving
+    :func:`floor_app`; on the CPUs ``cpus`` when given.
     """
     port = _free_port()
     command = [sys.executable, "-m", "citeaudit", "serve", "--port", str(port), "--workers",
@@ -64,8 +96,17 @@ def _start(workers: int, parser: tuple[str, str] | None = None,
                    "citeaudit.service._app:app_from_environment", "--port", str(port),
                    "--http", parser[0], "--loop", parser[1], "--no-access-log",
                    "--log-level", "warning"]
+    if floor:
+        command = [sys.executable, "-m", "uvicorn", "bench_service:floor_app", "--port",
+                   str(port), "--http", "httptools", "--loop", "uvloop", "--no-access-log",
+                   "--log-level", "warning", "--no-proxy-headers", "--no-server-header"]
+    environment = {**os.environ, "CITEAUDIT_SERVE_CONCURRENCY": "256",
+                   "PYTHONPATH": os.pathsep.join([str(Path(__file__).parent),
+                                                  os.environ.get("PYTHONPATH", "")])}
     process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                               env={**os.environ, "CITEAUDIT_SERVE_CONCURRENCY": "256"})
+                               env=environment)
+    if cpus:  # before it starts its workers (they inherit it): Python takes longer to start
+        os.sched_setaffinity(process.pid, cpus)
     url = f"http://127.0.0.1:{port}"
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
@@ -75,7 +116,7 @@ def _start(workers: int, parser: tuple[str, str] | None = None,
         except httpx.TransportError:
             time.sleep(0.1)
     process.kill()
-    raise SystemExit("citeaudit serve did not become ready")
+    raise SystemExit("the server did not become ready")
 
 
 class _Connection:
@@ -260,12 +301,24 @@ def _p(latencies: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, int(len(ordered) * q))] * 1000
 
 
+def _placement(workers: int, pin: bool) -> tuple[set[int] | None, set[int] | None]:
+    """The CPUs of the server and of the clients: apart when there are enough (a load
+    generator on its own machine, as in production), else shared (None).
+    """
+    cpus = sorted(os.sched_getaffinity(0))
+    if not pin or len(cpus) <= workers:
+        return None, None
+    return set(cpus[-workers:]), set(cpus[:-workers])
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--requests", type=int, default=2000)
     parser.add_argument("--workers", type=int, default=1)
     parser.add_argument("--parsers", action="store_true",
                         help="compare uvicorn's h11/asyncio with httptools/uvloop")
+    parser.add_argument("--no-pin", action="store_true",
+                        help="let the server and the clients share every CPU")
     args = parser.parse_args()
     bodies = [{"answer": a, "sources": p} for a, p in corpus(args.requests)]
     if args.parsers:
@@ -273,12 +326,27 @@ def main() -> None:
         _parsers(bodies)
         return
     _asgi_overhead(bodies)
-    process, url = _start(args.workers)
+    server_cpus, client_cpus = _placement(args.workers, not args.no_pin)
+    floor, floor_url = _start(1, floor=True, cpus=server_cpus)
+    process, url = _start(args.workers, cpus=server_cpus)
+    placed = (f"the server on CPU {sorted(server_cpus)}, the clients on CPU"
+              f" {sorted(client_cpus)}" if server_cpus and client_cpus
+              else "the server and the clients on the same CPUs")
     try:
-        print(f"requests: {len(bodies)} per run, {args.workers} worker(s)")
+        print(f"requests: {len(bodies)} per run, {args.workers} worker(s); {placed}")
+        if client_cpus:
+            os.sched_setaffinity(0, client_cpus)
+        floor_rates = [_over_http(floor_url, "/", bodies, 8, floor.pid)[1] for _ in range(3)]
+        floor_cost = 1 / statistics.median(floor_rates)
+        print(f"  HTTP floor (uvicorn as serve runs it; the body parsed, a fixed reply):"
+              f" {floor_cost * 1e6:.0f} µs of the server's CPU a request at 8 clients")
         for path in ("/v1/audit", "/v1/guard"):
+            if server_cpus:  # the call in process on the CPU the server has
+                os.sched_setaffinity(0, {min(server_cpus)})
             _in_process(path, bodies[:200])  # warm
             local_rate, local_capacity, local = _in_process(path, bodies)
+            if client_cpus:
+                os.sched_setaffinity(0, client_cpus)
             print(f"  {path} in process: {local_rate:8,.0f}/s  p50 {_p(local, 0.5):.3f} ms"
                   f"  ({local_capacity:,.0f} per CPU-second)")
             for clients in (1, 8, 64):
@@ -290,9 +358,13 @@ def main() -> None:
                       f"  overhead p50 {_p(latencies, 0.5) - _p(local, 0.5):+.3f} ms"
                       f"  throughput {share:.0%} of in-process per worker (wall),"
                       f" {capacity / local_capacity:.0%} per CPU-second")
+            call = 1 / local_capacity
+            print(f"  {path}: the HTTP floor alone allows at most {call / (call + floor_cost):.0%}"
+                  f" per CPU-second ({call * 1e6:.0f} µs a call + {floor_cost * 1e6:.0f} µs)")
     finally:
-        process.terminate()
-        process.wait(timeout=30)
+        for server in (process, floor):
+            server.terminate()
+            server.wait(timeout=30)
 
 
 if __name__ == "__main__":

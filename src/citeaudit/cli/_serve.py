@@ -79,5 +79,8 @@ def run(args: argparse.Namespace, io: IO) -> int:
     logging.basicConfig(level=logging.INFO, format="%(message)s", stream=io.err)
     uvicorn.run("citeaudit.service._app:app_from_environment", factory=True, host=args.host,
                 port=args.port, workers=args.workers, access_log=False, log_level="warning",
-                lifespan="on")
+                lifespan="on",
+                # The app reads no client address or scheme, so X-Forwarded-* need not be
+                # read for it; and the server does not name itself.
+                proxy_headers=False, server_header=False)
     return ExitCode.OK

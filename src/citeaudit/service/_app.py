@@ -117,16 +117,21 @@ def _message(line: bytes) -> Any:
         raise _RequestError(422, "body: a line that is not JSON") from None
 
 
-async def _chunks(receive: Any) -> AsyncIterator[bytes]:
-    """A request's body as it arrives (ClientDisconnect if the client goes away first)."""
+async def _chunks(receive: Any, first: Any = None) -> AsyncIterator[bytes]:
+    """A request's body as it arrives, from the message ``first`` when it was received
+    already (ClientDisconnect if the client goes away first).
+    """
+    message = first
     while True:
-        message = await receive()
+        if message is None:
+            message = await receive()
         if message["type"] == "http.disconnect":
             raise ClientDisconnect
         if message.get("body"):
             yield message["body"]
         if not message.get("more_body", False):
             return
+        message = None
 
 
 async def _read_json(chunks: AsyncIterator[bytes], limit: int, hint: str = "",
@@ -141,8 +146,13 @@ async def _read_json(chunks: AsyncIterator[bytes], limit: int, hint: str = "",
         if size > limit:
             raise _RequestError(413, f"the body is larger than {limit} bytes{hint}")
         parts.append(chunk)
+    return _decoded(b"".join(parts)), size
+
+
+def _decoded(data: bytes) -> Any:
+    """A body as JSON; 400 when it is not."""
     try:
-        return decode_json(b"".join(parts), origin="body"), size
+        return decode_json(data, origin="body")
     except InputError as error:
         raise _RequestError(400, str(error)) from None
 
@@ -536,7 +546,15 @@ class _Service:
         declared = connection.headers.get("content-length")
         if declared is not None and declared.isdigit() and int(declared) > limit:
             raise _RequestError(413, f"the body is larger than {limit} bytes")
-        body, size = await _read_json(_chunks(receive), limit)
+        message = await receive()
+        if message["type"] == "http.request" and not message.get("more_body", False):
+            # The whole body in one message, as a small request comes: no reading loop.
+            data = message.get("body", b"")
+            if len(data) > limit:
+                raise _RequestError(413, f"the body is larger than {limit} bytes")
+            body, size = _decoded(data), len(data)
+        else:
+            body, size = await _read_json(_chunks(receive, message), limit)
         if not isinstance(body, dict):
             raise _RequestError(422, "body: $: must be a JSON object")
         return body, size
