@@ -6,6 +6,7 @@ the replay sweep grid and the worst records.
 
 from __future__ import annotations
 
+import functools
 import heapq
 import math
 from collections import Counter
@@ -127,15 +128,18 @@ class Aggregate:
             return ()
         if summary.status == "unreadable":
             return ("unreadable",)
-        return tuple(dict.fromkeys(key for reason in summary.reasons
-                                   for key in reason_keys(reason))) or ("other",)
+        return _grouped(summary.reasons)
 
     def add(self, summary: Summary) -> None:
         """Count one record in."""
         reasons = self.reasons(summary)
         self.all.add(summary, reasons)
         for key, value in summary.tags:
-            self.tags.setdefault(key, {}).setdefault(value, Stats()).add(summary, reasons)
+            values = self.tags.setdefault(key, {})
+            stats = values.get(value)
+            if stats is None:  # (setdefault would build a Stats, six Counters, every time)
+                stats = values[value] = Stats()
+            stats.add(summary, reasons)
         for name, passed, score in summary.evaluators:
             entry = self.evaluators.setdefault(name, [0, 0, 0])
             entry[0] += 1
@@ -238,6 +242,15 @@ def sweep_cell(status: str, audit_passed: bool, precision: float | None,
     if precision is None or recall is None:
         return None
     return cell_of(precision, recall)
+
+
+@functools.lru_cache(maxsize=4096)
+def _grouped(reasons: tuple[str, ...]) -> tuple[str, ...]:
+    """The groups of a failing record's reasons, each once (records repeat the same few
+    reasons: cached).
+    """
+    return tuple(dict.fromkeys(key for reason in reasons
+                               for key in reason_keys(reason))) or ("other",)
 
 
 def reason_keys(reason: str) -> list[str]:
