@@ -44,6 +44,7 @@ WORK = {
 
 def _child(work: str, answers: int, typeset: bool = False) -> None:
     """Build everything, then run ``work`` once over the corpus ("none": nothing)."""
+    import streaming
     from bench_audit import check  # the child imports what it measures
     from corpus import corpus
 
@@ -108,19 +109,9 @@ def _child(work: str, answers: int, typeset: bool = False) -> None:
         for context in contexts:
             list(_checks.unread_markers(context))
     elif work == "floor":
-        for chunks, snapshot in chunked:
-            kept: list[str] = []
-            keep = kept.append
-            for chunk in chunks:
-                keep(chunk)
-            citeaudit.audit("".join(kept), snapshot)
+        streaming.floor(chunked)
     elif work == "stream":
-        for chunks, snapshot in chunked:
-            auditor = citeaudit.stream(snapshot)
-            feed = auditor.feed
-            for chunk in chunks:
-                feed(chunk)
-            auditor.finish()
+        streaming.stream(chunked)
 
 
 _EVENTS = {"I   refs": "instructions", "Mispredicts": "branch mispredictions",

@@ -20,6 +20,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
 
+import streaming
 from corpus import corpus
 
 import citeaudit
@@ -76,25 +77,11 @@ def main() -> None:
             citeaudit.render_markdown(citeaudit.guard(answer, snapshot))
 
     def streamed(chunked: list[tuple[list[str], citeaudit.Snapshot]]) -> Callable[[], None]:
-        def run() -> None:
-            for chunks, snapshot in chunked:
-                auditor = citeaudit.stream(snapshot)
-                feed = auditor.feed
-                for chunk in chunks:
-                    feed(chunk)
-                auditor.finish()
-        return run
+        return lambda: streaming.stream(chunked)
 
     def floor() -> None:
-        """What any streaming auditor in Python pays at least: one call per chunk that only
-        keeps the chunk, then the one-shot audit.
-        """
-        for chunks, snapshot in tokens:
-            kept: list[str] = []
-            keep = kept.append
-            for chunk in chunks:
-                keep(chunk)
-            citeaudit.audit("".join(kept), snapshot)
+        """What any streaming auditor in Python pays at least (see streaming.floor)."""
+        streaming.floor(tokens)
 
     works: dict[str, Callable[[], None]] = {
         "audit": audit, "guard (strip) + chips": guard, "guard + render_html": html,
