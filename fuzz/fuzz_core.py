@@ -3,7 +3,7 @@ results (and, in the sanitizer build, touch no memory it does not own). The stre
 feed (``citeaudit.request._feed_core``) is fed the same text, cut where the input says, and
 the lexical judge's compiled tokenising and window overlap
 (``citeaudit.support._lexical_core``) read it too: its sentences as a passage, its first
-sentence as the claim.
+sentence as the claim; and the amounts' digit runs (``citeaudit.core._amounts``).
 
     python3 fuzz/fuzz_core.py -atheris_runs=20000          # or any libFuzzer flags
 
@@ -21,7 +21,7 @@ import atheris
 
 with atheris.instrument_imports():
     from citeaudit import Config, get_grammar, load_snapshot, prepare
-    from citeaudit.core import _answer, _core, _engine, _grammar, _segment
+    from citeaudit.core import _amounts, _answer, _core, _engine, _grammar, _segment
     from citeaudit.core._segment import Span
     from citeaudit.formats import _text
     from citeaudit.request import _feed, _feed_core
@@ -88,6 +88,11 @@ def one_input(data: bytes) -> None:
     cuts = [min(start, len(text)) for start, _ in raw] + list(range(0, len(text), 4))
     if _fed(_feed_core.Feed, text, cuts, grammar) != _fed(_feed.Feed, text, cuts, grammar):
         raise AssertionError(f"the stream's feed differs on {text!r} cut at {cuts}")
+    amounts = (_amounts._names, _amounts._LABEL_WORDS, _amounts._NAMED)
+    if _core.states_amount(text, *amounts) != _amounts.reference_states_amount(text) or \
+            _core.identifier_spans(text, *amounts, Span) != \
+            _amounts.reference_identifier_spans(text):
+        raise AssertionError(f"the amounts differ on {text!r}")
     spans = [(start, start + n) for start, n in raw]
     if _lexical_core.terms(text) != _lexical.reference_terms(text) or \
             _lexical_core.windows(text, text, spans) != _lexical.reference_windows(text, text,

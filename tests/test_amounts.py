@@ -42,6 +42,8 @@ IDENTIFIERS = [
     "Type 2 diabetes is common.",
     "Step 4 asks for a receipt.",
     "The iPhone 15 is supported.",
+    "The form is on p. 12.",
+    "The rules are on pp 40-41.",
 ]
 AMOUNTS = [
     "Refunds take 14 days.",

@@ -22,7 +22,7 @@ from types import ModuleType
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from citeaudit import audit, get_grammar, load_snapshot, prepare
@@ -281,6 +281,43 @@ def _example_answers() -> list[str]:
     found.extend(path.read_text(encoding="utf-8", errors="replace")
                  for path in sorted(seeds.rglob("*")) if path.suffix in (".txt", ".md"))
     return found
+
+
+# Digit runs in every place the amounts' rules look at: after label words (ASCII, upper
+# case, plural, non-ASCII), spaces, "#", ".", "-", letters, brackets; before the plain ends,
+# ordinals, "d", letters, separators; the named amounts; other scripts' digits.
+AMOUNT_PIECES = [
+    "30", "2.4", "1-3", "9/11", "24/7", "401(k)", "529 plan", "3D", "3d", "4th", "21st", "2nd",
+    " ", "  ", "#", ".", ",", ";", ":", "%", ")", "(", "-", "/", "\n", "$", "'", "“", "‘",
+    "Stage ", "stages ", "Article ", "p. ", "pp ", "page ", "within ", "Windows ", "GPT-",
+    "SARS-CoV-", "v", "Room ", "world war ", "Étape ", "straße ", "İ", "x", "ab", "days",
+    "٣", "３", "\u0301", "e\u0301 ",
+]
+# A run with what stands right before and after it: where every rule of ``_names`` looks.
+placed_runs = st.tuples(
+    st.sampled_from(["", "a ", "within ", "Stage ", "stages ", "pp ", "p. ", "Étape ", "ab. ",
+                     "x", "x ", "#", "-", "a-", "  ", "$", "(", "\n", "İ "]),
+    st.sampled_from(["30", "2.4", "1-3", "529 plan", "401(k)", "9/11", "24/7"]),
+    st.sampled_from(["", " ", ",", ".", ";", ":", "%", ")", "\n", "th", "d", "D", "dx", "x",
+                     " days", "-day"]),
+).map("".join)
+amount_texts = st.one_of(
+    st.lists(st.one_of(placed_runs, st.sampled_from(AMOUNT_PIECES)), max_size=14).map("".join),
+    texts)
+
+
+@settings(max_examples=1500, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(amount_texts)
+@example("within 529 plan")
+@example("within 30 days, stages 3; Stage 3)")
+@example("ab. 30 a  30 #30 -30 a-30 İ 30 \n30 (30")
+def test_amounts_equal(text: str) -> None:
+    from citeaudit.core import _amounts  # noqa: PLC0415 - beside the module-level names
+
+    names = (_amounts._names, _amounts._LABEL_WORDS, _amounts._NAMED)
+    assert CORE.states_amount(text, *names) == _amounts.reference_states_amount(text)
+    assert CORE.identifier_spans(text, *names, Span) == \
+        _amounts.reference_identifier_spans(text)
 
 
 def test_every_example_equal() -> None:

@@ -10,8 +10,10 @@ the scan is linear in the text.
 
 from __future__ import annotations
 
+import functools
 import re
 
+from citeaudit.core._native import core
 from citeaudit.core._segment import Span, mask
 
 __all__ = ["identifier_spans", "states_amount", "without_identifiers"]
@@ -20,7 +22,7 @@ __all__ = ["identifier_spans", "states_amount", "without_identifiers"]
 _LABELS = (
     "stage|phase|level|grade|tier|type|class|category|article|art|section|sec|chapter|ch"
     "|part|figure|fig|table|appendix|annex|exhibit|version|ver|release|season|episode|ep"
-    "|volume|vol|book|title|rule|step|passage|source|document|doc|item|question|page|pp?"
+    "|volume|vol|book|title|rule|step|passage|source|document|doc|item|question|page|p|pp"
     "|paragraph|para|clause|amendment|schedule|windows|python|iphone|ipad|android|ios|java"
     "|office|gen|generation|world war|ww|route|highway|interstate|room|building|floor|gate"
     "|platform|channel|model|mark|mk|series|no|number|act|bill|resolution|directive"
@@ -92,3 +94,14 @@ def states_amount(text: str) -> bool:
         if not _names(text, found.start(), found.end()):
             return True
     return False
+
+
+reference_states_amount = states_amount
+reference_identifier_spans = identifier_spans
+if (_compiled := core()) is not None:
+    # The digit runs walked in C; where a run is not plainly placed, the compiled walk asks
+    # the reference's _names.
+    states_amount = functools.partial(_compiled.states_amount, names=_names,
+                                      label_words=_LABEL_WORDS, named=_NAMED)
+    identifier_spans = functools.partial(_compiled.identifier_spans, names=_names,
+                                         label_words=_LABEL_WORDS, named=_NAMED, span=Span)

@@ -12,7 +12,9 @@ patterns and constants, so there is one definition of every rule:
 - :func:`citations` mirrors ``citeaudit.core._answer._citations``;
 - :func:`resolve` mirrors ``citeaudit.core._engine._resolved``;
 - :func:`ranged` mirrors ``citeaudit.formats._ranges._ranged`` (claims from the cited ranges of
-  a provider's answer).
+  a provider's answer);
+- :func:`states_amount` and :func:`identifier_spans` mirror ``citeaudit.core._amounts``'s (the
+  digit runs, and ``_names`` where a run is plainly placed).
 
 What is compiled is the interpreter's share: character tests, index arithmetic, bisects over C
 arrays, tuples built without Python frames. The regular expressions stay Python's. The
@@ -755,3 +757,103 @@ def ranged(str text, object spans, list cited, rules, exempt, claim_type, citati
             for citation in made:
                 citations.append(_claimed(citation_type, citation, number))
     return claims, citations
+
+
+cdef inline bint _is_digit(Py_UCS4 c):
+    return u'0' <= c <= u'9'
+
+
+cdef inline bint _is_ascii_letter(Py_UCS4 c):
+    return (u'a' <= c <= u'z') or (u'A' <= c <= u'Z')
+
+
+cdef Py_ssize_t _run_end(int kind, void* data, Py_ssize_t size, Py_ssize_t at):
+    """Where the digit run opening at ``at`` ends: ``_amounts._RUN``, digits then any number
+    of a separator (``.``, ``-``, ``/``) with digits after it.
+    """
+    cdef Py_UCS4 c
+    at += 1
+    while at < size and _is_digit(PyUnicode_READ(kind, data, at)):
+        at += 1
+    while at + 1 < size:
+        c = PyUnicode_READ(kind, data, at)
+        if not (c == u'.' or c == u'-' or c == u'/') or \
+                not _is_digit(PyUnicode_READ(kind, data, at + 1)):
+            break
+        at += 2
+        while at < size and _is_digit(PyUnicode_READ(kind, data, at)):
+            at += 1
+    return at
+
+
+cdef int _names_fast(str text, int kind, void* data, Py_ssize_t size, Py_ssize_t start,
+                     Py_ssize_t end, frozenset label_words, tuple named) except -2:
+    """``_amounts._names`` where the answer is plain: the run sits after a space, before one
+    of ``_PLAIN_AFTER``, and the word before it is ASCII letters ("within 30 days"). 1: it
+    names something, 0: it is an amount, -1: the reference decides.
+    """
+    cdef Py_UCS4 c
+    cdef Py_ssize_t begin, space
+    if start < 2 or end >= size or PyUnicode_READ(kind, data, start - 1) != u' ':
+        return -1
+    c = PyUnicode_READ(kind, data, end)
+    if not (c == u' ' or c == u',' or c == u'.' or c == u';' or c == u':' or c == u'%'
+            or c == u')' or c == u'\n'):
+        return -1
+    c = PyUnicode_READ(kind, data, start - 2)
+    if c == u' ' or c == u'#' or c == u'.':
+        return -1  # _labelled looks further back: the reference's
+    space = start - 1
+    begin = space
+    while begin > 0:
+        c = PyUnicode_READ(kind, data, begin - 1)
+        if c == u' ':
+            break
+        if not _is_ascii_letter(c):
+            return -1  # not a word of ASCII letters: the reference's
+        begin -= 1
+    word = text[begin:space].lower()
+    if word in label_words or (word[-1] == u's' and word[:-1] in label_words):
+        return 1  # Stage 3, passage 2
+    return 1 if text.startswith(named, start) else 0
+
+
+def states_amount(str text, names, frozenset label_words, tuple named):
+    """``_amounts.states_amount``: whether a digit run of ``text`` names nothing (``names``:
+    the reference's ``_names``, asked where the fast path cannot tell).
+    """
+    cdef int kind = PyUnicode_KIND(text)
+    cdef void* data = PyUnicode_DATA(text)
+    cdef Py_ssize_t size = len(text), at = 0, end
+    cdef int found
+    while at < size:
+        if not _is_digit(PyUnicode_READ(kind, data, at)):
+            at += 1
+            continue
+        end = _run_end(kind, data, size, at)
+        found = _names_fast(text, kind, data, size, at, end, label_words, named)
+        if found == 0 or (found < 0 and not names(text, at, end)):
+            return True
+        at = end
+    return False
+
+
+def identifier_spans(str text, names, frozenset label_words, tuple named, span):
+    """``_amounts.identifier_spans``: the digit runs of ``text`` that name something, as
+    ``span`` values in text order.
+    """
+    cdef int kind = PyUnicode_KIND(text)
+    cdef void* data = PyUnicode_DATA(text)
+    cdef Py_ssize_t size = len(text), at = 0, end
+    cdef int found
+    cdef list spans = []
+    while at < size:
+        if not _is_digit(PyUnicode_READ(kind, data, at)):
+            at += 1
+            continue
+        end = _run_end(kind, data, size, at)
+        found = _names_fast(text, kind, data, size, at, end, label_words, named)
+        if found == 1 or (found < 0 and names(text, at, end)):
+            spans.append(_new_record(span, (at, end)))
+        at = end
+    return spans
