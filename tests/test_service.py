@@ -387,3 +387,18 @@ def test_every_worker_writes_the_access_log_and_it_can_be_turned_off(start: Any)
         ids = {json.loads(line)["request_id"] for line in server.log.read_text().splitlines()
                if line.startswith("{")}
         assert ids == ({f"w{n}" for n in range(6)} if logged else set()), options
+
+
+def test_a_body_in_pieces_and_the_routes_past_starlette(server: Server) -> None:
+    body = json.dumps({"answer": ANSWER, "sources": SOURCES}).encode()
+
+    def pieces() -> Iterator[bytes]:  # chunked: the body comes in several messages
+        for at in range(0, len(body), 7):
+            yield body[at:at + 7]
+
+    reply = httpx.post(server.url + "/v1/audit", content=pieces(), timeout=30)
+    assert reply.status_code == 200
+    assert reply.json() == citeaudit.audit(ANSWER, SOURCES).to_dict()
+    # Only a POST goes straight to an endpoint; other methods get Starlette's answer.
+    assert httpx.get(server.url + "/v1/audit", timeout=30).status_code == 405
+    assert httpx.post(server.url + "/v1/nothing", json={}, timeout=30).status_code == 404
