@@ -292,6 +292,8 @@ AMOUNT_PIECES = [
     "Stage ", "stages ", "Article ", "p. ", "pp ", "page ", "within ", "Windows ", "GPT-",
     "SARS-CoV-", "v", "Room ", "world war ", "Étape ", "straße ", "İ", "x", "ab", "days",
     "٣", "３", "\u0301", "e\u0301 ",
+    # shapes of unread markers, which the amounts of an uncited claim leave out
+    " (chunk 12)", " [Source 1]", " 【4:0†source】", " (Smith 2020)", " [1]",
 ]
 # A run with what stands right before and after it: where every rule of ``_names`` looks.
 placed_runs = st.tuples(
@@ -318,6 +320,32 @@ def test_amounts_equal(text: str) -> None:
     assert CORE.states_amount(text, *names) == _amounts.reference_states_amount(text)
     assert CORE.identifier_spans(text, *names, Span) == \
         _amounts.reference_identifier_spans(text)
+
+
+# Uncited sentences whose only digits are in a shape of an unread marker, or in a broken one.
+unread_sentences = st.tuples(
+    st.sampled_from(["Refunds take long", "Stage 3 is next", "Fees apply", ""]),
+    st.sampled_from([" (chunk 12)", " [Source 1]", " 【4:0†source】", " (Smith 2020)",
+                     " (doc 2, 3)", " [S01]", " [1-]", " (1)", ""]),
+    st.sampled_from([".", "", " 30 days.", ". More text"]),
+).map("".join)
+
+
+@PROFILE
+@given(st.one_of(amount_texts, st.lists(amount_texts, max_size=5), unread_sentences,
+                 st.lists(unread_sentences, max_size=4).map(" ".join)),
+       st.booleans(), st.booleans())
+@example("Refunds take long (chunk 12).", True, True)
+@example(["Fees apply 【4:0†source】", "Refunds take long [Source 1]"], True, False)
+def test_uncited_claims_equal(answer: str | list[str], amounts: bool, every: bool) -> None:
+    from citeaudit.core import _checks  # noqa: PLC0415 - beside the module-level names
+
+    claims = prepare(answer, ["a", "b", "c"]).answer.claims
+    for cited in (set(), {1, 3}):
+        assert CORE.uncited(claims, cited, amounts, every, needs=_checks._needs_citation,
+                            amount=_checks.states_amount, excerpt=_checks._excerpt,
+                            messages=_checks._UNCITED, problem=_checks.Problem) == \
+            _checks.reference_uncited(claims, cited, amounts, every)
 
 
 def test_every_example_equal() -> None:

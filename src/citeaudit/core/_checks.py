@@ -5,6 +5,7 @@ is produced by exactly one check here (``CHECKS`` maps checks to their codes).
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -15,6 +16,7 @@ from citeaudit.core._answer import Answer, Citation, Claim, Location
 from citeaudit.core._config import Config
 from citeaudit.core._findings import Problem
 from citeaudit.core._judging import Remembered, get_judge
+from citeaudit.core._native import core
 from citeaudit.core._registry import Registry
 from citeaudit.core._segment import Span, code_spans, mask
 from citeaudit.core._sources import Snapshot
@@ -263,6 +265,10 @@ def _wanted(config: Config) -> tuple[bool, bool]:
     return "CA302" in enabled, config.claim_policy == "all" and "CA301" in enabled
 
 
+_UNCITED = {"CA302": "claim states a number or quantity but cites no source: ",
+            "CA301": "claim has no citation marker: "}
+
+
 def uncited_claims(context: Context) -> Iterator[Problem]:
     """CA301/CA302: claims in text, claim lists or provider answers that carry no citation."""
     if context.answer.kind in ("structured", "invalid"):
@@ -271,16 +277,23 @@ def uncited_claims(context: Context) -> Iterator[Problem]:
     answer = context.answer
     # Markers say which claims are cited in text; a provider's citations name their claims.
     cited = set() if answer.kind in ("text", "claims") else {c.claim for c in answer.citations}
-    for claim in answer.claims:
+    yield from _uncited(answer.claims, cited, amounts, every)
+
+
+def _uncited(claims: Sequence[Claim], cited: set[int | None], amounts: bool, every: bool,
+             ) -> list[Problem]:
+    """A problem for each claim without markers (and not in ``cited``) that needs a citation.
+    The pure-Python reference of :func:`citeaudit.core._core.uncited`.
+    """
+    found = []
+    for claim in claims:
         if claim.markers or claim.number in cited:
             continue
         code = _needs_citation(claim, amounts, every)
-        if code == "CA302":
-            yield Problem("CA302", "claim states a number or quantity but cites no source:"
-                          f" {_excerpt(claim.text)}", claim.number, claim.span)
-        elif code == "CA301":
-            yield Problem("CA301", f"claim has no citation marker: {_excerpt(claim.text)}",
-                          claim.number, claim.span)
+        if code is not None:
+            found.append(Problem(code, _UNCITED[code] + _excerpt(claim.text), claim.number,
+                                 claim.span))
+    return found
 
 
 def _excerpt(text: str, limit: int = 60) -> str:
@@ -409,3 +422,9 @@ CHECKS: Registry[Check] = Registry("checks", {
     for check in BUILTIN}, what="check", validate=_check)
 """Every check by name: the built-ins (always run) and installed ones (run when named, by
 ``checks = [...]`` in the configuration or ``--check NAME``)."""
+
+
+reference_uncited = _uncited
+if (_compiled := core()) is not None:
+    _uncited = functools.partial(_compiled.uncited, needs=_needs_citation, amount=states_amount,
+                                 excerpt=_excerpt, messages=_UNCITED, problem=Problem)

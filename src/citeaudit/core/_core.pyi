@@ -29,3 +29,7 @@ def states_amount(text: str, names: Callable[[str, int, int], bool],
 def identifier_spans(text: str, names: Callable[[str, int, int], bool],
                      label_words: frozenset[str], named: tuple[str, ...],
                      span: type[Span]) -> list[Span]: ...
+def uncited(claims: Sequence[Any], cited: set[int | None], amounts: bool, every: bool,
+            needs: Callable[[Any, bool, bool], str | None], amount: Callable[[str], bool],
+            excerpt: Callable[[str], str], messages: dict[str, str], problem: type,
+            ) -> list[Any]: ...

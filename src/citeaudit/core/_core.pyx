@@ -14,7 +14,8 @@ patterns and constants, so there is one definition of every rule:
 - :func:`ranged` mirrors ``citeaudit.formats._ranges._ranged`` (claims from the cited ranges of
   a provider's answer);
 - :func:`states_amount` and :func:`identifier_spans` mirror ``citeaudit.core._amounts``'s (the
-  digit runs, and ``_names`` where a run is plainly placed).
+  digit runs, and ``_names`` where a run is plainly placed);
+- :func:`uncited` mirrors ``citeaudit.core._checks._uncited`` (CA301/CA302).
 
 What is compiled is the interpreter's share: character tests, index arithmetic, bisects over C
 arrays, tuples built without Python frames. The regular expressions stay Python's. The
@@ -822,6 +823,10 @@ def states_amount(str text, names, frozenset label_words, tuple named):
     """``_amounts.states_amount``: whether a digit run of ``text`` names nothing (``names``:
     the reference's ``_names``, asked where the fast path cannot tell).
     """
+    return _states_amount(text, names, label_words, named)
+
+
+cdef bint _states_amount(str text, names, frozenset label_words, tuple named) except -1:
     cdef int kind = PyUnicode_KIND(text)
     cdef void* data = PyUnicode_DATA(text)
     cdef Py_ssize_t size = len(text), at = 0, end
@@ -857,3 +862,31 @@ def identifier_spans(str text, names, frozenset label_words, tuple named, span):
             spans.append(_new_record(span, (at, end)))
         at = end
     return spans
+
+
+def uncited(claims, cited, bint amounts, bint every, needs, amount, excerpt, dict messages,
+            problem):
+    """``_checks._uncited``: a problem for each claim without markers (and not cited by a
+    provider's citation, ``cited``) that needs a citation. A claim with broken markers, or
+    with a bracket or parenthesis that may be an unread marker, is asked of ``needs`` (the
+    reference's ``_needs_citation``); any other is decided here, its amounts by ``amount``.
+    """
+    cdef list found = []
+    cdef str text
+    for claim in claims:  # (number, text, span, markers, malformed)
+        number = _item(claim, 0)
+        if _item(claim, 3) or number in cited:
+            continue
+        text = _item(claim, 1)
+        if not amounts:
+            code = u"CA301" if every else None
+        elif _item(claim, 4) or u"[" in text or u"(" in text or u"\u3010" in text:
+            code = needs(claim, amounts, every)
+        elif amount(text):
+            code = u"CA302"
+        else:
+            code = u"CA301" if every else None
+        if code is not None:
+            found.append(_new_record(problem, (code, messages[code] + excerpt(text), number,
+                                               _item(claim, 2), None, None, None)))
+    return found
