@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
-import gc
 import hmac
 import logging
 import os
@@ -618,9 +617,6 @@ def create_app(settings: Settings | None = None) -> Starlette:
     async def lifespan(_: Starlette) -> AsyncIterator[None]:
         # One audit before the first request: imports, registries and regexes are ready.
         audit("Ready [1].", ["Ready."])
-        # What start-up built lives as long as the worker: the collector need not walk it.
-        gc.collect()
-        gc.freeze()
         service.ready = True
         yield
 
