@@ -61,8 +61,9 @@ async def floor_app(scope: dict[str, Any], receive: Any, send: Any) -> None:
     of a report's size (served by uvicorn as ``citeaudit serve`` runs it: the HTTP floor).
     """
     if scope["type"] == "lifespan":
-        while (await receive())["type"] != "lifespan.shutdown":
-            await send({"type": "lifespan.startup.complete"})
+        await receive()  # lifespan.startup
+        await send({"type": "lifespan.startup.complete"})
+        await receive()  # lifespan.shutdown
         await send({"type": "lifespan.shutdown.complete"})
         return
     if scope["path"] == "/readyz":

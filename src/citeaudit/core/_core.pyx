@@ -823,45 +823,43 @@ def states_amount(str text, names, frozenset label_words, tuple named):
     """``_amounts.states_amount``: whether a digit run of ``text`` names nothing (``names``:
     the reference's ``_names``, asked where the fast path cannot tell).
     """
-    return _states_amount(text, names, label_words, named)
-
-
-cdef bint _states_amount(str text, names, frozenset label_words, tuple named) except -1:
-    cdef int kind = PyUnicode_KIND(text)
-    cdef void* data = PyUnicode_DATA(text)
-    cdef Py_ssize_t size = len(text), at = 0, end
-    cdef int found
-    while at < size:
-        if not _is_digit(PyUnicode_READ(kind, data, at)):
-            at += 1
-            continue
-        end = _run_end(kind, data, size, at)
-        found = _names_fast(text, kind, data, size, at, end, label_words, named)
-        if found == 0 or (found < 0 and not names(text, at, end)):
-            return True
-        at = end
-    return False
+    return _runs(text, names, label_words, named, None, None) == 1
 
 
 def identifier_spans(str text, names, frozenset label_words, tuple named, span):
     """``_amounts.identifier_spans``: the digit runs of ``text`` that name something, as
     ``span`` values in text order.
     """
+    cdef list spans = []
+    _runs(text, names, label_words, named, span, spans)
+    return spans
+
+
+cdef int _runs(str text, names, frozenset label_words, tuple named, span,
+               list spans) except -1:
+    """Walk the digit runs of ``text``. Without ``spans``: 1 at the first run that names
+    nothing (an amount), else 0. With ``spans``: each run that names something is added to
+    it as a ``span`` value; 0.
+    """
     cdef int kind = PyUnicode_KIND(text)
     cdef void* data = PyUnicode_DATA(text)
     cdef Py_ssize_t size = len(text), at = 0, end
     cdef int found
-    cdef list spans = []
     while at < size:
         if not _is_digit(PyUnicode_READ(kind, data, at)):
             at += 1
             continue
         end = _run_end(kind, data, size, at)
         found = _names_fast(text, kind, data, size, at, end, label_words, named)
-        if found == 1 or (found < 0 and names(text, at, end)):
+        if found < 0:
+            found = 1 if names(text, at, end) else 0
+        if spans is None:
+            if not found:
+                return 1
+        elif found:
             spans.append(_new_record(span, (at, end)))
         at = end
-    return spans
+    return 0
 
 
 def uncited(claims, cited, bint amounts, bint every, needs, amount, excerpt, dict messages,

@@ -143,9 +143,13 @@ async def _read_json(chunks: AsyncIterator[bytes], limit: int, hint: str = "",
     async for chunk in chunks:
         size += len(chunk)
         if size > limit:
-            raise _RequestError(413, f"the body is larger than {limit} bytes{hint}")
+            raise _too_large(limit, hint)
         parts.append(chunk)
     return _decoded(b"".join(parts)), size
+
+
+def _too_large(limit: int, hint: str = "") -> _RequestError:
+    return _RequestError(413, f"the body is larger than {limit} bytes{hint}")
 
 
 def _decoded(data: bytes) -> Any:
@@ -544,13 +548,13 @@ class _Service:
         limit = self.settings.max_bytes
         declared = connection.headers.get("content-length")
         if declared is not None and declared.isdigit() and int(declared) > limit:
-            raise _RequestError(413, f"the body is larger than {limit} bytes")
+            raise _too_large(limit)
         message = await receive()
         if message["type"] == "http.request" and not message.get("more_body", False):
             # The whole body in one message, as a small request comes: no reading loop.
             data = message.get("body", b"")
             if len(data) > limit:
-                raise _RequestError(413, f"the body is larger than {limit} bytes")
+                raise _too_large(limit)
             body, size = _decoded(data), len(data)
         else:
             body, size = await _read_json(_chunks(receive, message), limit)
