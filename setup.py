@@ -21,7 +21,8 @@ from setuptools.command.build_ext import build_ext
 
 _MODULES = {"citeaudit.core._core": "src/citeaudit/core/_core.pyx",
             "citeaudit.request._feed_core": "src/citeaudit/request/_feed_core.pyx",
-            "citeaudit.support._lexical_core": "src/citeaudit/support/_lexical_core.pyx"}
+            "citeaudit.support._lexical_core": "src/citeaudit/support/_lexical_core.pyx",
+            "citeaudit.formats._readers": "src/citeaudit/formats/_readers.pyx"}
 
 
 class _OptionalBuildExt(build_ext):
@@ -58,7 +59,8 @@ def _extensions() -> list[Extension]:
     flags = shlex.split(os.environ.get("CITEAUDIT_CFLAGS", ""))
     modules = [Extension(name, [pyx], extra_compile_args=["-O2", *flags], extra_link_args=flags)
                for name, pyx in _MODULES.items()]
-    return list(cythonize(modules, compiler_directives={"language_level": "3"}, quiet=True))
+    return list(cythonize(modules, compiler_directives={"language_level": "3"}, quiet=True,
+                          include_path=["src"]))
 
 
 setup(ext_modules=_extensions(), cmdclass={"build_ext": _OptionalBuildExt})

@@ -29,6 +29,8 @@ from cpython.mem cimport PyMem_Free, PyMem_Malloc
 from cpython.ref cimport PyObject, Py_DECREF, Py_INCREF
 from cpython.tuple cimport PyTuple_Check, PyTuple_GET_SIZE
 
+from citeaudit.core._records cimport item as _item, new_record as _new_record
+
 
 cdef extern from "Python.h":
     int PyUnicode_KIND(object text)
@@ -62,38 +64,6 @@ cdef object _fences = _S._fences
 cdef str _CODE = _S._CODE
 cdef str _MASK = _S._MASK
 cdef object _new = tuple.__new__
-
-
-cdef inline object _item(object value, Py_ssize_t at):
-    """``value[at]``, read in place when ``value`` is a tuple or a named tuple. A subclass of
-    tuple is indexed from C through its generic ``__getitem__`` slot (a method call, ~750
-    instructions), so spans and markers are read as the tuples they are.
-    """
-    if PyTuple_Check(value) and 0 <= at < PyTuple_GET_SIZE(value):
-        return <object>PyTuple_GET_ITEM(value, at)
-    return value[at]
-
-
-cdef object _new_record(object kind, tuple values):
-    """``tuple.__new__(kind, values)`` for a named tuple ``kind``, without the Python call:
-    the instance is allocated by its type and the values set in place (what
-    ``tuple.__new__`` does after copying them into a tuple of its own).
-    """
-    cdef Py_ssize_t size = PyTuple_GET_SIZE(values), at
-    cdef PyObject* made
-    cdef PyObject* value
-    if not isinstance(kind, type) or not PyType_IsSubtype(<PyTypeObject*>kind, &PyTuple_Type):
-        return _new(kind, values)
-    made = (<PyTypeObject*>kind).tp_alloc(<PyTypeObject*>kind, size)
-    if made == NULL:
-        raise MemoryError()
-    record = <object>made  # a second reference: the one tp_alloc made is dropped
-    Py_DECREF(record)
-    for at in range(size):
-        value = PyTuple_GET_ITEM(values, at)
-        Py_INCREF(<object>value)
-        PyTuple_SET_ITEM(record, at, value)  # steals the reference just taken
-    return record
 
 
 cdef inline bint _is_gap(Py_UCS4 c):

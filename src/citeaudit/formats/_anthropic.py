@@ -31,6 +31,7 @@ from typing import Any
 
 from citeaudit.core._answer import Answer, Citation, Location, Reading
 from citeaudit.core._findings import Problem
+from citeaudit.core._native import compiled
 from citeaudit.core._sources import NO_METADATA, Snapshot, Source
 from citeaudit.errors import SnapshotError
 from citeaudit.formats._ranges import Cited, answer_of, as_list, integers, plain
@@ -45,6 +46,7 @@ _LOCATED = {kind: (family, unit, (f"{family}_index", *_RANGE[unit])) for kind, f
     ("char_location", "document", "char"), ("page_location", "document", "page"),
     ("content_block_location", "document", "block"),
     ("search_result_location", "search_result", "block"))}
+_read = compiled("citeaudit.formats._readers")  # parse's loop, compiled (None: pure)
 
 
 class AnthropicFormat:
@@ -82,6 +84,10 @@ class AnthropicFormat:
 
     def parse(self, answer: object, reading: Reading) -> Answer:
         response = plain(answer)
+        content = response.get("content")
+        if _read is not None and type(content) is list and (read := _read.anthropic(
+                content, _LOCATED, Citation, Location)) is not None:
+            return answer_of(self.name, "".join(read[0]), read[1], [], reading)
         problems: list[Problem] = []
         pieces: list[str] = []
         cited: Cited = []  # a cited block's range, citations

@@ -26,6 +26,7 @@ from typing import Any
 
 from citeaudit.core._answer import Answer, Citation, Reading
 from citeaudit.core._findings import Problem
+from citeaudit.core._native import compiled
 from citeaudit.core._sources import Snapshot, Source, load_snapshot
 from citeaudit.formats._ranges import Cited, answer_of, as_list, integers, plain
 
@@ -33,6 +34,7 @@ __all__ = ["BedrockFormat"]
 
 _CHUNK_ID = "x-amz-bedrock-kb-chunk-id"
 _PART = ".generatedResponsePart.textResponsePart"
+_read = compiled("citeaudit.formats._readers")  # parse's loop, compiled (None: pure)
 
 
 class BedrockFormat:
@@ -72,8 +74,12 @@ class BedrockFormat:
             problems.append(Problem("CA404", "a response needs a string output.text",
                                     path="$.output.text"))
             text = ""
+        given = response.get("citations")
+        if _read is not None and not problems and type(given) is list and (
+                read := _read.bedrock(given, text, _CHUNK_ID, Citation)) is not None:
+            return answer_of(self.name, text, read, problems, reading)
         cited: Cited = []
-        for at, citation in enumerate(as_list(response.get("citations"))):
+        for at, citation in enumerate(as_list(given)):
             found = _citation(citation, f"$.citations[{at}]", text, problems)
             if found is not None:
                 cited.append(found)

@@ -30,6 +30,7 @@ from typing import Any
 
 from citeaudit.core._answer import Answer, Citation, Reading
 from citeaudit.core._findings import Problem
+from citeaudit.core._native import compiled
 from citeaudit.core._sources import Snapshot, Source
 from citeaudit.errors import SnapshotError
 from citeaudit.formats._ranges import Cited, answer_of, as_list, integers, plain
@@ -39,6 +40,7 @@ __all__ = ["CohereFormat"]
 _GENERATED = re.compile(r"doc:(?:\d+:)?(\d+)")  # the ids Cohere gives id-less documents
 _NOT_ANSWER = ("THINKING_CONTENT", "PLAN")
 _TEXT_FIELDS = ("text", "snippet", "content", "body")
+_read = compiled("citeaudit.formats._readers")  # the walk below, compiled (None: pure)
 
 
 class CohereFormat:
@@ -82,8 +84,12 @@ class CohereFormat:
             offset += len(text) + 2  # items are joined by a blank line
         whole = "\n\n".join(texts.values())
         known = _known_ids(reading.snapshot)
+        given = as_list(message.get("citations"))
+        if _read is not None and (read := _read.cohere(given, texts, starts, known,
+                                                       Citation)) is not None:
+            return answer_of(self.name, whole, read, problems, reading)
         cited: Cited = []
-        for at, citation in enumerate(as_list(message.get("citations"))):
+        for at, citation in enumerate(given):
             found = _citation(citation, f"$.message.citations[{at}]", texts=texts,
                               starts=starts, known=known, problems=problems)
             if found is not None:

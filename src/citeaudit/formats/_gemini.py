@@ -18,6 +18,7 @@ from typing import Any
 
 from citeaudit.core._answer import Answer, Citation, Location, Reading
 from citeaudit.core._findings import Problem
+from citeaudit.core._native import compiled
 from citeaudit.core._sources import NO_METADATA, Snapshot, Source, load_snapshot
 from citeaudit.formats._ranges import Cited, answer_of, as_list, plain
 
@@ -45,6 +46,7 @@ _INT = {int}
 # A support's segment, chunk indices and end offset keys: snake_case (the SDK), camelCase (REST).
 _SUPPORT_KEYS = {False: ("segment", "grounding_chunk_indices", "end_index"),
                  True: ("segment", "groundingChunkIndices", "endIndex")}
+_read = compiled("citeaudit.formats._readers")  # parse's loop, compiled (None: pure)
 
 
 
@@ -90,6 +92,10 @@ class GeminiFormat:
         supports, supports_key = _get(metadata, "grounding_supports")
         base = f"$.candidates[0].{metadata_key}.{supports_key}"
         encoded: dict[int, bytes | None] = {}  # each part's UTF-8 (None: ASCII, bytes = chars)
+        if _read is not None and type(supports) is list and (read := _read.gemini(
+                supports, texts, starts, encoded, base, _located, Citation)) is not None:
+            return answer_of(self.name, whole, read, problems, reading)
+        encoded.clear()
         for at, support in enumerate(as_list(supports)):
             found = _support(support, f"{base}[{at}]", (texts, starts, encoded), problems)
             if found is not None:

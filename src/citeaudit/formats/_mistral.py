@@ -30,6 +30,7 @@ import orjson
 
 from citeaudit.core._answer import Answer, Citation, Reading
 from citeaudit.core._findings import Problem
+from citeaudit.core._native import compiled
 from citeaudit.core._sources import NO_METADATA, Snapshot, Source, load_snapshot
 from citeaudit.errors import SnapshotError
 from citeaudit.formats._ranges import Cited, answer_of, as_list, plain
@@ -39,6 +40,7 @@ __all__ = ["MistralFormat"]
 _TEXT_FIELDS = ("description", "text", "content")
 _STRING = {str}
 _KEPT = {"snippets", "url", "title"}  # a result's fields the source holds as its own
+_read = compiled("citeaudit.formats._readers")  # parse's loop, compiled (None: pure)
 
 
 class MistralFormat:
@@ -91,12 +93,16 @@ class MistralFormat:
         return Snapshot(tuple(found))
 
     def parse(self, answer: object, reading: Reading) -> Answer:
+        response = plain(answer)
+        if _read is not None and type(content := _chat_content(response)) is list and (
+                read := _read.mistral(content, Citation)) is not None:
+            return answer_of(self.name, "".join(read[0]), read[1], [], reading)
         problems: list[Problem] = []
         pieces: list[str] = []
         cited: Cited = []
         offset = 0
         last: tuple[int, int] | None = None  # the last text chunk's range in the answer
-        for owner, at, chunk in _chunks(plain(answer)):
+        for owner, at, chunk in _chunks(response):
             kind, text = chunk.get("type"), chunk.get("text")
             if isinstance(text, str) and text and kind in ("text", "reference"):
                 pieces.append(text)
@@ -135,6 +141,14 @@ def _chunks(response: dict[str, Any]) -> Iterator[tuple[str, int | None, dict[st
         for at, chunk in enumerate(as_list(content)):
             if isinstance(chunk, dict):
                 yield path, at, chunk
+
+
+def _chat_content(response: dict[str, Any]) -> Any:
+    """A chat completion's message content (None: the answer is not one)."""
+    choices = response.get("choices")
+    first = choices[0] if type(choices) is list and choices else None
+    message = first.get("message") if type(first) is dict else None
+    return message.get("content") if type(message) is dict else None
 
 
 def _owners(response: dict[str, Any]) -> list[tuple[str, Any]]:

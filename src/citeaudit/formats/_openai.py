@@ -29,10 +29,13 @@ from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 from citeaudit.core._answer import Answer, Citation, Reading
 from citeaudit.core._findings import Problem
+from citeaudit.core._native import compiled
 from citeaudit.core._sources import Snapshot, Source, load_snapshot
 from citeaudit.formats._ranges import Cited, answer_of, as_list, integers, plain
 
 __all__ = ["OpenAIChatFormat", "OpenAIResponsesFormat", "canonical_url"]
+
+_read = compiled("citeaudit.formats._readers")  # Responses' parse loop, compiled (None: pure)
 
 @functools.lru_cache(maxsize=8192)
 def canonical_url(url: str) -> str:
@@ -72,7 +75,11 @@ class OpenAIResponsesFormat:
         cited: Cited = []
         offset = 0
         urls = _by_url(reading.snapshot)
-        for at, item in enumerate(as_list(response.get("output"))):
+        output = response.get("output")
+        if _read is not None and type(output) is list and (
+                read := _read.openai_responses(output, urls, Citation)) is not None:
+            return answer_of(self.name, "".join(read[0]), read[1], problems, reading)
+        for at, item in enumerate(as_list(output)):
             if not isinstance(item, dict) or item.get("type") != "message":
                 continue
             if pieces:

@@ -1,0 +1,365 @@
+# cython: language_level=3
+"""Compiled readers of the provider formats: each walks a response's citations on the path
+every well-formed response takes, and gives up (returns None) at the first thing the
+reference must decide: a field missing or mistyped, a range outside its text, an id it would
+look up further, anything a finding reports. The reference (the format module's own loop)
+then reads the whole response, so results are identical whichever runs; the properties in
+``tests/test_readers.py`` check that.
+
+- :func:`anthropic` mirrors the loop of ``AnthropicFormat.parse`` (and ``_citation``);
+- :func:`openai_responses` mirrors the loop of ``OpenAIResponsesFormat.parse`` (and
+  ``_openai._annotation``);
+- :func:`cohere` mirrors the loop of ``CohereFormat.parse`` (and ``_cohere._citation``);
+- :func:`gemini` mirrors the loop of ``GeminiFormat.parse`` (and ``_gemini._support``);
+- :func:`bedrock` mirrors the loop of ``BedrockFormat.parse`` (and ``_bedrock._citation``);
+- :func:`mistral` mirrors the loop of ``MistralFormat.parse`` over a chat completion's
+  chunks (and ``_mistral._references``).
+"""
+
+from cpython.unicode cimport PyUnicode_Tailmatch
+
+from citeaudit.core._records cimport new_record
+
+_COHERE_SKIPPED = frozenset(("THINKING_CONTENT", "PLAN"))
+
+
+def cohere(list citations, dict texts, dict starts, object known, object citation_type):
+    """``message.citations`` as cited ranges ``(start, end, citations)`` of the answer, or
+    None: the reference decides.
+    """
+    cdef list cited = [], made
+    cdef Py_ssize_t at, place, count, start, end, first, last, size
+    cdef object first_item = next(iter(texts), 0)
+    for at in range(len(citations)):
+        citation = citations[at]
+        if type(citation) is not dict:
+            return None
+        if citation.get("type") in _COHERE_SKIPPED:
+            return None
+        index = citation.get("content_index")
+        if index is None:
+            index = first_item
+        if type(index) is not int:
+            return None
+        text = texts.get(index)
+        low = citation.get("start")
+        high = citation.get("end")
+        if text is None or type(low) is not int or type(high) is not int:
+            return None
+        size = len(<str>text)
+        if not 0 <= low <= high <= size:  # compared as Python integers: no overflow
+            return None
+        start = low
+        end = high
+        said = citation.get("text")
+        if said is not None and (type(said) is not str or len(<str>said) != end - start
+                                 or not PyUnicode_Tailmatch(text, said, start, end, -1)):
+            return None
+        sources = citation.get("sources")
+        if type(sources) is not list:
+            return None
+        count = len(<list>sources)
+        if count == 0:
+            return None
+        offset = starts[index]
+        first = offset + start
+        last = offset + end
+        span = (first, last)
+        made = []
+        for place in range(count):
+            source = (<list>sources)[place]
+            if type(source) is not dict:
+                return None
+            written = source.get("id")
+            if type(written) is not str or written not in known:
+                return None
+            made.append(new_record(citation_type, (
+                written, None, span, None,
+                f"$.message.citations[{at}].sources[{place}]", None, None, None)))
+        cited.append((first, last if last > first else first + 1, made))
+    return cited
+
+
+def anthropic(list content, dict located, object citation_type, object location_type):
+    """The text blocks of a response's ``content`` and their cited ranges
+    ``(pieces, cited)``, or None: the reference decides.
+    """
+    cdef list pieces = [], cited = [], made, given
+    cdef Py_ssize_t index, at, offset = 0, low
+    cdef str text, stripped
+    for index in range(len(content)):
+        block = content[index]
+        if not isinstance(block, dict) or block.get("type") != "text":
+            continue  # tool use, thinking, web search results: not answer text
+        written = block.get("text")
+        if type(written) is not str:
+            return None
+        text = <str>written
+        pieces.append(text)
+        cites = block.get("citations")
+        if cites and isinstance(cites, list):
+            if type(cites) is not list:
+                return None
+            given = <list>cites
+            stripped = text.strip()
+            low = offset + (text.index(stripped[0]) if stripped else 0)
+            span = (low, low + len(stripped))
+            made = []
+            for at in range(len(given)):
+                citation = given[at]
+                if type(citation) is not dict:
+                    return None
+                kind = citation.get("type")
+                if type(kind) is not str:
+                    return None
+                path = f"$.content[{index}].citations[{at}]"
+                if kind == "web_search_result_location":
+                    url = citation.get("url")
+                    if type(url) is not str or not url:
+                        return None
+                    made.append(new_record(citation_type, (url, None, span, None, path, "",
+                                                           False, None)))
+                    continue
+                fields = located.get(kind)
+                if fields is None:
+                    return None
+                family, unit, names = fields
+                number = citation.get(names[0])
+                start = citation.get(names[1])
+                end = citation.get(names[2])
+                if type(number) is not int or type(start) is not int or type(end) is not int:
+                    return None
+                quoted = citation.get("cited_text")
+                where = new_record(location_type, (unit, start, end, quoted if
+                                                   isinstance(quoted, str) else None,
+                                                   f"{family}_index {number}"))
+                made.append(new_record(citation_type, (f"{family}:{number}", None, span, None,
+                                                       path, None, None, where)))
+            if made and stripped:
+                cited.append((low, span[1], made))
+        offset += len(text)
+    return pieces, cited
+
+
+def openai_responses(list output, dict urls, object citation_type):
+    """The ``output_text`` parts of a response's messages and their cited ranges
+    ``(pieces, cited)``, or None: the reference decides.
+    """
+    cdef list pieces = [], cited = [], parts, notes
+    cdef Py_ssize_t at, part_at, index, offset = 0, size
+    cdef str text
+    for at in range(len(output)):
+        item = output[at]
+        if not isinstance(item, dict) or item.get("type") != "message":
+            continue
+        if pieces:
+            pieces.append("\n\n")  # one message's text from the next
+            offset += 2
+        content = item.get("content")
+        if type(content) is not list:
+            if isinstance(content, list):
+                return None
+            continue
+        parts = <list>content
+        for part_at in range(len(parts)):
+            part = parts[part_at]
+            if not isinstance(part, dict) or part.get("type") != "output_text":
+                continue
+            written = part.get("text")
+            if type(written) is not str:
+                return None
+            text = <str>written
+            size = len(text)
+            given = part.get("annotations")
+            if type(given) is list:
+                notes = <list>given
+                for index in range(len(notes)):
+                    note = notes[index]
+                    if type(note) is not dict:
+                        return None
+                    kind = note.get("type")
+                    if kind == "file_path":
+                        continue  # a link to a file the model wrote, not a citation
+                    if kind == "url_citation" or kind == "container_file_citation":
+                        first = note.get("start_index")
+                        last = note.get("end_index")
+                    elif kind == "file_citation":
+                        first = last = note.get("index")
+                    else:
+                        return None
+                    target = note.get("url" if kind == "url_citation" else "file_id")
+                    if type(target) is not str or not target or type(first) is not int or \
+                            type(last) is not int or not 0 <= first <= last <= size:
+                        return None
+                    if kind == "file_citation":  # a point: the character before it
+                        low, high = max(0, first - 1), max(1, first)
+                        source_id = target
+                    else:
+                        low, high = first, last
+                        source_id = target if kind != "url_citation" else urls.get(target)
+                        if source_id is None:
+                            return None  # compared canonical by the reference
+                    cited.append((offset + low, offset + high, [new_record(citation_type, (
+                        source_id, None, (offset + first, offset + last), None,
+                        f"$.output[{at}].content[{part_at}].annotations[{index}]", None, None,
+                        None))]))
+            elif isinstance(given, list):
+                return None
+            pieces.append(text)
+            offset += size
+    return pieces, cited
+
+
+def gemini(list supports, list texts, list starts, dict encoded, str base,
+           object located, object citation_type):
+    """A candidate's grounding supports as cited ranges, or None: the reference decides."""
+    cdef list cited = [], made, indices
+    cdef Py_ssize_t at, place, count, size
+    for at in range(len(supports)):
+        support = supports[at]
+        if type(support) is not dict:
+            return None
+        camel = "groundingChunkIndices" in support
+        segment = support.get("segment")
+        given = support.get("groundingChunkIndices" if camel else "grounding_chunk_indices")
+        if type(segment) is not dict or type(given) is not list:
+            return None
+        indices = <list>given
+        for place in range(len(indices)):
+            if type(indices[place]) is not int:
+                return None
+        start = segment.get("startIndex" if camel else "start_index")
+        end = segment.get("endIndex" if camel else "end_index")
+        part = segment.get("partIndex" if camel else "part_index")
+        if start is None:
+            start = 0
+        if part is None:
+            part = 0
+        if type(start) is not int or type(end) is not int or type(part) is not int or \
+                not 0 <= part < len(texts) or type(texts[part]) is not str:
+            return None
+        text = texts[part]
+        if part not in encoded:
+            raw = text.encode("utf-8")
+            encoded[part] = None if len(raw) == len(text) else raw
+        raw = encoded[part]
+        size = len(text) if raw is None else len(raw)
+        if not 0 <= start <= end <= size:
+            return None
+        if raw is None:  # ASCII: a byte is a character
+            low, covered = start, text[start:end]
+        else:
+            try:
+                low = len(raw[:start].decode("utf-8"))
+                covered = raw[start:end].decode("utf-8")
+            except UnicodeDecodeError:
+                return None
+        said = segment.get("text")
+        if isinstance(said, str) and said != covered:
+            return None
+        first = starts[part] + low
+        last = first + len(covered)
+        span = (first, last)
+        made = []
+        for place in range(len(indices)):
+            index = indices[place]
+            made.append(new_record(citation_type, (
+                f"chunk:{index}", None, span, None,
+                f"{base}[{at}].{'groundingChunkIndices' if camel else 'grounding_chunk_indices'}"
+                f"[{place}]", None, None, located(index))))
+        cited.append((first, last if last > first else first + 1, made))
+    return cited
+
+
+def bedrock(list citations, str text, str chunk_key, object citation_type):
+    """A RetrieveAndGenerate response's citations as cited ranges, or None: the reference
+    decides.
+    """
+    cdef list cited = [], made, references
+    cdef Py_ssize_t at, place, size = len(text)
+    for at in range(len(citations)):
+        citation = citations[at]
+        if type(citation) is not dict:
+            return None
+        part = citation.get("generatedResponsePart")
+        part = part.get("textResponsePart") if type(part) is dict else None
+        span = part.get("span") if type(part) is dict else None
+        if type(span) is not dict:
+            return None
+        start = span.get("start")
+        end = span.get("end")
+        if type(start) is not int or type(end) is not int or not 0 <= start <= end < size:
+            return None
+        said = part.get("text")
+        if isinstance(said, str) and (len(<str>said) != end + 1 - start or
+                                      not PyUnicode_Tailmatch(text, said, start, end + 1, -1)):
+            return None
+        given = citation.get("retrievedReferences")
+        if type(given) is not list:
+            if given is None:
+                continue  # cites nothing
+            return None
+        references = <list>given
+        covered = (start, end + 1)
+        made = []
+        for place in range(len(references)):
+            reference = references[place]
+            if type(reference) is not dict:
+                return None
+            metadata = reference.get("metadata")
+            chunk = metadata.get(chunk_key) if type(metadata) is dict else None
+            if type(chunk) is not str or not chunk:
+                return None
+            made.append(new_record(citation_type, (
+                chunk, None, covered, None, f"$.citations[{at}].retrievedReferences[{place}]",
+                None, None, None)))
+        if made:
+            cited.append((start, end + 1, made))
+    return cited
+
+
+def mistral(list content, object citation_type):
+    """A chat completion message's text and reference chunks ``(pieces, cited)``, or None:
+    the reference decides.
+    """
+    cdef list pieces = [], cited = [], made, ids
+    cdef Py_ssize_t at, place, offset = 0
+    last = None
+    for at in range(len(content)):
+        chunk = content[at]
+        if type(chunk) is not dict:
+            if isinstance(chunk, dict):
+                return None
+            continue
+        kind = chunk.get("type")
+        text = chunk.get("text")
+        if isinstance(text, str) and text and (kind == "text" or kind == "reference"):
+            pieces.append(text)
+            last = (offset, offset + len(text))
+            offset += len(text)
+        if kind == "text":
+            continue
+        path = f"$.choices[0].message.content[{at}]"
+        if kind == "reference":
+            given = chunk.get("reference_ids")
+            if type(given) is not list:
+                return None
+            ids = <list>given
+            made = []
+            for place in range(len(ids)):
+                written = ids[place]
+                if type(written) is not int and type(written) is not str:
+                    return None
+                made.append(new_record(citation_type, (str(written), None, last, None,
+                                                       f"{path}.reference_ids[{place}]", None,
+                                                       None, None)))
+        elif kind == "tool_reference" and isinstance(chunk.get("url"), str):
+            made = [new_record(citation_type, (chunk["url"], None, last, None, path, None,
+                                               None, None))]
+        else:
+            continue
+        if last is None:
+            return None
+        if made:
+            cited.append((*last, made))
+    return pieces, cited
