@@ -120,6 +120,10 @@ class Reading(NamedTuple):
 class AnswerFormat(Protocol):
     """One shape of answer: recognises it, finds its snapshot and reduces it to claims and
     citations.
+
+    A format may also have ``keys``: the top-level keys of which every JSON object it
+    recognises has at least one (``()``: it recognises no object). Detection then calls
+    ``recognises`` only on the objects that have one of them.
     """
 
     @property
@@ -180,6 +184,11 @@ class SourcesAsGiven:
 _order: list[AnswerFormat] | None = None
 # With only the built-ins installed, the format follows from the answer's type.
 _by_type: dict[type, AnswerFormat] = {}
+# The formats that may recognise a JSON object, by its keys (in order): those that declare no
+# ``keys`` and those with one of their keys among them.
+_by_keys: dict[tuple[object, ...], tuple[AnswerFormat, ...]] = {}
+_KEPT_KEYS = 32  # objects with more keys than this are sorted out without the cache
+_KEPT_SHAPES = 1024
 
 
 def _detection_order() -> list[AnswerFormat]:
@@ -198,10 +207,27 @@ def _detection_order() -> list[AnswerFormat]:
     return _order
 
 
+def _candidates(answer: dict[Any, Any]) -> tuple[AnswerFormat, ...]:
+    """The formats, in detection order, that may recognise the JSON object ``answer``: a
+    format's ``keys`` (when it has them) name the top-level keys of which every object it
+    recognises has one, so most are passed over without a call.
+    """
+    shape = tuple(answer)
+    found = _by_keys.get(shape) if len(shape) <= _KEPT_KEYS else None
+    if found is None:
+        found = tuple(f for f in _detection_order()
+                      if (keys := getattr(f, "keys", None)) is None or
+                      not answer.keys().isdisjoint(keys))
+        if len(shape) <= _KEPT_KEYS and len(_by_keys) < _KEPT_SHAPES:
+            _by_keys[shape] = found
+    return found
+
+
 def _forget_order() -> None:
     global _order  # noqa: PLW0603 - see _detection_order
     _order = None
     _by_type.clear()
+    _by_keys.clear()
 
 
 FORMATS.on_reload(_forget_order)
@@ -225,7 +251,7 @@ def choose_format(answer: object, name: str | None = None) -> AnswerFormat | Non
     known = _by_type.get(type(answer))
     if known is not None:
         return known
-    for candidate in _detection_order():
+    for candidate in _candidates(answer) if type(answer) is dict else _detection_order():
         if candidate.recognises(answer):
             return candidate
     return None

@@ -53,6 +53,7 @@ class AnthropicFormat:
     """An Anthropic Messages response (a JSON object or the SDK's ``Message``)."""
 
     name = "anthropic"
+    keys = ("content",)
     expects = "an Anthropic Messages response (type \"message\" with content blocks)"
     needs = (("type", "message"), ("content", list))
 

@@ -37,6 +37,7 @@ class OpenAIAssistantsFormat:
     """An OpenAI Assistants thread message (``object: "thread.message"``)."""
 
     name = "openai-assistants"
+    keys = ("object",)
     expects = "an OpenAI Assistants thread message (object \"thread.message\")"
     needs = (("object", "thread.message"), ("content", list))
 

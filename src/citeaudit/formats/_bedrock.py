@@ -41,6 +41,7 @@ class BedrockFormat:
     """A Bedrock ``RetrieveAndGenerate`` response (boto3's dict or its JSON)."""
 
     name = "bedrock"
+    keys = ("citations",)
     expects = "an AWS Bedrock RetrieveAndGenerate response (output.text and citations)"
     needs = (("output", dict), ("output.text", str), ("citations", list))
 

@@ -25,6 +25,7 @@ class ClaimsFormat(SourcesAsGiven):
     """A list of claim strings (``list[str]``)."""
 
     name = "claims"
+    keys = ()
     expects = "a list of claim strings"
 
     def recognises(self, answer: object) -> bool:

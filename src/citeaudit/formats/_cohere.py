@@ -47,6 +47,7 @@ class CohereFormat:
     """A Cohere Chat v2 response (the SDK's ``V2ChatResponse`` or its JSON)."""
 
     name = "cohere"
+    keys = ("finish_reason",)
     expects = "a Cohere Chat v2 response (a message with content and citations)"
     needs = (("finish_reason", str), ("message", dict), ("message.role", "assistant"))
 

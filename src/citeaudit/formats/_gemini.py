@@ -56,6 +56,7 @@ class GeminiFormat:
     """
 
     name = "gemini"
+    keys = ("candidates",)
     expects = "a Gemini response (candidates with content parts and grounding metadata)"
     needs = (("candidates", list), ("candidates.0.content", dict))
 

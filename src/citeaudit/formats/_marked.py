@@ -43,6 +43,7 @@ class PerplexityFormat:
     """A Perplexity chat completion with ``search_results`` (or ``citations``)."""
 
     name = "perplexity"
+    keys = ("choices",)
     expects = "a Perplexity response (choices with search_results or citations)"
     needs = (("choices", list), ("search_results", list))
 
@@ -78,6 +79,7 @@ class AzureOnYourDataFormat:
     """
 
     name = "azure-on-your-data"
+    keys = ("choices",)
     expects = "an Azure OpenAI on-your-data response (a message with context.citations)"
     needs = (("choices", list), ("choices.0.message", dict),
              ("choices.0.message.context", dict), ("choices.0.message.context.citations", list))

@@ -49,6 +49,7 @@ class MistralFormat:
     """
 
     name = "mistral"
+    keys = ("choices", "outputs")
     expects = "a Mistral chat completion (choices whose message content is a list of chunks)"
     needs = (("choices", list), ("choices.0.message", dict),
              ("choices.0.message.content", list))
@@ -162,9 +163,11 @@ def _owners(response: dict[str, Any]) -> list[tuple[str, Any]]:
             and entry.get("type") == "message.output"]
 
 
-def _references_by_url(response: dict[str, Any]) -> Iterator[dict[str, Any]]:
+def _references_by_url(response: dict[str, Any]) -> list[dict[str, Any]]:
     """The answer's ``tool_reference`` chunks."""
-    return (chunk for _, _, chunk in _chunks(response) if chunk.get("type") == "tool_reference")
+    return [chunk for owner in _owners(response) if isinstance(owner[1], dict)
+            for chunk in as_list(owner[1].get("content"))
+            if isinstance(chunk, dict) and chunk.get("type") == "tool_reference"]
 
 
 def _references(chunk: dict[str, Any], path: str, span: tuple[int, int] | None,

@@ -53,6 +53,7 @@ class OpenAIResponsesFormat:
     """An OpenAI Responses API response (``object: "response"``, the SDK's ``Response``)."""
 
     name = "openai-responses"
+    keys = ("output",)
     expects = "an OpenAI Responses response (object \"response\" with output items)"
     needs = (("object", "response"), ("output", list))
 
@@ -108,6 +109,7 @@ class OpenAIChatFormat:
     """
 
     name = "openai-chat"
+    keys = ("choices",)
     expects = "an OpenAI Chat Completions response (object \"chat.completion\" with choices)"
     needs = (("object", "chat.completion"), ("choices", list), ("choices.0.message", dict))
 

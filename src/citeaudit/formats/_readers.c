@@ -2179,6 +2179,21 @@ static void __Pyx_RaiseErrorWithType(PyObject* exc_type, const char* message, Py
 #define __Pyx_PyIter_Next(obj) __Pyx_PyIter_Next2(obj, NULL)
 static CYTHON_INLINE PyObject *__Pyx_PyIter_Next2(PyObject *, PyObject *);
 
+/* dict_getitem_default.proto */
+static PyObject* __Pyx_PyDict_GetItemDefault(PyObject* d, PyObject* key, PyObject* default_value);
+
+/* PyObjectCall2Args.proto (used by CallUnboundCMethod1) */
+static CYTHON_INLINE PyObject* __Pyx_PyObject_Call2Args(PyObject* function, PyObject* arg1, PyObject* arg2);
+
+/* CallUnboundCMethod1.proto */
+CYTHON_UNUSED
+static PyObject* __Pyx__CallUnboundCMethod1(__Pyx_CachedCFunction* cfunc, PyObject* self, PyObject* arg);
+#if CYTHON_COMPILING_IN_CPYTHON
+static CYTHON_INLINE PyObject* __Pyx_CallUnboundCMethod1(__Pyx_CachedCFunction* cfunc, PyObject* self, PyObject* arg);
+#else
+#define __Pyx_CallUnboundCMethod1(cfunc, self, arg)  __Pyx__CallUnboundCMethod1(cfunc, self, arg)
+#endif
+
 /* PyDictVersioning.proto (used by GetModuleGlobalName) */
 #if CYTHON_USE_DICT_VERSIONS && CYTHON_USE_TYPE_SLOTS
 #define __PYX_DICT_VERSION_INIT  ((PY_UINT64_T) -1)
@@ -2231,21 +2246,6 @@ static CYTHON_INLINE int __Pyx_PySequence_ContainsTF(PyObject* item, PyObject* s
     int result = PySequence_Contains(seq, item);
     return unlikely(result < 0) ? result : (result == (eq == Py_EQ));
 }
-
-/* dict_getitem_default.proto */
-static PyObject* __Pyx_PyDict_GetItemDefault(PyObject* d, PyObject* key, PyObject* default_value);
-
-/* PyObjectCall2Args.proto (used by CallUnboundCMethod1) */
-static CYTHON_INLINE PyObject* __Pyx_PyObject_Call2Args(PyObject* function, PyObject* arg1, PyObject* arg2);
-
-/* CallUnboundCMethod1.proto */
-CYTHON_UNUSED
-static PyObject* __Pyx__CallUnboundCMethod1(__Pyx_CachedCFunction* cfunc, PyObject* self, PyObject* arg);
-#if CYTHON_COMPILING_IN_CPYTHON
-static CYTHON_INLINE PyObject* __Pyx_CallUnboundCMethod1(__Pyx_CachedCFunction* cfunc, PyObject* self, PyObject* arg);
-#else
-#define __Pyx_CallUnboundCMethod1(cfunc, self, arg)  __Pyx__CallUnboundCMethod1(cfunc, self, arg)
-#endif
 
 /* PyObjectCompare.proto */
 static CYTHON_INLINE int __Pyx_PyObject_CompareBoolLe_int_object(PyObject *op1, PyObject *op2, int pyop);
@@ -2400,6 +2400,12 @@ static CYTHON_INLINE int __Pyx_PyObject_CompareBoolGt_object_int(PyObject *op1, 
 static CYTHON_INLINE PyObject* __Pyx__PyNumber_Add_int_object(PyObject *op1, PyObject *op2, int inplace);
 #endif
 
+/* PyDictContains.proto */
+static CYTHON_INLINE int __Pyx_PyDict_ContainsTF(PyObject* item, PyObject* dict, int eq) {
+    int result = PyDict_Contains(dict, item);
+    return unlikely(result < 0) ? result : (result == (eq == Py_EQ));
+}
+
 /* PyObjectCompare.proto */
 static CYTHON_INLINE int __Pyx_PyObject_CompareBoolLt_object_int(PyObject *op1, PyObject *op2, int pyop);
 
@@ -2409,12 +2415,6 @@ static CYTHON_INLINE PyObject *__Pyx_PyObject_GetItem(PyObject *obj, PyObject *k
 #else
 #define __Pyx_PyObject_GetItem(obj, key)  PyObject_GetItem(obj, key)
 #endif
-
-/* PyDictContains.proto */
-static CYTHON_INLINE int __Pyx_PyDict_ContainsTF(PyObject* item, PyObject* dict, int eq) {
-    int result = PyDict_Contains(dict, item);
-    return unlikely(result < 0) ? result : (result == (eq == Py_EQ));
-}
 
 /* SliceObject.proto */
 static CYTHON_INLINE PyObject* __Pyx_PyObject_GetSlice(
@@ -2894,7 +2894,7 @@ namespace {
     __Pyx_CachedCFunction __pyx_umethod_PyUnicode_Type__strip;
     PyObject *__pyx_frozenset[1];
     PyObject *__pyx_codeobj_tab[6];
-    PyObject *__pyx_string_tab[159];
+    PyObject *__pyx_string_tab[160];
     PyObject *__pyx_number_tab[2];
 /* #### Code section: module_state_contents ### */
 /* PyFrozenDict.module_state_decls */
@@ -3025,89 +3025,90 @@ static __pyx_mstatetype * const __pyx_mstate_global = &__pyx_mstate_global_stati
 #define __pyx_n_u_file_path __pyx_string_tab[73]
 #define __pyx_n_u_first __pyx_string_tab[74]
 #define __pyx_n_u_first_item __pyx_string_tab[75]
-#define __pyx_n_u_gemini __pyx_string_tab[76]
-#define __pyx_n_u_generatedResponsePart __pyx_string_tab[77]
-#define __pyx_n_u_get __pyx_string_tab[78]
-#define __pyx_n_u_given __pyx_string_tab[79]
-#define __pyx_n_u_groundingChunkIndices __pyx_string_tab[80]
-#define __pyx_n_u_grounding_chunk_indices __pyx_string_tab[81]
-#define __pyx_n_u_high __pyx_string_tab[82]
-#define __pyx_n_u_id __pyx_string_tab[83]
-#define __pyx_n_u_ids __pyx_string_tab[84]
-#define __pyx_n_u_index_2 __pyx_string_tab[85]
-#define __pyx_n_u_indices __pyx_string_tab[86]
-#define __pyx_n_u_item __pyx_string_tab[87]
-#define __pyx_n_u_items __pyx_string_tab[88]
-#define __pyx_n_u_kind __pyx_string_tab[89]
-#define __pyx_n_u_known __pyx_string_tab[90]
-#define __pyx_n_u_last __pyx_string_tab[91]
-#define __pyx_n_u_located __pyx_string_tab[92]
-#define __pyx_n_u_location_type __pyx_string_tab[93]
-#define __pyx_n_u_low __pyx_string_tab[94]
-#define __pyx_n_u_made __pyx_string_tab[95]
-#define __pyx_n_u_message __pyx_string_tab[96]
-#define __pyx_n_u_metadata __pyx_string_tab[97]
-#define __pyx_n_u_mistral __pyx_string_tab[98]
-#define __pyx_n_u_names __pyx_string_tab[99]
-#define __pyx_n_u_next __pyx_string_tab[100]
-#define __pyx_n_u_note __pyx_string_tab[101]
-#define __pyx_n_u_notes __pyx_string_tab[102]
-#define __pyx_n_u_number __pyx_string_tab[103]
-#define __pyx_n_u_offset __pyx_string_tab[104]
-#define __pyx_n_u_openai_responses __pyx_string_tab[105]
-#define __pyx_n_u_output __pyx_string_tab[106]
-#define __pyx_n_u_output_text __pyx_string_tab[107]
-#define __pyx_n_u_part __pyx_string_tab[108]
-#define __pyx_n_u_partIndex __pyx_string_tab[109]
-#define __pyx_n_u_part_at __pyx_string_tab[110]
-#define __pyx_n_u_part_index __pyx_string_tab[111]
-#define __pyx_n_u_parts __pyx_string_tab[112]
-#define __pyx_n_u_path __pyx_string_tab[113]
-#define __pyx_n_u_pieces __pyx_string_tab[114]
-#define __pyx_n_u_place __pyx_string_tab[115]
-#define __pyx_n_u_pop __pyx_string_tab[116]
-#define __pyx_n_u_quoted __pyx_string_tab[117]
-#define __pyx_n_u_raw __pyx_string_tab[118]
-#define __pyx_n_u_reference __pyx_string_tab[119]
-#define __pyx_n_u_reference_ids __pyx_string_tab[120]
-#define __pyx_n_u_references __pyx_string_tab[121]
-#define __pyx_n_u_retrievedReferences __pyx_string_tab[122]
-#define __pyx_n_u_said __pyx_string_tab[123]
-#define __pyx_n_u_segment __pyx_string_tab[124]
-#define __pyx_n_u_setdefault __pyx_string_tab[125]
-#define __pyx_n_u_size __pyx_string_tab[126]
-#define __pyx_n_u_source __pyx_string_tab[127]
-#define __pyx_n_u_source_id __pyx_string_tab[128]
-#define __pyx_n_u_sources __pyx_string_tab[129]
-#define __pyx_n_u_span __pyx_string_tab[130]
-#define __pyx_n_u_start __pyx_string_tab[131]
-#define __pyx_n_u_startIndex __pyx_string_tab[132]
-#define __pyx_n_u_start_index __pyx_string_tab[133]
-#define __pyx_n_u_starts __pyx_string_tab[134]
-#define __pyx_n_u_strip __pyx_string_tab[135]
-#define __pyx_n_u_stripped __pyx_string_tab[136]
-#define __pyx_n_u_support __pyx_string_tab[137]
-#define __pyx_n_u_supports __pyx_string_tab[138]
-#define __pyx_n_u_target __pyx_string_tab[139]
-#define __pyx_n_u_text __pyx_string_tab[140]
-#define __pyx_n_u_textResponsePart __pyx_string_tab[141]
-#define __pyx_n_u_texts __pyx_string_tab[142]
-#define __pyx_n_u_tool_reference __pyx_string_tab[143]
-#define __pyx_n_u_type __pyx_string_tab[144]
-#define __pyx_n_u_unit __pyx_string_tab[145]
-#define __pyx_n_u_url __pyx_string_tab[146]
-#define __pyx_n_u_url_citation __pyx_string_tab[147]
-#define __pyx_n_u_urls __pyx_string_tab[148]
-#define __pyx_n_u_values __pyx_string_tab[149]
-#define __pyx_n_u_web_search_result_location __pyx_string_tab[150]
-#define __pyx_n_u_where __pyx_string_tab[151]
-#define __pyx_n_u_written __pyx_string_tab[152]
-#define __pyx_kp_b_iso88591_a_e1Cq_1_4q_1_1_Qa_t1_7_4q_S_AW __pyx_string_tab[153]
-#define __pyx_kp_b_iso88591_a_c_e1Cq_9AQ_4q_1_xt1A_t4q_t1F __pyx_string_tab[154]
-#define __pyx_kp_b_iso88591_a_T_axq_e1Cq_9AQ_4q_1_84q_1_1_A __pyx_string_tab[155]
-#define __pyx_kp_b_iso88591_1_1_e1Cq_q_4q_wa_z_q_uD_uD_QfE __pyx_string_tab[156]
-#define __pyx_kp_b_iso88591_1_as_1_q_4z_s_t1HCq_t1A_4q_1_uA __pyx_string_tab[157]
-#define __pyx_kp_b_iso88591_1_1_e1Cq_vQa_4z_c_T_Q_1_a_d_1_4 __pyx_string_tab[158]
+#define __pyx_n_u_found __pyx_string_tab[76]
+#define __pyx_n_u_gemini __pyx_string_tab[77]
+#define __pyx_n_u_generatedResponsePart __pyx_string_tab[78]
+#define __pyx_n_u_get __pyx_string_tab[79]
+#define __pyx_n_u_given __pyx_string_tab[80]
+#define __pyx_n_u_groundingChunkIndices __pyx_string_tab[81]
+#define __pyx_n_u_grounding_chunk_indices __pyx_string_tab[82]
+#define __pyx_n_u_high __pyx_string_tab[83]
+#define __pyx_n_u_id __pyx_string_tab[84]
+#define __pyx_n_u_ids __pyx_string_tab[85]
+#define __pyx_n_u_index_2 __pyx_string_tab[86]
+#define __pyx_n_u_indices __pyx_string_tab[87]
+#define __pyx_n_u_item __pyx_string_tab[88]
+#define __pyx_n_u_items __pyx_string_tab[89]
+#define __pyx_n_u_kind __pyx_string_tab[90]
+#define __pyx_n_u_known __pyx_string_tab[91]
+#define __pyx_n_u_last __pyx_string_tab[92]
+#define __pyx_n_u_located __pyx_string_tab[93]
+#define __pyx_n_u_location_type __pyx_string_tab[94]
+#define __pyx_n_u_low __pyx_string_tab[95]
+#define __pyx_n_u_made __pyx_string_tab[96]
+#define __pyx_n_u_message __pyx_string_tab[97]
+#define __pyx_n_u_metadata __pyx_string_tab[98]
+#define __pyx_n_u_mistral __pyx_string_tab[99]
+#define __pyx_n_u_names __pyx_string_tab[100]
+#define __pyx_n_u_next __pyx_string_tab[101]
+#define __pyx_n_u_note __pyx_string_tab[102]
+#define __pyx_n_u_notes __pyx_string_tab[103]
+#define __pyx_n_u_number __pyx_string_tab[104]
+#define __pyx_n_u_offset __pyx_string_tab[105]
+#define __pyx_n_u_openai_responses __pyx_string_tab[106]
+#define __pyx_n_u_output __pyx_string_tab[107]
+#define __pyx_n_u_output_text __pyx_string_tab[108]
+#define __pyx_n_u_part __pyx_string_tab[109]
+#define __pyx_n_u_partIndex __pyx_string_tab[110]
+#define __pyx_n_u_part_at __pyx_string_tab[111]
+#define __pyx_n_u_part_index __pyx_string_tab[112]
+#define __pyx_n_u_parts __pyx_string_tab[113]
+#define __pyx_n_u_path __pyx_string_tab[114]
+#define __pyx_n_u_pieces __pyx_string_tab[115]
+#define __pyx_n_u_place __pyx_string_tab[116]
+#define __pyx_n_u_pop __pyx_string_tab[117]
+#define __pyx_n_u_quoted __pyx_string_tab[118]
+#define __pyx_n_u_raw __pyx_string_tab[119]
+#define __pyx_n_u_reference __pyx_string_tab[120]
+#define __pyx_n_u_reference_ids __pyx_string_tab[121]
+#define __pyx_n_u_references __pyx_string_tab[122]
+#define __pyx_n_u_retrievedReferences __pyx_string_tab[123]
+#define __pyx_n_u_said __pyx_string_tab[124]
+#define __pyx_n_u_segment __pyx_string_tab[125]
+#define __pyx_n_u_setdefault __pyx_string_tab[126]
+#define __pyx_n_u_size __pyx_string_tab[127]
+#define __pyx_n_u_source __pyx_string_tab[128]
+#define __pyx_n_u_source_id __pyx_string_tab[129]
+#define __pyx_n_u_sources __pyx_string_tab[130]
+#define __pyx_n_u_span __pyx_string_tab[131]
+#define __pyx_n_u_start __pyx_string_tab[132]
+#define __pyx_n_u_startIndex __pyx_string_tab[133]
+#define __pyx_n_u_start_index __pyx_string_tab[134]
+#define __pyx_n_u_starts __pyx_string_tab[135]
+#define __pyx_n_u_strip __pyx_string_tab[136]
+#define __pyx_n_u_stripped __pyx_string_tab[137]
+#define __pyx_n_u_support __pyx_string_tab[138]
+#define __pyx_n_u_supports __pyx_string_tab[139]
+#define __pyx_n_u_target __pyx_string_tab[140]
+#define __pyx_n_u_text __pyx_string_tab[141]
+#define __pyx_n_u_textResponsePart __pyx_string_tab[142]
+#define __pyx_n_u_texts __pyx_string_tab[143]
+#define __pyx_n_u_tool_reference __pyx_string_tab[144]
+#define __pyx_n_u_type __pyx_string_tab[145]
+#define __pyx_n_u_unit __pyx_string_tab[146]
+#define __pyx_n_u_url __pyx_string_tab[147]
+#define __pyx_n_u_url_citation __pyx_string_tab[148]
+#define __pyx_n_u_urls __pyx_string_tab[149]
+#define __pyx_n_u_values __pyx_string_tab[150]
+#define __pyx_n_u_web_search_result_location __pyx_string_tab[151]
+#define __pyx_n_u_where __pyx_string_tab[152]
+#define __pyx_n_u_written __pyx_string_tab[153]
+#define __pyx_kp_b_iso88591_a_e1Cq_4q_wa_1_1_t1A_t1_7_4q_we __pyx_string_tab[154]
+#define __pyx_kp_b_iso88591_a_c_e1Cq_4q_wa_1_6_AQ_vT_9_QgS __pyx_string_tab[155]
+#define __pyx_kp_b_iso88591_a_T_axq_e1Cq_4q_wa_1_6_84q_1_1 __pyx_string_tab[156]
+#define __pyx_kp_b_iso88591_1_1_e1Cq_q_4q_wa_z_q_a_uD_uD_Qf __pyx_string_tab[157]
+#define __pyx_kp_b_iso88591_1_as_1_waq_4q_gQ_z_q_a_5_AXS_t1 __pyx_string_tab[158]
+#define __pyx_kp_b_iso88591_1_1_e1Cq_aq_4q_wa_z_q_vQ_4t1HCq __pyx_string_tab[159]
 #define __pyx_int_0 __pyx_number_tab[0]
 #define __pyx_int_1 __pyx_number_tab[1]
 /* #### Code section: module_state_clear ### */
@@ -3133,7 +3134,7 @@ static CYTHON_SMALL_CODE int __pyx_m_clear(PyObject *m) {
   Py_CLEAR(clear_module_state->__pyx_umethod_PyUnicode_Type__strip.method);
   for (int i=0; i<1; ++i) { Py_CLEAR(clear_module_state->__pyx_frozenset[i]); }
   for (int i=0; i<6; ++i) { Py_CLEAR(clear_module_state->__pyx_codeobj_tab[i]); }
-  for (int i=0; i<159; ++i) { Py_CLEAR(clear_module_state->__pyx_string_tab[i]); }
+  for (int i=0; i<160; ++i) { Py_CLEAR(clear_module_state->__pyx_string_tab[i]); }
   for (int i=0; i<2; ++i) { Py_CLEAR(clear_module_state->__pyx_number_tab[i]); }
 /* #### Code section: module_state_clear_contents ### */
 /* CommonTypesMetaclass.module_state_clear */
@@ -3166,7 +3167,7 @@ static CYTHON_SMALL_CODE int __pyx_m_traverse(PyObject *m, visitproc visit, void
   Py_VISIT(traverse_module_state->__pyx_umethod_PyUnicode_Type__strip.method);
   for (int i=0; i<1; ++i) { __Pyx_VISIT_CONST(traverse_module_state->__pyx_frozenset[i]); }
   for (int i=0; i<6; ++i) { __Pyx_VISIT_CONST(traverse_module_state->__pyx_codeobj_tab[i]); }
-  for (int i=0; i<159; ++i) { __Pyx_VISIT_CONST(traverse_module_state->__pyx_string_tab[i]); }
+  for (int i=0; i<160; ++i) { __Pyx_VISIT_CONST(traverse_module_state->__pyx_string_tab[i]); }
   for (int i=0; i<2; ++i) { __Pyx_VISIT_CONST(traverse_module_state->__pyx_number_tab[i]); }
 /* #### Code section: module_state_traverse_contents ### */
 /* CommonTypesMetaclass.module_state_traverse */
@@ -3695,7 +3696,8 @@ static PyObject *__pyx_pf_9citeaudit_7formats_8_readers_cohere(CYTHON_UNUSED PyO
   Py_ssize_t __pyx_v_last;
   Py_ssize_t __pyx_v_size;
   PyObject *__pyx_v_first_item = 0;
-  PyObject *__pyx_v_citation = NULL;
+  PyObject *__pyx_v_citation = 0;
+  PyObject *__pyx_v_given = NULL;
   PyObject *__pyx_v_index = NULL;
   PyObject *__pyx_v_text = NULL;
   PyObject *__pyx_v_low = NULL;
@@ -3714,16 +3716,15 @@ static PyObject *__pyx_pf_9citeaudit_7formats_8_readers_cohere(CYTHON_UNUSED PyO
   Py_ssize_t __pyx_t_4;
   Py_ssize_t __pyx_t_5;
   int __pyx_t_6;
-  size_t __pyx_t_7;
-  int __pyx_t_8;
-  Py_ssize_t __pyx_t_9;
-  PyObject *__pyx_t_10 = NULL;
+  int __pyx_t_7;
+  Py_ssize_t __pyx_t_8;
+  PyObject *__pyx_t_9 = NULL;
+  Py_ssize_t __pyx_t_10;
   Py_ssize_t __pyx_t_11;
-  Py_ssize_t __pyx_t_12;
-  PyObject *__pyx_t_13[5];
-  Py_ssize_t __pyx_t_14;
+  PyObject *__pyx_t_12[5];
+  Py_ssize_t __pyx_t_13;
+  int __pyx_t_14;
   int __pyx_t_15;
-  int __pyx_t_16;
   int __pyx_lineno = 0;
   const char *__pyx_filename = NULL;
   int __pyx_clineno = 0;
@@ -3745,8 +3746,8 @@ static PyObject *__pyx_pf_9citeaudit_7formats_8_readers_cohere(CYTHON_UNUSED PyO
  *     cdef list cited = [], made
  *     cdef Py_ssize_t at, place, count, start, end, first, last, size
  *     cdef object first_item = next(iter(texts), 0)             # <<<<<<<<<<<<<<
+ *     cdef dict citation
  *     for at in range(len(citations)):
- *         citation = citations[at]
 */
   __pyx_t_1 = PyObject_GetIter(__pyx_v_texts); if (unlikely(!__pyx_t_1)) __PYX_ERR(0, 32, __pyx_L1_error)
   __Pyx_GOTREF(__pyx_t_1);
@@ -3756,56 +3757,56 @@ static PyObject *__pyx_pf_9citeaudit_7formats_8_readers_cohere(CYTHON_UNUSED PyO
   __pyx_v_first_item = __pyx_t_2;
   __pyx_t_2 = 0;
 
-  /* "citeaudit/formats/_readers.pyx":33
- *     cdef Py_ssize_t at, place, count, start, end, first, last, size
+  /* "citeaudit/formats/_readers.pyx":34
  *     cdef object first_item = next(iter(texts), 0)
+ *     cdef dict citation
  *     for at in range(len(citations)):             # <<<<<<<<<<<<<<
- *         citation = citations[at]
- *         if type(citation) is not dict:
+ *         given = citations[at]
+ *         if type(given) is not dict:
 */
   if (unlikely(__pyx_v_citations == Py_None)) {
     PyErr_SetString(PyExc_TypeError, "object of type \047NoneType\047 has no len()");
-    __PYX_ERR(0, 33, __pyx_L1_error)
+    __PYX_ERR(0, 34, __pyx_L1_error)
   }
-  __pyx_t_3 = __Pyx_PyList_GET_SIZE(__pyx_v_citations); if (unlikely(__pyx_t_3 == ((Py_ssize_t)-1))) __PYX_ERR(0, 33, __pyx_L1_error)
+  __pyx_t_3 = __Pyx_PyList_GET_SIZE(__pyx_v_citations); if (unlikely(__pyx_t_3 == ((Py_ssize_t)-1))) __PYX_ERR(0, 34, __pyx_L1_error)
   __pyx_t_4 = __pyx_t_3;
 
   for (__pyx_t_5 = 0; __pyx_t_5 < __pyx_t_4; __pyx_t_5+=1) {
     __pyx_v_at = __pyx_t_5;
 
-    /* "citeaudit/formats/_readers.pyx":34
- *     cdef object first_item = next(iter(texts), 0)
+    /* "citeaudit/formats/_readers.pyx":35
+ *     cdef dict citation
  *     for at in range(len(citations)):
- *         citation = citations[at]             # <<<<<<<<<<<<<<
- *         if type(citation) is not dict:
+ *         given = citations[at]             # <<<<<<<<<<<<<<
+ *         if type(given) is not dict:
  *             return None
 */
     if (unlikely(__pyx_v_citations == Py_None)) {
       PyErr_SetString(PyExc_TypeError, "\047NoneType\047 object is not subscriptable");
-      __PYX_ERR(0, 34, __pyx_L1_error)
+      __PYX_ERR(0, 35, __pyx_L1_error)
     }
-    __pyx_t_2 = __Pyx_GetItemInt_List(__pyx_v_citations, __pyx_v_at, Py_ssize_t, 1, PyLong_FromSsize_t, 1, 1, 1, __Pyx_ReferenceSharing_FunctionArgument); if (unlikely(!__pyx_t_2)) __PYX_ERR(0, 34, __pyx_L1_error)
+    __pyx_t_2 = __Pyx_GetItemInt_List(__pyx_v_citations, __pyx_v_at, Py_ssize_t, 1, PyLong_FromSsize_t, 1, 1, 1, __Pyx_ReferenceSharing_FunctionArgument); if (unlikely(!__pyx_t_2)) __PYX_ERR(0, 35, __pyx_L1_error)
     __Pyx_GOTREF(__pyx_t_2);
-    __Pyx_XDECREF_SET(__pyx_v_citation, __pyx_t_2);
+    __Pyx_XDECREF_SET(__pyx_v_given, __pyx_t_2);
     __pyx_t_2 = 0;
 
-    /* "citeaudit/formats/_readers.pyx":35
+    /* "citeaudit/formats/_readers.pyx":36
  *     for at in range(len(citations)):
- *         citation = citations[at]
- *         if type(citation) is not dict:             # <<<<<<<<<<<<<<
+ *         given = citations[at]
+ *         if type(given) is not dict:             # <<<<<<<<<<<<<<
  *             return None
- *         if citation.get("type") in _COHERE_SKIPPED:
+ *         citation = <dict>given
 */
-    __pyx_t_6 = (((PyObject *)Py_TYPE(__pyx_v_citation)) != ((PyObject *)(&PyDict_Type)));
+    __pyx_t_6 = (((PyObject *)Py_TYPE(__pyx_v_given)) != ((PyObject *)(&PyDict_Type)));
     if (__pyx_t_6) {
 
 
-      /* "citeaudit/formats/_readers.pyx":36
- *         citation = citations[at]
- *         if type(citation) is not dict:
+      /* "citeaudit/formats/_readers.pyx":37
+ *         given = citations[at]
+ *         if type(given) is not dict:
  *             return None             # <<<<<<<<<<<<<<
+ *         citation = <dict>given
  *         if citation.get("type") in _COHERE_SKIPPED:
- *             return None
 */
       {
         PyObject *__pyx_temp;
@@ -3817,42 +3818,50 @@ static PyObject *__pyx_pf_9citeaudit_7formats_8_readers_cohere(CYTHON_UNUSED PyO
       }
       goto __pyx_L0;
 
-      /* "citeaudit/formats/_readers.pyx":35
+      /* "citeaudit/formats/_readers.pyx":36
  *     for at in range(len(citations)):
- *         citation = citations[at]
- *         if type(citation) is not dict:             # <<<<<<<<<<<<<<
+ *         given = citations[at]
+ *         if type(given) is not dict:             # <<<<<<<<<<<<<<
  *             return None
- *         if citation.get("type") in _COHERE_SKIPPED:
+ *         citation = <dict>given
 */
     }
 
-    /* "citeaudit/formats/_readers.pyx":37
- *         if type(citation) is not dict:
+    /* "citeaudit/formats/_readers.pyx":38
+ *         if type(given) is not dict:
  *             return None
+ *         citation = <dict>given             # <<<<<<<<<<<<<<
+ *         if citation.get("type") in _COHERE_SKIPPED:
+ *             return None
+*/
+    __pyx_t_2 = __pyx_v_given;
+    __Pyx_INCREF(__pyx_t_2);
+    __Pyx_XDECREF_SET(__pyx_v_citation, ((PyObject*)__pyx_t_2));
+    __pyx_t_2 = 0;
+
+    /* "citeaudit/formats/_readers.pyx":39
+ *             return None
+ *         citation = <dict>given
  *         if citation.get("type") in _COHERE_SKIPPED:             # <<<<<<<<<<<<<<
  *             return None
  *         index = citation.get("content_index")
 */
-    __pyx_t_1 = __pyx_v_citation;
-    __Pyx_INCREF(__pyx_t_1);
-    __pyx_t_7 = 0;
-    {
-      PyObject *__pyx_callargs[2] = {__pyx_t_1, __pyx_mstate_global->__pyx_n_u_type};
-      __pyx_t_2 = __Pyx_PyObject_FastCallMethod((PyObject*)__pyx_mstate_global->__pyx_n_u_get, __pyx_callargs+__pyx_t_7, (2-__pyx_t_7) | (1*__Pyx_PY_VECTORCALL_ARGUMENTS_OFFSET));
-      __Pyx_XDECREF(__pyx_t_1); __pyx_t_1 = 0;
-      if (unlikely(!__pyx_t_2)) __PYX_ERR(0, 37, __pyx_L1_error)
-      __Pyx_GOTREF(__pyx_t_2);
+    if (unlikely(__pyx_v_citation == Py_None)) {
+      PyErr_Format(PyExc_AttributeError, "\047NoneType\047 object has no attribute \047%.30s\047", "get");
+      __PYX_ERR(0, 39, __pyx_L1_error)
     }
-    __Pyx_GetModuleGlobalName(__pyx_t_1, __pyx_mstate_global->__pyx_n_u_COHERE_SKIPPED); if (unlikely(!__pyx_t_1)) __PYX_ERR(0, 37, __pyx_L1_error)
+    __pyx_t_2 = __Pyx_PyDict_GetItemDefault(__pyx_v_citation, __pyx_mstate_global->__pyx_n_u_type, Py_None); if (unlikely(!__pyx_t_2)) __PYX_ERR(0, 39, __pyx_L1_error)
+    __Pyx_GOTREF(__pyx_t_2);
+    __Pyx_GetModuleGlobalName(__pyx_t_1, __pyx_mstate_global->__pyx_n_u_COHERE_SKIPPED); if (unlikely(!__pyx_t_1)) __PYX_ERR(0, 39, __pyx_L1_error)
     __Pyx_GOTREF(__pyx_t_1);
-    __pyx_t_6 = (__Pyx_PySequence_ContainsTF(__pyx_t_2, __pyx_t_1, Py_EQ)); if (unlikely((__pyx_t_6 < 0))) __PYX_ERR(0, 37, __pyx_L1_error)
+    __pyx_t_6 = (__Pyx_PySequence_ContainsTF(__pyx_t_2, __pyx_t_1, Py_EQ)); if (unlikely((__pyx_t_6 < 0))) __PYX_ERR(0, 39, __pyx_L1_error)
     __Pyx_DECREF(__pyx_t_2); __pyx_t_2 = 0;
     __Pyx_DECREF(__pyx_t_1); __pyx_t_1 = 0;
     if (__pyx_t_6) {
 
 
-      /* "citeaudit/formats/_readers.pyx":38
- *             return None
+      /* "citeaudit/formats/_readers.pyx":40
+ *         citation = <dict>given
  *         if citation.get("type") in _COHERE_SKIPPED:
  *             return None             # <<<<<<<<<<<<<<
  *         index = citation.get("content_index")
@@ -3868,36 +3877,32 @@ static PyObject *__pyx_pf_9citeaudit_7formats_8_readers_cohere(CYTHON_UNUSED PyO
       }
       goto __pyx_L0;
 
-      /* "citeaudit/formats/_readers.pyx":37
- *         if type(citation) is not dict:
+      /* "citeaudit/formats/_readers.pyx":39
  *             return None
+ *         citation = <dict>given
  *         if citation.get("type") in _COHERE_SKIPPED:             # <<<<<<<<<<<<<<
  *             return None
  *         index = citation.get("content_index")
 */
     }
 
-    /* "citeaudit/formats/_readers.pyx":39
+    /* "citeaudit/formats/_readers.pyx":41
  *         if citation.get("type") in _COHERE_SKIPPED:
  *             return None
  *         index = citation.get("content_index")             # <<<<<<<<<<<<<<
  *         if index is None:
  *             index = first_item
 */
-    __pyx_t_2 = __pyx_v_citation;
-    __Pyx_INCREF(__pyx_t_2);
-    __pyx_t_7 = 0;
-    {
-      PyObject *__pyx_callargs[2] = {__pyx_t_2, __pyx_mstate_global->__pyx_n_u_content_index};
-      __pyx_t_1 = __Pyx_PyObject_FastCallMethod((PyObject*)__pyx_mstate_global->__pyx_n_u_get, __pyx_callargs+__pyx_t_7, (2-__pyx_t_7) | (1*__Pyx_PY_VECTORCALL_ARGUMENTS_OFFSET));
-      __Pyx_XDECREF(__pyx_t_2); __pyx_t_2 = 0;
-      if (unlikely(!__pyx_t_1)) __PYX_ERR(0, 39, __pyx_L1_error)
-      __Pyx_GOTREF(__pyx_t_1);
+    if (unlikely(__pyx_v_citation == Py_None)) {
+      PyErr_Format(PyExc_AttributeError, "\047NoneType\047 object has no attribute \047%.30s\047", "get");
+      __PYX_ERR(0, 41, __pyx_L1_error)
     }
+    __pyx_t_1 = __Pyx_PyDict_GetItemDefault(__pyx_v_citation, __pyx_mstate_global->__pyx_n_u_content_index, Py_None); if (unlikely(!__pyx_t_1)) __PYX_ERR(0, 41, __pyx_L1_error)
+    __Pyx_GOTREF(__pyx_t_1);
     __Pyx_XDECREF_SET(__pyx_v_index, __pyx_t_1);
     __pyx_t_1 = 0;
 
-    /* "citeaudit/formats/_readers.pyx":40
+    /* "citeaudit/formats/_readers.pyx":42
  *             return None
  *         index = citation.get("content_index")
  *         if index is None:             # <<<<<<<<<<<<<<
@@ -3908,7 +3913,7 @@ static PyObject *__pyx_pf_9citeaudit_7formats_8_readers_cohere(CYTHON_UNUSED PyO
     if (__pyx_t_6) {
 
 
-      /* "citeaudit/formats/_readers.pyx":41
+      /* "citeaudit/formats/_readers.pyx":43
  *         index = citation.get("content_index")
  *         if index is None:
  *             index = first_item             # <<<<<<<<<<<<<<
@@ -3918,7 +3923,7 @@ static PyObject *__pyx_pf_9citeaudit_7formats_8_readers_cohere(CYTHON_UNUSED PyO
       __Pyx_INCREF(__pyx_v_first_item);
       __Pyx_DECREF_SET(__pyx_v_index, __pyx_v_first_item);
 
-      /* "citeaudit/formats/_readers.pyx":40
+      /* "citeaudit/formats/_readers.pyx":42
  *             return None
  *         index = citation.get("content_index")
  *         if index is None:             # <<<<<<<<<<<<<<
@@ -3927,7 +3932,7 @@ static PyObject *__pyx_pf_9citeaudit_7formats_8_readers_cohere(CYTHON_UNUSED PyO
 */
     }
 
-    /* "citeaudit/formats/_readers.pyx":42
+    /* "citeaudit/formats/_readers.pyx":44
  *         if index is None:
  *             index = first_item
  *         if type(index) is not int:             # <<<<<<<<<<<<<<
@@ -3938,7 +3943,7 @@ static PyObject *__pyx_pf_9citeaudit_7formats_8_readers_cohere(CYTHON_UNUSED PyO
     if (__pyx_t_6) {
 
 
-      /* "citeaudit/formats/_readers.pyx":43
+      /* "citeaudit/formats/_readers.pyx":45
  *             index = first_item
  *         if type(index) is not int:
  *             return None             # <<<<<<<<<<<<<<
@@ -3955,7 +3960,7 @@ static PyObject *__pyx_pf_9citeaudit_7formats_8_readers_cohere(CYTHON_UNUSED PyO
       }
       goto __pyx_L0;
 
-      /* "citeaudit/formats/_readers.pyx":42
+      /* "citeaudit/formats/_readers.pyx":44
  *         if index is None:
  *             index = first_item
  *         if type(index) is not int:             # <<<<<<<<<<<<<<
@@ -3964,7 +3969,7 @@ static PyObject *__pyx_pf_9citeaudit_7formats_8_readers_cohere(CYTHON_UNUSED PyO
 */
     }
 
-    /* "citeaudit/formats/_readers.pyx":44
+    /* "citeaudit/formats/_readers.pyx":46
  *         if type(index) is not int:
  *             return None
  *         text = texts.get(index)             # <<<<<<<<<<<<<<
@@ -3973,87 +3978,79 @@ static PyObject *__pyx_pf_9citeaudit_7formats_8_readers_cohere(CYTHON_UNUSED PyO
 */
     if (unlikely(__pyx_v_texts == Py_None)) {
       PyErr_Format(PyExc_AttributeError, "\047NoneType\047 object has no attribute \047%.30s\047", "get");
-      __PYX_ERR(0, 44, __pyx_L1_error)
+      __PYX_ERR(0, 46, __pyx_L1_error)
     }
-    __pyx_t_1 = __Pyx_PyDict_GetItemDefault(__pyx_v_texts, __pyx_v_index, Py_None); if (unlikely(!__pyx_t_1)) __PYX_ERR(0, 44, __pyx_L1_error)
+    __pyx_t_1 = __Pyx_PyDict_GetItemDefault(__pyx_v_texts, __pyx_v_index, Py_None); if (unlikely(!__pyx_t_1)) __PYX_ERR(0, 46, __pyx_L1_error)
     __Pyx_GOTREF(__pyx_t_1);
     __Pyx_XDECREF_SET(__pyx_v_text, __pyx_t_1);
     __pyx_t_1 = 0;
 
-    /* "citeaudit/formats/_readers.pyx":45
+    /* "citeaudit/formats/_readers.pyx":47
  *             return None
  *         text = texts.get(index)
  *         low = citation.get("start")             # <<<<<<<<<<<<<<
  *         high = citation.get("end")
  *         if text is None or type(low) is not int or type(high) is not int:
 */
-    __pyx_t_2 = __pyx_v_citation;
-    __Pyx_INCREF(__pyx_t_2);
-    __pyx_t_7 = 0;
-    {
-      PyObject *__pyx_callargs[2] = {__pyx_t_2, __pyx_mstate_global->__pyx_n_u_start};
-      __pyx_t_1 = __Pyx_PyObject_FastCallMethod((PyObject*)__pyx_mstate_global->__pyx_n_u_get, __pyx_callargs+__pyx_t_7, (2-__pyx_t_7) | (1*__Pyx_PY_VECTORCALL_ARGUMENTS_OFFSET));
-      __Pyx_XDECREF(__pyx_t_2); __pyx_t_2 = 0;
-      if (unlikely(!__pyx_t_1)) __PYX_ERR(0, 45, __pyx_L1_error)
-      __Pyx_GOTREF(__pyx_t_1);
+    if (unlikely(__pyx_v_citation == Py_None)) {
+      PyErr_Format(PyExc_AttributeError, "\047NoneType\047 object has no attribute \047%.30s\047", "get");
+      __PYX_ERR(0, 47, __pyx_L1_error)
     }
+    __pyx_t_1 = __Pyx_PyDict_GetItemDefault(__pyx_v_citation, __pyx_mstate_global->__pyx_n_u_start, Py_None); if (unlikely(!__pyx_t_1)) __PYX_ERR(0, 47, __pyx_L1_error)
+    __Pyx_GOTREF(__pyx_t_1);
     __Pyx_XDECREF_SET(__pyx_v_low, __pyx_t_1);
     __pyx_t_1 = 0;
 
-    /* "citeaudit/formats/_readers.pyx":46
+    /* "citeaudit/formats/_readers.pyx":48
  *         text = texts.get(index)
  *         low = citation.get("start")
  *         high = citation.get("end")             # <<<<<<<<<<<<<<
  *         if text is None or type(low) is not int or type(high) is not int:
  *             return None
 */
-    __pyx_t_2 = __pyx_v_citation;
-    __Pyx_INCREF(__pyx_t_2);
-    __pyx_t_7 = 0;
-    {
-      PyObject *__pyx_callargs[2] = {__pyx_t_2, __pyx_mstate_global->__pyx_n_u_end};
-      __pyx_t_1 = __Pyx_PyObject_FastCallMethod((PyObject*)__pyx_mstate_global->__pyx_n_u_get, __pyx_callargs+__pyx_t_7, (2-__pyx_t_7) | (1*__Pyx_PY_VECTORCALL_ARGUMENTS_OFFSET));
-      __Pyx_XDECREF(__pyx_t_2); __pyx_t_2 = 0;
-      if (unlikely(!__pyx_t_1)) __PYX_ERR(0, 46, __pyx_L1_error)
-      __Pyx_GOTREF(__pyx_t_1);
+    if (unlikely(__pyx_v_citation == Py_None)) {
+      PyErr_Format(PyExc_AttributeError, "\047NoneType\047 object has no attribute \047%.30s\047", "get");
+      __PYX_ERR(0, 48, __pyx_L1_error)
     }
+    __pyx_t_1 = __Pyx_PyDict_GetItemDefault(__pyx_v_citation, __pyx_mstate_global->__pyx_n_u_end, Py_None); if (unlikely(!__pyx_t_1)) __PYX_ERR(0, 48, __pyx_L1_error)
+    __Pyx_GOTREF(__pyx_t_1);
     __Pyx_XDECREF_SET(__pyx_v_high, __pyx_t_1);
     __pyx_t_1 = 0;
 
-    /* "citeaudit/formats/_readers.pyx":47
+    /* "citeaudit/formats/_readers.pyx":49
  *         low = citation.get("start")
  *         high = citation.get("end")
  *         if text is None or type(low) is not int or type(high) is not int:             # <<<<<<<<<<<<<<
  *             return None
  *         size = len(<str>text)
 */
-    __pyx_t_8 = (__pyx_v_text == Py_None);
-    if (!__pyx_t_8) {
+    __pyx_t_7 = (__pyx_v_text == Py_None);
+    if (!__pyx_t_7) {
 
     } else {
 
-      __pyx_t_6 = __pyx_t_8;
+      __pyx_t_6 = __pyx_t_7;
 
       goto __pyx_L10_bool_binop_done;
     }
-    __pyx_t_8 = (((PyObject *)Py_TYPE(__pyx_v_low)) != ((PyObject *)(&PyLong_Type)));
-    if (!__pyx_t_8) {
+    __pyx_t_7 = (((PyObject *)Py_TYPE(__pyx_v_low)) != ((PyObject *)(&PyLong_Type)));
+    if (!__pyx_t_7) {
 
     } else {
 
-      __pyx_t_6 = __pyx_t_8;
+      __pyx_t_6 = __pyx_t_7;
 
       goto __pyx_L10_bool_binop_done;
     }
-    __pyx_t_8 = (((PyObject *)Py_TYPE(__pyx_v_high)) != ((PyObject *)(&PyLong_Type)));
+    __pyx_t_7 = (((PyObject *)Py_TYPE(__pyx_v_high)) != ((PyObject *)(&PyLong_Type)));
 
-    __pyx_t_6 = __pyx_t_8;
+    __pyx_t_6 = __pyx_t_7;
 
     __pyx_L10_bool_binop_done:;
     if (__pyx_t_6) {
 
 
-      /* "citeaudit/formats/_readers.pyx":48
+      /* "citeaudit/formats/_readers.pyx":50
  *         high = citation.get("end")
  *         if text is None or type(low) is not int or type(high) is not int:
  *             return None             # <<<<<<<<<<<<<<
@@ -4070,7 +4067,7 @@ static PyObject *__pyx_pf_9citeaudit_7formats_8_readers_cohere(CYTHON_UNUSED PyO
       }
       goto __pyx_L0;
 
-      /* "citeaudit/formats/_readers.pyx":47
+      /* "citeaudit/formats/_readers.pyx":49
  *         low = citation.get("start")
  *         high = citation.get("end")
  *         if text is None or type(low) is not int or type(high) is not int:             # <<<<<<<<<<<<<<
@@ -4079,7 +4076,7 @@ static PyObject *__pyx_pf_9citeaudit_7formats_8_readers_cohere(CYTHON_UNUSED PyO
 */
     }
 
-    /* "citeaudit/formats/_readers.pyx":49
+    /* "citeaudit/formats/_readers.pyx":51
  *         if text is None or type(low) is not int or type(high) is not int:
  *             return None
  *         size = len(<str>text)             # <<<<<<<<<<<<<<
@@ -4088,35 +4085,35 @@ static PyObject *__pyx_pf_9citeaudit_7formats_8_readers_cohere(CYTHON_UNUSED PyO
 */
     if (unlikely(__pyx_v_text == Py_None)) {
       PyErr_SetString(PyExc_TypeError, "object of type \047NoneType\047 has no len()");
-      __PYX_ERR(0, 49, __pyx_L1_error)
+      __PYX_ERR(0, 51, __pyx_L1_error)
     }
-    __pyx_t_9 = __Pyx_PyUnicode_GET_LENGTH(((PyObject*)__pyx_v_text)); if (unlikely(__pyx_t_9 == ((Py_ssize_t)-1))) __PYX_ERR(0, 49, __pyx_L1_error)
-    __pyx_v_size = __pyx_t_9;
+    __pyx_t_8 = __Pyx_PyUnicode_GET_LENGTH(((PyObject*)__pyx_v_text)); if (unlikely(__pyx_t_8 == ((Py_ssize_t)-1))) __PYX_ERR(0, 51, __pyx_L1_error)
+    __pyx_v_size = __pyx_t_8;
 
-    /* "citeaudit/formats/_readers.pyx":50
+    /* "citeaudit/formats/_readers.pyx":52
  *             return None
  *         size = len(<str>text)
  *         if not 0 <= low <= high <= size:  # compared as Python integers: no overflow             # <<<<<<<<<<<<<<
  *             return None
  *         start = low
 */
-    __pyx_t_6 = __Pyx_PyObject_CompareBoolLe_int_object(__pyx_mstate_global->__pyx_int_0, __pyx_v_low, Py_LE); if (unlikely((__pyx_t_6 < 0))) __PYX_ERR(0, 50, __pyx_L1_error)
+    __pyx_t_6 = __Pyx_PyObject_CompareBoolLe_int_object(__pyx_mstate_global->__pyx_int_0, __pyx_v_low, Py_LE); if (unlikely((__pyx_t_6 < 0))) __PYX_ERR(0, 52, __pyx_L1_error)
     if (__pyx_t_6) {
-      __pyx_t_6 = __Pyx_PyObject_CompareBoolLe_object_object(__pyx_v_low, __pyx_v_high, Py_LE); if (unlikely((__pyx_t_6 < 0))) __PYX_ERR(0, 50, __pyx_L1_error)
+      __pyx_t_6 = __Pyx_PyObject_CompareBoolLe_object_object(__pyx_v_low, __pyx_v_high, Py_LE); if (unlikely((__pyx_t_6 < 0))) __PYX_ERR(0, 52, __pyx_L1_error)
       if (__pyx_t_6) {
-        __pyx_t_1 = PyLong_FromSsize_t(__pyx_v_size); if (unlikely(!__pyx_t_1)) __PYX_ERR(0, 50, __pyx_L1_error)
+        __pyx_t_1 = PyLong_FromSsize_t(__pyx_v_size); if (unlikely(!__pyx_t_1)) __PYX_ERR(0, 52, __pyx_L1_error)
         __Pyx_GOTREF(__pyx_t_1);
-        __pyx_t_6 = __Pyx_PyObject_CompareBoolLe_object_int(__pyx_v_high, __pyx_t_1, Py_LE); if (unlikely((__pyx_t_6 < 0))) __PYX_ERR(0, 50, __pyx_L1_error)
+        __pyx_t_6 = __Pyx_PyObject_CompareBoolLe_object_int(__pyx_v_high, __pyx_t_1, Py_LE); if (unlikely((__pyx_t_6 < 0))) __PYX_ERR(0, 52, __pyx_L1_error)
         __Pyx_DECREF(__pyx_t_1); __pyx_t_1 = 0;
       }
     }
-    __pyx_t_8 = (!__pyx_t_6);
+    __pyx_t_7 = (!__pyx_t_6);
 
 
-    if (__pyx_t_8) {
+    if (__pyx_t_7) {
 
 
-      /* "citeaudit/formats/_readers.pyx":51
+      /* "citeaudit/formats/_readers.pyx":53
  *         size = len(<str>text)
  *         if not 0 <= low <= high <= size:  # compared as Python integers: no overflow
  *             return None             # <<<<<<<<<<<<<<
@@ -4133,7 +4130,7 @@ static PyObject *__pyx_pf_9citeaudit_7formats_8_readers_cohere(CYTHON_UNUSED PyO
       }
       goto __pyx_L0;
 
-      /* "citeaudit/formats/_readers.pyx":50
+      /* "citeaudit/formats/_readers.pyx":52
  *             return None
  *         size = len(<str>text)
  *         if not 0 <= low <= high <= size:  # compared as Python integers: no overflow             # <<<<<<<<<<<<<<
@@ -4142,47 +4139,43 @@ static PyObject *__pyx_pf_9citeaudit_7formats_8_readers_cohere(CYTHON_UNUSED PyO
 */
     }
 
-    /* "citeaudit/formats/_readers.pyx":52
+    /* "citeaudit/formats/_readers.pyx":54
  *         if not 0 <= low <= high <= size:  # compared as Python integers: no overflow
  *             return None
  *         start = low             # <<<<<<<<<<<<<<
  *         end = high
  *         said = citation.get("text")
 */
-    __pyx_t_9 = __Pyx_PyIndex_AsSsize_t(__pyx_v_low); if (unlikely((__pyx_t_9 == (Py_ssize_t)-1) && PyErr_Occurred())) __PYX_ERR(0, 52, __pyx_L1_error)
-    __pyx_v_start = __pyx_t_9;
+    __pyx_t_8 = __Pyx_PyIndex_AsSsize_t(__pyx_v_low); if (unlikely((__pyx_t_8 == (Py_ssize_t)-1) && PyErr_Occurred())) __PYX_ERR(0, 54, __pyx_L1_error)
+    __pyx_v_start = __pyx_t_8;
 
-    /* "citeaudit/formats/_readers.pyx":53
+    /* "citeaudit/formats/_readers.pyx":55
  *             return None
  *         start = low
  *         end = high             # <<<<<<<<<<<<<<
  *         said = citation.get("text")
  *         if said is not None and (type(said) is not str or len(<str>said) != end - start
 */
-    __pyx_t_9 = __Pyx_PyIndex_AsSsize_t(__pyx_v_high); if (unlikely((__pyx_t_9 == (Py_ssize_t)-1) && PyErr_Occurred())) __PYX_ERR(0, 53, __pyx_L1_error)
-    __pyx_v_end = __pyx_t_9;
+    __pyx_t_8 = __Pyx_PyIndex_AsSsize_t(__pyx_v_high); if (unlikely((__pyx_t_8 == (Py_ssize_t)-1) && PyErr_Occurred())) __PYX_ERR(0, 55, __pyx_L1_error)
+    __pyx_v_end = __pyx_t_8;
 
-    /* "citeaudit/formats/_readers.pyx":54
+    /* "citeaudit/formats/_readers.pyx":56
  *         start = low
  *         end = high
  *         said = citation.get("text")             # <<<<<<<<<<<<<<
  *         if said is not None and (type(said) is not str or len(<str>said) != end - start
  *                                  or not PyUnicode_Tailmatch(text, said, start, end, -1)):
 */
-    __pyx_t_2 = __pyx_v_citation;
-    __Pyx_INCREF(__pyx_t_2);
-    __pyx_t_7 = 0;
-    {
-      PyObject *__pyx_callargs[2] = {__pyx_t_2, __pyx_mstate_global->__pyx_n_u_text};
-      __pyx_t_1 = __Pyx_PyObject_FastCallMethod((PyObject*)__pyx_mstate_global->__pyx_n_u_get, __pyx_callargs+__pyx_t_7, (2-__pyx_t_7) | (1*__Pyx_PY_VECTORCALL_ARGUMENTS_OFFSET));
-      __Pyx_XDECREF(__pyx_t_2); __pyx_t_2 = 0;
-      if (unlikely(!__pyx_t_1)) __PYX_ERR(0, 54, __pyx_L1_error)
-      __Pyx_GOTREF(__pyx_t_1);
+    if (unlikely(__pyx_v_citation == Py_None)) {
+      PyErr_Format(PyExc_AttributeError, "\047NoneType\047 object has no attribute \047%.30s\047", "get");
+      __PYX_ERR(0, 56, __pyx_L1_error)
     }
+    __pyx_t_1 = __Pyx_PyDict_GetItemDefault(__pyx_v_citation, __pyx_mstate_global->__pyx_n_u_text, Py_None); if (unlikely(!__pyx_t_1)) __PYX_ERR(0, 56, __pyx_L1_error)
+    __Pyx_GOTREF(__pyx_t_1);
     __Pyx_XDECREF_SET(__pyx_v_said, __pyx_t_1);
     __pyx_t_1 = 0;
 
-    /* "citeaudit/formats/_readers.pyx":55
+    /* "citeaudit/formats/_readers.pyx":57
  *         end = high
  *         said = citation.get("text")
  *         if said is not None and (type(said) is not str or len(<str>said) != end - start             # <<<<<<<<<<<<<<
@@ -4194,7 +4187,7 @@ static PyObject *__pyx_pf_9citeaudit_7formats_8_readers_cohere(CYTHON_UNUSED PyO
 
     } else {
 
-      __pyx_t_8 = __pyx_t_6;
+      __pyx_t_7 = __pyx_t_6;
 
       goto __pyx_L15_bool_binop_done;
     }
@@ -4203,12 +4196,12 @@ static PyObject *__pyx_pf_9citeaudit_7formats_8_readers_cohere(CYTHON_UNUSED PyO
 
     } else {
 
-      __pyx_t_8 = __pyx_t_6;
+      __pyx_t_7 = __pyx_t_6;
 
       goto __pyx_L15_bool_binop_done;
     }
 
-    /* "citeaudit/formats/_readers.pyx":56
+    /* "citeaudit/formats/_readers.pyx":58
  *         said = citation.get("text")
  *         if said is not None and (type(said) is not str or len(<str>said) != end - start
  *                                  or not PyUnicode_Tailmatch(text, said, start, end, -1)):             # <<<<<<<<<<<<<<
@@ -4217,56 +4210,56 @@ static PyObject *__pyx_pf_9citeaudit_7formats_8_readers_cohere(CYTHON_UNUSED PyO
 */
     if (unlikely(__pyx_v_said == Py_None)) {
       PyErr_SetString(PyExc_TypeError, "object of type \047NoneType\047 has no len()");
-      __PYX_ERR(0, 55, __pyx_L1_error)
+      __PYX_ERR(0, 57, __pyx_L1_error)
     }
 
-    /* "citeaudit/formats/_readers.pyx":55
+    /* "citeaudit/formats/_readers.pyx":57
  *         end = high
  *         said = citation.get("text")
  *         if said is not None and (type(said) is not str or len(<str>said) != end - start             # <<<<<<<<<<<<<<
  *                                  or not PyUnicode_Tailmatch(text, said, start, end, -1)):
  *             return None
 */
-    __pyx_t_9 = __Pyx_PyUnicode_GET_LENGTH(((PyObject*)__pyx_v_said)); if (unlikely(__pyx_t_9 == ((Py_ssize_t)-1))) __PYX_ERR(0, 55, __pyx_L1_error)
-    __pyx_t_6 = (__pyx_t_9 != (__pyx_v_end - __pyx_v_start));
+    __pyx_t_8 = __Pyx_PyUnicode_GET_LENGTH(((PyObject*)__pyx_v_said)); if (unlikely(__pyx_t_8 == ((Py_ssize_t)-1))) __PYX_ERR(0, 57, __pyx_L1_error)
+    __pyx_t_6 = (__pyx_t_8 != (__pyx_v_end - __pyx_v_start));
 
 
     if (!__pyx_t_6) {
 
     } else {
 
-      __pyx_t_8 = __pyx_t_6;
+      __pyx_t_7 = __pyx_t_6;
 
       goto __pyx_L15_bool_binop_done;
     }
 
-    /* "citeaudit/formats/_readers.pyx":56
+    /* "citeaudit/formats/_readers.pyx":58
  *         said = citation.get("text")
  *         if said is not None and (type(said) is not str or len(<str>said) != end - start
  *                                  or not PyUnicode_Tailmatch(text, said, start, end, -1)):             # <<<<<<<<<<<<<<
  *             return None
  *         sources = citation.get("sources")
 */
-    __pyx_t_9 = PyUnicode_Tailmatch(__pyx_v_text, __pyx_v_said, __pyx_v_start, __pyx_v_end, -1); if (unlikely(__pyx_t_9 == ((Py_ssize_t)-1L))) __PYX_ERR(0, 56, __pyx_L1_error)
-    __pyx_t_6 = (!(__pyx_t_9 != 0));
+    __pyx_t_8 = PyUnicode_Tailmatch(__pyx_v_text, __pyx_v_said, __pyx_v_start, __pyx_v_end, -1); if (unlikely(__pyx_t_8 == ((Py_ssize_t)-1L))) __PYX_ERR(0, 58, __pyx_L1_error)
+    __pyx_t_6 = (!(__pyx_t_8 != 0));
 
 
 
-    __pyx_t_8 = __pyx_t_6;
+    __pyx_t_7 = __pyx_t_6;
 
     __pyx_L15_bool_binop_done:;
 
-    /* "citeaudit/formats/_readers.pyx":55
+    /* "citeaudit/formats/_readers.pyx":57
  *         end = high
  *         said = citation.get("text")
  *         if said is not None and (type(said) is not str or len(<str>said) != end - start             # <<<<<<<<<<<<<<
  *                                  or not PyUnicode_Tailmatch(text, said, start, end, -1)):
  *             return None
 */
-    if (__pyx_t_8) {
+    if (__pyx_t_7) {
 
 
-      /* "citeaudit/formats/_readers.pyx":57
+      /* "citeaudit/formats/_readers.pyx":59
  *         if said is not None and (type(said) is not str or len(<str>said) != end - start
  *                                  or not PyUnicode_Tailmatch(text, said, start, end, -1)):
  *             return None             # <<<<<<<<<<<<<<
@@ -4283,7 +4276,7 @@ static PyObject *__pyx_pf_9citeaudit_7formats_8_readers_cohere(CYTHON_UNUSED PyO
       }
       goto __pyx_L0;
 
-      /* "citeaudit/formats/_readers.pyx":55
+      /* "citeaudit/formats/_readers.pyx":57
  *         end = high
  *         said = citation.get("text")
  *         if said is not None and (type(said) is not str or len(<str>said) != end - start             # <<<<<<<<<<<<<<
@@ -4292,38 +4285,34 @@ static PyObject *__pyx_pf_9citeaudit_7formats_8_readers_cohere(CYTHON_UNUSED PyO
 */
     }
 
-    /* "citeaudit/formats/_readers.pyx":58
+    /* "citeaudit/formats/_readers.pyx":60
  *                                  or not PyUnicode_Tailmatch(text, said, start, end, -1)):
  *             return None
  *         sources = citation.get("sources")             # <<<<<<<<<<<<<<
  *         if type(sources) is not list:
  *             return None
 */
-    __pyx_t_2 = __pyx_v_citation;
-    __Pyx_INCREF(__pyx_t_2);
-    __pyx_t_7 = 0;
-    {
-      PyObject *__pyx_callargs[2] = {__pyx_t_2, __pyx_mstate_global->__pyx_n_u_sources};
-      __pyx_t_1 = __Pyx_PyObject_FastCallMethod((PyObject*)__pyx_mstate_global->__pyx_n_u_get, __pyx_callargs+__pyx_t_7, (2-__pyx_t_7) | (1*__Pyx_PY_VECTORCALL_ARGUMENTS_OFFSET));
-      __Pyx_XDECREF(__pyx_t_2); __pyx_t_2 = 0;
-      if (unlikely(!__pyx_t_1)) __PYX_ERR(0, 58, __pyx_L1_error)
-      __Pyx_GOTREF(__pyx_t_1);
+    if (unlikely(__pyx_v_citation == Py_None)) {
+      PyErr_Format(PyExc_AttributeError, "\047NoneType\047 object has no attribute \047%.30s\047", "get");
+      __PYX_ERR(0, 60, __pyx_L1_error)
     }
+    __pyx_t_1 = __Pyx_PyDict_GetItemDefault(__pyx_v_citation, __pyx_mstate_global->__pyx_n_u_sources, Py_None); if (unlikely(!__pyx_t_1)) __PYX_ERR(0, 60, __pyx_L1_error)
+    __Pyx_GOTREF(__pyx_t_1);
     __Pyx_XDECREF_SET(__pyx_v_sources, __pyx_t_1);
     __pyx_t_1 = 0;
 
-    /* "citeaudit/formats/_readers.pyx":59
+    /* "citeaudit/formats/_readers.pyx":61
  *             return None
  *         sources = citation.get("sources")
  *         if type(sources) is not list:             # <<<<<<<<<<<<<<
  *             return None
  *         count = len(<list>sources)
 */
-    __pyx_t_8 = (((PyObject *)Py_TYPE(__pyx_v_sources)) != ((PyObject *)(&PyList_Type)));
-    if (__pyx_t_8) {
+    __pyx_t_7 = (((PyObject *)Py_TYPE(__pyx_v_sources)) != ((PyObject *)(&PyList_Type)));
+    if (__pyx_t_7) {
 
 
-      /* "citeaudit/formats/_readers.pyx":60
+      /* "citeaudit/formats/_readers.pyx":62
  *         sources = citation.get("sources")
  *         if type(sources) is not list:
  *             return None             # <<<<<<<<<<<<<<
@@ -4340,7 +4329,7 @@ static PyObject *__pyx_pf_9citeaudit_7formats_8_readers_cohere(CYTHON_UNUSED PyO
       }
       goto __pyx_L0;
 
-      /* "citeaudit/formats/_readers.pyx":59
+      /* "citeaudit/formats/_readers.pyx":61
  *             return None
  *         sources = citation.get("sources")
  *         if type(sources) is not list:             # <<<<<<<<<<<<<<
@@ -4349,7 +4338,7 @@ static PyObject *__pyx_pf_9citeaudit_7formats_8_readers_cohere(CYTHON_UNUSED PyO
 */
     }
 
-    /* "citeaudit/formats/_readers.pyx":61
+    /* "citeaudit/formats/_readers.pyx":63
  *         if type(sources) is not list:
  *             return None
  *         count = len(<list>sources)             # <<<<<<<<<<<<<<
@@ -4358,24 +4347,24 @@ static PyObject *__pyx_pf_9citeaudit_7formats_8_readers_cohere(CYTHON_UNUSED PyO
 */
     if (unlikely(__pyx_v_sources == Py_None)) {
       PyErr_SetString(PyExc_TypeError, "object of type \047NoneType\047 has no len()");
-      __PYX_ERR(0, 61, __pyx_L1_error)
+      __PYX_ERR(0, 63, __pyx_L1_error)
     }
-    __pyx_t_9 = __Pyx_PyList_GET_SIZE(((PyObject*)__pyx_v_sources)); if (unlikely(__pyx_t_9 == ((Py_ssize_t)-1))) __PYX_ERR(0, 61, __pyx_L1_error)
-    __pyx_v_count = __pyx_t_9;
+    __pyx_t_8 = __Pyx_PyList_GET_SIZE(((PyObject*)__pyx_v_sources)); if (unlikely(__pyx_t_8 == ((Py_ssize_t)-1))) __PYX_ERR(0, 63, __pyx_L1_error)
+    __pyx_v_count = __pyx_t_8;
 
-    /* "citeaudit/formats/_readers.pyx":62
+    /* "citeaudit/formats/_readers.pyx":64
  *             return None
  *         count = len(<list>sources)
  *         if count == 0:             # <<<<<<<<<<<<<<
  *             return None
  *         offset = starts[index]
 */
-    __pyx_t_8 = (__pyx_v_count == 0);
+    __pyx_t_7 = (__pyx_v_count == 0);
 
-    if (__pyx_t_8) {
+    if (__pyx_t_7) {
 
 
-      /* "citeaudit/formats/_readers.pyx":63
+      /* "citeaudit/formats/_readers.pyx":65
  *         count = len(<list>sources)
  *         if count == 0:
  *             return None             # <<<<<<<<<<<<<<
@@ -4392,7 +4381,7 @@ static PyObject *__pyx_pf_9citeaudit_7formats_8_readers_cohere(CYTHON_UNUSED PyO
       }
       goto __pyx_L0;
 
-      /* "citeaudit/formats/_readers.pyx":62
+      /* "citeaudit/formats/_readers.pyx":64
  *             return None
  *         count = len(<list>sources)
  *         if count == 0:             # <<<<<<<<<<<<<<
@@ -4401,7 +4390,7 @@ static PyObject *__pyx_pf_9citeaudit_7formats_8_readers_cohere(CYTHON_UNUSED PyO
 */
     }
 
-    /* "citeaudit/formats/_readers.pyx":64
+    /* "citeaudit/formats/_readers.pyx":66
  *         if count == 0:
  *             return None
  *         offset = starts[index]             # <<<<<<<<<<<<<<
@@ -4410,80 +4399,80 @@ static PyObject *__pyx_pf_9citeaudit_7formats_8_readers_cohere(CYTHON_UNUSED PyO
 */
     if (unlikely(__pyx_v_starts == Py_None)) {
       PyErr_SetString(PyExc_TypeError, "\047NoneType\047 object is not subscriptable");
-      __PYX_ERR(0, 64, __pyx_L1_error)
+      __PYX_ERR(0, 66, __pyx_L1_error)
     }
-    __pyx_t_1 = __Pyx_PyDict_GetItem(__pyx_v_starts, __pyx_v_index); if (unlikely(!__pyx_t_1)) __PYX_ERR(0, 64, __pyx_L1_error)
+    __pyx_t_1 = __Pyx_PyDict_GetItem(__pyx_v_starts, __pyx_v_index); if (unlikely(!__pyx_t_1)) __PYX_ERR(0, 66, __pyx_L1_error)
     __Pyx_GOTREF(__pyx_t_1);
     __Pyx_XDECREF_SET(__pyx_v_offset, __pyx_t_1);
     __pyx_t_1 = 0;
 
-    /* "citeaudit/formats/_readers.pyx":65
+    /* "citeaudit/formats/_readers.pyx":67
  *             return None
  *         offset = starts[index]
  *         first = offset + start             # <<<<<<<<<<<<<<
  *         last = offset + end
  *         span = (first, last)
 */
-    __pyx_t_1 = PyLong_FromSsize_t(__pyx_v_start); if (unlikely(!__pyx_t_1)) __PYX_ERR(0, 65, __pyx_L1_error)
+    __pyx_t_1 = PyLong_FromSsize_t(__pyx_v_start); if (unlikely(!__pyx_t_1)) __PYX_ERR(0, 67, __pyx_L1_error)
     __Pyx_GOTREF(__pyx_t_1);
-    __pyx_t_2 = __Pyx_PyNumber_Add_object_int(__pyx_v_offset, __pyx_t_1); if (unlikely(!__pyx_t_2)) __PYX_ERR(0, 65, __pyx_L1_error)
+    __pyx_t_2 = __Pyx_PyNumber_Add_object_int(__pyx_v_offset, __pyx_t_1); if (unlikely(!__pyx_t_2)) __PYX_ERR(0, 67, __pyx_L1_error)
     __Pyx_GOTREF(__pyx_t_2);
     __Pyx_DECREF(__pyx_t_1); __pyx_t_1 = 0;
-    __pyx_t_9 = __Pyx_PyIndex_AsSsize_t(__pyx_t_2); if (unlikely((__pyx_t_9 == (Py_ssize_t)-1) && PyErr_Occurred())) __PYX_ERR(0, 65, __pyx_L1_error)
+    __pyx_t_8 = __Pyx_PyIndex_AsSsize_t(__pyx_t_2); if (unlikely((__pyx_t_8 == (Py_ssize_t)-1) && PyErr_Occurred())) __PYX_ERR(0, 67, __pyx_L1_error)
     __Pyx_DECREF(__pyx_t_2); __pyx_t_2 = 0;
-    __pyx_v_first = __pyx_t_9;
+    __pyx_v_first = __pyx_t_8;
 
-    /* "citeaudit/formats/_readers.pyx":66
+    /* "citeaudit/formats/_readers.pyx":68
  *         offset = starts[index]
  *         first = offset + start
  *         last = offset + end             # <<<<<<<<<<<<<<
  *         span = (first, last)
  *         made = []
 */
-    __pyx_t_2 = PyLong_FromSsize_t(__pyx_v_end); if (unlikely(!__pyx_t_2)) __PYX_ERR(0, 66, __pyx_L1_error)
+    __pyx_t_2 = PyLong_FromSsize_t(__pyx_v_end); if (unlikely(!__pyx_t_2)) __PYX_ERR(0, 68, __pyx_L1_error)
     __Pyx_GOTREF(__pyx_t_2);
-    __pyx_t_1 = __Pyx_PyNumber_Add_object_int(__pyx_v_offset, __pyx_t_2); if (unlikely(!__pyx_t_1)) __PYX_ERR(0, 66, __pyx_L1_error)
+    __pyx_t_1 = __Pyx_PyNumber_Add_object_int(__pyx_v_offset, __pyx_t_2); if (unlikely(!__pyx_t_1)) __PYX_ERR(0, 68, __pyx_L1_error)
     __Pyx_GOTREF(__pyx_t_1);
     __Pyx_DECREF(__pyx_t_2); __pyx_t_2 = 0;
-    __pyx_t_9 = __Pyx_PyIndex_AsSsize_t(__pyx_t_1); if (unlikely((__pyx_t_9 == (Py_ssize_t)-1) && PyErr_Occurred())) __PYX_ERR(0, 66, __pyx_L1_error)
+    __pyx_t_8 = __Pyx_PyIndex_AsSsize_t(__pyx_t_1); if (unlikely((__pyx_t_8 == (Py_ssize_t)-1) && PyErr_Occurred())) __PYX_ERR(0, 68, __pyx_L1_error)
     __Pyx_DECREF(__pyx_t_1); __pyx_t_1 = 0;
-    __pyx_v_last = __pyx_t_9;
+    __pyx_v_last = __pyx_t_8;
 
-    /* "citeaudit/formats/_readers.pyx":67
+    /* "citeaudit/formats/_readers.pyx":69
  *         first = offset + start
  *         last = offset + end
  *         span = (first, last)             # <<<<<<<<<<<<<<
  *         made = []
  *         for place in range(count):
 */
-    __pyx_t_1 = PyLong_FromSsize_t(__pyx_v_first); if (unlikely(!__pyx_t_1)) __PYX_ERR(0, 67, __pyx_L1_error)
+    __pyx_t_1 = PyLong_FromSsize_t(__pyx_v_first); if (unlikely(!__pyx_t_1)) __PYX_ERR(0, 69, __pyx_L1_error)
     __Pyx_GOTREF(__pyx_t_1);
-    __pyx_t_2 = PyLong_FromSsize_t(__pyx_v_last); if (unlikely(!__pyx_t_2)) __PYX_ERR(0, 67, __pyx_L1_error)
+    __pyx_t_2 = PyLong_FromSsize_t(__pyx_v_last); if (unlikely(!__pyx_t_2)) __PYX_ERR(0, 69, __pyx_L1_error)
     __Pyx_GOTREF(__pyx_t_2);
-    __pyx_t_10 = PyTuple_New(2); if (unlikely(!__pyx_t_10)) __PYX_ERR(0, 67, __pyx_L1_error)
-    __Pyx_GOTREF(__pyx_t_10);
+    __pyx_t_9 = PyTuple_New(2); if (unlikely(!__pyx_t_9)) __PYX_ERR(0, 69, __pyx_L1_error)
+    __Pyx_GOTREF(__pyx_t_9);
     __Pyx_GIVEREF(__pyx_t_1);
-    if (__Pyx_PyTuple_SET_ITEM(__pyx_t_10, 0, __pyx_t_1) != (0)) __PYX_ERR(0, 67, __pyx_L1_error);
+    if (__Pyx_PyTuple_SET_ITEM(__pyx_t_9, 0, __pyx_t_1) != (0)) __PYX_ERR(0, 69, __pyx_L1_error);
     __Pyx_GIVEREF(__pyx_t_2);
-    if (__Pyx_PyTuple_SET_ITEM(__pyx_t_10, 1, __pyx_t_2) != (0)) __PYX_ERR(0, 67, __pyx_L1_error);
+    if (__Pyx_PyTuple_SET_ITEM(__pyx_t_9, 1, __pyx_t_2) != (0)) __PYX_ERR(0, 69, __pyx_L1_error);
     __pyx_t_1 = 0;
     __pyx_t_2 = 0;
-    __Pyx_XDECREF_SET(__pyx_v_span, ((PyObject*)__pyx_t_10));
-    __pyx_t_10 = 0;
+    __Pyx_XDECREF_SET(__pyx_v_span, ((PyObject*)__pyx_t_9));
+    __pyx_t_9 = 0;
 
-    /* "citeaudit/formats/_readers.pyx":68
+    /* "citeaudit/formats/_readers.pyx":70
  *         last = offset + end
  *         span = (first, last)
  *         made = []             # <<<<<<<<<<<<<<
  *         for place in range(count):
  *             source = (<list>sources)[place]
 */
-    __pyx_t_10 = PyList_New(0); if (unlikely(!__pyx_t_10)) __PYX_ERR(0, 68, __pyx_L1_error)
-    __Pyx_GOTREF(__pyx_t_10);
-    __Pyx_XDECREF_SET(__pyx_v_made, ((PyObject*)__pyx_t_10));
-    __pyx_t_10 = 0;
+    __pyx_t_9 = PyList_New(0); if (unlikely(!__pyx_t_9)) __PYX_ERR(0, 70, __pyx_L1_error)
+    __Pyx_GOTREF(__pyx_t_9);
+    __Pyx_XDECREF_SET(__pyx_v_made, ((PyObject*)__pyx_t_9));
+    __pyx_t_9 = 0;
 
-    /* "citeaudit/formats/_readers.pyx":69
+    /* "citeaudit/formats/_readers.pyx":71
  *         span = (first, last)
  *         made = []
  *         for place in range(count):             # <<<<<<<<<<<<<<
@@ -4491,13 +4480,13 @@ static PyObject *__pyx_pf_9citeaudit_7formats_8_readers_cohere(CYTHON_UNUSED PyO
  *             if type(source) is not dict:
 */
 
-    __pyx_t_9 = __pyx_v_count;
-    __pyx_t_11 = __pyx_t_9;
+    __pyx_t_8 = __pyx_v_count;
+    __pyx_t_10 = __pyx_t_8;
 
-    for (__pyx_t_12 = 0; __pyx_t_12 < __pyx_t_11; __pyx_t_12+=1) {
-      __pyx_v_place = __pyx_t_12;
+    for (__pyx_t_11 = 0; __pyx_t_11 < __pyx_t_10; __pyx_t_11+=1) {
+      __pyx_v_place = __pyx_t_11;
 
-      /* "citeaudit/formats/_readers.pyx":70
+      /* "citeaudit/formats/_readers.pyx":72
  *         made = []
  *         for place in range(count):
  *             source = (<list>sources)[place]             # <<<<<<<<<<<<<<
@@ -4506,29 +4495,29 @@ static PyObject *__pyx_pf_9citeaudit_7formats_8_readers_cohere(CYTHON_UNUSED PyO
 */
       if (unlikely(__pyx_v_sources == Py_None)) {
         PyErr_SetString(PyExc_TypeError, "\047NoneType\047 object is not subscriptable");
-        __PYX_ERR(0, 70, __pyx_L1_error)
+        __PYX_ERR(0, 72, __pyx_L1_error)
       }
-      __pyx_t_10 = __Pyx_GetItemInt_List(((PyObject*)__pyx_v_sources), __pyx_v_place, Py_ssize_t, 1, PyLong_FromSsize_t, 1, 1, 1, __Pyx_ReferenceSharing_SharedReference); if (unlikely(!__pyx_t_10)) __PYX_ERR(0, 70, __pyx_L1_error)
-      __Pyx_GOTREF(__pyx_t_10);
-      __Pyx_XDECREF_SET(__pyx_v_source, __pyx_t_10);
-      __pyx_t_10 = 0;
+      __pyx_t_9 = __Pyx_GetItemInt_List(((PyObject*)__pyx_v_sources), __pyx_v_place, Py_ssize_t, 1, PyLong_FromSsize_t, 1, 1, 1, __Pyx_ReferenceSharing_SharedReference); if (unlikely(!__pyx_t_9)) __PYX_ERR(0, 72, __pyx_L1_error)
+      __Pyx_GOTREF(__pyx_t_9);
+      __Pyx_XDECREF_SET(__pyx_v_source, __pyx_t_9);
+      __pyx_t_9 = 0;
 
-      /* "citeaudit/formats/_readers.pyx":71
+      /* "citeaudit/formats/_readers.pyx":73
  *         for place in range(count):
  *             source = (<list>sources)[place]
  *             if type(source) is not dict:             # <<<<<<<<<<<<<<
  *                 return None
- *             written = source.get("id")
+ *             written = (<dict>source).get("id")
 */
-      __pyx_t_8 = (((PyObject *)Py_TYPE(__pyx_v_source)) != ((PyObject *)(&PyDict_Type)));
-      if (__pyx_t_8) {
+      __pyx_t_7 = (((PyObject *)Py_TYPE(__pyx_v_source)) != ((PyObject *)(&PyDict_Type)));
+      if (__pyx_t_7) {
 
 
-        /* "citeaudit/formats/_readers.pyx":72
+        /* "citeaudit/formats/_readers.pyx":74
  *             source = (<list>sources)[place]
  *             if type(source) is not dict:
  *                 return None             # <<<<<<<<<<<<<<
- *             written = source.get("id")
+ *             written = (<dict>source).get("id")
  *             if type(written) is not str or written not in known:
 */
         {
@@ -4541,38 +4530,34 @@ static PyObject *__pyx_pf_9citeaudit_7formats_8_readers_cohere(CYTHON_UNUSED PyO
         }
         goto __pyx_L0;
 
-        /* "citeaudit/formats/_readers.pyx":71
+        /* "citeaudit/formats/_readers.pyx":73
  *         for place in range(count):
  *             source = (<list>sources)[place]
  *             if type(source) is not dict:             # <<<<<<<<<<<<<<
  *                 return None
- *             written = source.get("id")
+ *             written = (<dict>source).get("id")
 */
       }
 
-      /* "citeaudit/formats/_readers.pyx":73
+      /* "citeaudit/formats/_readers.pyx":75
  *             if type(source) is not dict:
  *                 return None
- *             written = source.get("id")             # <<<<<<<<<<<<<<
+ *             written = (<dict>source).get("id")             # <<<<<<<<<<<<<<
  *             if type(written) is not str or written not in known:
  *                 return None
 */
-      __pyx_t_2 = __pyx_v_source;
-      __Pyx_INCREF(__pyx_t_2);
-      __pyx_t_7 = 0;
-      {
-        PyObject *__pyx_callargs[2] = {__pyx_t_2, __pyx_mstate_global->__pyx_n_u_id};
-        __pyx_t_10 = __Pyx_PyObject_FastCallMethod((PyObject*)__pyx_mstate_global->__pyx_n_u_get, __pyx_callargs+__pyx_t_7, (2-__pyx_t_7) | (1*__Pyx_PY_VECTORCALL_ARGUMENTS_OFFSET));
-        __Pyx_XDECREF(__pyx_t_2); __pyx_t_2 = 0;
-        if (unlikely(!__pyx_t_10)) __PYX_ERR(0, 73, __pyx_L1_error)
-        __Pyx_GOTREF(__pyx_t_10);
+      if (unlikely(__pyx_v_source == Py_None)) {
+        PyErr_Format(PyExc_AttributeError, "\047NoneType\047 object has no attribute \047%.30s\047", "get");
+        __PYX_ERR(0, 75, __pyx_L1_error)
       }
-      __Pyx_XDECREF_SET(__pyx_v_written, __pyx_t_10);
-      __pyx_t_10 = 0;
+      __pyx_t_9 = __Pyx_PyDict_GetItemDefault(((PyObject*)__pyx_v_source), __pyx_mstate_global->__pyx_n_u_id, Py_None); if (unlikely(!__pyx_t_9)) __PYX_ERR(0, 75, __pyx_L1_error)
+      __Pyx_GOTREF(__pyx_t_9);
+      __Pyx_XDECREF_SET(__pyx_v_written, __pyx_t_9);
+      __pyx_t_9 = 0;
 
-      /* "citeaudit/formats/_readers.pyx":74
+      /* "citeaudit/formats/_readers.pyx":76
  *                 return None
- *             written = source.get("id")
+ *             written = (<dict>source).get("id")
  *             if type(written) is not str or written not in known:             # <<<<<<<<<<<<<<
  *                 return None
  *             made.append(new_record(citation_type, (
@@ -4582,20 +4567,20 @@ static PyObject *__pyx_pf_9citeaudit_7formats_8_readers_cohere(CYTHON_UNUSED PyO
 
       } else {
 
-        __pyx_t_8 = __pyx_t_6;
+        __pyx_t_7 = __pyx_t_6;
 
         goto __pyx_L25_bool_binop_done;
       }
-      __pyx_t_6 = (__Pyx_PySequence_ContainsTF(__pyx_v_written, __pyx_v_known, Py_NE)); if (unlikely((__pyx_t_6 < 0))) __PYX_ERR(0, 74, __pyx_L1_error)
+      __pyx_t_6 = (__Pyx_PySequence_ContainsTF(__pyx_v_written, __pyx_v_known, Py_NE)); if (unlikely((__pyx_t_6 < 0))) __PYX_ERR(0, 76, __pyx_L1_error)
 
-      __pyx_t_8 = __pyx_t_6;
+      __pyx_t_7 = __pyx_t_6;
 
       __pyx_L25_bool_binop_done:;
-      if (__pyx_t_8) {
+      if (__pyx_t_7) {
 
 
-        /* "citeaudit/formats/_readers.pyx":75
- *             written = source.get("id")
+        /* "citeaudit/formats/_readers.pyx":77
+ *             written = (<dict>source).get("id")
  *             if type(written) is not str or written not in known:
  *                 return None             # <<<<<<<<<<<<<<
  *             made.append(new_record(citation_type, (
@@ -4611,134 +4596,134 @@ static PyObject *__pyx_pf_9citeaudit_7formats_8_readers_cohere(CYTHON_UNUSED PyO
         }
         goto __pyx_L0;
 
-        /* "citeaudit/formats/_readers.pyx":74
+        /* "citeaudit/formats/_readers.pyx":76
  *                 return None
- *             written = source.get("id")
+ *             written = (<dict>source).get("id")
  *             if type(written) is not str or written not in known:             # <<<<<<<<<<<<<<
  *                 return None
  *             made.append(new_record(citation_type, (
 */
       }
 
-      /* "citeaudit/formats/_readers.pyx":78
+      /* "citeaudit/formats/_readers.pyx":80
  *             made.append(new_record(citation_type, (
  *                 written, None, span, None,
  *                 f"$.message.citations[{at}].sources[{place}]", None, None, None)))             # <<<<<<<<<<<<<<
  *         cited.append((first, last if last > first else first + 1, made))
  *     return cited
 */
-      __pyx_t_10 = __Pyx_PyUnicode_From_Py_ssize_t(__pyx_v_at, 0, ' ', 'd'); if (unlikely(!__pyx_t_10)) __PYX_ERR(0, 78, __pyx_L1_error)
-      __Pyx_GOTREF(__pyx_t_10);
-      __pyx_t_2 = __Pyx_PyUnicode_From_Py_ssize_t(__pyx_v_place, 0, ' ', 'd'); if (unlikely(!__pyx_t_2)) __PYX_ERR(0, 78, __pyx_L1_error)
+      __pyx_t_9 = __Pyx_PyUnicode_From_Py_ssize_t(__pyx_v_at, 0, ' ', 'd'); if (unlikely(!__pyx_t_9)) __PYX_ERR(0, 80, __pyx_L1_error)
+      __Pyx_GOTREF(__pyx_t_9);
+      __pyx_t_2 = __Pyx_PyUnicode_From_Py_ssize_t(__pyx_v_place, 0, ' ', 'd'); if (unlikely(!__pyx_t_2)) __PYX_ERR(0, 80, __pyx_L1_error)
       __Pyx_GOTREF(__pyx_t_2);
-      __pyx_t_13[0] = __pyx_mstate_global->__pyx_kp_u_message_citations;
-      __pyx_t_13[1] = __pyx_t_10;
-      __pyx_t_13[2] = __pyx_mstate_global->__pyx_kp_u_sources_2;
-      __pyx_t_13[3] = __pyx_t_2;
-      __pyx_t_13[4] = __pyx_mstate_global->__pyx_kp_u__2;
-      __pyx_t_14 = 31;
+      __pyx_t_12[0] = __pyx_mstate_global->__pyx_kp_u_message_citations;
+      __pyx_t_12[1] = __pyx_t_9;
+      __pyx_t_12[2] = __pyx_mstate_global->__pyx_kp_u_sources_2;
+      __pyx_t_12[3] = __pyx_t_2;
+      __pyx_t_12[4] = __pyx_mstate_global->__pyx_kp_u__2;
+      __pyx_t_13 = 31;
       #if __Pyx_PyUnicode_Join_CAN_USE_KIND_AND_LENGTH
-      __pyx_t_14 += __Pyx_PyUnicode_GET_LENGTH(__pyx_t_13[1]) + __Pyx_PyUnicode_GET_LENGTH(__pyx_t_13[3]);
+      __pyx_t_13 += __Pyx_PyUnicode_GET_LENGTH(__pyx_t_12[1]) + __Pyx_PyUnicode_GET_LENGTH(__pyx_t_12[3]);
       #endif
-      __pyx_t_15 = 0;
-      __pyx_t_1 = __Pyx_PyUnicode_Join(__pyx_t_13, 5, __pyx_t_14, __pyx_t_15);
-      if (unlikely(!__pyx_t_1)) __PYX_ERR(0, 78, __pyx_L1_error)
+      __pyx_t_14 = 0;
+      __pyx_t_1 = __Pyx_PyUnicode_Join(__pyx_t_12, 5, __pyx_t_13, __pyx_t_14);
+      if (unlikely(!__pyx_t_1)) __PYX_ERR(0, 80, __pyx_L1_error)
       __Pyx_GOTREF(__pyx_t_1);
-      __Pyx_DECREF(__pyx_t_10); __pyx_t_10 = 0;
+      __Pyx_DECREF(__pyx_t_9); __pyx_t_9 = 0;
       __Pyx_DECREF(__pyx_t_2); __pyx_t_2 = 0;
 
-      /* "citeaudit/formats/_readers.pyx":77
+      /* "citeaudit/formats/_readers.pyx":79
  *                 return None
  *             made.append(new_record(citation_type, (
  *                 written, None, span, None,             # <<<<<<<<<<<<<<
  *                 f"$.message.citations[{at}].sources[{place}]", None, None, None)))
  *         cited.append((first, last if last > first else first + 1, made))
 */
-      __pyx_t_2 = PyTuple_New(8); if (unlikely(!__pyx_t_2)) __PYX_ERR(0, 77, __pyx_L1_error)
+      __pyx_t_2 = PyTuple_New(8); if (unlikely(!__pyx_t_2)) __PYX_ERR(0, 79, __pyx_L1_error)
       __Pyx_GOTREF(__pyx_t_2);
       __Pyx_INCREF(__pyx_v_written);
       __Pyx_GIVEREF(__pyx_v_written);
-      if (__Pyx_PyTuple_SET_ITEM(__pyx_t_2, 0, __pyx_v_written) != (0)) __PYX_ERR(0, 77, __pyx_L1_error);
+      if (__Pyx_PyTuple_SET_ITEM(__pyx_t_2, 0, __pyx_v_written) != (0)) __PYX_ERR(0, 79, __pyx_L1_error);
       __Pyx_INCREF(Py_None);
       __Pyx_GIVEREF(Py_None);
-      if (__Pyx_PyTuple_SET_ITEM(__pyx_t_2, 1, Py_None) != (0)) __PYX_ERR(0, 77, __pyx_L1_error);
+      if (__Pyx_PyTuple_SET_ITEM(__pyx_t_2, 1, Py_None) != (0)) __PYX_ERR(0, 79, __pyx_L1_error);
       __Pyx_INCREF(__pyx_v_span);
       __Pyx_GIVEREF(__pyx_v_span);
-      if (__Pyx_PyTuple_SET_ITEM(__pyx_t_2, 2, __pyx_v_span) != (0)) __PYX_ERR(0, 77, __pyx_L1_error);
+      if (__Pyx_PyTuple_SET_ITEM(__pyx_t_2, 2, __pyx_v_span) != (0)) __PYX_ERR(0, 79, __pyx_L1_error);
       __Pyx_INCREF(Py_None);
       __Pyx_GIVEREF(Py_None);
-      if (__Pyx_PyTuple_SET_ITEM(__pyx_t_2, 3, Py_None) != (0)) __PYX_ERR(0, 77, __pyx_L1_error);
+      if (__Pyx_PyTuple_SET_ITEM(__pyx_t_2, 3, Py_None) != (0)) __PYX_ERR(0, 79, __pyx_L1_error);
       __Pyx_GIVEREF(__pyx_t_1);
-      if (__Pyx_PyTuple_SET_ITEM(__pyx_t_2, 4, __pyx_t_1) != (0)) __PYX_ERR(0, 77, __pyx_L1_error);
+      if (__Pyx_PyTuple_SET_ITEM(__pyx_t_2, 4, __pyx_t_1) != (0)) __PYX_ERR(0, 79, __pyx_L1_error);
       __Pyx_INCREF(Py_None);
       __Pyx_GIVEREF(Py_None);
-      if (__Pyx_PyTuple_SET_ITEM(__pyx_t_2, 5, Py_None) != (0)) __PYX_ERR(0, 77, __pyx_L1_error);
+      if (__Pyx_PyTuple_SET_ITEM(__pyx_t_2, 5, Py_None) != (0)) __PYX_ERR(0, 79, __pyx_L1_error);
       __Pyx_INCREF(Py_None);
       __Pyx_GIVEREF(Py_None);
-      if (__Pyx_PyTuple_SET_ITEM(__pyx_t_2, 6, Py_None) != (0)) __PYX_ERR(0, 77, __pyx_L1_error);
+      if (__Pyx_PyTuple_SET_ITEM(__pyx_t_2, 6, Py_None) != (0)) __PYX_ERR(0, 79, __pyx_L1_error);
       __Pyx_INCREF(Py_None);
       __Pyx_GIVEREF(Py_None);
-      if (__Pyx_PyTuple_SET_ITEM(__pyx_t_2, 7, Py_None) != (0)) __PYX_ERR(0, 77, __pyx_L1_error);
+      if (__Pyx_PyTuple_SET_ITEM(__pyx_t_2, 7, Py_None) != (0)) __PYX_ERR(0, 79, __pyx_L1_error);
       __pyx_t_1 = 0;
 
-      /* "citeaudit/formats/_readers.pyx":76
+      /* "citeaudit/formats/_readers.pyx":78
  *             if type(written) is not str or written not in known:
  *                 return None
  *             made.append(new_record(citation_type, (             # <<<<<<<<<<<<<<
  *                 written, None, span, None,
  *                 f"$.message.citations[{at}].sources[{place}]", None, None, None)))
 */
-      __pyx_t_1 = __pyx_f_9citeaudit_4core_8_records_new_record(__pyx_v_citation_type, ((PyObject*)__pyx_t_2)); if (unlikely(!__pyx_t_1)) __PYX_ERR(0, 76, __pyx_L1_error)
+      __pyx_t_1 = __pyx_f_9citeaudit_4core_8_records_new_record(__pyx_v_citation_type, ((PyObject*)__pyx_t_2)); if (unlikely(!__pyx_t_1)) __PYX_ERR(0, 78, __pyx_L1_error)
       __Pyx_GOTREF(__pyx_t_1);
       __Pyx_DECREF(__pyx_t_2); __pyx_t_2 = 0;
-      __pyx_t_16 = __Pyx_PyList_Append(__pyx_v_made, __pyx_t_1); if (unlikely(__pyx_t_16 == ((int)-1))) __PYX_ERR(0, 76, __pyx_L1_error)
+      __pyx_t_15 = __Pyx_PyList_Append(__pyx_v_made, __pyx_t_1); if (unlikely(__pyx_t_15 == ((int)-1))) __PYX_ERR(0, 78, __pyx_L1_error)
       __Pyx_DECREF(__pyx_t_1); __pyx_t_1 = 0;
 
     }
 
 
-    /* "citeaudit/formats/_readers.pyx":79
+    /* "citeaudit/formats/_readers.pyx":81
  *                 written, None, span, None,
  *                 f"$.message.citations[{at}].sources[{place}]", None, None, None)))
  *         cited.append((first, last if last > first else first + 1, made))             # <<<<<<<<<<<<<<
  *     return cited
  * 
 */
-    __pyx_t_1 = PyLong_FromSsize_t(__pyx_v_first); if (unlikely(!__pyx_t_1)) __PYX_ERR(0, 79, __pyx_L1_error)
+    __pyx_t_1 = PyLong_FromSsize_t(__pyx_v_first); if (unlikely(!__pyx_t_1)) __PYX_ERR(0, 81, __pyx_L1_error)
     __Pyx_GOTREF(__pyx_t_1);
-    __pyx_t_8 = (__pyx_v_last > __pyx_v_first);
+    __pyx_t_7 = (__pyx_v_last > __pyx_v_first);
 
-    if (__pyx_t_8) {
-      __pyx_t_10 = PyLong_FromSsize_t(__pyx_v_last); if (unlikely(!__pyx_t_10)) __PYX_ERR(0, 79, __pyx_L1_error)
-      __Pyx_GOTREF(__pyx_t_10);
-      __pyx_t_2 = __pyx_t_10;
-      __pyx_t_10 = 0;
+    if (__pyx_t_7) {
+      __pyx_t_9 = PyLong_FromSsize_t(__pyx_v_last); if (unlikely(!__pyx_t_9)) __PYX_ERR(0, 81, __pyx_L1_error)
+      __Pyx_GOTREF(__pyx_t_9);
+      __pyx_t_2 = __pyx_t_9;
+      __pyx_t_9 = 0;
     } else {
-      __pyx_t_10 = PyLong_FromSsize_t((__pyx_v_first + 1)); if (unlikely(!__pyx_t_10)) __PYX_ERR(0, 79, __pyx_L1_error)
-      __Pyx_GOTREF(__pyx_t_10);
-      __pyx_t_2 = __pyx_t_10;
-      __pyx_t_10 = 0;
+      __pyx_t_9 = PyLong_FromSsize_t((__pyx_v_first + 1)); if (unlikely(!__pyx_t_9)) __PYX_ERR(0, 81, __pyx_L1_error)
+      __Pyx_GOTREF(__pyx_t_9);
+      __pyx_t_2 = __pyx_t_9;
+      __pyx_t_9 = 0;
     }
 
-    __pyx_t_10 = PyTuple_New(3); if (unlikely(!__pyx_t_10)) __PYX_ERR(0, 79, __pyx_L1_error)
-    __Pyx_GOTREF(__pyx_t_10);
+    __pyx_t_9 = PyTuple_New(3); if (unlikely(!__pyx_t_9)) __PYX_ERR(0, 81, __pyx_L1_error)
+    __Pyx_GOTREF(__pyx_t_9);
     __Pyx_GIVEREF(__pyx_t_1);
-    if (__Pyx_PyTuple_SET_ITEM(__pyx_t_10, 0, __pyx_t_1) != (0)) __PYX_ERR(0, 79, __pyx_L1_error);
+    if (__Pyx_PyTuple_SET_ITEM(__pyx_t_9, 0, __pyx_t_1) != (0)) __PYX_ERR(0, 81, __pyx_L1_error);
     __Pyx_GIVEREF(__pyx_t_2);
-    if (__Pyx_PyTuple_SET_ITEM(__pyx_t_10, 1, __pyx_t_2) != (0)) __PYX_ERR(0, 79, __pyx_L1_error);
+    if (__Pyx_PyTuple_SET_ITEM(__pyx_t_9, 1, __pyx_t_2) != (0)) __PYX_ERR(0, 81, __pyx_L1_error);
     __Pyx_INCREF(__pyx_v_made);
     __Pyx_GIVEREF(__pyx_v_made);
-    if (__Pyx_PyTuple_SET_ITEM(__pyx_t_10, 2, __pyx_v_made) != (0)) __PYX_ERR(0, 79, __pyx_L1_error);
+    if (__Pyx_PyTuple_SET_ITEM(__pyx_t_9, 2, __pyx_v_made) != (0)) __PYX_ERR(0, 81, __pyx_L1_error);
     __pyx_t_1 = 0;
     __pyx_t_2 = 0;
-    __pyx_t_16 = __Pyx_PyList_Append(__pyx_v_cited, __pyx_t_10); if (unlikely(__pyx_t_16 == ((int)-1))) __PYX_ERR(0, 79, __pyx_L1_error)
-    __Pyx_DECREF(__pyx_t_10); __pyx_t_10 = 0;
+    __pyx_t_15 = __Pyx_PyList_Append(__pyx_v_cited, __pyx_t_9); if (unlikely(__pyx_t_15 == ((int)-1))) __PYX_ERR(0, 81, __pyx_L1_error)
+    __Pyx_DECREF(__pyx_t_9); __pyx_t_9 = 0;
 
   }
 
 
 
-  /* "citeaudit/formats/_readers.pyx":80
+  /* "citeaudit/formats/_readers.pyx":82
  *                 f"$.message.citations[{at}].sources[{place}]", None, None, None)))
  *         cited.append((first, last if last > first else first + 1, made))
  *     return cited             # <<<<<<<<<<<<<<
@@ -4768,7 +4753,7 @@ static PyObject *__pyx_pf_9citeaudit_7formats_8_readers_cohere(CYTHON_UNUSED PyO
   __pyx_L1_error:;
   __Pyx_XDECREF(__pyx_t_1);
   __Pyx_XDECREF(__pyx_t_2);
-  __Pyx_XDECREF(__pyx_t_10);
+  __Pyx_XDECREF(__pyx_t_9);
   __Pyx_AddTraceback("citeaudit.formats._readers.cohere", __pyx_clineno, __pyx_lineno, __pyx_filename);
   __pyx_r = NULL;
   __pyx_L0:;
@@ -4784,6 +4769,7 @@ static PyObject *__pyx_pf_9citeaudit_7formats_8_readers_cohere(CYTHON_UNUSED PyO
 
   __Pyx_XDECREF(__pyx_v_first_item);
   __Pyx_XDECREF(__pyx_v_citation);
+  __Pyx_XDECREF(__pyx_v_given);
   __Pyx_XDECREF(__pyx_v_index);
   __Pyx_XDECREF(__pyx_v_text);
   __Pyx_XDECREF(__pyx_v_low);
@@ -4799,7 +4785,7 @@ static PyObject *__pyx_pf_9citeaudit_7formats_8_readers_cohere(CYTHON_UNUSED PyO
   return __pyx_r;
 }
 
-/* "citeaudit/formats/_readers.pyx":83
+/* "citeaudit/formats/_readers.pyx":85
  * 
  * 
  * def anthropic(list content, dict located, object citation_type, object location_type):             # <<<<<<<<<<<<<<
@@ -4850,44 +4836,44 @@ PyObject *__pyx_args, PyObject *__pyx_kwds
   {
     PyObject ** const __pyx_pyargnames[] = {&__pyx_mstate_global->__pyx_n_u_content,&__pyx_mstate_global->__pyx_n_u_located,&__pyx_mstate_global->__pyx_n_u_citation_type,&__pyx_mstate_global->__pyx_n_u_location_type,0};
     const Py_ssize_t __pyx_kwds_len = (__pyx_kwds) ? __Pyx_NumKwargs_FASTCALL(__pyx_kwds) : 0;
-    if (unlikely(__pyx_kwds_len < 0)) __PYX_ERR(0, 83, __pyx_L3_error)
+    if (unlikely(__pyx_kwds_len < 0)) __PYX_ERR(0, 85, __pyx_L3_error)
     if (__pyx_kwds_len > 0) {
       switch (__pyx_nargs) {
         case  4:
         values[3] = __Pyx_ArgRef_FASTCALL(__pyx_args, 3);
-        if (!CYTHON_ASSUME_SAFE_MACROS && unlikely(!values[3])) __PYX_ERR(0, 83, __pyx_L3_error)
+        if (!CYTHON_ASSUME_SAFE_MACROS && unlikely(!values[3])) __PYX_ERR(0, 85, __pyx_L3_error)
         CYTHON_FALLTHROUGH;
         case  3:
         values[2] = __Pyx_ArgRef_FASTCALL(__pyx_args, 2);
-        if (!CYTHON_ASSUME_SAFE_MACROS && unlikely(!values[2])) __PYX_ERR(0, 83, __pyx_L3_error)
+        if (!CYTHON_ASSUME_SAFE_MACROS && unlikely(!values[2])) __PYX_ERR(0, 85, __pyx_L3_error)
         CYTHON_FALLTHROUGH;
         case  2:
         values[1] = __Pyx_ArgRef_FASTCALL(__pyx_args, 1);
-        if (!CYTHON_ASSUME_SAFE_MACROS && unlikely(!values[1])) __PYX_ERR(0, 83, __pyx_L3_error)
+        if (!CYTHON_ASSUME_SAFE_MACROS && unlikely(!values[1])) __PYX_ERR(0, 85, __pyx_L3_error)
         CYTHON_FALLTHROUGH;
         case  1:
         values[0] = __Pyx_ArgRef_FASTCALL(__pyx_args, 0);
-        if (!CYTHON_ASSUME_SAFE_MACROS && unlikely(!values[0])) __PYX_ERR(0, 83, __pyx_L3_error)
+        if (!CYTHON_ASSUME_SAFE_MACROS && unlikely(!values[0])) __PYX_ERR(0, 85, __pyx_L3_error)
         CYTHON_FALLTHROUGH;
         case  0: break;
         default: goto __pyx_L5_argtuple_error;
       }
       const Py_ssize_t kwd_pos_args = __pyx_nargs;
-      if (__Pyx_ParseKeywords(__pyx_kwds, __pyx_kwvalues, __pyx_pyargnames, 0, values, kwd_pos_args, __pyx_kwds_len, "anthropic", 0) < (0)) __PYX_ERR(0, 83, __pyx_L3_error)
+      if (__Pyx_ParseKeywords(__pyx_kwds, __pyx_kwvalues, __pyx_pyargnames, 0, values, kwd_pos_args, __pyx_kwds_len, "anthropic", 0) < (0)) __PYX_ERR(0, 85, __pyx_L3_error)
       for (Py_ssize_t i = __pyx_nargs; i < 4; i++) {
-        if (unlikely(!values[i])) { __Pyx_RaiseArgtupleInvalid("anthropic", 1, 4, 4, i); __PYX_ERR(0, 83, __pyx_L3_error) }
+        if (unlikely(!values[i])) { __Pyx_RaiseArgtupleInvalid("anthropic", 1, 4, 4, i); __PYX_ERR(0, 85, __pyx_L3_error) }
       }
     } else if (unlikely(__pyx_nargs != 4)) {
       goto __pyx_L5_argtuple_error;
     } else {
       values[0] = __Pyx_ArgRef_FASTCALL(__pyx_args, 0);
-      if (!CYTHON_ASSUME_SAFE_MACROS && unlikely(!values[0])) __PYX_ERR(0, 83, __pyx_L3_error)
+      if (!CYTHON_ASSUME_SAFE_MACROS && unlikely(!values[0])) __PYX_ERR(0, 85, __pyx_L3_error)
       values[1] = __Pyx_ArgRef_FASTCALL(__pyx_args, 1);
-      if (!CYTHON_ASSUME_SAFE_MACROS && unlikely(!values[1])) __PYX_ERR(0, 83, __pyx_L3_error)
+      if (!CYTHON_ASSUME_SAFE_MACROS && unlikely(!values[1])) __PYX_ERR(0, 85, __pyx_L3_error)
       values[2] = __Pyx_ArgRef_FASTCALL(__pyx_args, 2);
-      if (!CYTHON_ASSUME_SAFE_MACROS && unlikely(!values[2])) __PYX_ERR(0, 83, __pyx_L3_error)
+      if (!CYTHON_ASSUME_SAFE_MACROS && unlikely(!values[2])) __PYX_ERR(0, 85, __pyx_L3_error)
       values[3] = __Pyx_ArgRef_FASTCALL(__pyx_args, 3);
-      if (!CYTHON_ASSUME_SAFE_MACROS && unlikely(!values[3])) __PYX_ERR(0, 83, __pyx_L3_error)
+      if (!CYTHON_ASSUME_SAFE_MACROS && unlikely(!values[3])) __PYX_ERR(0, 85, __pyx_L3_error)
     }
     __pyx_v_content = ((PyObject*)values[0]);
     __pyx_v_located = ((PyObject*)values[1]);
@@ -4896,7 +4882,7 @@ PyObject *__pyx_args, PyObject *__pyx_kwds
   }
   goto __pyx_L6_skip;
   __pyx_L5_argtuple_error:;
-  __Pyx_RaiseArgtupleInvalid("anthropic", 1, 4, 4, __pyx_nargs); __PYX_ERR(0, 83, __pyx_L3_error)
+  __Pyx_RaiseArgtupleInvalid("anthropic", 1, 4, 4, __pyx_nargs); __PYX_ERR(0, 85, __pyx_L3_error)
   __pyx_L6_skip:;
   goto __pyx_L4_argument_unpacking_done;
   __pyx_L3_error:;
@@ -4907,8 +4893,8 @@ PyObject *__pyx_args, PyObject *__pyx_kwds
   __Pyx_RefNannyFinishContext();
   return NULL;
   __pyx_L4_argument_unpacking_done:;
-  if (unlikely(!__Pyx_ArgTypeTest(((PyObject *)__pyx_v_content), (&PyList_Type), 1, "content", 1))) __PYX_ERR(0, 83, __pyx_L1_error)
-  if (unlikely(!__Pyx_ArgTypeTest(((PyObject *)__pyx_v_located), (&PyDict_Type), 1, "located", 1))) __PYX_ERR(0, 83, __pyx_L1_error)
+  if (unlikely(!__Pyx_ArgTypeTest(((PyObject *)__pyx_v_content), (&PyList_Type), 1, "content", 1))) __PYX_ERR(0, 85, __pyx_L1_error)
+  if (unlikely(!__Pyx_ArgTypeTest(((PyObject *)__pyx_v_located), (&PyDict_Type), 1, "located", 1))) __PYX_ERR(0, 85, __pyx_L1_error)
   __pyx_r = __pyx_pf_9citeaudit_7formats_8_readers_2anthropic(__pyx_self, __pyx_v_content, __pyx_v_located, __pyx_v_citation_type, __pyx_v_location_type);
 
   /* function exit code */
@@ -4939,11 +4925,12 @@ static PyObject *__pyx_pf_9citeaudit_7formats_8_readers_2anthropic(CYTHON_UNUSED
   Py_ssize_t __pyx_v_low;
   PyObject *__pyx_v_text = 0;
   PyObject *__pyx_v_stripped = 0;
-  PyObject *__pyx_v_block = NULL;
+  PyObject *__pyx_v_block = 0;
+  PyObject *__pyx_v_citation = 0;
+  PyObject *__pyx_v_item = NULL;
   PyObject *__pyx_v_written = NULL;
   PyObject *__pyx_v_cites = NULL;
   PyObject *__pyx_v_span = NULL;
-  PyObject *__pyx_v_citation = NULL;
   PyObject *__pyx_v_kind = NULL;
   PyObject *__pyx_v_path = NULL;
   PyObject *__pyx_v_url = NULL;
@@ -4965,160 +4952,213 @@ static PyObject *__pyx_pf_9citeaudit_7formats_8_readers_2anthropic(CYTHON_UNUSED
   int __pyx_t_5;
   int __pyx_t_6;
   int __pyx_t_7;
-  PyObject *__pyx_t_8 = NULL;
-  size_t __pyx_t_9;
-  int __pyx_t_10;
+  Py_ssize_t __pyx_t_8;
+  Py_UCS4 __pyx_t_9;
+  PyObject *__pyx_t_10 = NULL;
   Py_ssize_t __pyx_t_11;
-  Py_UCS4 __pyx_t_12;
+  PyObject *__pyx_t_12 = NULL;
   Py_ssize_t __pyx_t_13;
-  PyObject *__pyx_t_14 = NULL;
+  PyObject *__pyx_t_14[5];
   Py_ssize_t __pyx_t_15;
-  PyObject *__pyx_t_16[5];
-  Py_ssize_t __pyx_t_17;
-  int __pyx_t_18;
-  PyObject *__pyx_t_19 = NULL;
-  PyObject *(*__pyx_t_20)(PyObject *);
-  PyObject *__pyx_t_21[3];
+  int __pyx_t_16;
+  int __pyx_t_17;
+  PyObject *__pyx_t_18 = NULL;
+  PyObject *(*__pyx_t_19)(PyObject *);
+  PyObject *__pyx_t_20[3];
   int __pyx_lineno = 0;
   const char *__pyx_filename = NULL;
   int __pyx_clineno = 0;
   __Pyx_RefNannySetupContext("anthropic", 0);
 
-  /* "citeaudit/formats/_readers.pyx":87
+  /* "citeaudit/formats/_readers.pyx":89
  *     ``(pieces, cited)``, or None: the reference decides.
  *     """
  *     cdef list pieces = [], cited = [], made, given             # <<<<<<<<<<<<<<
  *     cdef Py_ssize_t index, at, offset = 0, low
  *     cdef str text, stripped
 */
-  __pyx_t_1 = PyList_New(0); if (unlikely(!__pyx_t_1)) __PYX_ERR(0, 87, __pyx_L1_error)
+  __pyx_t_1 = PyList_New(0); if (unlikely(!__pyx_t_1)) __PYX_ERR(0, 89, __pyx_L1_error)
   __Pyx_GOTREF(__pyx_t_1);
   __pyx_v_pieces = ((PyObject*)__pyx_t_1);
   __pyx_t_1 = 0;
-  __pyx_t_1 = PyList_New(0); if (unlikely(!__pyx_t_1)) __PYX_ERR(0, 87, __pyx_L1_error)
+  __pyx_t_1 = PyList_New(0); if (unlikely(!__pyx_t_1)) __PYX_ERR(0, 89, __pyx_L1_error)
   __Pyx_GOTREF(__pyx_t_1);
   __pyx_v_cited = ((PyObject*)__pyx_t_1);
   __pyx_t_1 = 0;
 
-  /* "citeaudit/formats/_readers.pyx":88
+  /* "citeaudit/formats/_readers.pyx":90
  *     """
  *     cdef list pieces = [], cited = [], made, given
  *     cdef Py_ssize_t index, at, offset = 0, low             # <<<<<<<<<<<<<<
  *     cdef str text, stripped
- *     for index in range(len(content)):
+ *     cdef dict block, citation
 */
   __pyx_v_offset = 0;
 
-  /* "citeaudit/formats/_readers.pyx":90
- *     cdef Py_ssize_t index, at, offset = 0, low
+  /* "citeaudit/formats/_readers.pyx":93
  *     cdef str text, stripped
+ *     cdef dict block, citation
  *     for index in range(len(content)):             # <<<<<<<<<<<<<<
- *         block = content[index]
- *         if not isinstance(block, dict) or block.get("type") != "text":
+ *         item = content[index]
+ *         if type(item) is not dict:
 */
   if (unlikely(__pyx_v_content == Py_None)) {
     PyErr_SetString(PyExc_TypeError, "object of type \047NoneType\047 has no len()");
-    __PYX_ERR(0, 90, __pyx_L1_error)
+    __PYX_ERR(0, 93, __pyx_L1_error)
   }
-  __pyx_t_2 = __Pyx_PyList_GET_SIZE(__pyx_v_content); if (unlikely(__pyx_t_2 == ((Py_ssize_t)-1))) __PYX_ERR(0, 90, __pyx_L1_error)
+  __pyx_t_2 = __Pyx_PyList_GET_SIZE(__pyx_v_content); if (unlikely(__pyx_t_2 == ((Py_ssize_t)-1))) __PYX_ERR(0, 93, __pyx_L1_error)
   __pyx_t_3 = __pyx_t_2;
 
   for (__pyx_t_4 = 0; __pyx_t_4 < __pyx_t_3; __pyx_t_4+=1) {
     __pyx_v_index = __pyx_t_4;
 
-    /* "citeaudit/formats/_readers.pyx":91
- *     cdef str text, stripped
+    /* "citeaudit/formats/_readers.pyx":94
+ *     cdef dict block, citation
  *     for index in range(len(content)):
- *         block = content[index]             # <<<<<<<<<<<<<<
- *         if not isinstance(block, dict) or block.get("type") != "text":
- *             continue  # tool use, thinking, web search results: not answer text
+ *         item = content[index]             # <<<<<<<<<<<<<<
+ *         if type(item) is not dict:
+ *             if isinstance(item, dict):
 */
     if (unlikely(__pyx_v_content == Py_None)) {
       PyErr_SetString(PyExc_TypeError, "\047NoneType\047 object is not subscriptable");
-      __PYX_ERR(0, 91, __pyx_L1_error)
+      __PYX_ERR(0, 94, __pyx_L1_error)
     }
-    __pyx_t_1 = __Pyx_GetItemInt_List(__pyx_v_content, __pyx_v_index, Py_ssize_t, 1, PyLong_FromSsize_t, 1, 1, 1, __Pyx_ReferenceSharing_FunctionArgument); if (unlikely(!__pyx_t_1)) __PYX_ERR(0, 91, __pyx_L1_error)
+    __pyx_t_1 = __Pyx_GetItemInt_List(__pyx_v_content, __pyx_v_index, Py_ssize_t, 1, PyLong_FromSsize_t, 1, 1, 1, __Pyx_ReferenceSharing_FunctionArgument); if (unlikely(!__pyx_t_1)) __PYX_ERR(0, 94, __pyx_L1_error)
     __Pyx_GOTREF(__pyx_t_1);
-    __Pyx_XDECREF_SET(__pyx_v_block, __pyx_t_1);
+    __Pyx_XDECREF_SET(__pyx_v_item, __pyx_t_1);
     __pyx_t_1 = 0;
 
-    /* "citeaudit/formats/_readers.pyx":92
+    /* "citeaudit/formats/_readers.pyx":95
  *     for index in range(len(content)):
- *         block = content[index]
- *         if not isinstance(block, dict) or block.get("type") != "text":             # <<<<<<<<<<<<<<
- *             continue  # tool use, thinking, web search results: not answer text
- *         written = block.get("text")
+ *         item = content[index]
+ *         if type(item) is not dict:             # <<<<<<<<<<<<<<
+ *             if isinstance(item, dict):
+ *                 return None
 */
-    __pyx_t_6 = PyDict_Check(__pyx_v_block); 
-    __pyx_t_7 = (!__pyx_t_6);
-
-
-    if (!__pyx_t_7) {
-
-    } else {
-
-      __pyx_t_5 = __pyx_t_7;
-
-      goto __pyx_L6_bool_binop_done;
-    }
-    __pyx_t_8 = __pyx_v_block;
-    __Pyx_INCREF(__pyx_t_8);
-    __pyx_t_9 = 0;
-    {
-      PyObject *__pyx_callargs[2] = {__pyx_t_8, __pyx_mstate_global->__pyx_n_u_type};
-      __pyx_t_1 = __Pyx_PyObject_FastCallMethod((PyObject*)__pyx_mstate_global->__pyx_n_u_get, __pyx_callargs+__pyx_t_9, (2-__pyx_t_9) | (1*__Pyx_PY_VECTORCALL_ARGUMENTS_OFFSET));
-      __Pyx_XDECREF(__pyx_t_8); __pyx_t_8 = 0;
-      if (unlikely(!__pyx_t_1)) __PYX_ERR(0, 92, __pyx_L1_error)
-      __Pyx_GOTREF(__pyx_t_1);
-    }
-    __pyx_t_7 = __Pyx_PyObject_CompareBoolNe_object_str(__pyx_t_1, __pyx_mstate_global->__pyx_n_u_text, Py_NE); if (unlikely((__pyx_t_7 < 0))) __PYX_ERR(0, 92, __pyx_L1_error)
-    __Pyx_DECREF(__pyx_t_1); __pyx_t_1 = 0;
-
-    __pyx_t_5 = __pyx_t_7;
-
-    __pyx_L6_bool_binop_done:;
+    __pyx_t_5 = (((PyObject *)Py_TYPE(__pyx_v_item)) != ((PyObject *)(&PyDict_Type)));
     if (__pyx_t_5) {
 
 
-      /* "citeaudit/formats/_readers.pyx":93
- *         block = content[index]
- *         if not isinstance(block, dict) or block.get("type") != "text":
+      /* "citeaudit/formats/_readers.pyx":96
+ *         item = content[index]
+ *         if type(item) is not dict:
+ *             if isinstance(item, dict):             # <<<<<<<<<<<<<<
+ *                 return None
+ *             continue
+*/
+      __pyx_t_5 = PyDict_Check(__pyx_v_item); 
+      if (__pyx_t_5) {
+
+
+        /* "citeaudit/formats/_readers.pyx":97
+ *         if type(item) is not dict:
+ *             if isinstance(item, dict):
+ *                 return None             # <<<<<<<<<<<<<<
+ *             continue
+ *         block = <dict>item
+*/
+        {
+          PyObject *__pyx_temp;
+          {
+            __pyx_temp = __pyx_r;
+            __pyx_r = Py_None; __Pyx_INCREF(Py_None);
+          }
+          __Pyx_XDECREF(__pyx_temp);
+        }
+        goto __pyx_L0;
+
+        /* "citeaudit/formats/_readers.pyx":96
+ *         item = content[index]
+ *         if type(item) is not dict:
+ *             if isinstance(item, dict):             # <<<<<<<<<<<<<<
+ *                 return None
+ *             continue
+*/
+      }
+
+      /* "citeaudit/formats/_readers.pyx":98
+ *             if isinstance(item, dict):
+ *                 return None
+ *             continue             # <<<<<<<<<<<<<<
+ *         block = <dict>item
+ *         if block.get("type") != "text":
+*/
+      goto __pyx_L3_continue;
+
+      /* "citeaudit/formats/_readers.pyx":95
+ *     for index in range(len(content)):
+ *         item = content[index]
+ *         if type(item) is not dict:             # <<<<<<<<<<<<<<
+ *             if isinstance(item, dict):
+ *                 return None
+*/
+    }
+
+    /* "citeaudit/formats/_readers.pyx":99
+ *                 return None
+ *             continue
+ *         block = <dict>item             # <<<<<<<<<<<<<<
+ *         if block.get("type") != "text":
+ *             continue  # tool use, thinking, web search results: not answer text
+*/
+    __pyx_t_1 = __pyx_v_item;
+    __Pyx_INCREF(__pyx_t_1);
+    __Pyx_XDECREF_SET(__pyx_v_block, ((PyObject*)__pyx_t_1));
+    __pyx_t_1 = 0;
+
+    /* "citeaudit/formats/_readers.pyx":100
+ *             continue
+ *         block = <dict>item
+ *         if block.get("type") != "text":             # <<<<<<<<<<<<<<
+ *             continue  # tool use, thinking, web search results: not answer text
+ *         written = block.get("text")
+*/
+    if (unlikely(__pyx_v_block == Py_None)) {
+      PyErr_Format(PyExc_AttributeError, "\047NoneType\047 object has no attribute \047%.30s\047", "get");
+      __PYX_ERR(0, 100, __pyx_L1_error)
+    }
+    __pyx_t_1 = __Pyx_PyDict_GetItemDefault(__pyx_v_block, __pyx_mstate_global->__pyx_n_u_type, Py_None); if (unlikely(!__pyx_t_1)) __PYX_ERR(0, 100, __pyx_L1_error)
+    __Pyx_GOTREF(__pyx_t_1);
+    __pyx_t_5 = __Pyx_PyObject_CompareBoolNe_object_str(__pyx_t_1, __pyx_mstate_global->__pyx_n_u_text, Py_NE); if (unlikely((__pyx_t_5 < 0))) __PYX_ERR(0, 100, __pyx_L1_error)
+    __Pyx_DECREF(__pyx_t_1); __pyx_t_1 = 0;
+    if (__pyx_t_5) {
+
+
+      /* "citeaudit/formats/_readers.pyx":101
+ *         block = <dict>item
+ *         if block.get("type") != "text":
  *             continue  # tool use, thinking, web search results: not answer text             # <<<<<<<<<<<<<<
  *         written = block.get("text")
  *         if type(written) is not str:
 */
       goto __pyx_L3_continue;
 
-      /* "citeaudit/formats/_readers.pyx":92
- *     for index in range(len(content)):
- *         block = content[index]
- *         if not isinstance(block, dict) or block.get("type") != "text":             # <<<<<<<<<<<<<<
+      /* "citeaudit/formats/_readers.pyx":100
+ *             continue
+ *         block = <dict>item
+ *         if block.get("type") != "text":             # <<<<<<<<<<<<<<
  *             continue  # tool use, thinking, web search results: not answer text
  *         written = block.get("text")
 */
     }
 
-    /* "citeaudit/formats/_readers.pyx":94
- *         if not isinstance(block, dict) or block.get("type") != "text":
+    /* "citeaudit/formats/_readers.pyx":102
+ *         if block.get("type") != "text":
  *             continue  # tool use, thinking, web search results: not answer text
  *         written = block.get("text")             # <<<<<<<<<<<<<<
  *         if type(written) is not str:
  *             return None
 */
-    __pyx_t_8 = __pyx_v_block;
-    __Pyx_INCREF(__pyx_t_8);
-    __pyx_t_9 = 0;
-    {
-      PyObject *__pyx_callargs[2] = {__pyx_t_8, __pyx_mstate_global->__pyx_n_u_text};
-      __pyx_t_1 = __Pyx_PyObject_FastCallMethod((PyObject*)__pyx_mstate_global->__pyx_n_u_get, __pyx_callargs+__pyx_t_9, (2-__pyx_t_9) | (1*__Pyx_PY_VECTORCALL_ARGUMENTS_OFFSET));
-      __Pyx_XDECREF(__pyx_t_8); __pyx_t_8 = 0;
-      if (unlikely(!__pyx_t_1)) __PYX_ERR(0, 94, __pyx_L1_error)
-      __Pyx_GOTREF(__pyx_t_1);
+    if (unlikely(__pyx_v_block == Py_None)) {
+      PyErr_Format(PyExc_AttributeError, "\047NoneType\047 object has no attribute \047%.30s\047", "get");
+      __PYX_ERR(0, 102, __pyx_L1_error)
     }
+    __pyx_t_1 = __Pyx_PyDict_GetItemDefault(__pyx_v_block, __pyx_mstate_global->__pyx_n_u_text, Py_None); if (unlikely(!__pyx_t_1)) __PYX_ERR(0, 102, __pyx_L1_error)
+    __Pyx_GOTREF(__pyx_t_1);
     __Pyx_XDECREF_SET(__pyx_v_written, __pyx_t_1);
     __pyx_t_1 = 0;
 
-    /* "citeaudit/formats/_readers.pyx":95
+    /* "citeaudit/formats/_readers.pyx":103
  *             continue  # tool use, thinking, web search results: not answer text
  *         written = block.get("text")
  *         if type(written) is not str:             # <<<<<<<<<<<<<<
@@ -5129,7 +5169,7 @@ static PyObject *__pyx_pf_9citeaudit_7formats_8_readers_2anthropic(CYTHON_UNUSED
     if (__pyx_t_5) {
 
 
-      /* "citeaudit/formats/_readers.pyx":96
+      /* "citeaudit/formats/_readers.pyx":104
  *         written = block.get("text")
  *         if type(written) is not str:
  *             return None             # <<<<<<<<<<<<<<
@@ -5146,7 +5186,7 @@ static PyObject *__pyx_pf_9citeaudit_7formats_8_readers_2anthropic(CYTHON_UNUSED
       }
       goto __pyx_L0;
 
-      /* "citeaudit/formats/_readers.pyx":95
+      /* "citeaudit/formats/_readers.pyx":103
  *             continue  # tool use, thinking, web search results: not answer text
  *         written = block.get("text")
  *         if type(written) is not str:             # <<<<<<<<<<<<<<
@@ -5155,7 +5195,7 @@ static PyObject *__pyx_pf_9citeaudit_7formats_8_readers_2anthropic(CYTHON_UNUSED
 */
     }
 
-    /* "citeaudit/formats/_readers.pyx":97
+    /* "citeaudit/formats/_readers.pyx":105
  *         if type(written) is not str:
  *             return None
  *         text = <str>written             # <<<<<<<<<<<<<<
@@ -5167,44 +5207,40 @@ static PyObject *__pyx_pf_9citeaudit_7formats_8_readers_2anthropic(CYTHON_UNUSED
     __Pyx_XDECREF_SET(__pyx_v_text, ((PyObject*)__pyx_t_1));
     __pyx_t_1 = 0;
 
-    /* "citeaudit/formats/_readers.pyx":98
+    /* "citeaudit/formats/_readers.pyx":106
  *             return None
  *         text = <str>written
  *         pieces.append(text)             # <<<<<<<<<<<<<<
  *         cites = block.get("citations")
  *         if cites and isinstance(cites, list):
 */
-    __pyx_t_10 = __Pyx_PyList_Append(__pyx_v_pieces, __pyx_v_text); if (unlikely(__pyx_t_10 == ((int)-1))) __PYX_ERR(0, 98, __pyx_L1_error)
+    __pyx_t_6 = __Pyx_PyList_Append(__pyx_v_pieces, __pyx_v_text); if (unlikely(__pyx_t_6 == ((int)-1))) __PYX_ERR(0, 106, __pyx_L1_error)
 
 
-    /* "citeaudit/formats/_readers.pyx":99
+    /* "citeaudit/formats/_readers.pyx":107
  *         text = <str>written
  *         pieces.append(text)
  *         cites = block.get("citations")             # <<<<<<<<<<<<<<
  *         if cites and isinstance(cites, list):
  *             if type(cites) is not list:
 */
-    __pyx_t_8 = __pyx_v_block;
-    __Pyx_INCREF(__pyx_t_8);
-    __pyx_t_9 = 0;
-    {
-      PyObject *__pyx_callargs[2] = {__pyx_t_8, __pyx_mstate_global->__pyx_n_u_citations};
-      __pyx_t_1 = __Pyx_PyObject_FastCallMethod((PyObject*)__pyx_mstate_global->__pyx_n_u_get, __pyx_callargs+__pyx_t_9, (2-__pyx_t_9) | (1*__Pyx_PY_VECTORCALL_ARGUMENTS_OFFSET));
-      __Pyx_XDECREF(__pyx_t_8); __pyx_t_8 = 0;
-      if (unlikely(!__pyx_t_1)) __PYX_ERR(0, 99, __pyx_L1_error)
-      __Pyx_GOTREF(__pyx_t_1);
+    if (unlikely(__pyx_v_block == Py_None)) {
+      PyErr_Format(PyExc_AttributeError, "\047NoneType\047 object has no attribute \047%.30s\047", "get");
+      __PYX_ERR(0, 107, __pyx_L1_error)
     }
+    __pyx_t_1 = __Pyx_PyDict_GetItemDefault(__pyx_v_block, __pyx_mstate_global->__pyx_n_u_citations, Py_None); if (unlikely(!__pyx_t_1)) __PYX_ERR(0, 107, __pyx_L1_error)
+    __Pyx_GOTREF(__pyx_t_1);
     __Pyx_XDECREF_SET(__pyx_v_cites, __pyx_t_1);
     __pyx_t_1 = 0;
 
-    /* "citeaudit/formats/_readers.pyx":100
+    /* "citeaudit/formats/_readers.pyx":108
  *         pieces.append(text)
  *         cites = block.get("citations")
  *         if cites and isinstance(cites, list):             # <<<<<<<<<<<<<<
  *             if type(cites) is not list:
  *                 return None
 */
-    __pyx_t_7 = __Pyx_PyObject_IsTrue(__pyx_v_cites); if (unlikely((__pyx_t_7 < 0))) __PYX_ERR(0, 100, __pyx_L1_error)
+    __pyx_t_7 = __Pyx_PyObject_IsTrue(__pyx_v_cites); if (unlikely((__pyx_t_7 < 0))) __PYX_ERR(0, 108, __pyx_L1_error)
     if (__pyx_t_7) {
 
     } else {
@@ -5221,7 +5257,7 @@ static PyObject *__pyx_pf_9citeaudit_7formats_8_readers_2anthropic(CYTHON_UNUSED
     if (__pyx_t_5) {
 
 
-      /* "citeaudit/formats/_readers.pyx":101
+      /* "citeaudit/formats/_readers.pyx":109
  *         cites = block.get("citations")
  *         if cites and isinstance(cites, list):
  *             if type(cites) is not list:             # <<<<<<<<<<<<<<
@@ -5232,7 +5268,7 @@ static PyObject *__pyx_pf_9citeaudit_7formats_8_readers_2anthropic(CYTHON_UNUSED
       if (__pyx_t_5) {
 
 
-        /* "citeaudit/formats/_readers.pyx":102
+        /* "citeaudit/formats/_readers.pyx":110
  *         if cites and isinstance(cites, list):
  *             if type(cites) is not list:
  *                 return None             # <<<<<<<<<<<<<<
@@ -5249,7 +5285,7 @@ static PyObject *__pyx_pf_9citeaudit_7formats_8_readers_2anthropic(CYTHON_UNUSED
         }
         goto __pyx_L0;
 
-        /* "citeaudit/formats/_readers.pyx":101
+        /* "citeaudit/formats/_readers.pyx":109
  *         cites = block.get("citations")
  *         if cites and isinstance(cites, list):
  *             if type(cites) is not list:             # <<<<<<<<<<<<<<
@@ -5258,7 +5294,7 @@ static PyObject *__pyx_pf_9citeaudit_7formats_8_readers_2anthropic(CYTHON_UNUSED
 */
       }
 
-      /* "citeaudit/formats/_readers.pyx":103
+      /* "citeaudit/formats/_readers.pyx":111
  *             if type(cites) is not list:
  *                 return None
  *             given = <list>cites             # <<<<<<<<<<<<<<
@@ -5270,20 +5306,20 @@ static PyObject *__pyx_pf_9citeaudit_7formats_8_readers_2anthropic(CYTHON_UNUSED
       __Pyx_XDECREF_SET(__pyx_v_given, ((PyObject*)__pyx_t_1));
       __pyx_t_1 = 0;
 
-      /* "citeaudit/formats/_readers.pyx":104
+      /* "citeaudit/formats/_readers.pyx":112
  *                 return None
  *             given = <list>cites
  *             stripped = text.strip()             # <<<<<<<<<<<<<<
  *             low = offset + (text.index(stripped[0]) if stripped else 0)
  *             span = (low, low + len(stripped))
 */
-      __pyx_t_1 = __Pyx_CallUnboundCMethod0(&__pyx_mstate_global->__pyx_umethod_PyUnicode_Type__strip, __pyx_v_text); if (unlikely(!__pyx_t_1)) __PYX_ERR(0, 104, __pyx_L1_error)
+      __pyx_t_1 = __Pyx_CallUnboundCMethod0(&__pyx_mstate_global->__pyx_umethod_PyUnicode_Type__strip, __pyx_v_text); if (unlikely(!__pyx_t_1)) __PYX_ERR(0, 112, __pyx_L1_error)
       __Pyx_GOTREF(__pyx_t_1);
-      if (!(likely(PyUnicode_CheckExact(__pyx_t_1)) || __Pyx_RaiseUnexpectedTypeError("str", __pyx_t_1))) __PYX_ERR(0, 104, __pyx_L1_error)
+      if (!(likely(PyUnicode_CheckExact(__pyx_t_1)) || __Pyx_RaiseUnexpectedTypeError("str", __pyx_t_1))) __PYX_ERR(0, 112, __pyx_L1_error)
       __Pyx_XDECREF_SET(__pyx_v_stripped, ((PyObject*)__pyx_t_1));
       __pyx_t_1 = 0;
 
-      /* "citeaudit/formats/_readers.pyx":105
+      /* "citeaudit/formats/_readers.pyx":113
  *             given = <list>cites
  *             stripped = text.strip()
  *             low = offset + (text.index(stripped[0]) if stripped else 0)             # <<<<<<<<<<<<<<
@@ -5292,115 +5328,115 @@ static PyObject *__pyx_pf_9citeaudit_7formats_8_readers_2anthropic(CYTHON_UNUSED
 */
       {
         Py_ssize_t __pyx_temp = __Pyx_PyUnicode_IS_TRUE(__pyx_v_stripped);
-        if (unlikely(((!CYTHON_ASSUME_SAFE_SIZE) && __pyx_temp < 0))) __PYX_ERR(0, 105, __pyx_L1_error)
+        if (unlikely(((!CYTHON_ASSUME_SAFE_SIZE) && __pyx_temp < 0))) __PYX_ERR(0, 113, __pyx_L1_error)
         __pyx_t_5 = (__pyx_temp != 0);
       }
 
       if (__pyx_t_5) {
-        __pyx_t_12 = __Pyx_GetItemInt_Unicode(__pyx_v_stripped, 0, long, 1, __Pyx_PyLong_From_long, 0, 1, 1, __Pyx_ReferenceSharing_OwnStrongReference); if (unlikely(__pyx_t_12 == (Py_UCS4)-1)) __PYX_ERR(0, 105, __pyx_L1_error)
-        __pyx_t_1 = __Pyx_PyUnicode_FromOrdinal(__pyx_t_12); if (unlikely(!__pyx_t_1)) __PYX_ERR(0, 105, __pyx_L1_error)
+        __pyx_t_9 = __Pyx_GetItemInt_Unicode(__pyx_v_stripped, 0, long, 1, __Pyx_PyLong_From_long, 0, 1, 1, __Pyx_ReferenceSharing_OwnStrongReference); if (unlikely(__pyx_t_9 == (Py_UCS4)-1)) __PYX_ERR(0, 113, __pyx_L1_error)
+        __pyx_t_1 = __Pyx_PyUnicode_FromOrdinal(__pyx_t_9); if (unlikely(!__pyx_t_1)) __PYX_ERR(0, 113, __pyx_L1_error)
         __Pyx_GOTREF(__pyx_t_1);
 
-        __pyx_t_8 = __Pyx_CallUnboundCMethod1(&__pyx_mstate_global->__pyx_umethod_PyUnicode_Type__index, __pyx_v_text, __pyx_t_1); if (unlikely(!__pyx_t_8)) __PYX_ERR(0, 105, __pyx_L1_error)
-        __Pyx_GOTREF(__pyx_t_8);
+        __pyx_t_10 = __Pyx_CallUnboundCMethod1(&__pyx_mstate_global->__pyx_umethod_PyUnicode_Type__index, __pyx_v_text, __pyx_t_1); if (unlikely(!__pyx_t_10)) __PYX_ERR(0, 113, __pyx_L1_error)
+        __Pyx_GOTREF(__pyx_t_10);
         __Pyx_DECREF(__pyx_t_1); __pyx_t_1 = 0;
-        __pyx_t_13 = __Pyx_PyIndex_AsSsize_t(__pyx_t_8); if (unlikely((__pyx_t_13 == (Py_ssize_t)-1) && PyErr_Occurred())) __PYX_ERR(0, 105, __pyx_L1_error)
-        __Pyx_DECREF(__pyx_t_8); __pyx_t_8 = 0;
-        __pyx_t_11 = __pyx_t_13;
+        __pyx_t_11 = __Pyx_PyIndex_AsSsize_t(__pyx_t_10); if (unlikely((__pyx_t_11 == (Py_ssize_t)-1) && PyErr_Occurred())) __PYX_ERR(0, 113, __pyx_L1_error)
+        __Pyx_DECREF(__pyx_t_10); __pyx_t_10 = 0;
+        __pyx_t_8 = __pyx_t_11;
       } else {
 
-        __pyx_t_11 = 0;
+        __pyx_t_8 = 0;
       }
 
-      __pyx_v_low = (__pyx_v_offset + __pyx_t_11);
+      __pyx_v_low = (__pyx_v_offset + __pyx_t_8);
 
 
-      /* "citeaudit/formats/_readers.pyx":106
+      /* "citeaudit/formats/_readers.pyx":114
  *             stripped = text.strip()
  *             low = offset + (text.index(stripped[0]) if stripped else 0)
  *             span = (low, low + len(stripped))             # <<<<<<<<<<<<<<
  *             made = []
  *             for at in range(len(given)):
 */
-      __pyx_t_8 = PyLong_FromSsize_t(__pyx_v_low); if (unlikely(!__pyx_t_8)) __PYX_ERR(0, 106, __pyx_L1_error)
-      __Pyx_GOTREF(__pyx_t_8);
-      __pyx_t_11 = __Pyx_PyUnicode_GET_LENGTH(__pyx_v_stripped); if (unlikely(__pyx_t_11 == ((Py_ssize_t)-1))) __PYX_ERR(0, 106, __pyx_L1_error)
-      __pyx_t_1 = PyLong_FromSsize_t((__pyx_v_low + __pyx_t_11)); if (unlikely(!__pyx_t_1)) __PYX_ERR(0, 106, __pyx_L1_error)
+      __pyx_t_10 = PyLong_FromSsize_t(__pyx_v_low); if (unlikely(!__pyx_t_10)) __PYX_ERR(0, 114, __pyx_L1_error)
+      __Pyx_GOTREF(__pyx_t_10);
+      __pyx_t_8 = __Pyx_PyUnicode_GET_LENGTH(__pyx_v_stripped); if (unlikely(__pyx_t_8 == ((Py_ssize_t)-1))) __PYX_ERR(0, 114, __pyx_L1_error)
+      __pyx_t_1 = PyLong_FromSsize_t((__pyx_v_low + __pyx_t_8)); if (unlikely(!__pyx_t_1)) __PYX_ERR(0, 114, __pyx_L1_error)
       __Pyx_GOTREF(__pyx_t_1);
 
-      __pyx_t_14 = PyTuple_New(2); if (unlikely(!__pyx_t_14)) __PYX_ERR(0, 106, __pyx_L1_error)
-      __Pyx_GOTREF(__pyx_t_14);
-      __Pyx_GIVEREF(__pyx_t_8);
-      if (__Pyx_PyTuple_SET_ITEM(__pyx_t_14, 0, __pyx_t_8) != (0)) __PYX_ERR(0, 106, __pyx_L1_error);
+      __pyx_t_12 = PyTuple_New(2); if (unlikely(!__pyx_t_12)) __PYX_ERR(0, 114, __pyx_L1_error)
+      __Pyx_GOTREF(__pyx_t_12);
+      __Pyx_GIVEREF(__pyx_t_10);
+      if (__Pyx_PyTuple_SET_ITEM(__pyx_t_12, 0, __pyx_t_10) != (0)) __PYX_ERR(0, 114, __pyx_L1_error);
       __Pyx_GIVEREF(__pyx_t_1);
-      if (__Pyx_PyTuple_SET_ITEM(__pyx_t_14, 1, __pyx_t_1) != (0)) __PYX_ERR(0, 106, __pyx_L1_error);
-      __pyx_t_8 = 0;
+      if (__Pyx_PyTuple_SET_ITEM(__pyx_t_12, 1, __pyx_t_1) != (0)) __PYX_ERR(0, 114, __pyx_L1_error);
+      __pyx_t_10 = 0;
       __pyx_t_1 = 0;
-      __Pyx_XDECREF_SET(__pyx_v_span, ((PyObject*)__pyx_t_14));
-      __pyx_t_14 = 0;
+      __Pyx_XDECREF_SET(__pyx_v_span, ((PyObject*)__pyx_t_12));
+      __pyx_t_12 = 0;
 
-      /* "citeaudit/formats/_readers.pyx":107
+      /* "citeaudit/formats/_readers.pyx":115
  *             low = offset + (text.index(stripped[0]) if stripped else 0)
  *             span = (low, low + len(stripped))
  *             made = []             # <<<<<<<<<<<<<<
  *             for at in range(len(given)):
- *                 citation = given[at]
+ *                 item = given[at]
 */
-      __pyx_t_14 = PyList_New(0); if (unlikely(!__pyx_t_14)) __PYX_ERR(0, 107, __pyx_L1_error)
-      __Pyx_GOTREF(__pyx_t_14);
-      __Pyx_XDECREF_SET(__pyx_v_made, ((PyObject*)__pyx_t_14));
-      __pyx_t_14 = 0;
+      __pyx_t_12 = PyList_New(0); if (unlikely(!__pyx_t_12)) __PYX_ERR(0, 115, __pyx_L1_error)
+      __Pyx_GOTREF(__pyx_t_12);
+      __Pyx_XDECREF_SET(__pyx_v_made, ((PyObject*)__pyx_t_12));
+      __pyx_t_12 = 0;
 
-      /* "citeaudit/formats/_readers.pyx":108
+      /* "citeaudit/formats/_readers.pyx":116
  *             span = (low, low + len(stripped))
  *             made = []
  *             for at in range(len(given)):             # <<<<<<<<<<<<<<
- *                 citation = given[at]
- *                 if type(citation) is not dict:
+ *                 item = given[at]
+ *                 if type(item) is not dict:
 */
       if (unlikely(__pyx_v_given == Py_None)) {
         PyErr_SetString(PyExc_TypeError, "object of type \047NoneType\047 has no len()");
-        __PYX_ERR(0, 108, __pyx_L1_error)
+        __PYX_ERR(0, 116, __pyx_L1_error)
       }
-      __pyx_t_11 = __Pyx_PyList_GET_SIZE(__pyx_v_given); if (unlikely(__pyx_t_11 == ((Py_ssize_t)-1))) __PYX_ERR(0, 108, __pyx_L1_error)
-      __pyx_t_13 = __pyx_t_11;
+      __pyx_t_8 = __Pyx_PyList_GET_SIZE(__pyx_v_given); if (unlikely(__pyx_t_8 == ((Py_ssize_t)-1))) __PYX_ERR(0, 116, __pyx_L1_error)
+      __pyx_t_11 = __pyx_t_8;
 
-      for (__pyx_t_15 = 0; __pyx_t_15 < __pyx_t_13; __pyx_t_15+=1) {
-        __pyx_v_at = __pyx_t_15;
+      for (__pyx_t_13 = 0; __pyx_t_13 < __pyx_t_11; __pyx_t_13+=1) {
+        __pyx_v_at = __pyx_t_13;
 
-        /* "citeaudit/formats/_readers.pyx":109
+        /* "citeaudit/formats/_readers.pyx":117
  *             made = []
  *             for at in range(len(given)):
- *                 citation = given[at]             # <<<<<<<<<<<<<<
- *                 if type(citation) is not dict:
+ *                 item = given[at]             # <<<<<<<<<<<<<<
+ *                 if type(item) is not dict:
  *                     return None
 */
         if (unlikely(__pyx_v_given == Py_None)) {
           PyErr_SetString(PyExc_TypeError, "\047NoneType\047 object is not subscriptable");
-          __PYX_ERR(0, 109, __pyx_L1_error)
+          __PYX_ERR(0, 117, __pyx_L1_error)
         }
-        __pyx_t_14 = __Pyx_GetItemInt_List(__pyx_v_given, __pyx_v_at, Py_ssize_t, 1, PyLong_FromSsize_t, 1, 1, 1, __Pyx_ReferenceSharing_OwnStrongReference); if (unlikely(!__pyx_t_14)) __PYX_ERR(0, 109, __pyx_L1_error)
-        __Pyx_GOTREF(__pyx_t_14);
-        __Pyx_XDECREF_SET(__pyx_v_citation, __pyx_t_14);
-        __pyx_t_14 = 0;
+        __pyx_t_12 = __Pyx_GetItemInt_List(__pyx_v_given, __pyx_v_at, Py_ssize_t, 1, PyLong_FromSsize_t, 1, 1, 1, __Pyx_ReferenceSharing_OwnStrongReference); if (unlikely(!__pyx_t_12)) __PYX_ERR(0, 117, __pyx_L1_error)
+        __Pyx_GOTREF(__pyx_t_12);
+        __Pyx_DECREF_SET(__pyx_v_item, __pyx_t_12);
+        __pyx_t_12 = 0;
 
-        /* "citeaudit/formats/_readers.pyx":110
+        /* "citeaudit/formats/_readers.pyx":118
  *             for at in range(len(given)):
- *                 citation = given[at]
- *                 if type(citation) is not dict:             # <<<<<<<<<<<<<<
+ *                 item = given[at]
+ *                 if type(item) is not dict:             # <<<<<<<<<<<<<<
  *                     return None
- *                 kind = citation.get("type")
+ *                 citation = <dict>item
 */
-        __pyx_t_5 = (((PyObject *)Py_TYPE(__pyx_v_citation)) != ((PyObject *)(&PyDict_Type)));
+        __pyx_t_5 = (((PyObject *)Py_TYPE(__pyx_v_item)) != ((PyObject *)(&PyDict_Type)));
         if (__pyx_t_5) {
 
 
-          /* "citeaudit/formats/_readers.pyx":111
- *                 citation = given[at]
- *                 if type(citation) is not dict:
+          /* "citeaudit/formats/_readers.pyx":119
+ *                 item = given[at]
+ *                 if type(item) is not dict:
  *                     return None             # <<<<<<<<<<<<<<
+ *                 citation = <dict>item
  *                 kind = citation.get("type")
- *                 if type(kind) is not str:
 */
           {
             PyObject *__pyx_temp;
@@ -5412,37 +5448,45 @@ static PyObject *__pyx_pf_9citeaudit_7formats_8_readers_2anthropic(CYTHON_UNUSED
           }
           goto __pyx_L0;
 
-          /* "citeaudit/formats/_readers.pyx":110
+          /* "citeaudit/formats/_readers.pyx":118
  *             for at in range(len(given)):
- *                 citation = given[at]
- *                 if type(citation) is not dict:             # <<<<<<<<<<<<<<
+ *                 item = given[at]
+ *                 if type(item) is not dict:             # <<<<<<<<<<<<<<
  *                     return None
- *                 kind = citation.get("type")
+ *                 citation = <dict>item
 */
         }
 
-        /* "citeaudit/formats/_readers.pyx":112
- *                 if type(citation) is not dict:
+        /* "citeaudit/formats/_readers.pyx":120
+ *                 if type(item) is not dict:
  *                     return None
+ *                 citation = <dict>item             # <<<<<<<<<<<<<<
+ *                 kind = citation.get("type")
+ *                 if type(kind) is not str:
+*/
+        __pyx_t_12 = __pyx_v_item;
+        __Pyx_INCREF(__pyx_t_12);
+        __Pyx_XDECREF_SET(__pyx_v_citation, ((PyObject*)__pyx_t_12));
+        __pyx_t_12 = 0;
+
+        /* "citeaudit/formats/_readers.pyx":121
+ *                     return None
+ *                 citation = <dict>item
  *                 kind = citation.get("type")             # <<<<<<<<<<<<<<
  *                 if type(kind) is not str:
  *                     return None
 */
-        __pyx_t_1 = __pyx_v_citation;
-        __Pyx_INCREF(__pyx_t_1);
-        __pyx_t_9 = 0;
-        {
-          PyObject *__pyx_callargs[2] = {__pyx_t_1, __pyx_mstate_global->__pyx_n_u_type};
-          __pyx_t_14 = __Pyx_PyObject_FastCallMethod((PyObject*)__pyx_mstate_global->__pyx_n_u_get, __pyx_callargs+__pyx_t_9, (2-__pyx_t_9) | (1*__Pyx_PY_VECTORCALL_ARGUMENTS_OFFSET));
-          __Pyx_XDECREF(__pyx_t_1); __pyx_t_1 = 0;
-          if (unlikely(!__pyx_t_14)) __PYX_ERR(0, 112, __pyx_L1_error)
-          __Pyx_GOTREF(__pyx_t_14);
+        if (unlikely(__pyx_v_citation == Py_None)) {
+          PyErr_Format(PyExc_AttributeError, "\047NoneType\047 object has no attribute \047%.30s\047", "get");
+          __PYX_ERR(0, 121, __pyx_L1_error)
         }
-        __Pyx_XDECREF_SET(__pyx_v_kind, __pyx_t_14);
-        __pyx_t_14 = 0;
+        __pyx_t_12 = __Pyx_PyDict_GetItemDefault(__pyx_v_citation, __pyx_mstate_global->__pyx_n_u_type, Py_None); if (unlikely(!__pyx_t_12)) __PYX_ERR(0, 121, __pyx_L1_error)
+        __Pyx_GOTREF(__pyx_t_12);
+        __Pyx_XDECREF_SET(__pyx_v_kind, __pyx_t_12);
+        __pyx_t_12 = 0;
 
-        /* "citeaudit/formats/_readers.pyx":113
- *                     return None
+        /* "citeaudit/formats/_readers.pyx":122
+ *                 citation = <dict>item
  *                 kind = citation.get("type")
  *                 if type(kind) is not str:             # <<<<<<<<<<<<<<
  *                     return None
@@ -5452,7 +5496,7 @@ static PyObject *__pyx_pf_9citeaudit_7formats_8_readers_2anthropic(CYTHON_UNUSED
         if (__pyx_t_5) {
 
 
-          /* "citeaudit/formats/_readers.pyx":114
+          /* "citeaudit/formats/_readers.pyx":123
  *                 kind = citation.get("type")
  *                 if type(kind) is not str:
  *                     return None             # <<<<<<<<<<<<<<
@@ -5469,8 +5513,8 @@ static PyObject *__pyx_pf_9citeaudit_7formats_8_readers_2anthropic(CYTHON_UNUSED
           }
           goto __pyx_L0;
 
-          /* "citeaudit/formats/_readers.pyx":113
- *                     return None
+          /* "citeaudit/formats/_readers.pyx":122
+ *                 citation = <dict>item
  *                 kind = citation.get("type")
  *                 if type(kind) is not str:             # <<<<<<<<<<<<<<
  *                     return None
@@ -5478,67 +5522,63 @@ static PyObject *__pyx_pf_9citeaudit_7formats_8_readers_2anthropic(CYTHON_UNUSED
 */
         }
 
-        /* "citeaudit/formats/_readers.pyx":115
+        /* "citeaudit/formats/_readers.pyx":124
  *                 if type(kind) is not str:
  *                     return None
  *                 path = f"$.content[{index}].citations[{at}]"             # <<<<<<<<<<<<<<
  *                 if kind == "web_search_result_location":
  *                     url = citation.get("url")
 */
-        __pyx_t_14 = __Pyx_PyUnicode_From_Py_ssize_t(__pyx_v_index, 0, ' ', 'd'); if (unlikely(!__pyx_t_14)) __PYX_ERR(0, 115, __pyx_L1_error)
-        __Pyx_GOTREF(__pyx_t_14);
-        __pyx_t_1 = __Pyx_PyUnicode_From_Py_ssize_t(__pyx_v_at, 0, ' ', 'd'); if (unlikely(!__pyx_t_1)) __PYX_ERR(0, 115, __pyx_L1_error)
+        __pyx_t_12 = __Pyx_PyUnicode_From_Py_ssize_t(__pyx_v_index, 0, ' ', 'd'); if (unlikely(!__pyx_t_12)) __PYX_ERR(0, 124, __pyx_L1_error)
+        __Pyx_GOTREF(__pyx_t_12);
+        __pyx_t_1 = __Pyx_PyUnicode_From_Py_ssize_t(__pyx_v_at, 0, ' ', 'd'); if (unlikely(!__pyx_t_1)) __PYX_ERR(0, 124, __pyx_L1_error)
         __Pyx_GOTREF(__pyx_t_1);
-        __pyx_t_16[0] = __pyx_mstate_global->__pyx_kp_u_content_2;
-        __pyx_t_16[1] = __pyx_t_14;
-        __pyx_t_16[2] = __pyx_mstate_global->__pyx_kp_u_citations_2;
-        __pyx_t_16[3] = __pyx_t_1;
-        __pyx_t_16[4] = __pyx_mstate_global->__pyx_kp_u__2;
-        __pyx_t_17 = 23;
+        __pyx_t_14[0] = __pyx_mstate_global->__pyx_kp_u_content_2;
+        __pyx_t_14[1] = __pyx_t_12;
+        __pyx_t_14[2] = __pyx_mstate_global->__pyx_kp_u_citations_2;
+        __pyx_t_14[3] = __pyx_t_1;
+        __pyx_t_14[4] = __pyx_mstate_global->__pyx_kp_u__2;
+        __pyx_t_15 = 23;
         #if __Pyx_PyUnicode_Join_CAN_USE_KIND_AND_LENGTH
-        __pyx_t_17 += __Pyx_PyUnicode_GET_LENGTH(__pyx_t_16[1]) + __Pyx_PyUnicode_GET_LENGTH(__pyx_t_16[3]);
+        __pyx_t_15 += __Pyx_PyUnicode_GET_LENGTH(__pyx_t_14[1]) + __Pyx_PyUnicode_GET_LENGTH(__pyx_t_14[3]);
         #endif
-        __pyx_t_18 = 0;
-        __pyx_t_8 = __Pyx_PyUnicode_Join(__pyx_t_16, 5, __pyx_t_17, __pyx_t_18);
-        if (unlikely(!__pyx_t_8)) __PYX_ERR(0, 115, __pyx_L1_error)
-        __Pyx_GOTREF(__pyx_t_8);
-        __Pyx_DECREF(__pyx_t_14); __pyx_t_14 = 0;
+        __pyx_t_16 = 0;
+        __pyx_t_10 = __Pyx_PyUnicode_Join(__pyx_t_14, 5, __pyx_t_15, __pyx_t_16);
+        if (unlikely(!__pyx_t_10)) __PYX_ERR(0, 124, __pyx_L1_error)
+        __Pyx_GOTREF(__pyx_t_10);
+        __Pyx_DECREF(__pyx_t_12); __pyx_t_12 = 0;
         __Pyx_DECREF(__pyx_t_1); __pyx_t_1 = 0;
-        __Pyx_XDECREF_SET(__pyx_v_path, ((PyObject*)__pyx_t_8));
-        __pyx_t_8 = 0;
+        __Pyx_XDECREF_SET(__pyx_v_path, ((PyObject*)__pyx_t_10));
+        __pyx_t_10 = 0;
 
-        /* "citeaudit/formats/_readers.pyx":116
+        /* "citeaudit/formats/_readers.pyx":125
  *                     return None
  *                 path = f"$.content[{index}].citations[{at}]"
  *                 if kind == "web_search_result_location":             # <<<<<<<<<<<<<<
  *                     url = citation.get("url")
  *                     if type(url) is not str or not url:
 */
-        __pyx_t_5 = __Pyx_PyObject_CompareBoolEq_object_str(__pyx_v_kind, __pyx_mstate_global->__pyx_n_u_web_search_result_location, Py_EQ); if (unlikely((__pyx_t_5 < 0))) __PYX_ERR(0, 116, __pyx_L1_error)
+        __pyx_t_5 = __Pyx_PyObject_CompareBoolEq_object_str(__pyx_v_kind, __pyx_mstate_global->__pyx_n_u_web_search_result_location, Py_EQ); if (unlikely((__pyx_t_5 < 0))) __PYX_ERR(0, 125, __pyx_L1_error)
         if (__pyx_t_5) {
 
 
-          /* "citeaudit/formats/_readers.pyx":117
+          /* "citeaudit/formats/_readers.pyx":126
  *                 path = f"$.content[{index}].citations[{at}]"
  *                 if kind == "web_search_result_location":
  *                     url = citation.get("url")             # <<<<<<<<<<<<<<
  *                     if type(url) is not str or not url:
  *                         return None
 */
-          __pyx_t_1 = __pyx_v_citation;
-          __Pyx_INCREF(__pyx_t_1);
-          __pyx_t_9 = 0;
-          {
-            PyObject *__pyx_callargs[2] = {__pyx_t_1, __pyx_mstate_global->__pyx_n_u_url};
-            __pyx_t_8 = __Pyx_PyObject_FastCallMethod((PyObject*)__pyx_mstate_global->__pyx_n_u_get, __pyx_callargs+__pyx_t_9, (2-__pyx_t_9) | (1*__Pyx_PY_VECTORCALL_ARGUMENTS_OFFSET));
-            __Pyx_XDECREF(__pyx_t_1); __pyx_t_1 = 0;
-            if (unlikely(!__pyx_t_8)) __PYX_ERR(0, 117, __pyx_L1_error)
-            __Pyx_GOTREF(__pyx_t_8);
+          if (unlikely(__pyx_v_citation == Py_None)) {
+            PyErr_Format(PyExc_AttributeError, "\047NoneType\047 object has no attribute \047%.30s\047", "get");
+            __PYX_ERR(0, 126, __pyx_L1_error)
           }
-          __Pyx_XDECREF_SET(__pyx_v_url, __pyx_t_8);
-          __pyx_t_8 = 0;
+          __pyx_t_10 = __Pyx_PyDict_GetItemDefault(__pyx_v_citation, __pyx_mstate_global->__pyx_n_u_url, Py_None); if (unlikely(!__pyx_t_10)) __PYX_ERR(0, 126, __pyx_L1_error)
+          __Pyx_GOTREF(__pyx_t_10);
+          __Pyx_XDECREF_SET(__pyx_v_url, __pyx_t_10);
+          __pyx_t_10 = 0;
 
-          /* "citeaudit/formats/_readers.pyx":118
+          /* "citeaudit/formats/_readers.pyx":127
  *                 if kind == "web_search_result_location":
  *                     url = citation.get("url")
  *                     if type(url) is not str or not url:             # <<<<<<<<<<<<<<
@@ -5554,18 +5594,18 @@ static PyObject *__pyx_pf_9citeaudit_7formats_8_readers_2anthropic(CYTHON_UNUSED
 
             goto __pyx_L19_bool_binop_done;
           }
-          __pyx_t_7 = __Pyx_PyObject_IsTrue(__pyx_v_url); if (unlikely((__pyx_t_7 < 0))) __PYX_ERR(0, 118, __pyx_L1_error)
-          __pyx_t_6 = (!__pyx_t_7);
+          __pyx_t_7 = __Pyx_PyObject_IsTrue(__pyx_v_url); if (unlikely((__pyx_t_7 < 0))) __PYX_ERR(0, 127, __pyx_L1_error)
+          __pyx_t_17 = (!__pyx_t_7);
 
 
 
-          __pyx_t_5 = __pyx_t_6;
+          __pyx_t_5 = __pyx_t_17;
 
           __pyx_L19_bool_binop_done:;
           if (__pyx_t_5) {
 
 
-            /* "citeaudit/formats/_readers.pyx":119
+            /* "citeaudit/formats/_readers.pyx":128
  *                     url = citation.get("url")
  *                     if type(url) is not str or not url:
  *                         return None             # <<<<<<<<<<<<<<
@@ -5582,7 +5622,7 @@ static PyObject *__pyx_pf_9citeaudit_7formats_8_readers_2anthropic(CYTHON_UNUSED
             }
             goto __pyx_L0;
 
-            /* "citeaudit/formats/_readers.pyx":118
+            /* "citeaudit/formats/_readers.pyx":127
  *                 if kind == "web_search_result_location":
  *                     url = citation.get("url")
  *                     if type(url) is not str or not url:             # <<<<<<<<<<<<<<
@@ -5591,47 +5631,47 @@ static PyObject *__pyx_pf_9citeaudit_7formats_8_readers_2anthropic(CYTHON_UNUSED
 */
           }
 
-          /* "citeaudit/formats/_readers.pyx":120
+          /* "citeaudit/formats/_readers.pyx":129
  *                     if type(url) is not str or not url:
  *                         return None
  *                     made.append(new_record(citation_type, (url, None, span, None, path, "",             # <<<<<<<<<<<<<<
  *                                                            False, None)))
  *                     continue
 */
-          __pyx_t_8 = PyTuple_New(8); if (unlikely(!__pyx_t_8)) __PYX_ERR(0, 120, __pyx_L1_error)
-          __Pyx_GOTREF(__pyx_t_8);
+          __pyx_t_10 = PyTuple_New(8); if (unlikely(!__pyx_t_10)) __PYX_ERR(0, 129, __pyx_L1_error)
+          __Pyx_GOTREF(__pyx_t_10);
           __Pyx_INCREF(__pyx_v_url);
           __Pyx_GIVEREF(__pyx_v_url);
-          if (__Pyx_PyTuple_SET_ITEM(__pyx_t_8, 0, __pyx_v_url) != (0)) __PYX_ERR(0, 120, __pyx_L1_error);
+          if (__Pyx_PyTuple_SET_ITEM(__pyx_t_10, 0, __pyx_v_url) != (0)) __PYX_ERR(0, 129, __pyx_L1_error);
           __Pyx_INCREF(Py_None);
           __Pyx_GIVEREF(Py_None);
-          if (__Pyx_PyTuple_SET_ITEM(__pyx_t_8, 1, Py_None) != (0)) __PYX_ERR(0, 120, __pyx_L1_error);
+          if (__Pyx_PyTuple_SET_ITEM(__pyx_t_10, 1, Py_None) != (0)) __PYX_ERR(0, 129, __pyx_L1_error);
           __Pyx_INCREF(__pyx_v_span);
           __Pyx_GIVEREF(__pyx_v_span);
-          if (__Pyx_PyTuple_SET_ITEM(__pyx_t_8, 2, __pyx_v_span) != (0)) __PYX_ERR(0, 120, __pyx_L1_error);
+          if (__Pyx_PyTuple_SET_ITEM(__pyx_t_10, 2, __pyx_v_span) != (0)) __PYX_ERR(0, 129, __pyx_L1_error);
           __Pyx_INCREF(Py_None);
           __Pyx_GIVEREF(Py_None);
-          if (__Pyx_PyTuple_SET_ITEM(__pyx_t_8, 3, Py_None) != (0)) __PYX_ERR(0, 120, __pyx_L1_error);
+          if (__Pyx_PyTuple_SET_ITEM(__pyx_t_10, 3, Py_None) != (0)) __PYX_ERR(0, 129, __pyx_L1_error);
           __Pyx_INCREF(__pyx_v_path);
           __Pyx_GIVEREF(__pyx_v_path);
-          if (__Pyx_PyTuple_SET_ITEM(__pyx_t_8, 4, __pyx_v_path) != (0)) __PYX_ERR(0, 120, __pyx_L1_error);
+          if (__Pyx_PyTuple_SET_ITEM(__pyx_t_10, 4, __pyx_v_path) != (0)) __PYX_ERR(0, 129, __pyx_L1_error);
           __Pyx_INCREF(__pyx_mstate_global->__pyx_kp_u__3);
           __Pyx_GIVEREF(__pyx_mstate_global->__pyx_kp_u__3);
-          if (__Pyx_PyTuple_SET_ITEM(__pyx_t_8, 5, __pyx_mstate_global->__pyx_kp_u__3) != (0)) __PYX_ERR(0, 120, __pyx_L1_error);
+          if (__Pyx_PyTuple_SET_ITEM(__pyx_t_10, 5, __pyx_mstate_global->__pyx_kp_u__3) != (0)) __PYX_ERR(0, 129, __pyx_L1_error);
           __Pyx_INCREF(Py_False);
           __Pyx_GIVEREF(Py_False);
-          if (__Pyx_PyTuple_SET_ITEM(__pyx_t_8, 6, Py_False) != (0)) __PYX_ERR(0, 120, __pyx_L1_error);
+          if (__Pyx_PyTuple_SET_ITEM(__pyx_t_10, 6, Py_False) != (0)) __PYX_ERR(0, 129, __pyx_L1_error);
           __Pyx_INCREF(Py_None);
           __Pyx_GIVEREF(Py_None);
-          if (__Pyx_PyTuple_SET_ITEM(__pyx_t_8, 7, Py_None) != (0)) __PYX_ERR(0, 120, __pyx_L1_error);
-          __pyx_t_1 = __pyx_f_9citeaudit_4core_8_records_new_record(__pyx_v_citation_type, ((PyObject*)__pyx_t_8)); if (unlikely(!__pyx_t_1)) __PYX_ERR(0, 120, __pyx_L1_error)
+          if (__Pyx_PyTuple_SET_ITEM(__pyx_t_10, 7, Py_None) != (0)) __PYX_ERR(0, 129, __pyx_L1_error);
+          __pyx_t_1 = __pyx_f_9citeaudit_4core_8_records_new_record(__pyx_v_citation_type, ((PyObject*)__pyx_t_10)); if (unlikely(!__pyx_t_1)) __PYX_ERR(0, 129, __pyx_L1_error)
           __Pyx_GOTREF(__pyx_t_1);
-          __Pyx_DECREF(__pyx_t_8); __pyx_t_8 = 0;
-          __pyx_t_10 = __Pyx_PyList_Append(__pyx_v_made, __pyx_t_1); if (unlikely(__pyx_t_10 == ((int)-1))) __PYX_ERR(0, 120, __pyx_L1_error)
+          __Pyx_DECREF(__pyx_t_10); __pyx_t_10 = 0;
+          __pyx_t_6 = __Pyx_PyList_Append(__pyx_v_made, __pyx_t_1); if (unlikely(__pyx_t_6 == ((int)-1))) __PYX_ERR(0, 129, __pyx_L1_error)
           __Pyx_DECREF(__pyx_t_1); __pyx_t_1 = 0;
 
 
-          /* "citeaudit/formats/_readers.pyx":122
+          /* "citeaudit/formats/_readers.pyx":131
  *                     made.append(new_record(citation_type, (url, None, span, None, path, "",
  *                                                            False, None)))
  *                     continue             # <<<<<<<<<<<<<<
@@ -5640,7 +5680,7 @@ static PyObject *__pyx_pf_9citeaudit_7formats_8_readers_2anthropic(CYTHON_UNUSED
 */
           goto __pyx_L13_continue;
 
-          /* "citeaudit/formats/_readers.pyx":116
+          /* "citeaudit/formats/_readers.pyx":125
  *                     return None
  *                 path = f"$.content[{index}].citations[{at}]"
  *                 if kind == "web_search_result_location":             # <<<<<<<<<<<<<<
@@ -5649,7 +5689,7 @@ static PyObject *__pyx_pf_9citeaudit_7formats_8_readers_2anthropic(CYTHON_UNUSED
 */
         }
 
-        /* "citeaudit/formats/_readers.pyx":123
+        /* "citeaudit/formats/_readers.pyx":132
  *                                                            False, None)))
  *                     continue
  *                 fields = located.get(kind)             # <<<<<<<<<<<<<<
@@ -5658,14 +5698,14 @@ static PyObject *__pyx_pf_9citeaudit_7formats_8_readers_2anthropic(CYTHON_UNUSED
 */
         if (unlikely(__pyx_v_located == Py_None)) {
           PyErr_Format(PyExc_AttributeError, "\047NoneType\047 object has no attribute \047%.30s\047", "get");
-          __PYX_ERR(0, 123, __pyx_L1_error)
+          __PYX_ERR(0, 132, __pyx_L1_error)
         }
-        __pyx_t_1 = __Pyx_PyDict_GetItemDefault(__pyx_v_located, __pyx_v_kind, Py_None); if (unlikely(!__pyx_t_1)) __PYX_ERR(0, 123, __pyx_L1_error)
+        __pyx_t_1 = __Pyx_PyDict_GetItemDefault(__pyx_v_located, __pyx_v_kind, Py_None); if (unlikely(!__pyx_t_1)) __PYX_ERR(0, 132, __pyx_L1_error)
         __Pyx_GOTREF(__pyx_t_1);
         __Pyx_XDECREF_SET(__pyx_v_fields, __pyx_t_1);
         __pyx_t_1 = 0;
 
-        /* "citeaudit/formats/_readers.pyx":124
+        /* "citeaudit/formats/_readers.pyx":133
  *                     continue
  *                 fields = located.get(kind)
  *                 if fields is None:             # <<<<<<<<<<<<<<
@@ -5676,7 +5716,7 @@ static PyObject *__pyx_pf_9citeaudit_7formats_8_readers_2anthropic(CYTHON_UNUSED
         if (__pyx_t_5) {
 
 
-          /* "citeaudit/formats/_readers.pyx":125
+          /* "citeaudit/formats/_readers.pyx":134
  *                 fields = located.get(kind)
  *                 if fields is None:
  *                     return None             # <<<<<<<<<<<<<<
@@ -5693,7 +5733,7 @@ static PyObject *__pyx_pf_9citeaudit_7formats_8_readers_2anthropic(CYTHON_UNUSED
           }
           goto __pyx_L0;
 
-          /* "citeaudit/formats/_readers.pyx":124
+          /* "citeaudit/formats/_readers.pyx":133
  *                     continue
  *                 fields = located.get(kind)
  *                 if fields is None:             # <<<<<<<<<<<<<<
@@ -5702,7 +5742,7 @@ static PyObject *__pyx_pf_9citeaudit_7formats_8_readers_2anthropic(CYTHON_UNUSED
 */
         }
 
-        /* "citeaudit/formats/_readers.pyx":126
+        /* "citeaudit/formats/_readers.pyx":135
  *                 if fields is None:
  *                     return None
  *                 family, unit, names = fields             # <<<<<<<<<<<<<<
@@ -5715,167 +5755,155 @@ static PyObject *__pyx_pf_9citeaudit_7formats_8_readers_2anthropic(CYTHON_UNUSED
           if (unlikely(size != 3)) {
             if (size > 3) __Pyx_RaiseTooManyValuesError(3);
             else if (size >= 0) __Pyx_RaiseNeedMoreValuesError(size);
-            __PYX_ERR(0, 126, __pyx_L1_error)
+            __PYX_ERR(0, 135, __pyx_L1_error)
           }
           #if CYTHON_ASSUME_SAFE_MACROS && !CYTHON_AVOID_BORROWED_REFS
           if (likely(PyTuple_CheckExact(sequence))) {
             __pyx_t_1 = PyTuple_GET_ITEM(sequence, 0);
             __Pyx_INCREF(__pyx_t_1);
-            __pyx_t_8 = PyTuple_GET_ITEM(sequence, 1);
-            __Pyx_INCREF(__pyx_t_8);
-            __pyx_t_14 = PyTuple_GET_ITEM(sequence, 2);
-            __Pyx_INCREF(__pyx_t_14);
+            __pyx_t_10 = PyTuple_GET_ITEM(sequence, 1);
+            __Pyx_INCREF(__pyx_t_10);
+            __pyx_t_12 = PyTuple_GET_ITEM(sequence, 2);
+            __Pyx_INCREF(__pyx_t_12);
           } else {
             __pyx_t_1 = __Pyx_PyList_GET_ITEM_REF(sequence, 0, __Pyx_ReferenceSharing_SharedReference);
-            if (unlikely(!__pyx_t_1)) __PYX_ERR(0, 126, __pyx_L1_error)
+            if (unlikely(!__pyx_t_1)) __PYX_ERR(0, 135, __pyx_L1_error)
             __Pyx_XGOTREF(__pyx_t_1);
-            __pyx_t_8 = __Pyx_PyList_GET_ITEM_REF(sequence, 1, __Pyx_ReferenceSharing_SharedReference);
-            if (unlikely(!__pyx_t_8)) __PYX_ERR(0, 126, __pyx_L1_error)
-            __Pyx_XGOTREF(__pyx_t_8);
-            __pyx_t_14 = __Pyx_PyList_GET_ITEM_REF(sequence, 2, __Pyx_ReferenceSharing_SharedReference);
-            if (unlikely(!__pyx_t_14)) __PYX_ERR(0, 126, __pyx_L1_error)
-            __Pyx_XGOTREF(__pyx_t_14);
+            __pyx_t_10 = __Pyx_PyList_GET_ITEM_REF(sequence, 1, __Pyx_ReferenceSharing_SharedReference);
+            if (unlikely(!__pyx_t_10)) __PYX_ERR(0, 135, __pyx_L1_error)
+            __Pyx_XGOTREF(__pyx_t_10);
+            __pyx_t_12 = __Pyx_PyList_GET_ITEM_REF(sequence, 2, __Pyx_ReferenceSharing_SharedReference);
+            if (unlikely(!__pyx_t_12)) __PYX_ERR(0, 135, __pyx_L1_error)
+            __Pyx_XGOTREF(__pyx_t_12);
           }
           #else
-          __pyx_t_1 = __Pyx_PySequence_ITEM(sequence, 0); if (unlikely(!__pyx_t_1)) __PYX_ERR(0, 126, __pyx_L1_error)
+          __pyx_t_1 = __Pyx_PySequence_ITEM(sequence, 0); if (unlikely(!__pyx_t_1)) __PYX_ERR(0, 135, __pyx_L1_error)
           __Pyx_GOTREF(__pyx_t_1);
-          __pyx_t_8 = __Pyx_PySequence_ITEM(sequence, 1); if (unlikely(!__pyx_t_8)) __PYX_ERR(0, 126, __pyx_L1_error)
-          __Pyx_GOTREF(__pyx_t_8);
-          __pyx_t_14 = __Pyx_PySequence_ITEM(sequence, 2); if (unlikely(!__pyx_t_14)) __PYX_ERR(0, 126, __pyx_L1_error)
-          __Pyx_GOTREF(__pyx_t_14);
+          __pyx_t_10 = __Pyx_PySequence_ITEM(sequence, 1); if (unlikely(!__pyx_t_10)) __PYX_ERR(0, 135, __pyx_L1_error)
+          __Pyx_GOTREF(__pyx_t_10);
+          __pyx_t_12 = __Pyx_PySequence_ITEM(sequence, 2); if (unlikely(!__pyx_t_12)) __PYX_ERR(0, 135, __pyx_L1_error)
+          __Pyx_GOTREF(__pyx_t_12);
           #endif
         } else {
           Py_ssize_t index = -1;
-          __pyx_t_19 = PyObject_GetIter(__pyx_v_fields); if (unlikely(!__pyx_t_19)) __PYX_ERR(0, 126, __pyx_L1_error)
-          __Pyx_GOTREF(__pyx_t_19);
-          __pyx_t_20 = (CYTHON_COMPILING_IN_LIMITED_API) ? PyIter_Next : __Pyx_PyObject_GetIterNextFunc(__pyx_t_19);
-          index = 0; __pyx_t_1 = __pyx_t_20(__pyx_t_19); if (unlikely(!__pyx_t_1)) goto __pyx_L22_unpacking_failed;
+          __pyx_t_18 = PyObject_GetIter(__pyx_v_fields); if (unlikely(!__pyx_t_18)) __PYX_ERR(0, 135, __pyx_L1_error)
+          __Pyx_GOTREF(__pyx_t_18);
+          __pyx_t_19 = (CYTHON_COMPILING_IN_LIMITED_API) ? PyIter_Next : __Pyx_PyObject_GetIterNextFunc(__pyx_t_18);
+          index = 0; __pyx_t_1 = __pyx_t_19(__pyx_t_18); if (unlikely(!__pyx_t_1)) goto __pyx_L22_unpacking_failed;
           __Pyx_GOTREF(__pyx_t_1);
-          index = 1; __pyx_t_8 = __pyx_t_20(__pyx_t_19); if (unlikely(!__pyx_t_8)) goto __pyx_L22_unpacking_failed;
-          __Pyx_GOTREF(__pyx_t_8);
-          index = 2; __pyx_t_14 = __pyx_t_20(__pyx_t_19); if (unlikely(!__pyx_t_14)) goto __pyx_L22_unpacking_failed;
-          __Pyx_GOTREF(__pyx_t_14);
-          if (__Pyx_IternextUnpackEndCheck(__pyx_t_20(__pyx_t_19), 3) < (0)) __PYX_ERR(0, 126, __pyx_L1_error)
-          __pyx_t_20 = NULL;
-          __Pyx_DECREF(__pyx_t_19); __pyx_t_19 = 0;
+          index = 1; __pyx_t_10 = __pyx_t_19(__pyx_t_18); if (unlikely(!__pyx_t_10)) goto __pyx_L22_unpacking_failed;
+          __Pyx_GOTREF(__pyx_t_10);
+          index = 2; __pyx_t_12 = __pyx_t_19(__pyx_t_18); if (unlikely(!__pyx_t_12)) goto __pyx_L22_unpacking_failed;
+          __Pyx_GOTREF(__pyx_t_12);
+          if (__Pyx_IternextUnpackEndCheck(__pyx_t_19(__pyx_t_18), 3) < (0)) __PYX_ERR(0, 135, __pyx_L1_error)
+          __pyx_t_19 = NULL;
+          __Pyx_DECREF(__pyx_t_18); __pyx_t_18 = 0;
           goto __pyx_L23_unpacking_done;
           __pyx_L22_unpacking_failed:;
-          __Pyx_DECREF(__pyx_t_19); __pyx_t_19 = 0;
-          __pyx_t_20 = NULL;
+          __Pyx_DECREF(__pyx_t_18); __pyx_t_18 = 0;
+          __pyx_t_19 = NULL;
           if (__Pyx_IterFinish() == 0) __Pyx_RaiseNeedMoreValuesError(index);
-          __PYX_ERR(0, 126, __pyx_L1_error)
+          __PYX_ERR(0, 135, __pyx_L1_error)
           __pyx_L23_unpacking_done:;
         }
         __Pyx_XDECREF_SET(__pyx_v_family, __pyx_t_1);
         __pyx_t_1 = 0;
-        __Pyx_XDECREF_SET(__pyx_v_unit, __pyx_t_8);
-        __pyx_t_8 = 0;
-        __Pyx_XDECREF_SET(__pyx_v_names, __pyx_t_14);
-        __pyx_t_14 = 0;
+        __Pyx_XDECREF_SET(__pyx_v_unit, __pyx_t_10);
+        __pyx_t_10 = 0;
+        __Pyx_XDECREF_SET(__pyx_v_names, __pyx_t_12);
+        __pyx_t_12 = 0;
 
-        /* "citeaudit/formats/_readers.pyx":127
+        /* "citeaudit/formats/_readers.pyx":136
  *                     return None
  *                 family, unit, names = fields
  *                 number = citation.get(names[0])             # <<<<<<<<<<<<<<
  *                 start = citation.get(names[1])
  *                 end = citation.get(names[2])
 */
-        __pyx_t_8 = __pyx_v_citation;
-        __Pyx_INCREF(__pyx_t_8);
-        __pyx_t_1 = __Pyx_GetItemInt(__pyx_v_names, 0, long, 1, __Pyx_PyLong_From_long, 0, 1, 1, __Pyx_ReferenceSharing_OwnStrongReference); if (unlikely(!__pyx_t_1)) __PYX_ERR(0, 127, __pyx_L1_error)
-        __Pyx_GOTREF(__pyx_t_1);
-        __pyx_t_9 = 0;
-        {
-          PyObject *__pyx_callargs[2] = {__pyx_t_8, __pyx_t_1};
-          __pyx_t_14 = __Pyx_PyObject_FastCallMethod((PyObject*)__pyx_mstate_global->__pyx_n_u_get, __pyx_callargs+__pyx_t_9, (2-__pyx_t_9) | (1*__Pyx_PY_VECTORCALL_ARGUMENTS_OFFSET));
-          __Pyx_XDECREF(__pyx_t_8); __pyx_t_8 = 0;
-          __Pyx_DECREF(__pyx_t_1); __pyx_t_1 = 0;
-          if (unlikely(!__pyx_t_14)) __PYX_ERR(0, 127, __pyx_L1_error)
-          __Pyx_GOTREF(__pyx_t_14);
+        if (unlikely(__pyx_v_citation == Py_None)) {
+          PyErr_Format(PyExc_AttributeError, "\047NoneType\047 object has no attribute \047%.30s\047", "get");
+          __PYX_ERR(0, 136, __pyx_L1_error)
         }
-        __Pyx_XDECREF_SET(__pyx_v_number, __pyx_t_14);
-        __pyx_t_14 = 0;
+        __pyx_t_12 = __Pyx_GetItemInt(__pyx_v_names, 0, long, 1, __Pyx_PyLong_From_long, 0, 1, 1, __Pyx_ReferenceSharing_OwnStrongReference); if (unlikely(!__pyx_t_12)) __PYX_ERR(0, 136, __pyx_L1_error)
+        __Pyx_GOTREF(__pyx_t_12);
+        __pyx_t_10 = __Pyx_PyDict_GetItemDefault(__pyx_v_citation, __pyx_t_12, Py_None); if (unlikely(!__pyx_t_10)) __PYX_ERR(0, 136, __pyx_L1_error)
+        __Pyx_GOTREF(__pyx_t_10);
+        __Pyx_DECREF(__pyx_t_12); __pyx_t_12 = 0;
+        __Pyx_XDECREF_SET(__pyx_v_number, __pyx_t_10);
+        __pyx_t_10 = 0;
 
-        /* "citeaudit/formats/_readers.pyx":128
+        /* "citeaudit/formats/_readers.pyx":137
  *                 family, unit, names = fields
  *                 number = citation.get(names[0])
  *                 start = citation.get(names[1])             # <<<<<<<<<<<<<<
  *                 end = citation.get(names[2])
  *                 if type(number) is not int or type(start) is not int or type(end) is not int:
 */
-        __pyx_t_1 = __pyx_v_citation;
-        __Pyx_INCREF(__pyx_t_1);
-        __pyx_t_8 = __Pyx_GetItemInt(__pyx_v_names, 1, long, 1, __Pyx_PyLong_From_long, 0, 1, 1, __Pyx_ReferenceSharing_OwnStrongReference); if (unlikely(!__pyx_t_8)) __PYX_ERR(0, 128, __pyx_L1_error)
-        __Pyx_GOTREF(__pyx_t_8);
-        __pyx_t_9 = 0;
-        {
-          PyObject *__pyx_callargs[2] = {__pyx_t_1, __pyx_t_8};
-          __pyx_t_14 = __Pyx_PyObject_FastCallMethod((PyObject*)__pyx_mstate_global->__pyx_n_u_get, __pyx_callargs+__pyx_t_9, (2-__pyx_t_9) | (1*__Pyx_PY_VECTORCALL_ARGUMENTS_OFFSET));
-          __Pyx_XDECREF(__pyx_t_1); __pyx_t_1 = 0;
-          __Pyx_DECREF(__pyx_t_8); __pyx_t_8 = 0;
-          if (unlikely(!__pyx_t_14)) __PYX_ERR(0, 128, __pyx_L1_error)
-          __Pyx_GOTREF(__pyx_t_14);
+        if (unlikely(__pyx_v_citation == Py_None)) {
+          PyErr_Format(PyExc_AttributeError, "\047NoneType\047 object has no attribute \047%.30s\047", "get");
+          __PYX_ERR(0, 137, __pyx_L1_error)
         }
-        __Pyx_XDECREF_SET(__pyx_v_start, __pyx_t_14);
-        __pyx_t_14 = 0;
+        __pyx_t_10 = __Pyx_GetItemInt(__pyx_v_names, 1, long, 1, __Pyx_PyLong_From_long, 0, 1, 1, __Pyx_ReferenceSharing_OwnStrongReference); if (unlikely(!__pyx_t_10)) __PYX_ERR(0, 137, __pyx_L1_error)
+        __Pyx_GOTREF(__pyx_t_10);
+        __pyx_t_12 = __Pyx_PyDict_GetItemDefault(__pyx_v_citation, __pyx_t_10, Py_None); if (unlikely(!__pyx_t_12)) __PYX_ERR(0, 137, __pyx_L1_error)
+        __Pyx_GOTREF(__pyx_t_12);
+        __Pyx_DECREF(__pyx_t_10); __pyx_t_10 = 0;
+        __Pyx_XDECREF_SET(__pyx_v_start, __pyx_t_12);
+        __pyx_t_12 = 0;
 
-        /* "citeaudit/formats/_readers.pyx":129
+        /* "citeaudit/formats/_readers.pyx":138
  *                 number = citation.get(names[0])
  *                 start = citation.get(names[1])
  *                 end = citation.get(names[2])             # <<<<<<<<<<<<<<
  *                 if type(number) is not int or type(start) is not int or type(end) is not int:
  *                     return None
 */
-        __pyx_t_8 = __pyx_v_citation;
-        __Pyx_INCREF(__pyx_t_8);
-        __pyx_t_1 = __Pyx_GetItemInt(__pyx_v_names, 2, long, 1, __Pyx_PyLong_From_long, 0, 1, 1, __Pyx_ReferenceSharing_OwnStrongReference); if (unlikely(!__pyx_t_1)) __PYX_ERR(0, 129, __pyx_L1_error)
-        __Pyx_GOTREF(__pyx_t_1);
-        __pyx_t_9 = 0;
-        {
-          PyObject *__pyx_callargs[2] = {__pyx_t_8, __pyx_t_1};
-          __pyx_t_14 = __Pyx_PyObject_FastCallMethod((PyObject*)__pyx_mstate_global->__pyx_n_u_get, __pyx_callargs+__pyx_t_9, (2-__pyx_t_9) | (1*__Pyx_PY_VECTORCALL_ARGUMENTS_OFFSET));
-          __Pyx_XDECREF(__pyx_t_8); __pyx_t_8 = 0;
-          __Pyx_DECREF(__pyx_t_1); __pyx_t_1 = 0;
-          if (unlikely(!__pyx_t_14)) __PYX_ERR(0, 129, __pyx_L1_error)
-          __Pyx_GOTREF(__pyx_t_14);
+        if (unlikely(__pyx_v_citation == Py_None)) {
+          PyErr_Format(PyExc_AttributeError, "\047NoneType\047 object has no attribute \047%.30s\047", "get");
+          __PYX_ERR(0, 138, __pyx_L1_error)
         }
-        __Pyx_XDECREF_SET(__pyx_v_end, __pyx_t_14);
-        __pyx_t_14 = 0;
+        __pyx_t_12 = __Pyx_GetItemInt(__pyx_v_names, 2, long, 1, __Pyx_PyLong_From_long, 0, 1, 1, __Pyx_ReferenceSharing_OwnStrongReference); if (unlikely(!__pyx_t_12)) __PYX_ERR(0, 138, __pyx_L1_error)
+        __Pyx_GOTREF(__pyx_t_12);
+        __pyx_t_10 = __Pyx_PyDict_GetItemDefault(__pyx_v_citation, __pyx_t_12, Py_None); if (unlikely(!__pyx_t_10)) __PYX_ERR(0, 138, __pyx_L1_error)
+        __Pyx_GOTREF(__pyx_t_10);
+        __Pyx_DECREF(__pyx_t_12); __pyx_t_12 = 0;
+        __Pyx_XDECREF_SET(__pyx_v_end, __pyx_t_10);
+        __pyx_t_10 = 0;
 
-        /* "citeaudit/formats/_readers.pyx":130
+        /* "citeaudit/formats/_readers.pyx":139
  *                 start = citation.get(names[1])
  *                 end = citation.get(names[2])
  *                 if type(number) is not int or type(start) is not int or type(end) is not int:             # <<<<<<<<<<<<<<
  *                     return None
  *                 quoted = citation.get("cited_text")
 */
-        __pyx_t_6 = (((PyObject *)Py_TYPE(__pyx_v_number)) != ((PyObject *)(&PyLong_Type)));
-        if (!__pyx_t_6) {
+        __pyx_t_17 = (((PyObject *)Py_TYPE(__pyx_v_number)) != ((PyObject *)(&PyLong_Type)));
+        if (!__pyx_t_17) {
 
         } else {
 
-          __pyx_t_5 = __pyx_t_6;
+          __pyx_t_5 = __pyx_t_17;
 
           goto __pyx_L25_bool_binop_done;
         }
-        __pyx_t_6 = (((PyObject *)Py_TYPE(__pyx_v_start)) != ((PyObject *)(&PyLong_Type)));
-        if (!__pyx_t_6) {
+        __pyx_t_17 = (((PyObject *)Py_TYPE(__pyx_v_start)) != ((PyObject *)(&PyLong_Type)));
+        if (!__pyx_t_17) {
 
         } else {
 
-          __pyx_t_5 = __pyx_t_6;
+          __pyx_t_5 = __pyx_t_17;
 
           goto __pyx_L25_bool_binop_done;
         }
-        __pyx_t_6 = (((PyObject *)Py_TYPE(__pyx_v_end)) != ((PyObject *)(&PyLong_Type)));
+        __pyx_t_17 = (((PyObject *)Py_TYPE(__pyx_v_end)) != ((PyObject *)(&PyLong_Type)));
 
-        __pyx_t_5 = __pyx_t_6;
+        __pyx_t_5 = __pyx_t_17;
 
         __pyx_L25_bool_binop_done:;
         if (__pyx_t_5) {
 
 
-          /* "citeaudit/formats/_readers.pyx":131
+          /* "citeaudit/formats/_readers.pyx":140
  *                 end = citation.get(names[2])
  *                 if type(number) is not int or type(start) is not int or type(end) is not int:
  *                     return None             # <<<<<<<<<<<<<<
@@ -5892,7 +5920,7 @@ static PyObject *__pyx_pf_9citeaudit_7formats_8_readers_2anthropic(CYTHON_UNUSED
           }
           goto __pyx_L0;
 
-          /* "citeaudit/formats/_readers.pyx":130
+          /* "citeaudit/formats/_readers.pyx":139
  *                 start = citation.get(names[1])
  *                 end = citation.get(names[2])
  *                 if type(number) is not int or type(start) is not int or type(end) is not int:             # <<<<<<<<<<<<<<
@@ -5901,27 +5929,23 @@ static PyObject *__pyx_pf_9citeaudit_7formats_8_readers_2anthropic(CYTHON_UNUSED
 */
         }
 
-        /* "citeaudit/formats/_readers.pyx":132
+        /* "citeaudit/formats/_readers.pyx":141
  *                 if type(number) is not int or type(start) is not int or type(end) is not int:
  *                     return None
  *                 quoted = citation.get("cited_text")             # <<<<<<<<<<<<<<
  *                 where = new_record(location_type, (unit, start, end, quoted if
  *                                                    isinstance(quoted, str) else None,
 */
-        __pyx_t_1 = __pyx_v_citation;
-        __Pyx_INCREF(__pyx_t_1);
-        __pyx_t_9 = 0;
-        {
-          PyObject *__pyx_callargs[2] = {__pyx_t_1, __pyx_mstate_global->__pyx_n_u_cited_text};
-          __pyx_t_14 = __Pyx_PyObject_FastCallMethod((PyObject*)__pyx_mstate_global->__pyx_n_u_get, __pyx_callargs+__pyx_t_9, (2-__pyx_t_9) | (1*__Pyx_PY_VECTORCALL_ARGUMENTS_OFFSET));
-          __Pyx_XDECREF(__pyx_t_1); __pyx_t_1 = 0;
-          if (unlikely(!__pyx_t_14)) __PYX_ERR(0, 132, __pyx_L1_error)
-          __Pyx_GOTREF(__pyx_t_14);
+        if (unlikely(__pyx_v_citation == Py_None)) {
+          PyErr_Format(PyExc_AttributeError, "\047NoneType\047 object has no attribute \047%.30s\047", "get");
+          __PYX_ERR(0, 141, __pyx_L1_error)
         }
-        __Pyx_XDECREF_SET(__pyx_v_quoted, __pyx_t_14);
-        __pyx_t_14 = 0;
+        __pyx_t_10 = __Pyx_PyDict_GetItemDefault(__pyx_v_citation, __pyx_mstate_global->__pyx_n_u_cited_text, Py_None); if (unlikely(!__pyx_t_10)) __PYX_ERR(0, 141, __pyx_L1_error)
+        __Pyx_GOTREF(__pyx_t_10);
+        __Pyx_XDECREF_SET(__pyx_v_quoted, __pyx_t_10);
+        __pyx_t_10 = 0;
 
-        /* "citeaudit/formats/_readers.pyx":134
+        /* "citeaudit/formats/_readers.pyx":143
  *                 quoted = citation.get("cited_text")
  *                 where = new_record(location_type, (unit, start, end, quoted if
  *                                                    isinstance(quoted, str) else None,             # <<<<<<<<<<<<<<
@@ -5931,7 +5955,7 @@ static PyObject *__pyx_pf_9citeaudit_7formats_8_readers_2anthropic(CYTHON_UNUSED
         __pyx_t_5 = PyUnicode_Check(__pyx_v_quoted); 
         if (__pyx_t_5) {
 
-          /* "citeaudit/formats/_readers.pyx":133
+          /* "citeaudit/formats/_readers.pyx":142
  *                     return None
  *                 quoted = citation.get("cited_text")
  *                 where = new_record(location_type, (unit, start, end, quoted if             # <<<<<<<<<<<<<<
@@ -5939,10 +5963,10 @@ static PyObject *__pyx_pf_9citeaudit_7formats_8_readers_2anthropic(CYTHON_UNUSED
  *                                                    f"{family}_index {number}"))
 */
           __Pyx_INCREF(__pyx_v_quoted);
-          __pyx_t_14 = __pyx_v_quoted;
+          __pyx_t_10 = __pyx_v_quoted;
         } else {
 
-          /* "citeaudit/formats/_readers.pyx":134
+          /* "citeaudit/formats/_readers.pyx":143
  *                 quoted = citation.get("cited_text")
  *                 where = new_record(location_type, (unit, start, end, quoted if
  *                                                    isinstance(quoted, str) else None,             # <<<<<<<<<<<<<<
@@ -5950,149 +5974,149 @@ static PyObject *__pyx_pf_9citeaudit_7formats_8_readers_2anthropic(CYTHON_UNUSED
  *                 made.append(new_record(citation_type, (f"{family}:{number}", None, span, None,
 */
           __Pyx_INCREF(Py_None);
-          __pyx_t_14 = Py_None;
+          __pyx_t_10 = Py_None;
         }
 
 
-        /* "citeaudit/formats/_readers.pyx":135
+        /* "citeaudit/formats/_readers.pyx":144
  *                 where = new_record(location_type, (unit, start, end, quoted if
  *                                                    isinstance(quoted, str) else None,
  *                                                    f"{family}_index {number}"))             # <<<<<<<<<<<<<<
  *                 made.append(new_record(citation_type, (f"{family}:{number}", None, span, None,
  *                                                        path, None, None, where)))
 */
-        __pyx_t_1 = __Pyx_PyObject_FormatSimple(__pyx_v_family, __pyx_mstate_global->__pyx_empty_unicode); if (unlikely(!__pyx_t_1)) __PYX_ERR(0, 135, __pyx_L1_error)
+        __pyx_t_12 = __Pyx_PyObject_FormatSimple(__pyx_v_family, __pyx_mstate_global->__pyx_empty_unicode); if (unlikely(!__pyx_t_12)) __PYX_ERR(0, 144, __pyx_L1_error)
+        __Pyx_GOTREF(__pyx_t_12);
+        __pyx_t_1 = __Pyx_PyObject_FormatSimple(__pyx_v_number, __pyx_mstate_global->__pyx_empty_unicode); if (unlikely(!__pyx_t_1)) __PYX_ERR(0, 144, __pyx_L1_error)
         __Pyx_GOTREF(__pyx_t_1);
-        __pyx_t_8 = __Pyx_PyObject_FormatSimple(__pyx_v_number, __pyx_mstate_global->__pyx_empty_unicode); if (unlikely(!__pyx_t_8)) __PYX_ERR(0, 135, __pyx_L1_error)
-        __Pyx_GOTREF(__pyx_t_8);
-        __pyx_t_21[0] = __pyx_t_1;
-        __pyx_t_21[1] = __pyx_mstate_global->__pyx_kp_u_index;
-        __pyx_t_21[2] = __pyx_t_8;
-        __pyx_t_17 = 7;
+        __pyx_t_20[0] = __pyx_t_12;
+        __pyx_t_20[1] = __pyx_mstate_global->__pyx_kp_u_index;
+        __pyx_t_20[2] = __pyx_t_1;
+        __pyx_t_15 = 7;
         #if __Pyx_PyUnicode_Join_CAN_USE_KIND_AND_LENGTH
-        __pyx_t_17 += __Pyx_PyUnicode_GET_LENGTH(__pyx_t_21[0]) + __Pyx_PyUnicode_GET_LENGTH(__pyx_t_21[2]);
+        __pyx_t_15 += __Pyx_PyUnicode_GET_LENGTH(__pyx_t_20[0]) + __Pyx_PyUnicode_GET_LENGTH(__pyx_t_20[2]);
         #endif
-        __pyx_t_18 = 0;
+        __pyx_t_16 = 0;
         #if __Pyx_PyUnicode_Join_CAN_USE_KIND_AND_LENGTH
-        __pyx_t_18 |= __Pyx_PyUnicode_KIND_04(__pyx_t_21[0]) | __Pyx_PyUnicode_KIND_04(__pyx_t_21[2]);
+        __pyx_t_16 |= __Pyx_PyUnicode_KIND_04(__pyx_t_20[0]) | __Pyx_PyUnicode_KIND_04(__pyx_t_20[2]);
         #endif
-        __pyx_t_19 = __Pyx_PyUnicode_Join(__pyx_t_21, 3, __pyx_t_17, __pyx_t_18);
-        if (unlikely(!__pyx_t_19)) __PYX_ERR(0, 135, __pyx_L1_error)
-        __Pyx_GOTREF(__pyx_t_19);
+        __pyx_t_18 = __Pyx_PyUnicode_Join(__pyx_t_20, 3, __pyx_t_15, __pyx_t_16);
+        if (unlikely(!__pyx_t_18)) __PYX_ERR(0, 144, __pyx_L1_error)
+        __Pyx_GOTREF(__pyx_t_18);
+        __Pyx_DECREF(__pyx_t_12); __pyx_t_12 = 0;
         __Pyx_DECREF(__pyx_t_1); __pyx_t_1 = 0;
-        __Pyx_DECREF(__pyx_t_8); __pyx_t_8 = 0;
 
-        /* "citeaudit/formats/_readers.pyx":133
+        /* "citeaudit/formats/_readers.pyx":142
  *                     return None
  *                 quoted = citation.get("cited_text")
  *                 where = new_record(location_type, (unit, start, end, quoted if             # <<<<<<<<<<<<<<
  *                                                    isinstance(quoted, str) else None,
  *                                                    f"{family}_index {number}"))
 */
-        __pyx_t_8 = PyTuple_New(5); if (unlikely(!__pyx_t_8)) __PYX_ERR(0, 133, __pyx_L1_error)
-        __Pyx_GOTREF(__pyx_t_8);
+        __pyx_t_1 = PyTuple_New(5); if (unlikely(!__pyx_t_1)) __PYX_ERR(0, 142, __pyx_L1_error)
+        __Pyx_GOTREF(__pyx_t_1);
         __Pyx_INCREF(__pyx_v_unit);
         __Pyx_GIVEREF(__pyx_v_unit);
-        if (__Pyx_PyTuple_SET_ITEM(__pyx_t_8, 0, __pyx_v_unit) != (0)) __PYX_ERR(0, 133, __pyx_L1_error);
+        if (__Pyx_PyTuple_SET_ITEM(__pyx_t_1, 0, __pyx_v_unit) != (0)) __PYX_ERR(0, 142, __pyx_L1_error);
         __Pyx_INCREF(__pyx_v_start);
         __Pyx_GIVEREF(__pyx_v_start);
-        if (__Pyx_PyTuple_SET_ITEM(__pyx_t_8, 1, __pyx_v_start) != (0)) __PYX_ERR(0, 133, __pyx_L1_error);
+        if (__Pyx_PyTuple_SET_ITEM(__pyx_t_1, 1, __pyx_v_start) != (0)) __PYX_ERR(0, 142, __pyx_L1_error);
         __Pyx_INCREF(__pyx_v_end);
         __Pyx_GIVEREF(__pyx_v_end);
-        if (__Pyx_PyTuple_SET_ITEM(__pyx_t_8, 2, __pyx_v_end) != (0)) __PYX_ERR(0, 133, __pyx_L1_error);
-        __Pyx_GIVEREF(__pyx_t_14);
-        if (__Pyx_PyTuple_SET_ITEM(__pyx_t_8, 3, __pyx_t_14) != (0)) __PYX_ERR(0, 133, __pyx_L1_error);
-        __Pyx_GIVEREF(__pyx_t_19);
-        if (__Pyx_PyTuple_SET_ITEM(__pyx_t_8, 4, __pyx_t_19) != (0)) __PYX_ERR(0, 133, __pyx_L1_error);
-        __pyx_t_14 = 0;
-        __pyx_t_19 = 0;
-        __pyx_t_19 = __pyx_f_9citeaudit_4core_8_records_new_record(__pyx_v_location_type, ((PyObject*)__pyx_t_8)); if (unlikely(!__pyx_t_19)) __PYX_ERR(0, 133, __pyx_L1_error)
-        __Pyx_GOTREF(__pyx_t_19);
-        __Pyx_DECREF(__pyx_t_8); __pyx_t_8 = 0;
-        __Pyx_XDECREF_SET(__pyx_v_where, __pyx_t_19);
-        __pyx_t_19 = 0;
+        if (__Pyx_PyTuple_SET_ITEM(__pyx_t_1, 2, __pyx_v_end) != (0)) __PYX_ERR(0, 142, __pyx_L1_error);
+        __Pyx_GIVEREF(__pyx_t_10);
+        if (__Pyx_PyTuple_SET_ITEM(__pyx_t_1, 3, __pyx_t_10) != (0)) __PYX_ERR(0, 142, __pyx_L1_error);
+        __Pyx_GIVEREF(__pyx_t_18);
+        if (__Pyx_PyTuple_SET_ITEM(__pyx_t_1, 4, __pyx_t_18) != (0)) __PYX_ERR(0, 142, __pyx_L1_error);
+        __pyx_t_10 = 0;
+        __pyx_t_18 = 0;
+        __pyx_t_18 = __pyx_f_9citeaudit_4core_8_records_new_record(__pyx_v_location_type, ((PyObject*)__pyx_t_1)); if (unlikely(!__pyx_t_18)) __PYX_ERR(0, 142, __pyx_L1_error)
+        __Pyx_GOTREF(__pyx_t_18);
+        __Pyx_DECREF(__pyx_t_1); __pyx_t_1 = 0;
+        __Pyx_XDECREF_SET(__pyx_v_where, __pyx_t_18);
+        __pyx_t_18 = 0;
 
-        /* "citeaudit/formats/_readers.pyx":136
+        /* "citeaudit/formats/_readers.pyx":145
  *                                                    isinstance(quoted, str) else None,
  *                                                    f"{family}_index {number}"))
  *                 made.append(new_record(citation_type, (f"{family}:{number}", None, span, None,             # <<<<<<<<<<<<<<
  *                                                        path, None, None, where)))
  *             if made and stripped:
 */
-        __pyx_t_19 = __Pyx_PyObject_FormatSimple(__pyx_v_family, __pyx_mstate_global->__pyx_empty_unicode); if (unlikely(!__pyx_t_19)) __PYX_ERR(0, 136, __pyx_L1_error)
-        __Pyx_GOTREF(__pyx_t_19);
-        __pyx_t_8 = __Pyx_PyObject_FormatSimple(__pyx_v_number, __pyx_mstate_global->__pyx_empty_unicode); if (unlikely(!__pyx_t_8)) __PYX_ERR(0, 136, __pyx_L1_error)
-        __Pyx_GOTREF(__pyx_t_8);
-        __pyx_t_21[0] = __pyx_t_19;
-        __pyx_t_21[1] = __pyx_mstate_global->__pyx_kp_u__4;
-        __pyx_t_21[2] = __pyx_t_8;
-        __pyx_t_17 = 1;
+        __pyx_t_18 = __Pyx_PyObject_FormatSimple(__pyx_v_family, __pyx_mstate_global->__pyx_empty_unicode); if (unlikely(!__pyx_t_18)) __PYX_ERR(0, 145, __pyx_L1_error)
+        __Pyx_GOTREF(__pyx_t_18);
+        __pyx_t_1 = __Pyx_PyObject_FormatSimple(__pyx_v_number, __pyx_mstate_global->__pyx_empty_unicode); if (unlikely(!__pyx_t_1)) __PYX_ERR(0, 145, __pyx_L1_error)
+        __Pyx_GOTREF(__pyx_t_1);
+        __pyx_t_20[0] = __pyx_t_18;
+        __pyx_t_20[1] = __pyx_mstate_global->__pyx_kp_u__4;
+        __pyx_t_20[2] = __pyx_t_1;
+        __pyx_t_15 = 1;
         #if __Pyx_PyUnicode_Join_CAN_USE_KIND_AND_LENGTH
-        __pyx_t_17 += __Pyx_PyUnicode_GET_LENGTH(__pyx_t_21[0]) + __Pyx_PyUnicode_GET_LENGTH(__pyx_t_21[2]);
+        __pyx_t_15 += __Pyx_PyUnicode_GET_LENGTH(__pyx_t_20[0]) + __Pyx_PyUnicode_GET_LENGTH(__pyx_t_20[2]);
         #endif
-        __pyx_t_18 = 0;
+        __pyx_t_16 = 0;
         #if __Pyx_PyUnicode_Join_CAN_USE_KIND_AND_LENGTH
-        __pyx_t_18 |= __Pyx_PyUnicode_KIND_04(__pyx_t_21[0]) | __Pyx_PyUnicode_KIND_04(__pyx_t_21[2]);
+        __pyx_t_16 |= __Pyx_PyUnicode_KIND_04(__pyx_t_20[0]) | __Pyx_PyUnicode_KIND_04(__pyx_t_20[2]);
         #endif
-        __pyx_t_14 = __Pyx_PyUnicode_Join(__pyx_t_21, 3, __pyx_t_17, __pyx_t_18);
-        if (unlikely(!__pyx_t_14)) __PYX_ERR(0, 136, __pyx_L1_error)
-        __Pyx_GOTREF(__pyx_t_14);
-        __Pyx_DECREF(__pyx_t_19); __pyx_t_19 = 0;
-        __Pyx_DECREF(__pyx_t_8); __pyx_t_8 = 0;
+        __pyx_t_10 = __Pyx_PyUnicode_Join(__pyx_t_20, 3, __pyx_t_15, __pyx_t_16);
+        if (unlikely(!__pyx_t_10)) __PYX_ERR(0, 145, __pyx_L1_error)
+        __Pyx_GOTREF(__pyx_t_10);
+        __Pyx_DECREF(__pyx_t_18); __pyx_t_18 = 0;
+        __Pyx_DECREF(__pyx_t_1); __pyx_t_1 = 0;
 
-        /* "citeaudit/formats/_readers.pyx":137
+        /* "citeaudit/formats/_readers.pyx":146
  *                                                    f"{family}_index {number}"))
  *                 made.append(new_record(citation_type, (f"{family}:{number}", None, span, None,
  *                                                        path, None, None, where)))             # <<<<<<<<<<<<<<
  *             if made and stripped:
  *                 cited.append((low, span[1], made))
 */
-        __pyx_t_8 = PyTuple_New(8); if (unlikely(!__pyx_t_8)) __PYX_ERR(0, 136, __pyx_L1_error)
-        __Pyx_GOTREF(__pyx_t_8);
-        __Pyx_GIVEREF(__pyx_t_14);
-        if (__Pyx_PyTuple_SET_ITEM(__pyx_t_8, 0, __pyx_t_14) != (0)) __PYX_ERR(0, 136, __pyx_L1_error);
+        __pyx_t_1 = PyTuple_New(8); if (unlikely(!__pyx_t_1)) __PYX_ERR(0, 145, __pyx_L1_error)
+        __Pyx_GOTREF(__pyx_t_1);
+        __Pyx_GIVEREF(__pyx_t_10);
+        if (__Pyx_PyTuple_SET_ITEM(__pyx_t_1, 0, __pyx_t_10) != (0)) __PYX_ERR(0, 145, __pyx_L1_error);
         __Pyx_INCREF(Py_None);
         __Pyx_GIVEREF(Py_None);
-        if (__Pyx_PyTuple_SET_ITEM(__pyx_t_8, 1, Py_None) != (0)) __PYX_ERR(0, 136, __pyx_L1_error);
+        if (__Pyx_PyTuple_SET_ITEM(__pyx_t_1, 1, Py_None) != (0)) __PYX_ERR(0, 145, __pyx_L1_error);
         __Pyx_INCREF(__pyx_v_span);
         __Pyx_GIVEREF(__pyx_v_span);
-        if (__Pyx_PyTuple_SET_ITEM(__pyx_t_8, 2, __pyx_v_span) != (0)) __PYX_ERR(0, 136, __pyx_L1_error);
+        if (__Pyx_PyTuple_SET_ITEM(__pyx_t_1, 2, __pyx_v_span) != (0)) __PYX_ERR(0, 145, __pyx_L1_error);
         __Pyx_INCREF(Py_None);
         __Pyx_GIVEREF(Py_None);
-        if (__Pyx_PyTuple_SET_ITEM(__pyx_t_8, 3, Py_None) != (0)) __PYX_ERR(0, 136, __pyx_L1_error);
+        if (__Pyx_PyTuple_SET_ITEM(__pyx_t_1, 3, Py_None) != (0)) __PYX_ERR(0, 145, __pyx_L1_error);
         __Pyx_INCREF(__pyx_v_path);
         __Pyx_GIVEREF(__pyx_v_path);
-        if (__Pyx_PyTuple_SET_ITEM(__pyx_t_8, 4, __pyx_v_path) != (0)) __PYX_ERR(0, 136, __pyx_L1_error);
+        if (__Pyx_PyTuple_SET_ITEM(__pyx_t_1, 4, __pyx_v_path) != (0)) __PYX_ERR(0, 145, __pyx_L1_error);
         __Pyx_INCREF(Py_None);
         __Pyx_GIVEREF(Py_None);
-        if (__Pyx_PyTuple_SET_ITEM(__pyx_t_8, 5, Py_None) != (0)) __PYX_ERR(0, 136, __pyx_L1_error);
+        if (__Pyx_PyTuple_SET_ITEM(__pyx_t_1, 5, Py_None) != (0)) __PYX_ERR(0, 145, __pyx_L1_error);
         __Pyx_INCREF(Py_None);
         __Pyx_GIVEREF(Py_None);
-        if (__Pyx_PyTuple_SET_ITEM(__pyx_t_8, 6, Py_None) != (0)) __PYX_ERR(0, 136, __pyx_L1_error);
+        if (__Pyx_PyTuple_SET_ITEM(__pyx_t_1, 6, Py_None) != (0)) __PYX_ERR(0, 145, __pyx_L1_error);
         __Pyx_INCREF(__pyx_v_where);
         __Pyx_GIVEREF(__pyx_v_where);
-        if (__Pyx_PyTuple_SET_ITEM(__pyx_t_8, 7, __pyx_v_where) != (0)) __PYX_ERR(0, 136, __pyx_L1_error);
-        __pyx_t_14 = 0;
+        if (__Pyx_PyTuple_SET_ITEM(__pyx_t_1, 7, __pyx_v_where) != (0)) __PYX_ERR(0, 145, __pyx_L1_error);
+        __pyx_t_10 = 0;
 
-        /* "citeaudit/formats/_readers.pyx":136
+        /* "citeaudit/formats/_readers.pyx":145
  *                                                    isinstance(quoted, str) else None,
  *                                                    f"{family}_index {number}"))
  *                 made.append(new_record(citation_type, (f"{family}:{number}", None, span, None,             # <<<<<<<<<<<<<<
  *                                                        path, None, None, where)))
  *             if made and stripped:
 */
-        __pyx_t_14 = __pyx_f_9citeaudit_4core_8_records_new_record(__pyx_v_citation_type, ((PyObject*)__pyx_t_8)); if (unlikely(!__pyx_t_14)) __PYX_ERR(0, 136, __pyx_L1_error)
-        __Pyx_GOTREF(__pyx_t_14);
-        __Pyx_DECREF(__pyx_t_8); __pyx_t_8 = 0;
-        __pyx_t_10 = __Pyx_PyList_Append(__pyx_v_made, __pyx_t_14); if (unlikely(__pyx_t_10 == ((int)-1))) __PYX_ERR(0, 136, __pyx_L1_error)
-        __Pyx_DECREF(__pyx_t_14); __pyx_t_14 = 0;
+        __pyx_t_10 = __pyx_f_9citeaudit_4core_8_records_new_record(__pyx_v_citation_type, ((PyObject*)__pyx_t_1)); if (unlikely(!__pyx_t_10)) __PYX_ERR(0, 145, __pyx_L1_error)
+        __Pyx_GOTREF(__pyx_t_10);
+        __Pyx_DECREF(__pyx_t_1); __pyx_t_1 = 0;
+        __pyx_t_6 = __Pyx_PyList_Append(__pyx_v_made, __pyx_t_10); if (unlikely(__pyx_t_6 == ((int)-1))) __PYX_ERR(0, 145, __pyx_L1_error)
+        __Pyx_DECREF(__pyx_t_10); __pyx_t_10 = 0;
 
         __pyx_L13_continue:;
       }
 
 
 
-      /* "citeaudit/formats/_readers.pyx":138
+      /* "citeaudit/formats/_readers.pyx":147
  *                 made.append(new_record(citation_type, (f"{family}:{number}", None, span, None,
  *                                                        path, None, None, where)))
  *             if made and stripped:             # <<<<<<<<<<<<<<
@@ -6101,58 +6125,58 @@ static PyObject *__pyx_pf_9citeaudit_7formats_8_readers_2anthropic(CYTHON_UNUSED
 */
       {
         Py_ssize_t __pyx_temp = __Pyx_PyList_GET_SIZE(__pyx_v_made);
-        if (unlikely(((!CYTHON_ASSUME_SAFE_SIZE) && __pyx_temp < 0))) __PYX_ERR(0, 138, __pyx_L1_error)
-        __pyx_t_6 = (__pyx_temp != 0);
+        if (unlikely(((!CYTHON_ASSUME_SAFE_SIZE) && __pyx_temp < 0))) __PYX_ERR(0, 147, __pyx_L1_error)
+        __pyx_t_17 = (__pyx_temp != 0);
       }
 
-      if (__pyx_t_6) {
+      if (__pyx_t_17) {
 
       } else {
 
-        __pyx_t_5 = __pyx_t_6;
+        __pyx_t_5 = __pyx_t_17;
 
         goto __pyx_L29_bool_binop_done;
       }
       {
         Py_ssize_t __pyx_temp = __Pyx_PyUnicode_IS_TRUE(__pyx_v_stripped);
-        if (unlikely(((!CYTHON_ASSUME_SAFE_SIZE) && __pyx_temp < 0))) __PYX_ERR(0, 138, __pyx_L1_error)
-        __pyx_t_6 = (__pyx_temp != 0);
+        if (unlikely(((!CYTHON_ASSUME_SAFE_SIZE) && __pyx_temp < 0))) __PYX_ERR(0, 147, __pyx_L1_error)
+        __pyx_t_17 = (__pyx_temp != 0);
       }
 
 
-      __pyx_t_5 = __pyx_t_6;
+      __pyx_t_5 = __pyx_t_17;
 
       __pyx_L29_bool_binop_done:;
       if (__pyx_t_5) {
 
 
-        /* "citeaudit/formats/_readers.pyx":139
+        /* "citeaudit/formats/_readers.pyx":148
  *                                                        path, None, None, where)))
  *             if made and stripped:
  *                 cited.append((low, span[1], made))             # <<<<<<<<<<<<<<
  *         offset += len(text)
  *     return pieces, cited
 */
-        __pyx_t_14 = PyLong_FromSsize_t(__pyx_v_low); if (unlikely(!__pyx_t_14)) __PYX_ERR(0, 139, __pyx_L1_error)
-        __Pyx_GOTREF(__pyx_t_14);
-        __pyx_t_8 = __Pyx_GetItemInt_Tuple(__pyx_v_span, 1, long, 1, __Pyx_PyLong_From_long, 0, 1, 1, __Pyx_ReferenceSharing_OwnStrongReference); if (unlikely(!__pyx_t_8)) __PYX_ERR(0, 139, __pyx_L1_error)
-        __Pyx_GOTREF(__pyx_t_8);
-        __pyx_t_19 = PyTuple_New(3); if (unlikely(!__pyx_t_19)) __PYX_ERR(0, 139, __pyx_L1_error)
-        __Pyx_GOTREF(__pyx_t_19);
-        __Pyx_GIVEREF(__pyx_t_14);
-        if (__Pyx_PyTuple_SET_ITEM(__pyx_t_19, 0, __pyx_t_14) != (0)) __PYX_ERR(0, 139, __pyx_L1_error);
-        __Pyx_GIVEREF(__pyx_t_8);
-        if (__Pyx_PyTuple_SET_ITEM(__pyx_t_19, 1, __pyx_t_8) != (0)) __PYX_ERR(0, 139, __pyx_L1_error);
+        __pyx_t_10 = PyLong_FromSsize_t(__pyx_v_low); if (unlikely(!__pyx_t_10)) __PYX_ERR(0, 148, __pyx_L1_error)
+        __Pyx_GOTREF(__pyx_t_10);
+        __pyx_t_1 = __Pyx_GetItemInt_Tuple(__pyx_v_span, 1, long, 1, __Pyx_PyLong_From_long, 0, 1, 1, __Pyx_ReferenceSharing_OwnStrongReference); if (unlikely(!__pyx_t_1)) __PYX_ERR(0, 148, __pyx_L1_error)
+        __Pyx_GOTREF(__pyx_t_1);
+        __pyx_t_18 = PyTuple_New(3); if (unlikely(!__pyx_t_18)) __PYX_ERR(0, 148, __pyx_L1_error)
+        __Pyx_GOTREF(__pyx_t_18);
+        __Pyx_GIVEREF(__pyx_t_10);
+        if (__Pyx_PyTuple_SET_ITEM(__pyx_t_18, 0, __pyx_t_10) != (0)) __PYX_ERR(0, 148, __pyx_L1_error);
+        __Pyx_GIVEREF(__pyx_t_1);
+        if (__Pyx_PyTuple_SET_ITEM(__pyx_t_18, 1, __pyx_t_1) != (0)) __PYX_ERR(0, 148, __pyx_L1_error);
         __Pyx_INCREF(__pyx_v_made);
         __Pyx_GIVEREF(__pyx_v_made);
-        if (__Pyx_PyTuple_SET_ITEM(__pyx_t_19, 2, __pyx_v_made) != (0)) __PYX_ERR(0, 139, __pyx_L1_error);
-        __pyx_t_14 = 0;
-        __pyx_t_8 = 0;
-        __pyx_t_10 = __Pyx_PyList_Append(__pyx_v_cited, __pyx_t_19); if (unlikely(__pyx_t_10 == ((int)-1))) __PYX_ERR(0, 139, __pyx_L1_error)
-        __Pyx_DECREF(__pyx_t_19); __pyx_t_19 = 0;
+        if (__Pyx_PyTuple_SET_ITEM(__pyx_t_18, 2, __pyx_v_made) != (0)) __PYX_ERR(0, 148, __pyx_L1_error);
+        __pyx_t_10 = 0;
+        __pyx_t_1 = 0;
+        __pyx_t_6 = __Pyx_PyList_Append(__pyx_v_cited, __pyx_t_18); if (unlikely(__pyx_t_6 == ((int)-1))) __PYX_ERR(0, 148, __pyx_L1_error)
+        __Pyx_DECREF(__pyx_t_18); __pyx_t_18 = 0;
 
 
-        /* "citeaudit/formats/_readers.pyx":138
+        /* "citeaudit/formats/_readers.pyx":147
  *                 made.append(new_record(citation_type, (f"{family}:{number}", None, span, None,
  *                                                        path, None, None, where)))
  *             if made and stripped:             # <<<<<<<<<<<<<<
@@ -6161,7 +6185,7 @@ static PyObject *__pyx_pf_9citeaudit_7formats_8_readers_2anthropic(CYTHON_UNUSED
 */
       }
 
-      /* "citeaudit/formats/_readers.pyx":100
+      /* "citeaudit/formats/_readers.pyx":108
  *         pieces.append(text)
  *         cites = block.get("citations")
  *         if cites and isinstance(cites, list):             # <<<<<<<<<<<<<<
@@ -6170,7 +6194,7 @@ static PyObject *__pyx_pf_9citeaudit_7formats_8_readers_2anthropic(CYTHON_UNUSED
 */
     }
 
-    /* "citeaudit/formats/_readers.pyx":140
+    /* "citeaudit/formats/_readers.pyx":149
  *             if made and stripped:
  *                 cited.append((low, span[1], made))
  *         offset += len(text)             # <<<<<<<<<<<<<<
@@ -6179,43 +6203,43 @@ static PyObject *__pyx_pf_9citeaudit_7formats_8_readers_2anthropic(CYTHON_UNUSED
 */
     if (unlikely(__pyx_v_text == Py_None)) {
       PyErr_SetString(PyExc_TypeError, "object of type \047NoneType\047 has no len()");
-      __PYX_ERR(0, 140, __pyx_L1_error)
+      __PYX_ERR(0, 149, __pyx_L1_error)
     }
-    __pyx_t_11 = __Pyx_PyUnicode_GET_LENGTH(__pyx_v_text); if (unlikely(__pyx_t_11 == ((Py_ssize_t)-1))) __PYX_ERR(0, 140, __pyx_L1_error)
-    __pyx_v_offset = (__pyx_v_offset + __pyx_t_11);
+    __pyx_t_8 = __Pyx_PyUnicode_GET_LENGTH(__pyx_v_text); if (unlikely(__pyx_t_8 == ((Py_ssize_t)-1))) __PYX_ERR(0, 149, __pyx_L1_error)
+    __pyx_v_offset = (__pyx_v_offset + __pyx_t_8);
 
     __pyx_L3_continue:;
   }
 
 
 
-  /* "citeaudit/formats/_readers.pyx":141
+  /* "citeaudit/formats/_readers.pyx":150
  *                 cited.append((low, span[1], made))
  *         offset += len(text)
  *     return pieces, cited             # <<<<<<<<<<<<<<
  * 
  * 
 */
-  __pyx_t_19 = PyTuple_New(2); if (unlikely(!__pyx_t_19)) __PYX_ERR(0, 141, __pyx_L1_error)
-  __Pyx_GOTREF(__pyx_t_19);
+  __pyx_t_18 = PyTuple_New(2); if (unlikely(!__pyx_t_18)) __PYX_ERR(0, 150, __pyx_L1_error)
+  __Pyx_GOTREF(__pyx_t_18);
   __Pyx_INCREF(__pyx_v_pieces);
   __Pyx_GIVEREF(__pyx_v_pieces);
-  if (__Pyx_PyTuple_SET_ITEM(__pyx_t_19, 0, __pyx_v_pieces) != (0)) __PYX_ERR(0, 141, __pyx_L1_error);
+  if (__Pyx_PyTuple_SET_ITEM(__pyx_t_18, 0, __pyx_v_pieces) != (0)) __PYX_ERR(0, 150, __pyx_L1_error);
   __Pyx_INCREF(__pyx_v_cited);
   __Pyx_GIVEREF(__pyx_v_cited);
-  if (__Pyx_PyTuple_SET_ITEM(__pyx_t_19, 1, __pyx_v_cited) != (0)) __PYX_ERR(0, 141, __pyx_L1_error);
+  if (__Pyx_PyTuple_SET_ITEM(__pyx_t_18, 1, __pyx_v_cited) != (0)) __PYX_ERR(0, 150, __pyx_L1_error);
   {
     PyObject *__pyx_temp;
     {
       __pyx_temp = __pyx_r;
-      __pyx_r = __pyx_t_19;
+      __pyx_r = __pyx_t_18;
     }
     __Pyx_XDECREF(__pyx_temp);
   }
-  __pyx_t_19 = 0;
+  __pyx_t_18 = 0;
   goto __pyx_L0;
 
-  /* "citeaudit/formats/_readers.pyx":83
+  /* "citeaudit/formats/_readers.pyx":85
  * 
  * 
  * def anthropic(list content, dict located, object citation_type, object location_type):             # <<<<<<<<<<<<<<
@@ -6226,9 +6250,9 @@ static PyObject *__pyx_pf_9citeaudit_7formats_8_readers_2anthropic(CYTHON_UNUSED
   /* function exit code */
   __pyx_L1_error:;
   __Pyx_XDECREF(__pyx_t_1);
-  __Pyx_XDECREF(__pyx_t_8);
-  __Pyx_XDECREF(__pyx_t_14);
-  __Pyx_XDECREF(__pyx_t_19);
+  __Pyx_XDECREF(__pyx_t_10);
+  __Pyx_XDECREF(__pyx_t_12);
+  __Pyx_XDECREF(__pyx_t_18);
   __Pyx_AddTraceback("citeaudit.formats._readers.anthropic", __pyx_clineno, __pyx_lineno, __pyx_filename);
   __pyx_r = NULL;
   __pyx_L0:;
@@ -6243,10 +6267,11 @@ static PyObject *__pyx_pf_9citeaudit_7formats_8_readers_2anthropic(CYTHON_UNUSED
   __Pyx_XDECREF(__pyx_v_text);
   __Pyx_XDECREF(__pyx_v_stripped);
   __Pyx_XDECREF(__pyx_v_block);
+  __Pyx_XDECREF(__pyx_v_citation);
+  __Pyx_XDECREF(__pyx_v_item);
   __Pyx_XDECREF(__pyx_v_written);
   __Pyx_XDECREF(__pyx_v_cites);
   __Pyx_XDECREF(__pyx_v_span);
-  __Pyx_XDECREF(__pyx_v_citation);
   __Pyx_XDECREF(__pyx_v_kind);
   __Pyx_XDECREF(__pyx_v_path);
   __Pyx_XDECREF(__pyx_v_url);
@@ -6264,7 +6289,7 @@ static PyObject *__pyx_pf_9citeaudit_7formats_8_readers_2anthropic(CYTHON_UNUSED
   return __pyx_r;
 }
 
-/* "citeaudit/formats/_readers.pyx":144
+/* "citeaudit/formats/_readers.pyx":153
  * 
  * 
  * def openai_responses(list output, dict urls, object citation_type):             # <<<<<<<<<<<<<<
@@ -6314,38 +6339,38 @@ PyObject *__pyx_args, PyObject *__pyx_kwds
   {
     PyObject ** const __pyx_pyargnames[] = {&__pyx_mstate_global->__pyx_n_u_output,&__pyx_mstate_global->__pyx_n_u_urls,&__pyx_mstate_global->__pyx_n_u_citation_type,0};
     const Py_ssize_t __pyx_kwds_len = (__pyx_kwds) ? __Pyx_NumKwargs_FASTCALL(__pyx_kwds) : 0;
-    if (unlikely(__pyx_kwds_len < 0)) __PYX_ERR(0, 144, __pyx_L3_error)
+    if (unlikely(__pyx_kwds_len < 0)) __PYX_ERR(0, 153, __pyx_L3_error)
     if (__pyx_kwds_len > 0) {
       switch (__pyx_nargs) {
         case  3:
         values[2] = __Pyx_ArgRef_FASTCALL(__pyx_args, 2);
-        if (!CYTHON_ASSUME_SAFE_MACROS && unlikely(!values[2])) __PYX_ERR(0, 144, __pyx_L3_error)
+        if (!CYTHON_ASSUME_SAFE_MACROS && unlikely(!values[2])) __PYX_ERR(0, 153, __pyx_L3_error)
         CYTHON_FALLTHROUGH;
         case  2:
         values[1] = __Pyx_ArgRef_FASTCALL(__pyx_args, 1);
-        if (!CYTHON_ASSUME_SAFE_MACROS && unlikely(!values[1])) __PYX_ERR(0, 144, __pyx_L3_error)
+        if (!CYTHON_ASSUME_SAFE_MACROS && unlikely(!values[1])) __PYX_ERR(0, 153, __pyx_L3_error)
         CYTHON_FALLTHROUGH;
         case  1:
         values[0] = __Pyx_ArgRef_FASTCALL(__pyx_args, 0);
-        if (!CYTHON_ASSUME_SAFE_MACROS && unlikely(!values[0])) __PYX_ERR(0, 144, __pyx_L3_error)
+        if (!CYTHON_ASSUME_SAFE_MACROS && unlikely(!values[0])) __PYX_ERR(0, 153, __pyx_L3_error)
         CYTHON_FALLTHROUGH;
         case  0: break;
         default: goto __pyx_L5_argtuple_error;
       }
       const Py_ssize_t kwd_pos_args = __pyx_nargs;
-      if (__Pyx_ParseKeywords(__pyx_kwds, __pyx_kwvalues, __pyx_pyargnames, 0, values, kwd_pos_args, __pyx_kwds_len, "openai_responses", 0) < (0)) __PYX_ERR(0, 144, __pyx_L3_error)
+      if (__Pyx_ParseKeywords(__pyx_kwds, __pyx_kwvalues, __pyx_pyargnames, 0, values, kwd_pos_args, __pyx_kwds_len, "openai_responses", 0) < (0)) __PYX_ERR(0, 153, __pyx_L3_error)
       for (Py_ssize_t i = __pyx_nargs; i < 3; i++) {
-        if (unlikely(!values[i])) { __Pyx_RaiseArgtupleInvalid("openai_responses", 1, 3, 3, i); __PYX_ERR(0, 144, __pyx_L3_error) }
+        if (unlikely(!values[i])) { __Pyx_RaiseArgtupleInvalid("openai_responses", 1, 3, 3, i); __PYX_ERR(0, 153, __pyx_L3_error) }
       }
     } else if (unlikely(__pyx_nargs != 3)) {
       goto __pyx_L5_argtuple_error;
     } else {
       values[0] = __Pyx_ArgRef_FASTCALL(__pyx_args, 0);
-      if (!CYTHON_ASSUME_SAFE_MACROS && unlikely(!values[0])) __PYX_ERR(0, 144, __pyx_L3_error)
+      if (!CYTHON_ASSUME_SAFE_MACROS && unlikely(!values[0])) __PYX_ERR(0, 153, __pyx_L3_error)
       values[1] = __Pyx_ArgRef_FASTCALL(__pyx_args, 1);
-      if (!CYTHON_ASSUME_SAFE_MACROS && unlikely(!values[1])) __PYX_ERR(0, 144, __pyx_L3_error)
+      if (!CYTHON_ASSUME_SAFE_MACROS && unlikely(!values[1])) __PYX_ERR(0, 153, __pyx_L3_error)
       values[2] = __Pyx_ArgRef_FASTCALL(__pyx_args, 2);
-      if (!CYTHON_ASSUME_SAFE_MACROS && unlikely(!values[2])) __PYX_ERR(0, 144, __pyx_L3_error)
+      if (!CYTHON_ASSUME_SAFE_MACROS && unlikely(!values[2])) __PYX_ERR(0, 153, __pyx_L3_error)
     }
     __pyx_v_output = ((PyObject*)values[0]);
     __pyx_v_urls = ((PyObject*)values[1]);
@@ -6353,7 +6378,7 @@ PyObject *__pyx_args, PyObject *__pyx_kwds
   }
   goto __pyx_L6_skip;
   __pyx_L5_argtuple_error:;
-  __Pyx_RaiseArgtupleInvalid("openai_responses", 1, 3, 3, __pyx_nargs); __PYX_ERR(0, 144, __pyx_L3_error)
+  __Pyx_RaiseArgtupleInvalid("openai_responses", 1, 3, 3, __pyx_nargs); __PYX_ERR(0, 153, __pyx_L3_error)
   __pyx_L6_skip:;
   goto __pyx_L4_argument_unpacking_done;
   __pyx_L3_error:;
@@ -6364,8 +6389,8 @@ PyObject *__pyx_args, PyObject *__pyx_kwds
   __Pyx_RefNannyFinishContext();
   return NULL;
   __pyx_L4_argument_unpacking_done:;
-  if (unlikely(!__Pyx_ArgTypeTest(((PyObject *)__pyx_v_output), (&PyList_Type), 1, "output", 1))) __PYX_ERR(0, 144, __pyx_L1_error)
-  if (unlikely(!__Pyx_ArgTypeTest(((PyObject *)__pyx_v_urls), (&PyDict_Type), 1, "urls", 1))) __PYX_ERR(0, 144, __pyx_L1_error)
+  if (unlikely(!__Pyx_ArgTypeTest(((PyObject *)__pyx_v_output), (&PyList_Type), 1, "output", 1))) __PYX_ERR(0, 153, __pyx_L1_error)
+  if (unlikely(!__Pyx_ArgTypeTest(((PyObject *)__pyx_v_urls), (&PyDict_Type), 1, "urls", 1))) __PYX_ERR(0, 153, __pyx_L1_error)
   __pyx_r = __pyx_pf_9citeaudit_7formats_8_readers_4openai_responses(__pyx_self, __pyx_v_output, __pyx_v_urls, __pyx_v_citation_type);
 
   /* function exit code */
@@ -6396,12 +6421,12 @@ static PyObject *__pyx_pf_9citeaudit_7formats_8_readers_4openai_responses(CYTHON
   Py_ssize_t __pyx_v_offset;
   Py_ssize_t __pyx_v_size;
   PyObject *__pyx_v_text = 0;
-  PyObject *__pyx_v_item = NULL;
-  PyObject *__pyx_v_content = NULL;
-  PyObject *__pyx_v_part = NULL;
-  PyObject *__pyx_v_written = NULL;
+  PyObject *__pyx_v_item = 0;
+  PyObject *__pyx_v_part = 0;
+  PyObject *__pyx_v_note = 0;
   PyObject *__pyx_v_given = NULL;
-  PyObject *__pyx_v_note = NULL;
+  PyObject *__pyx_v_content = NULL;
+  PyObject *__pyx_v_written = NULL;
   PyObject *__pyx_v_kind = NULL;
   PyObject *__pyx_v_first = NULL;
   PyObject *__pyx_v_last = NULL;
@@ -6417,146 +6442,203 @@ static PyObject *__pyx_pf_9citeaudit_7formats_8_readers_4openai_responses(CYTHON
   Py_ssize_t __pyx_t_4;
   int __pyx_t_5;
   int __pyx_t_6;
-  int __pyx_t_7;
-  PyObject *__pyx_t_8 = NULL;
-  size_t __pyx_t_9;
-  int __pyx_t_10;
+  Py_ssize_t __pyx_t_7;
+  Py_ssize_t __pyx_t_8;
+  Py_ssize_t __pyx_t_9;
+  Py_ssize_t __pyx_t_10;
   Py_ssize_t __pyx_t_11;
   Py_ssize_t __pyx_t_12;
-  Py_ssize_t __pyx_t_13;
-  Py_ssize_t __pyx_t_14;
-  Py_ssize_t __pyx_t_15;
-  Py_ssize_t __pyx_t_16;
+  int __pyx_t_13;
+  PyObject *__pyx_t_14 = NULL;
+  int __pyx_t_15;
+  long __pyx_t_16;
   PyObject *__pyx_t_17 = NULL;
-  long __pyx_t_18;
+  PyObject *__pyx_t_18 = NULL;
   PyObject *__pyx_t_19 = NULL;
   PyObject *__pyx_t_20 = NULL;
-  PyObject *__pyx_t_21 = NULL;
-  PyObject *__pyx_t_22[7];
-  Py_ssize_t __pyx_t_23;
-  int __pyx_t_24;
-  PyObject *__pyx_t_25 = NULL;
+  PyObject *__pyx_t_21[7];
+  Py_ssize_t __pyx_t_22;
+  int __pyx_t_23;
+  PyObject *__pyx_t_24 = NULL;
   int __pyx_lineno = 0;
   const char *__pyx_filename = NULL;
   int __pyx_clineno = 0;
   __Pyx_RefNannySetupContext("openai_responses", 0);
 
-  /* "citeaudit/formats/_readers.pyx":148
+  /* "citeaudit/formats/_readers.pyx":157
  *     ``(pieces, cited)``, or None: the reference decides.
  *     """
  *     cdef list pieces = [], cited = [], parts, notes             # <<<<<<<<<<<<<<
  *     cdef Py_ssize_t at, part_at, index, offset = 0, size
  *     cdef str text
 */
-  __pyx_t_1 = PyList_New(0); if (unlikely(!__pyx_t_1)) __PYX_ERR(0, 148, __pyx_L1_error)
+  __pyx_t_1 = PyList_New(0); if (unlikely(!__pyx_t_1)) __PYX_ERR(0, 157, __pyx_L1_error)
   __Pyx_GOTREF(__pyx_t_1);
   __pyx_v_pieces = ((PyObject*)__pyx_t_1);
   __pyx_t_1 = 0;
-  __pyx_t_1 = PyList_New(0); if (unlikely(!__pyx_t_1)) __PYX_ERR(0, 148, __pyx_L1_error)
+  __pyx_t_1 = PyList_New(0); if (unlikely(!__pyx_t_1)) __PYX_ERR(0, 157, __pyx_L1_error)
   __Pyx_GOTREF(__pyx_t_1);
   __pyx_v_cited = ((PyObject*)__pyx_t_1);
   __pyx_t_1 = 0;
 
-  /* "citeaudit/formats/_readers.pyx":149
+  /* "citeaudit/formats/_readers.pyx":158
  *     """
  *     cdef list pieces = [], cited = [], parts, notes
  *     cdef Py_ssize_t at, part_at, index, offset = 0, size             # <<<<<<<<<<<<<<
  *     cdef str text
- *     for at in range(len(output)):
+ *     cdef dict item, part, note
 */
   __pyx_v_offset = 0;
 
-  /* "citeaudit/formats/_readers.pyx":151
- *     cdef Py_ssize_t at, part_at, index, offset = 0, size
+  /* "citeaudit/formats/_readers.pyx":161
  *     cdef str text
+ *     cdef dict item, part, note
  *     for at in range(len(output)):             # <<<<<<<<<<<<<<
- *         item = output[at]
- *         if not isinstance(item, dict) or item.get("type") != "message":
+ *         given = output[at]
+ *         if type(given) is not dict:
 */
   if (unlikely(__pyx_v_output == Py_None)) {
     PyErr_SetString(PyExc_TypeError, "object of type \047NoneType\047 has no len()");
-    __PYX_ERR(0, 151, __pyx_L1_error)
+    __PYX_ERR(0, 161, __pyx_L1_error)
   }
-  __pyx_t_2 = __Pyx_PyList_GET_SIZE(__pyx_v_output); if (unlikely(__pyx_t_2 == ((Py_ssize_t)-1))) __PYX_ERR(0, 151, __pyx_L1_error)
+  __pyx_t_2 = __Pyx_PyList_GET_SIZE(__pyx_v_output); if (unlikely(__pyx_t_2 == ((Py_ssize_t)-1))) __PYX_ERR(0, 161, __pyx_L1_error)
   __pyx_t_3 = __pyx_t_2;
 
   for (__pyx_t_4 = 0; __pyx_t_4 < __pyx_t_3; __pyx_t_4+=1) {
     __pyx_v_at = __pyx_t_4;
 
-    /* "citeaudit/formats/_readers.pyx":152
- *     cdef str text
+    /* "citeaudit/formats/_readers.pyx":162
+ *     cdef dict item, part, note
  *     for at in range(len(output)):
- *         item = output[at]             # <<<<<<<<<<<<<<
- *         if not isinstance(item, dict) or item.get("type") != "message":
- *             continue
+ *         given = output[at]             # <<<<<<<<<<<<<<
+ *         if type(given) is not dict:
+ *             if isinstance(given, dict):
 */
     if (unlikely(__pyx_v_output == Py_None)) {
       PyErr_SetString(PyExc_TypeError, "\047NoneType\047 object is not subscriptable");
-      __PYX_ERR(0, 152, __pyx_L1_error)
+      __PYX_ERR(0, 162, __pyx_L1_error)
     }
-    __pyx_t_1 = __Pyx_GetItemInt_List(__pyx_v_output, __pyx_v_at, Py_ssize_t, 1, PyLong_FromSsize_t, 1, 1, 1, __Pyx_ReferenceSharing_FunctionArgument); if (unlikely(!__pyx_t_1)) __PYX_ERR(0, 152, __pyx_L1_error)
+    __pyx_t_1 = __Pyx_GetItemInt_List(__pyx_v_output, __pyx_v_at, Py_ssize_t, 1, PyLong_FromSsize_t, 1, 1, 1, __Pyx_ReferenceSharing_FunctionArgument); if (unlikely(!__pyx_t_1)) __PYX_ERR(0, 162, __pyx_L1_error)
     __Pyx_GOTREF(__pyx_t_1);
-    __Pyx_XDECREF_SET(__pyx_v_item, __pyx_t_1);
+    __Pyx_XDECREF_SET(__pyx_v_given, __pyx_t_1);
     __pyx_t_1 = 0;
 
-    /* "citeaudit/formats/_readers.pyx":153
+    /* "citeaudit/formats/_readers.pyx":163
  *     for at in range(len(output)):
- *         item = output[at]
- *         if not isinstance(item, dict) or item.get("type") != "message":             # <<<<<<<<<<<<<<
- *             continue
- *         if pieces:
+ *         given = output[at]
+ *         if type(given) is not dict:             # <<<<<<<<<<<<<<
+ *             if isinstance(given, dict):
+ *                 return None
 */
-    __pyx_t_6 = PyDict_Check(__pyx_v_item); 
-    __pyx_t_7 = (!__pyx_t_6);
-
-
-    if (!__pyx_t_7) {
-
-    } else {
-
-      __pyx_t_5 = __pyx_t_7;
-
-      goto __pyx_L6_bool_binop_done;
-    }
-    __pyx_t_8 = __pyx_v_item;
-    __Pyx_INCREF(__pyx_t_8);
-    __pyx_t_9 = 0;
-    {
-      PyObject *__pyx_callargs[2] = {__pyx_t_8, __pyx_mstate_global->__pyx_n_u_type};
-      __pyx_t_1 = __Pyx_PyObject_FastCallMethod((PyObject*)__pyx_mstate_global->__pyx_n_u_get, __pyx_callargs+__pyx_t_9, (2-__pyx_t_9) | (1*__Pyx_PY_VECTORCALL_ARGUMENTS_OFFSET));
-      __Pyx_XDECREF(__pyx_t_8); __pyx_t_8 = 0;
-      if (unlikely(!__pyx_t_1)) __PYX_ERR(0, 153, __pyx_L1_error)
-      __Pyx_GOTREF(__pyx_t_1);
-    }
-    __pyx_t_7 = __Pyx_PyObject_CompareBoolNe_object_str(__pyx_t_1, __pyx_mstate_global->__pyx_n_u_message, Py_NE); if (unlikely((__pyx_t_7 < 0))) __PYX_ERR(0, 153, __pyx_L1_error)
-    __Pyx_DECREF(__pyx_t_1); __pyx_t_1 = 0;
-
-    __pyx_t_5 = __pyx_t_7;
-
-    __pyx_L6_bool_binop_done:;
+    __pyx_t_5 = (((PyObject *)Py_TYPE(__pyx_v_given)) != ((PyObject *)(&PyDict_Type)));
     if (__pyx_t_5) {
 
 
-      /* "citeaudit/formats/_readers.pyx":154
- *         item = output[at]
- *         if not isinstance(item, dict) or item.get("type") != "message":
+      /* "citeaudit/formats/_readers.pyx":164
+ *         given = output[at]
+ *         if type(given) is not dict:
+ *             if isinstance(given, dict):             # <<<<<<<<<<<<<<
+ *                 return None
+ *             continue
+*/
+      __pyx_t_5 = PyDict_Check(__pyx_v_given); 
+      if (__pyx_t_5) {
+
+
+        /* "citeaudit/formats/_readers.pyx":165
+ *         if type(given) is not dict:
+ *             if isinstance(given, dict):
+ *                 return None             # <<<<<<<<<<<<<<
+ *             continue
+ *         item = <dict>given
+*/
+        {
+          PyObject *__pyx_temp;
+          {
+            __pyx_temp = __pyx_r;
+            __pyx_r = Py_None; __Pyx_INCREF(Py_None);
+          }
+          __Pyx_XDECREF(__pyx_temp);
+        }
+        goto __pyx_L0;
+
+        /* "citeaudit/formats/_readers.pyx":164
+ *         given = output[at]
+ *         if type(given) is not dict:
+ *             if isinstance(given, dict):             # <<<<<<<<<<<<<<
+ *                 return None
+ *             continue
+*/
+      }
+
+      /* "citeaudit/formats/_readers.pyx":166
+ *             if isinstance(given, dict):
+ *                 return None
+ *             continue             # <<<<<<<<<<<<<<
+ *         item = <dict>given
+ *         if item.get("type") != "message":
+*/
+      goto __pyx_L3_continue;
+
+      /* "citeaudit/formats/_readers.pyx":163
+ *     for at in range(len(output)):
+ *         given = output[at]
+ *         if type(given) is not dict:             # <<<<<<<<<<<<<<
+ *             if isinstance(given, dict):
+ *                 return None
+*/
+    }
+
+    /* "citeaudit/formats/_readers.pyx":167
+ *                 return None
+ *             continue
+ *         item = <dict>given             # <<<<<<<<<<<<<<
+ *         if item.get("type") != "message":
+ *             continue
+*/
+    __pyx_t_1 = __pyx_v_given;
+    __Pyx_INCREF(__pyx_t_1);
+    __Pyx_XDECREF_SET(__pyx_v_item, ((PyObject*)__pyx_t_1));
+    __pyx_t_1 = 0;
+
+    /* "citeaudit/formats/_readers.pyx":168
+ *             continue
+ *         item = <dict>given
+ *         if item.get("type") != "message":             # <<<<<<<<<<<<<<
+ *             continue
+ *         if pieces:
+*/
+    if (unlikely(__pyx_v_item == Py_None)) {
+      PyErr_Format(PyExc_AttributeError, "\047NoneType\047 object has no attribute \047%.30s\047", "get");
+      __PYX_ERR(0, 168, __pyx_L1_error)
+    }
+    __pyx_t_1 = __Pyx_PyDict_GetItemDefault(__pyx_v_item, __pyx_mstate_global->__pyx_n_u_type, Py_None); if (unlikely(!__pyx_t_1)) __PYX_ERR(0, 168, __pyx_L1_error)
+    __Pyx_GOTREF(__pyx_t_1);
+    __pyx_t_5 = __Pyx_PyObject_CompareBoolNe_object_str(__pyx_t_1, __pyx_mstate_global->__pyx_n_u_message, Py_NE); if (unlikely((__pyx_t_5 < 0))) __PYX_ERR(0, 168, __pyx_L1_error)
+    __Pyx_DECREF(__pyx_t_1); __pyx_t_1 = 0;
+    if (__pyx_t_5) {
+
+
+      /* "citeaudit/formats/_readers.pyx":169
+ *         item = <dict>given
+ *         if item.get("type") != "message":
  *             continue             # <<<<<<<<<<<<<<
  *         if pieces:
  *             pieces.append("\n\n")  # one message's text from the next
 */
       goto __pyx_L3_continue;
 
-      /* "citeaudit/formats/_readers.pyx":153
- *     for at in range(len(output)):
- *         item = output[at]
- *         if not isinstance(item, dict) or item.get("type") != "message":             # <<<<<<<<<<<<<<
+      /* "citeaudit/formats/_readers.pyx":168
+ *             continue
+ *         item = <dict>given
+ *         if item.get("type") != "message":             # <<<<<<<<<<<<<<
  *             continue
  *         if pieces:
 */
     }
 
-    /* "citeaudit/formats/_readers.pyx":155
- *         if not isinstance(item, dict) or item.get("type") != "message":
+    /* "citeaudit/formats/_readers.pyx":170
+ *         if item.get("type") != "message":
  *             continue
  *         if pieces:             # <<<<<<<<<<<<<<
  *             pieces.append("\n\n")  # one message's text from the next
@@ -6564,24 +6646,24 @@ static PyObject *__pyx_pf_9citeaudit_7formats_8_readers_4openai_responses(CYTHON
 */
     {
       Py_ssize_t __pyx_temp = __Pyx_PyList_GET_SIZE(__pyx_v_pieces);
-      if (unlikely(((!CYTHON_ASSUME_SAFE_SIZE) && __pyx_temp < 0))) __PYX_ERR(0, 155, __pyx_L1_error)
+      if (unlikely(((!CYTHON_ASSUME_SAFE_SIZE) && __pyx_temp < 0))) __PYX_ERR(0, 170, __pyx_L1_error)
       __pyx_t_5 = (__pyx_temp != 0);
     }
 
     if (__pyx_t_5) {
 
 
-      /* "citeaudit/formats/_readers.pyx":156
+      /* "citeaudit/formats/_readers.pyx":171
  *             continue
  *         if pieces:
  *             pieces.append("\n\n")  # one message's text from the next             # <<<<<<<<<<<<<<
  *             offset += 2
  *         content = item.get("content")
 */
-      __pyx_t_10 = __Pyx_PyList_Append(__pyx_v_pieces, __pyx_mstate_global->__pyx_kp_u__5); if (unlikely(__pyx_t_10 == ((int)-1))) __PYX_ERR(0, 156, __pyx_L1_error)
+      __pyx_t_6 = __Pyx_PyList_Append(__pyx_v_pieces, __pyx_mstate_global->__pyx_kp_u__5); if (unlikely(__pyx_t_6 == ((int)-1))) __PYX_ERR(0, 171, __pyx_L1_error)
 
 
-      /* "citeaudit/formats/_readers.pyx":157
+      /* "citeaudit/formats/_readers.pyx":172
  *         if pieces:
  *             pieces.append("\n\n")  # one message's text from the next
  *             offset += 2             # <<<<<<<<<<<<<<
@@ -6590,8 +6672,8 @@ static PyObject *__pyx_pf_9citeaudit_7formats_8_readers_4openai_responses(CYTHON
 */
       __pyx_v_offset = (__pyx_v_offset + 2);
 
-      /* "citeaudit/formats/_readers.pyx":155
- *         if not isinstance(item, dict) or item.get("type") != "message":
+      /* "citeaudit/formats/_readers.pyx":170
+ *         if item.get("type") != "message":
  *             continue
  *         if pieces:             # <<<<<<<<<<<<<<
  *             pieces.append("\n\n")  # one message's text from the next
@@ -6599,27 +6681,23 @@ static PyObject *__pyx_pf_9citeaudit_7formats_8_readers_4openai_responses(CYTHON
 */
     }
 
-    /* "citeaudit/formats/_readers.pyx":158
+    /* "citeaudit/formats/_readers.pyx":173
  *             pieces.append("\n\n")  # one message's text from the next
  *             offset += 2
  *         content = item.get("content")             # <<<<<<<<<<<<<<
  *         if type(content) is not list:
  *             if isinstance(content, list):
 */
-    __pyx_t_8 = __pyx_v_item;
-    __Pyx_INCREF(__pyx_t_8);
-    __pyx_t_9 = 0;
-    {
-      PyObject *__pyx_callargs[2] = {__pyx_t_8, __pyx_mstate_global->__pyx_n_u_content};
-      __pyx_t_1 = __Pyx_PyObject_FastCallMethod((PyObject*)__pyx_mstate_global->__pyx_n_u_get, __pyx_callargs+__pyx_t_9, (2-__pyx_t_9) | (1*__Pyx_PY_VECTORCALL_ARGUMENTS_OFFSET));
-      __Pyx_XDECREF(__pyx_t_8); __pyx_t_8 = 0;
-      if (unlikely(!__pyx_t_1)) __PYX_ERR(0, 158, __pyx_L1_error)
-      __Pyx_GOTREF(__pyx_t_1);
+    if (unlikely(__pyx_v_item == Py_None)) {
+      PyErr_Format(PyExc_AttributeError, "\047NoneType\047 object has no attribute \047%.30s\047", "get");
+      __PYX_ERR(0, 173, __pyx_L1_error)
     }
+    __pyx_t_1 = __Pyx_PyDict_GetItemDefault(__pyx_v_item, __pyx_mstate_global->__pyx_n_u_content, Py_None); if (unlikely(!__pyx_t_1)) __PYX_ERR(0, 173, __pyx_L1_error)
+    __Pyx_GOTREF(__pyx_t_1);
     __Pyx_XDECREF_SET(__pyx_v_content, __pyx_t_1);
     __pyx_t_1 = 0;
 
-    /* "citeaudit/formats/_readers.pyx":159
+    /* "citeaudit/formats/_readers.pyx":174
  *             offset += 2
  *         content = item.get("content")
  *         if type(content) is not list:             # <<<<<<<<<<<<<<
@@ -6630,7 +6708,7 @@ static PyObject *__pyx_pf_9citeaudit_7formats_8_readers_4openai_responses(CYTHON
     if (__pyx_t_5) {
 
 
-      /* "citeaudit/formats/_readers.pyx":160
+      /* "citeaudit/formats/_readers.pyx":175
  *         content = item.get("content")
  *         if type(content) is not list:
  *             if isinstance(content, list):             # <<<<<<<<<<<<<<
@@ -6641,7 +6719,7 @@ static PyObject *__pyx_pf_9citeaudit_7formats_8_readers_4openai_responses(CYTHON
       if (__pyx_t_5) {
 
 
-        /* "citeaudit/formats/_readers.pyx":161
+        /* "citeaudit/formats/_readers.pyx":176
  *         if type(content) is not list:
  *             if isinstance(content, list):
  *                 return None             # <<<<<<<<<<<<<<
@@ -6658,7 +6736,7 @@ static PyObject *__pyx_pf_9citeaudit_7formats_8_readers_4openai_responses(CYTHON
         }
         goto __pyx_L0;
 
-        /* "citeaudit/formats/_readers.pyx":160
+        /* "citeaudit/formats/_readers.pyx":175
  *         content = item.get("content")
  *         if type(content) is not list:
  *             if isinstance(content, list):             # <<<<<<<<<<<<<<
@@ -6667,7 +6745,7 @@ static PyObject *__pyx_pf_9citeaudit_7formats_8_readers_4openai_responses(CYTHON
 */
       }
 
-      /* "citeaudit/formats/_readers.pyx":162
+      /* "citeaudit/formats/_readers.pyx":177
  *             if isinstance(content, list):
  *                 return None
  *             continue             # <<<<<<<<<<<<<<
@@ -6676,7 +6754,7 @@ static PyObject *__pyx_pf_9citeaudit_7formats_8_readers_4openai_responses(CYTHON
 */
       goto __pyx_L3_continue;
 
-      /* "citeaudit/formats/_readers.pyx":159
+      /* "citeaudit/formats/_readers.pyx":174
  *             offset += 2
  *         content = item.get("content")
  *         if type(content) is not list:             # <<<<<<<<<<<<<<
@@ -6685,128 +6763,182 @@ static PyObject *__pyx_pf_9citeaudit_7formats_8_readers_4openai_responses(CYTHON
 */
     }
 
-    /* "citeaudit/formats/_readers.pyx":163
+    /* "citeaudit/formats/_readers.pyx":178
  *                 return None
  *             continue
  *         parts = <list>content             # <<<<<<<<<<<<<<
  *         for part_at in range(len(parts)):
- *             part = parts[part_at]
+ *             given = parts[part_at]
 */
     __pyx_t_1 = __pyx_v_content;
     __Pyx_INCREF(__pyx_t_1);
     __Pyx_XDECREF_SET(__pyx_v_parts, ((PyObject*)__pyx_t_1));
     __pyx_t_1 = 0;
 
-    /* "citeaudit/formats/_readers.pyx":164
+    /* "citeaudit/formats/_readers.pyx":179
  *             continue
  *         parts = <list>content
  *         for part_at in range(len(parts)):             # <<<<<<<<<<<<<<
- *             part = parts[part_at]
- *             if not isinstance(part, dict) or part.get("type") != "output_text":
+ *             given = parts[part_at]
+ *             if type(given) is not dict:
 */
     if (unlikely(__pyx_v_parts == Py_None)) {
       PyErr_SetString(PyExc_TypeError, "object of type \047NoneType\047 has no len()");
-      __PYX_ERR(0, 164, __pyx_L1_error)
+      __PYX_ERR(0, 179, __pyx_L1_error)
     }
-    __pyx_t_11 = __Pyx_PyList_GET_SIZE(__pyx_v_parts); if (unlikely(__pyx_t_11 == ((Py_ssize_t)-1))) __PYX_ERR(0, 164, __pyx_L1_error)
-    __pyx_t_12 = __pyx_t_11;
+    __pyx_t_7 = __Pyx_PyList_GET_SIZE(__pyx_v_parts); if (unlikely(__pyx_t_7 == ((Py_ssize_t)-1))) __PYX_ERR(0, 179, __pyx_L1_error)
+    __pyx_t_8 = __pyx_t_7;
 
-    for (__pyx_t_13 = 0; __pyx_t_13 < __pyx_t_12; __pyx_t_13+=1) {
-      __pyx_v_part_at = __pyx_t_13;
+    for (__pyx_t_9 = 0; __pyx_t_9 < __pyx_t_8; __pyx_t_9+=1) {
+      __pyx_v_part_at = __pyx_t_9;
 
-      /* "citeaudit/formats/_readers.pyx":165
+      /* "citeaudit/formats/_readers.pyx":180
  *         parts = <list>content
  *         for part_at in range(len(parts)):
- *             part = parts[part_at]             # <<<<<<<<<<<<<<
- *             if not isinstance(part, dict) or part.get("type") != "output_text":
- *                 continue
+ *             given = parts[part_at]             # <<<<<<<<<<<<<<
+ *             if type(given) is not dict:
+ *                 if isinstance(given, dict):
 */
       if (unlikely(__pyx_v_parts == Py_None)) {
         PyErr_SetString(PyExc_TypeError, "\047NoneType\047 object is not subscriptable");
-        __PYX_ERR(0, 165, __pyx_L1_error)
+        __PYX_ERR(0, 180, __pyx_L1_error)
       }
-      __pyx_t_1 = __Pyx_GetItemInt_List(__pyx_v_parts, __pyx_v_part_at, Py_ssize_t, 1, PyLong_FromSsize_t, 1, 1, 1, __Pyx_ReferenceSharing_OwnStrongReference); if (unlikely(!__pyx_t_1)) __PYX_ERR(0, 165, __pyx_L1_error)
+      __pyx_t_1 = __Pyx_GetItemInt_List(__pyx_v_parts, __pyx_v_part_at, Py_ssize_t, 1, PyLong_FromSsize_t, 1, 1, 1, __Pyx_ReferenceSharing_OwnStrongReference); if (unlikely(!__pyx_t_1)) __PYX_ERR(0, 180, __pyx_L1_error)
       __Pyx_GOTREF(__pyx_t_1);
-      __Pyx_XDECREF_SET(__pyx_v_part, __pyx_t_1);
+      __Pyx_DECREF_SET(__pyx_v_given, __pyx_t_1);
       __pyx_t_1 = 0;
 
-      /* "citeaudit/formats/_readers.pyx":166
+      /* "citeaudit/formats/_readers.pyx":181
  *         for part_at in range(len(parts)):
- *             part = parts[part_at]
- *             if not isinstance(part, dict) or part.get("type") != "output_text":             # <<<<<<<<<<<<<<
- *                 continue
- *             written = part.get("text")
+ *             given = parts[part_at]
+ *             if type(given) is not dict:             # <<<<<<<<<<<<<<
+ *                 if isinstance(given, dict):
+ *                     return None
 */
-      __pyx_t_7 = PyDict_Check(__pyx_v_part); 
-      __pyx_t_6 = (!__pyx_t_7);
-
-
-      if (!__pyx_t_6) {
-
-      } else {
-
-        __pyx_t_5 = __pyx_t_6;
-
-        goto __pyx_L14_bool_binop_done;
-      }
-      __pyx_t_8 = __pyx_v_part;
-      __Pyx_INCREF(__pyx_t_8);
-      __pyx_t_9 = 0;
-      {
-        PyObject *__pyx_callargs[2] = {__pyx_t_8, __pyx_mstate_global->__pyx_n_u_type};
-        __pyx_t_1 = __Pyx_PyObject_FastCallMethod((PyObject*)__pyx_mstate_global->__pyx_n_u_get, __pyx_callargs+__pyx_t_9, (2-__pyx_t_9) | (1*__Pyx_PY_VECTORCALL_ARGUMENTS_OFFSET));
-        __Pyx_XDECREF(__pyx_t_8); __pyx_t_8 = 0;
-        if (unlikely(!__pyx_t_1)) __PYX_ERR(0, 166, __pyx_L1_error)
-        __Pyx_GOTREF(__pyx_t_1);
-      }
-      __pyx_t_6 = __Pyx_PyObject_CompareBoolNe_object_str(__pyx_t_1, __pyx_mstate_global->__pyx_n_u_output_text, Py_NE); if (unlikely((__pyx_t_6 < 0))) __PYX_ERR(0, 166, __pyx_L1_error)
-      __Pyx_DECREF(__pyx_t_1); __pyx_t_1 = 0;
-
-      __pyx_t_5 = __pyx_t_6;
-
-      __pyx_L14_bool_binop_done:;
+      __pyx_t_5 = (((PyObject *)Py_TYPE(__pyx_v_given)) != ((PyObject *)(&PyDict_Type)));
       if (__pyx_t_5) {
 
 
-        /* "citeaudit/formats/_readers.pyx":167
- *             part = parts[part_at]
- *             if not isinstance(part, dict) or part.get("type") != "output_text":
+        /* "citeaudit/formats/_readers.pyx":182
+ *             given = parts[part_at]
+ *             if type(given) is not dict:
+ *                 if isinstance(given, dict):             # <<<<<<<<<<<<<<
+ *                     return None
+ *                 continue
+*/
+        __pyx_t_5 = PyDict_Check(__pyx_v_given); 
+        if (__pyx_t_5) {
+
+
+          /* "citeaudit/formats/_readers.pyx":183
+ *             if type(given) is not dict:
+ *                 if isinstance(given, dict):
+ *                     return None             # <<<<<<<<<<<<<<
+ *                 continue
+ *             part = <dict>given
+*/
+          {
+            PyObject *__pyx_temp;
+            {
+              __pyx_temp = __pyx_r;
+              __pyx_r = Py_None; __Pyx_INCREF(Py_None);
+            }
+            __Pyx_XDECREF(__pyx_temp);
+          }
+          goto __pyx_L0;
+
+          /* "citeaudit/formats/_readers.pyx":182
+ *             given = parts[part_at]
+ *             if type(given) is not dict:
+ *                 if isinstance(given, dict):             # <<<<<<<<<<<<<<
+ *                     return None
+ *                 continue
+*/
+        }
+
+        /* "citeaudit/formats/_readers.pyx":184
+ *                 if isinstance(given, dict):
+ *                     return None
+ *                 continue             # <<<<<<<<<<<<<<
+ *             part = <dict>given
+ *             if part.get("type") != "output_text":
+*/
+        goto __pyx_L11_continue;
+
+        /* "citeaudit/formats/_readers.pyx":181
+ *         for part_at in range(len(parts)):
+ *             given = parts[part_at]
+ *             if type(given) is not dict:             # <<<<<<<<<<<<<<
+ *                 if isinstance(given, dict):
+ *                     return None
+*/
+      }
+
+      /* "citeaudit/formats/_readers.pyx":185
+ *                     return None
+ *                 continue
+ *             part = <dict>given             # <<<<<<<<<<<<<<
+ *             if part.get("type") != "output_text":
+ *                 continue
+*/
+      __pyx_t_1 = __pyx_v_given;
+      __Pyx_INCREF(__pyx_t_1);
+      __Pyx_XDECREF_SET(__pyx_v_part, ((PyObject*)__pyx_t_1));
+      __pyx_t_1 = 0;
+
+      /* "citeaudit/formats/_readers.pyx":186
+ *                 continue
+ *             part = <dict>given
+ *             if part.get("type") != "output_text":             # <<<<<<<<<<<<<<
+ *                 continue
+ *             written = part.get("text")
+*/
+      if (unlikely(__pyx_v_part == Py_None)) {
+        PyErr_Format(PyExc_AttributeError, "\047NoneType\047 object has no attribute \047%.30s\047", "get");
+        __PYX_ERR(0, 186, __pyx_L1_error)
+      }
+      __pyx_t_1 = __Pyx_PyDict_GetItemDefault(__pyx_v_part, __pyx_mstate_global->__pyx_n_u_type, Py_None); if (unlikely(!__pyx_t_1)) __PYX_ERR(0, 186, __pyx_L1_error)
+      __Pyx_GOTREF(__pyx_t_1);
+      __pyx_t_5 = __Pyx_PyObject_CompareBoolNe_object_str(__pyx_t_1, __pyx_mstate_global->__pyx_n_u_output_text, Py_NE); if (unlikely((__pyx_t_5 < 0))) __PYX_ERR(0, 186, __pyx_L1_error)
+      __Pyx_DECREF(__pyx_t_1); __pyx_t_1 = 0;
+      if (__pyx_t_5) {
+
+
+        /* "citeaudit/formats/_readers.pyx":187
+ *             part = <dict>given
+ *             if part.get("type") != "output_text":
  *                 continue             # <<<<<<<<<<<<<<
  *             written = part.get("text")
  *             if type(written) is not str:
 */
         goto __pyx_L11_continue;
 
-        /* "citeaudit/formats/_readers.pyx":166
- *         for part_at in range(len(parts)):
- *             part = parts[part_at]
- *             if not isinstance(part, dict) or part.get("type") != "output_text":             # <<<<<<<<<<<<<<
+        /* "citeaudit/formats/_readers.pyx":186
+ *                 continue
+ *             part = <dict>given
+ *             if part.get("type") != "output_text":             # <<<<<<<<<<<<<<
  *                 continue
  *             written = part.get("text")
 */
       }
 
-      /* "citeaudit/formats/_readers.pyx":168
- *             if not isinstance(part, dict) or part.get("type") != "output_text":
+      /* "citeaudit/formats/_readers.pyx":188
+ *             if part.get("type") != "output_text":
  *                 continue
  *             written = part.get("text")             # <<<<<<<<<<<<<<
  *             if type(written) is not str:
  *                 return None
 */
-      __pyx_t_8 = __pyx_v_part;
-      __Pyx_INCREF(__pyx_t_8);
-      __pyx_t_9 = 0;
-      {
-        PyObject *__pyx_callargs[2] = {__pyx_t_8, __pyx_mstate_global->__pyx_n_u_text};
-        __pyx_t_1 = __Pyx_PyObject_FastCallMethod((PyObject*)__pyx_mstate_global->__pyx_n_u_get, __pyx_callargs+__pyx_t_9, (2-__pyx_t_9) | (1*__Pyx_PY_VECTORCALL_ARGUMENTS_OFFSET));
-        __Pyx_XDECREF(__pyx_t_8); __pyx_t_8 = 0;
-        if (unlikely(!__pyx_t_1)) __PYX_ERR(0, 168, __pyx_L1_error)
-        __Pyx_GOTREF(__pyx_t_1);
+      if (unlikely(__pyx_v_part == Py_None)) {
+        PyErr_Format(PyExc_AttributeError, "\047NoneType\047 object has no attribute \047%.30s\047", "get");
+        __PYX_ERR(0, 188, __pyx_L1_error)
       }
+      __pyx_t_1 = __Pyx_PyDict_GetItemDefault(__pyx_v_part, __pyx_mstate_global->__pyx_n_u_text, Py_None); if (unlikely(!__pyx_t_1)) __PYX_ERR(0, 188, __pyx_L1_error)
+      __Pyx_GOTREF(__pyx_t_1);
       __Pyx_XDECREF_SET(__pyx_v_written, __pyx_t_1);
       __pyx_t_1 = 0;
 
-      /* "citeaudit/formats/_readers.pyx":169
+      /* "citeaudit/formats/_readers.pyx":189
  *                 continue
  *             written = part.get("text")
  *             if type(written) is not str:             # <<<<<<<<<<<<<<
@@ -6817,7 +6949,7 @@ static PyObject *__pyx_pf_9citeaudit_7formats_8_readers_4openai_responses(CYTHON
       if (__pyx_t_5) {
 
 
-        /* "citeaudit/formats/_readers.pyx":170
+        /* "citeaudit/formats/_readers.pyx":190
  *             written = part.get("text")
  *             if type(written) is not str:
  *                 return None             # <<<<<<<<<<<<<<
@@ -6834,7 +6966,7 @@ static PyObject *__pyx_pf_9citeaudit_7formats_8_readers_4openai_responses(CYTHON
         }
         goto __pyx_L0;
 
-        /* "citeaudit/formats/_readers.pyx":169
+        /* "citeaudit/formats/_readers.pyx":189
  *                 continue
  *             written = part.get("text")
  *             if type(written) is not str:             # <<<<<<<<<<<<<<
@@ -6843,7 +6975,7 @@ static PyObject *__pyx_pf_9citeaudit_7formats_8_readers_4openai_responses(CYTHON
 */
       }
 
-      /* "citeaudit/formats/_readers.pyx":171
+      /* "citeaudit/formats/_readers.pyx":191
  *             if type(written) is not str:
  *                 return None
  *             text = <str>written             # <<<<<<<<<<<<<<
@@ -6855,7 +6987,7 @@ static PyObject *__pyx_pf_9citeaudit_7formats_8_readers_4openai_responses(CYTHON
       __Pyx_XDECREF_SET(__pyx_v_text, ((PyObject*)__pyx_t_1));
       __pyx_t_1 = 0;
 
-      /* "citeaudit/formats/_readers.pyx":172
+      /* "citeaudit/formats/_readers.pyx":192
  *                 return None
  *             text = <str>written
  *             size = len(text)             # <<<<<<<<<<<<<<
@@ -6864,32 +6996,28 @@ static PyObject *__pyx_pf_9citeaudit_7formats_8_readers_4openai_responses(CYTHON
 */
       if (unlikely(__pyx_v_text == Py_None)) {
         PyErr_SetString(PyExc_TypeError, "object of type \047NoneType\047 has no len()");
-        __PYX_ERR(0, 172, __pyx_L1_error)
+        __PYX_ERR(0, 192, __pyx_L1_error)
       }
-      __pyx_t_14 = __Pyx_PyUnicode_GET_LENGTH(__pyx_v_text); if (unlikely(__pyx_t_14 == ((Py_ssize_t)-1))) __PYX_ERR(0, 172, __pyx_L1_error)
-      __pyx_v_size = __pyx_t_14;
+      __pyx_t_10 = __Pyx_PyUnicode_GET_LENGTH(__pyx_v_text); if (unlikely(__pyx_t_10 == ((Py_ssize_t)-1))) __PYX_ERR(0, 192, __pyx_L1_error)
+      __pyx_v_size = __pyx_t_10;
 
-      /* "citeaudit/formats/_readers.pyx":173
+      /* "citeaudit/formats/_readers.pyx":193
  *             text = <str>written
  *             size = len(text)
  *             given = part.get("annotations")             # <<<<<<<<<<<<<<
  *             if type(given) is list:
  *                 notes = <list>given
 */
-      __pyx_t_8 = __pyx_v_part;
-      __Pyx_INCREF(__pyx_t_8);
-      __pyx_t_9 = 0;
-      {
-        PyObject *__pyx_callargs[2] = {__pyx_t_8, __pyx_mstate_global->__pyx_n_u_annotations};
-        __pyx_t_1 = __Pyx_PyObject_FastCallMethod((PyObject*)__pyx_mstate_global->__pyx_n_u_get, __pyx_callargs+__pyx_t_9, (2-__pyx_t_9) | (1*__Pyx_PY_VECTORCALL_ARGUMENTS_OFFSET));
-        __Pyx_XDECREF(__pyx_t_8); __pyx_t_8 = 0;
-        if (unlikely(!__pyx_t_1)) __PYX_ERR(0, 173, __pyx_L1_error)
-        __Pyx_GOTREF(__pyx_t_1);
+      if (unlikely(__pyx_v_part == Py_None)) {
+        PyErr_Format(PyExc_AttributeError, "\047NoneType\047 object has no attribute \047%.30s\047", "get");
+        __PYX_ERR(0, 193, __pyx_L1_error)
       }
-      __Pyx_XDECREF_SET(__pyx_v_given, __pyx_t_1);
+      __pyx_t_1 = __Pyx_PyDict_GetItemDefault(__pyx_v_part, __pyx_mstate_global->__pyx_n_u_annotations, Py_None); if (unlikely(!__pyx_t_1)) __PYX_ERR(0, 193, __pyx_L1_error)
+      __Pyx_GOTREF(__pyx_t_1);
+      __Pyx_DECREF_SET(__pyx_v_given, __pyx_t_1);
       __pyx_t_1 = 0;
 
-      /* "citeaudit/formats/_readers.pyx":174
+      /* "citeaudit/formats/_readers.pyx":194
  *             size = len(text)
  *             given = part.get("annotations")
  *             if type(given) is list:             # <<<<<<<<<<<<<<
@@ -6900,68 +7028,68 @@ static PyObject *__pyx_pf_9citeaudit_7formats_8_readers_4openai_responses(CYTHON
       if (__pyx_t_5) {
 
 
-        /* "citeaudit/formats/_readers.pyx":175
+        /* "citeaudit/formats/_readers.pyx":195
  *             given = part.get("annotations")
  *             if type(given) is list:
  *                 notes = <list>given             # <<<<<<<<<<<<<<
  *                 for index in range(len(notes)):
- *                     note = notes[index]
+ *                     given = notes[index]
 */
         __pyx_t_1 = __pyx_v_given;
         __Pyx_INCREF(__pyx_t_1);
         __Pyx_XDECREF_SET(__pyx_v_notes, ((PyObject*)__pyx_t_1));
         __pyx_t_1 = 0;
 
-        /* "citeaudit/formats/_readers.pyx":176
+        /* "citeaudit/formats/_readers.pyx":196
  *             if type(given) is list:
  *                 notes = <list>given
  *                 for index in range(len(notes)):             # <<<<<<<<<<<<<<
- *                     note = notes[index]
- *                     if type(note) is not dict:
+ *                     given = notes[index]
+ *                     if type(given) is not dict:
 */
         if (unlikely(__pyx_v_notes == Py_None)) {
           PyErr_SetString(PyExc_TypeError, "object of type \047NoneType\047 has no len()");
-          __PYX_ERR(0, 176, __pyx_L1_error)
+          __PYX_ERR(0, 196, __pyx_L1_error)
         }
-        __pyx_t_14 = __Pyx_PyList_GET_SIZE(__pyx_v_notes); if (unlikely(__pyx_t_14 == ((Py_ssize_t)-1))) __PYX_ERR(0, 176, __pyx_L1_error)
-        __pyx_t_15 = __pyx_t_14;
+        __pyx_t_10 = __Pyx_PyList_GET_SIZE(__pyx_v_notes); if (unlikely(__pyx_t_10 == ((Py_ssize_t)-1))) __PYX_ERR(0, 196, __pyx_L1_error)
+        __pyx_t_11 = __pyx_t_10;
 
-        for (__pyx_t_16 = 0; __pyx_t_16 < __pyx_t_15; __pyx_t_16+=1) {
-          __pyx_v_index = __pyx_t_16;
+        for (__pyx_t_12 = 0; __pyx_t_12 < __pyx_t_11; __pyx_t_12+=1) {
+          __pyx_v_index = __pyx_t_12;
 
-          /* "citeaudit/formats/_readers.pyx":177
+          /* "citeaudit/formats/_readers.pyx":197
  *                 notes = <list>given
  *                 for index in range(len(notes)):
- *                     note = notes[index]             # <<<<<<<<<<<<<<
- *                     if type(note) is not dict:
+ *                     given = notes[index]             # <<<<<<<<<<<<<<
+ *                     if type(given) is not dict:
  *                         return None
 */
           if (unlikely(__pyx_v_notes == Py_None)) {
             PyErr_SetString(PyExc_TypeError, "\047NoneType\047 object is not subscriptable");
-            __PYX_ERR(0, 177, __pyx_L1_error)
+            __PYX_ERR(0, 197, __pyx_L1_error)
           }
-          __pyx_t_1 = __Pyx_GetItemInt_List(__pyx_v_notes, __pyx_v_index, Py_ssize_t, 1, PyLong_FromSsize_t, 1, 1, 1, __Pyx_ReferenceSharing_OwnStrongReference); if (unlikely(!__pyx_t_1)) __PYX_ERR(0, 177, __pyx_L1_error)
+          __pyx_t_1 = __Pyx_GetItemInt_List(__pyx_v_notes, __pyx_v_index, Py_ssize_t, 1, PyLong_FromSsize_t, 1, 1, 1, __Pyx_ReferenceSharing_OwnStrongReference); if (unlikely(!__pyx_t_1)) __PYX_ERR(0, 197, __pyx_L1_error)
           __Pyx_GOTREF(__pyx_t_1);
-          __Pyx_XDECREF_SET(__pyx_v_note, __pyx_t_1);
+          __Pyx_DECREF_SET(__pyx_v_given, __pyx_t_1);
           __pyx_t_1 = 0;
 
-          /* "citeaudit/formats/_readers.pyx":178
+          /* "citeaudit/formats/_readers.pyx":198
  *                 for index in range(len(notes)):
- *                     note = notes[index]
- *                     if type(note) is not dict:             # <<<<<<<<<<<<<<
+ *                     given = notes[index]
+ *                     if type(given) is not dict:             # <<<<<<<<<<<<<<
  *                         return None
- *                     kind = note.get("type")
+ *                     note = <dict>given
 */
-          __pyx_t_5 = (((PyObject *)Py_TYPE(__pyx_v_note)) != ((PyObject *)(&PyDict_Type)));
+          __pyx_t_5 = (((PyObject *)Py_TYPE(__pyx_v_given)) != ((PyObject *)(&PyDict_Type)));
           if (__pyx_t_5) {
 
 
-            /* "citeaudit/formats/_readers.pyx":179
- *                     note = notes[index]
- *                     if type(note) is not dict:
+            /* "citeaudit/formats/_readers.pyx":199
+ *                     given = notes[index]
+ *                     if type(given) is not dict:
  *                         return None             # <<<<<<<<<<<<<<
+ *                     note = <dict>given
  *                     kind = note.get("type")
- *                     if kind == "file_path":
 */
             {
               PyObject *__pyx_temp;
@@ -6973,47 +7101,55 @@ static PyObject *__pyx_pf_9citeaudit_7formats_8_readers_4openai_responses(CYTHON
             }
             goto __pyx_L0;
 
-            /* "citeaudit/formats/_readers.pyx":178
+            /* "citeaudit/formats/_readers.pyx":198
  *                 for index in range(len(notes)):
- *                     note = notes[index]
- *                     if type(note) is not dict:             # <<<<<<<<<<<<<<
+ *                     given = notes[index]
+ *                     if type(given) is not dict:             # <<<<<<<<<<<<<<
  *                         return None
- *                     kind = note.get("type")
+ *                     note = <dict>given
 */
           }
 
-          /* "citeaudit/formats/_readers.pyx":180
- *                     if type(note) is not dict:
+          /* "citeaudit/formats/_readers.pyx":200
+ *                     if type(given) is not dict:
  *                         return None
+ *                     note = <dict>given             # <<<<<<<<<<<<<<
+ *                     kind = note.get("type")
+ *                     if kind == "file_path":
+*/
+          __pyx_t_1 = __pyx_v_given;
+          __Pyx_INCREF(__pyx_t_1);
+          __Pyx_XDECREF_SET(__pyx_v_note, ((PyObject*)__pyx_t_1));
+          __pyx_t_1 = 0;
+
+          /* "citeaudit/formats/_readers.pyx":201
+ *                         return None
+ *                     note = <dict>given
  *                     kind = note.get("type")             # <<<<<<<<<<<<<<
  *                     if kind == "file_path":
  *                         continue  # a link to a file the model wrote, not a citation
 */
-          __pyx_t_8 = __pyx_v_note;
-          __Pyx_INCREF(__pyx_t_8);
-          __pyx_t_9 = 0;
-          {
-            PyObject *__pyx_callargs[2] = {__pyx_t_8, __pyx_mstate_global->__pyx_n_u_type};
-            __pyx_t_1 = __Pyx_PyObject_FastCallMethod((PyObject*)__pyx_mstate_global->__pyx_n_u_get, __pyx_callargs+__pyx_t_9, (2-__pyx_t_9) | (1*__Pyx_PY_VECTORCALL_ARGUMENTS_OFFSET));
-            __Pyx_XDECREF(__pyx_t_8); __pyx_t_8 = 0;
-            if (unlikely(!__pyx_t_1)) __PYX_ERR(0, 180, __pyx_L1_error)
-            __Pyx_GOTREF(__pyx_t_1);
+          if (unlikely(__pyx_v_note == Py_None)) {
+            PyErr_Format(PyExc_AttributeError, "\047NoneType\047 object has no attribute \047%.30s\047", "get");
+            __PYX_ERR(0, 201, __pyx_L1_error)
           }
+          __pyx_t_1 = __Pyx_PyDict_GetItemDefault(__pyx_v_note, __pyx_mstate_global->__pyx_n_u_type, Py_None); if (unlikely(!__pyx_t_1)) __PYX_ERR(0, 201, __pyx_L1_error)
+          __Pyx_GOTREF(__pyx_t_1);
           __Pyx_XDECREF_SET(__pyx_v_kind, __pyx_t_1);
           __pyx_t_1 = 0;
 
-          /* "citeaudit/formats/_readers.pyx":181
- *                         return None
+          /* "citeaudit/formats/_readers.pyx":202
+ *                     note = <dict>given
  *                     kind = note.get("type")
  *                     if kind == "file_path":             # <<<<<<<<<<<<<<
  *                         continue  # a link to a file the model wrote, not a citation
  *                     if kind == "url_citation" or kind == "container_file_citation":
 */
-          __pyx_t_5 = __Pyx_PyObject_CompareBoolEq_object_str(__pyx_v_kind, __pyx_mstate_global->__pyx_n_u_file_path, Py_EQ); if (unlikely((__pyx_t_5 < 0))) __PYX_ERR(0, 181, __pyx_L1_error)
+          __pyx_t_5 = __Pyx_PyObject_CompareBoolEq_object_str(__pyx_v_kind, __pyx_mstate_global->__pyx_n_u_file_path, Py_EQ); if (unlikely((__pyx_t_5 < 0))) __PYX_ERR(0, 202, __pyx_L1_error)
           if (__pyx_t_5) {
 
 
-            /* "citeaudit/formats/_readers.pyx":182
+            /* "citeaudit/formats/_readers.pyx":203
  *                     kind = note.get("type")
  *                     if kind == "file_path":
  *                         continue  # a link to a file the model wrote, not a citation             # <<<<<<<<<<<<<<
@@ -7022,8 +7158,8 @@ static PyObject *__pyx_pf_9citeaudit_7formats_8_readers_4openai_responses(CYTHON
 */
             goto __pyx_L18_continue;
 
-            /* "citeaudit/formats/_readers.pyx":181
- *                         return None
+            /* "citeaudit/formats/_readers.pyx":202
+ *                     note = <dict>given
  *                     kind = note.get("type")
  *                     if kind == "file_path":             # <<<<<<<<<<<<<<
  *                         continue  # a link to a file the model wrote, not a citation
@@ -7031,71 +7167,63 @@ static PyObject *__pyx_pf_9citeaudit_7formats_8_readers_4openai_responses(CYTHON
 */
           }
 
-          /* "citeaudit/formats/_readers.pyx":183
+          /* "citeaudit/formats/_readers.pyx":204
  *                     if kind == "file_path":
  *                         continue  # a link to a file the model wrote, not a citation
  *                     if kind == "url_citation" or kind == "container_file_citation":             # <<<<<<<<<<<<<<
  *                         first = note.get("start_index")
  *                         last = note.get("end_index")
 */
-          __pyx_t_6 = __Pyx_PyObject_CompareBoolEq_object_str(__pyx_v_kind, __pyx_mstate_global->__pyx_n_u_url_citation, Py_EQ); if (unlikely((__pyx_t_6 < 0))) __PYX_ERR(0, 183, __pyx_L1_error)
-          if (!__pyx_t_6) {
+          __pyx_t_13 = __Pyx_PyObject_CompareBoolEq_object_str(__pyx_v_kind, __pyx_mstate_global->__pyx_n_u_url_citation, Py_EQ); if (unlikely((__pyx_t_13 < 0))) __PYX_ERR(0, 204, __pyx_L1_error)
+          if (!__pyx_t_13) {
 
           } else {
 
-            __pyx_t_5 = __pyx_t_6;
+            __pyx_t_5 = __pyx_t_13;
 
             goto __pyx_L23_bool_binop_done;
           }
-          __pyx_t_6 = __Pyx_PyObject_CompareBoolEq_object_str(__pyx_v_kind, __pyx_mstate_global->__pyx_n_u_container_file_citation, Py_EQ); if (unlikely((__pyx_t_6 < 0))) __PYX_ERR(0, 183, __pyx_L1_error)
+          __pyx_t_13 = __Pyx_PyObject_CompareBoolEq_object_str(__pyx_v_kind, __pyx_mstate_global->__pyx_n_u_container_file_citation, Py_EQ); if (unlikely((__pyx_t_13 < 0))) __PYX_ERR(0, 204, __pyx_L1_error)
 
-          __pyx_t_5 = __pyx_t_6;
+          __pyx_t_5 = __pyx_t_13;
 
           __pyx_L23_bool_binop_done:;
           if (__pyx_t_5) {
 
 
-            /* "citeaudit/formats/_readers.pyx":184
+            /* "citeaudit/formats/_readers.pyx":205
  *                         continue  # a link to a file the model wrote, not a citation
  *                     if kind == "url_citation" or kind == "container_file_citation":
  *                         first = note.get("start_index")             # <<<<<<<<<<<<<<
  *                         last = note.get("end_index")
  *                     elif kind == "file_citation":
 */
-            __pyx_t_8 = __pyx_v_note;
-            __Pyx_INCREF(__pyx_t_8);
-            __pyx_t_9 = 0;
-            {
-              PyObject *__pyx_callargs[2] = {__pyx_t_8, __pyx_mstate_global->__pyx_n_u_start_index};
-              __pyx_t_1 = __Pyx_PyObject_FastCallMethod((PyObject*)__pyx_mstate_global->__pyx_n_u_get, __pyx_callargs+__pyx_t_9, (2-__pyx_t_9) | (1*__Pyx_PY_VECTORCALL_ARGUMENTS_OFFSET));
-              __Pyx_XDECREF(__pyx_t_8); __pyx_t_8 = 0;
-              if (unlikely(!__pyx_t_1)) __PYX_ERR(0, 184, __pyx_L1_error)
-              __Pyx_GOTREF(__pyx_t_1);
+            if (unlikely(__pyx_v_note == Py_None)) {
+              PyErr_Format(PyExc_AttributeError, "\047NoneType\047 object has no attribute \047%.30s\047", "get");
+              __PYX_ERR(0, 205, __pyx_L1_error)
             }
+            __pyx_t_1 = __Pyx_PyDict_GetItemDefault(__pyx_v_note, __pyx_mstate_global->__pyx_n_u_start_index, Py_None); if (unlikely(!__pyx_t_1)) __PYX_ERR(0, 205, __pyx_L1_error)
+            __Pyx_GOTREF(__pyx_t_1);
             __Pyx_XDECREF_SET(__pyx_v_first, __pyx_t_1);
             __pyx_t_1 = 0;
 
-            /* "citeaudit/formats/_readers.pyx":185
+            /* "citeaudit/formats/_readers.pyx":206
  *                     if kind == "url_citation" or kind == "container_file_citation":
  *                         first = note.get("start_index")
  *                         last = note.get("end_index")             # <<<<<<<<<<<<<<
  *                     elif kind == "file_citation":
  *                         first = last = note.get("index")
 */
-            __pyx_t_8 = __pyx_v_note;
-            __Pyx_INCREF(__pyx_t_8);
-            __pyx_t_9 = 0;
-            {
-              PyObject *__pyx_callargs[2] = {__pyx_t_8, __pyx_mstate_global->__pyx_n_u_end_index};
-              __pyx_t_1 = __Pyx_PyObject_FastCallMethod((PyObject*)__pyx_mstate_global->__pyx_n_u_get, __pyx_callargs+__pyx_t_9, (2-__pyx_t_9) | (1*__Pyx_PY_VECTORCALL_ARGUMENTS_OFFSET));
-              __Pyx_XDECREF(__pyx_t_8); __pyx_t_8 = 0;
-              if (unlikely(!__pyx_t_1)) __PYX_ERR(0, 185, __pyx_L1_error)
-              __Pyx_GOTREF(__pyx_t_1);
+            if (unlikely(__pyx_v_note == Py_None)) {
+              PyErr_Format(PyExc_AttributeError, "\047NoneType\047 object has no attribute \047%.30s\047", "get");
+              __PYX_ERR(0, 206, __pyx_L1_error)
             }
+            __pyx_t_1 = __Pyx_PyDict_GetItemDefault(__pyx_v_note, __pyx_mstate_global->__pyx_n_u_end_index, Py_None); if (unlikely(!__pyx_t_1)) __PYX_ERR(0, 206, __pyx_L1_error)
+            __Pyx_GOTREF(__pyx_t_1);
             __Pyx_XDECREF_SET(__pyx_v_last, __pyx_t_1);
             __pyx_t_1 = 0;
 
-            /* "citeaudit/formats/_readers.pyx":183
+            /* "citeaudit/formats/_readers.pyx":204
  *                     if kind == "file_path":
  *                         continue  # a link to a file the model wrote, not a citation
  *                     if kind == "url_citation" or kind == "container_file_citation":             # <<<<<<<<<<<<<<
@@ -7105,41 +7233,37 @@ static PyObject *__pyx_pf_9citeaudit_7formats_8_readers_4openai_responses(CYTHON
             goto __pyx_L22;
           }
 
-          /* "citeaudit/formats/_readers.pyx":186
+          /* "citeaudit/formats/_readers.pyx":207
  *                         first = note.get("start_index")
  *                         last = note.get("end_index")
  *                     elif kind == "file_citation":             # <<<<<<<<<<<<<<
  *                         first = last = note.get("index")
  *                     else:
 */
-          __pyx_t_5 = __Pyx_PyObject_CompareBoolEq_object_str(__pyx_v_kind, __pyx_mstate_global->__pyx_n_u_file_citation, Py_EQ); if (unlikely((__pyx_t_5 < 0))) __PYX_ERR(0, 186, __pyx_L1_error)
+          __pyx_t_5 = __Pyx_PyObject_CompareBoolEq_object_str(__pyx_v_kind, __pyx_mstate_global->__pyx_n_u_file_citation, Py_EQ); if (unlikely((__pyx_t_5 < 0))) __PYX_ERR(0, 207, __pyx_L1_error)
           if (__pyx_t_5) {
 
 
-            /* "citeaudit/formats/_readers.pyx":187
+            /* "citeaudit/formats/_readers.pyx":208
  *                         last = note.get("end_index")
  *                     elif kind == "file_citation":
  *                         first = last = note.get("index")             # <<<<<<<<<<<<<<
  *                     else:
  *                         return None
 */
-            __pyx_t_8 = __pyx_v_note;
-            __Pyx_INCREF(__pyx_t_8);
-            __pyx_t_9 = 0;
-            {
-              PyObject *__pyx_callargs[2] = {__pyx_t_8, __pyx_mstate_global->__pyx_n_u_index_2};
-              __pyx_t_1 = __Pyx_PyObject_FastCallMethod((PyObject*)__pyx_mstate_global->__pyx_n_u_get, __pyx_callargs+__pyx_t_9, (2-__pyx_t_9) | (1*__Pyx_PY_VECTORCALL_ARGUMENTS_OFFSET));
-              __Pyx_XDECREF(__pyx_t_8); __pyx_t_8 = 0;
-              if (unlikely(!__pyx_t_1)) __PYX_ERR(0, 187, __pyx_L1_error)
-              __Pyx_GOTREF(__pyx_t_1);
+            if (unlikely(__pyx_v_note == Py_None)) {
+              PyErr_Format(PyExc_AttributeError, "\047NoneType\047 object has no attribute \047%.30s\047", "get");
+              __PYX_ERR(0, 208, __pyx_L1_error)
             }
+            __pyx_t_1 = __Pyx_PyDict_GetItemDefault(__pyx_v_note, __pyx_mstate_global->__pyx_n_u_index_2, Py_None); if (unlikely(!__pyx_t_1)) __PYX_ERR(0, 208, __pyx_L1_error)
+            __Pyx_GOTREF(__pyx_t_1);
             __Pyx_INCREF(__pyx_t_1);
             __Pyx_XDECREF_SET(__pyx_v_first, __pyx_t_1);
             __Pyx_INCREF(__pyx_t_1);
             __Pyx_XDECREF_SET(__pyx_v_last, __pyx_t_1);
             __Pyx_DECREF(__pyx_t_1); __pyx_t_1 = 0;
 
-            /* "citeaudit/formats/_readers.pyx":186
+            /* "citeaudit/formats/_readers.pyx":207
  *                         first = note.get("start_index")
  *                         last = note.get("end_index")
  *                     elif kind == "file_citation":             # <<<<<<<<<<<<<<
@@ -7149,7 +7273,7 @@ static PyObject *__pyx_pf_9citeaudit_7formats_8_readers_4openai_responses(CYTHON
             goto __pyx_L22;
           }
 
-          /* "citeaudit/formats/_readers.pyx":189
+          /* "citeaudit/formats/_readers.pyx":210
  *                         first = last = note.get("index")
  *                     else:
  *                         return None             # <<<<<<<<<<<<<<
@@ -7169,109 +7293,105 @@ static PyObject *__pyx_pf_9citeaudit_7formats_8_readers_4openai_responses(CYTHON
           }
           __pyx_L22:;
 
-          /* "citeaudit/formats/_readers.pyx":190
+          /* "citeaudit/formats/_readers.pyx":211
  *                     else:
  *                         return None
  *                     target = note.get("url" if kind == "url_citation" else "file_id")             # <<<<<<<<<<<<<<
  *                     if type(target) is not str or not target or type(first) is not int or \
  *                             type(last) is not int or not 0 <= first <= last <= size:
 */
-          __pyx_t_8 = __pyx_v_note;
-          __Pyx_INCREF(__pyx_t_8);
-          __pyx_t_5 = __Pyx_PyObject_CompareBoolEq_object_str(__pyx_v_kind, __pyx_mstate_global->__pyx_n_u_url_citation, Py_EQ); if (unlikely((__pyx_t_5 < 0))) __PYX_ERR(0, 190, __pyx_L1_error)
+          if (unlikely(__pyx_v_note == Py_None)) {
+            PyErr_Format(PyExc_AttributeError, "\047NoneType\047 object has no attribute \047%.30s\047", "get");
+            __PYX_ERR(0, 211, __pyx_L1_error)
+          }
+          __pyx_t_5 = __Pyx_PyObject_CompareBoolEq_object_str(__pyx_v_kind, __pyx_mstate_global->__pyx_n_u_url_citation, Py_EQ); if (unlikely((__pyx_t_5 < 0))) __PYX_ERR(0, 211, __pyx_L1_error)
           if (__pyx_t_5) {
             __Pyx_INCREF(__pyx_mstate_global->__pyx_n_u_url);
-            __pyx_t_17 = __pyx_mstate_global->__pyx_n_u_url;
+            __pyx_t_1 = __pyx_mstate_global->__pyx_n_u_url;
           } else {
             __Pyx_INCREF(__pyx_mstate_global->__pyx_n_u_file_id);
-            __pyx_t_17 = __pyx_mstate_global->__pyx_n_u_file_id;
+            __pyx_t_1 = __pyx_mstate_global->__pyx_n_u_file_id;
           }
 
-          __pyx_t_9 = 0;
-          {
-            PyObject *__pyx_callargs[2] = {__pyx_t_8, __pyx_t_17};
-            __pyx_t_1 = __Pyx_PyObject_FastCallMethod((PyObject*)__pyx_mstate_global->__pyx_n_u_get, __pyx_callargs+__pyx_t_9, (2-__pyx_t_9) | (1*__Pyx_PY_VECTORCALL_ARGUMENTS_OFFSET));
-            __Pyx_XDECREF(__pyx_t_8); __pyx_t_8 = 0;
-            __Pyx_DECREF(__pyx_t_17); __pyx_t_17 = 0;
-            if (unlikely(!__pyx_t_1)) __PYX_ERR(0, 190, __pyx_L1_error)
-            __Pyx_GOTREF(__pyx_t_1);
-          }
-          __Pyx_XDECREF_SET(__pyx_v_target, __pyx_t_1);
-          __pyx_t_1 = 0;
+          __pyx_t_14 = __Pyx_PyDict_GetItemDefault(__pyx_v_note, __pyx_t_1, Py_None); if (unlikely(!__pyx_t_14)) __PYX_ERR(0, 211, __pyx_L1_error)
+          __Pyx_GOTREF(__pyx_t_14);
+          __Pyx_DECREF(__pyx_t_1); __pyx_t_1 = 0;
+          __Pyx_XDECREF_SET(__pyx_v_target, __pyx_t_14);
+          __pyx_t_14 = 0;
 
-          /* "citeaudit/formats/_readers.pyx":191
+          /* "citeaudit/formats/_readers.pyx":212
  *                         return None
  *                     target = note.get("url" if kind == "url_citation" else "file_id")
  *                     if type(target) is not str or not target or type(first) is not int or \             # <<<<<<<<<<<<<<
  *                             type(last) is not int or not 0 <= first <= last <= size:
  *                         return None
 */
-          __pyx_t_6 = (((PyObject *)Py_TYPE(__pyx_v_target)) != ((PyObject *)(&PyUnicode_Type)));
-          if (!__pyx_t_6) {
+          __pyx_t_13 = (((PyObject *)Py_TYPE(__pyx_v_target)) != ((PyObject *)(&PyUnicode_Type)));
+          if (!__pyx_t_13) {
 
           } else {
 
-            __pyx_t_5 = __pyx_t_6;
+            __pyx_t_5 = __pyx_t_13;
 
             goto __pyx_L26_bool_binop_done;
           }
-          __pyx_t_6 = __Pyx_PyObject_IsTrue(__pyx_v_target); if (unlikely((__pyx_t_6 < 0))) __PYX_ERR(0, 191, __pyx_L1_error)
-          __pyx_t_7 = (!__pyx_t_6);
+          __pyx_t_13 = __Pyx_PyObject_IsTrue(__pyx_v_target); if (unlikely((__pyx_t_13 < 0))) __PYX_ERR(0, 212, __pyx_L1_error)
+          __pyx_t_15 = (!__pyx_t_13);
 
 
-          if (!__pyx_t_7) {
+          if (!__pyx_t_15) {
 
           } else {
 
-            __pyx_t_5 = __pyx_t_7;
+            __pyx_t_5 = __pyx_t_15;
 
             goto __pyx_L26_bool_binop_done;
           }
-          __pyx_t_7 = (((PyObject *)Py_TYPE(__pyx_v_first)) != ((PyObject *)(&PyLong_Type)));
-          if (!__pyx_t_7) {
+          __pyx_t_15 = (((PyObject *)Py_TYPE(__pyx_v_first)) != ((PyObject *)(&PyLong_Type)));
+          if (!__pyx_t_15) {
 
           } else {
 
-            __pyx_t_5 = __pyx_t_7;
+            __pyx_t_5 = __pyx_t_15;
 
             goto __pyx_L26_bool_binop_done;
           }
 
-          /* "citeaudit/formats/_readers.pyx":192
+          /* "citeaudit/formats/_readers.pyx":213
  *                     target = note.get("url" if kind == "url_citation" else "file_id")
  *                     if type(target) is not str or not target or type(first) is not int or \
  *                             type(last) is not int or not 0 <= first <= last <= size:             # <<<<<<<<<<<<<<
  *                         return None
  *                     if kind == "file_citation":  # a point: the character before it
 */
-          __pyx_t_7 = (((PyObject *)Py_TYPE(__pyx_v_last)) != ((PyObject *)(&PyLong_Type)));
-          if (!__pyx_t_7) {
+          __pyx_t_15 = (((PyObject *)Py_TYPE(__pyx_v_last)) != ((PyObject *)(&PyLong_Type)));
+          if (!__pyx_t_15) {
 
           } else {
 
-            __pyx_t_5 = __pyx_t_7;
+            __pyx_t_5 = __pyx_t_15;
 
             goto __pyx_L26_bool_binop_done;
           }
-          __pyx_t_7 = __Pyx_PyObject_CompareBoolLe_int_object(__pyx_mstate_global->__pyx_int_0, __pyx_v_first, Py_LE); if (unlikely((__pyx_t_7 < 0))) __PYX_ERR(0, 192, __pyx_L1_error)
-          if (__pyx_t_7) {
-            __pyx_t_7 = __Pyx_PyObject_CompareBoolLe_object_object(__pyx_v_first, __pyx_v_last, Py_LE); if (unlikely((__pyx_t_7 < 0))) __PYX_ERR(0, 192, __pyx_L1_error)
-            if (__pyx_t_7) {
-              __pyx_t_1 = PyLong_FromSsize_t(__pyx_v_size); if (unlikely(!__pyx_t_1)) __PYX_ERR(0, 192, __pyx_L1_error)
-              __Pyx_GOTREF(__pyx_t_1);
-              __pyx_t_7 = __Pyx_PyObject_CompareBoolLe_object_int(__pyx_v_last, __pyx_t_1, Py_LE); if (unlikely((__pyx_t_7 < 0))) __PYX_ERR(0, 192, __pyx_L1_error)
-              __Pyx_DECREF(__pyx_t_1); __pyx_t_1 = 0;
+          __pyx_t_15 = __Pyx_PyObject_CompareBoolLe_int_object(__pyx_mstate_global->__pyx_int_0, __pyx_v_first, Py_LE); if (unlikely((__pyx_t_15 < 0))) __PYX_ERR(0, 213, __pyx_L1_error)
+          if (__pyx_t_15) {
+            __pyx_t_15 = __Pyx_PyObject_CompareBoolLe_object_object(__pyx_v_first, __pyx_v_last, Py_LE); if (unlikely((__pyx_t_15 < 0))) __PYX_ERR(0, 213, __pyx_L1_error)
+            if (__pyx_t_15) {
+              __pyx_t_14 = PyLong_FromSsize_t(__pyx_v_size); if (unlikely(!__pyx_t_14)) __PYX_ERR(0, 213, __pyx_L1_error)
+              __Pyx_GOTREF(__pyx_t_14);
+              __pyx_t_15 = __Pyx_PyObject_CompareBoolLe_object_int(__pyx_v_last, __pyx_t_14, Py_LE); if (unlikely((__pyx_t_15 < 0))) __PYX_ERR(0, 213, __pyx_L1_error)
+              __Pyx_DECREF(__pyx_t_14); __pyx_t_14 = 0;
             }
           }
-          __pyx_t_6 = (!__pyx_t_7);
+          __pyx_t_13 = (!__pyx_t_15);
 
 
 
-          __pyx_t_5 = __pyx_t_6;
+          __pyx_t_5 = __pyx_t_13;
 
           __pyx_L26_bool_binop_done:;
 
-          /* "citeaudit/formats/_readers.pyx":191
+          /* "citeaudit/formats/_readers.pyx":212
  *                         return None
  *                     target = note.get("url" if kind == "url_citation" else "file_id")
  *                     if type(target) is not str or not target or type(first) is not int or \             # <<<<<<<<<<<<<<
@@ -7281,7 +7401,7 @@ static PyObject *__pyx_pf_9citeaudit_7formats_8_readers_4openai_responses(CYTHON
           if (__pyx_t_5) {
 
 
-            /* "citeaudit/formats/_readers.pyx":193
+            /* "citeaudit/formats/_readers.pyx":214
  *                     if type(target) is not str or not target or type(first) is not int or \
  *                             type(last) is not int or not 0 <= first <= last <= size:
  *                         return None             # <<<<<<<<<<<<<<
@@ -7298,7 +7418,7 @@ static PyObject *__pyx_pf_9citeaudit_7formats_8_readers_4openai_responses(CYTHON
             }
             goto __pyx_L0;
 
-            /* "citeaudit/formats/_readers.pyx":191
+            /* "citeaudit/formats/_readers.pyx":212
  *                         return None
  *                     target = note.get("url" if kind == "url_citation" else "file_id")
  *                     if type(target) is not str or not target or type(first) is not int or \             # <<<<<<<<<<<<<<
@@ -7307,74 +7427,74 @@ static PyObject *__pyx_pf_9citeaudit_7formats_8_readers_4openai_responses(CYTHON
 */
           }
 
-          /* "citeaudit/formats/_readers.pyx":194
+          /* "citeaudit/formats/_readers.pyx":215
  *                             type(last) is not int or not 0 <= first <= last <= size:
  *                         return None
  *                     if kind == "file_citation":  # a point: the character before it             # <<<<<<<<<<<<<<
  *                         low, high = max(0, first - 1), max(1, first)
  *                         source_id = target
 */
-          __pyx_t_5 = __Pyx_PyObject_CompareBoolEq_object_str(__pyx_v_kind, __pyx_mstate_global->__pyx_n_u_file_citation, Py_EQ); if (unlikely((__pyx_t_5 < 0))) __PYX_ERR(0, 194, __pyx_L1_error)
+          __pyx_t_5 = __Pyx_PyObject_CompareBoolEq_object_str(__pyx_v_kind, __pyx_mstate_global->__pyx_n_u_file_citation, Py_EQ); if (unlikely((__pyx_t_5 < 0))) __PYX_ERR(0, 215, __pyx_L1_error)
           if (__pyx_t_5) {
 
 
-            /* "citeaudit/formats/_readers.pyx":195
+            /* "citeaudit/formats/_readers.pyx":216
  *                         return None
  *                     if kind == "file_citation":  # a point: the character before it
  *                         low, high = max(0, first - 1), max(1, first)             # <<<<<<<<<<<<<<
  *                         source_id = target
  *                     else:
 */
-            __pyx_t_1 = __Pyx_PyLong_SubtractObjC(__pyx_v_first, __pyx_mstate_global->__pyx_int_1, 1, 0, 0); if (unlikely(!__pyx_t_1)) __PYX_ERR(0, 195, __pyx_L1_error)
-            __Pyx_GOTREF(__pyx_t_1);
+            __pyx_t_14 = __Pyx_PyLong_SubtractObjC(__pyx_v_first, __pyx_mstate_global->__pyx_int_1, 1, 0, 0); if (unlikely(!__pyx_t_14)) __PYX_ERR(0, 216, __pyx_L1_error)
+            __Pyx_GOTREF(__pyx_t_14);
 
-            __pyx_t_18 = 0;
-            __pyx_t_8 = __Pyx_PyLong_From_long(__pyx_t_18); if (unlikely(!__pyx_t_8)) __PYX_ERR(0, 195, __pyx_L1_error)
-            __Pyx_GOTREF(__pyx_t_8);
-            __pyx_t_5 = __Pyx_PyObject_CompareBoolGt_object_int(__pyx_t_1, __pyx_t_8, Py_GT); if (unlikely((__pyx_t_5 < 0))) __PYX_ERR(0, 195, __pyx_L1_error)
-            __Pyx_DECREF(__pyx_t_8); __pyx_t_8 = 0;
+            __pyx_t_16 = 0;
+            __pyx_t_17 = __Pyx_PyLong_From_long(__pyx_t_16); if (unlikely(!__pyx_t_17)) __PYX_ERR(0, 216, __pyx_L1_error)
+            __Pyx_GOTREF(__pyx_t_17);
+            __pyx_t_5 = __Pyx_PyObject_CompareBoolGt_object_int(__pyx_t_14, __pyx_t_17, Py_GT); if (unlikely((__pyx_t_5 < 0))) __PYX_ERR(0, 216, __pyx_L1_error)
+            __Pyx_DECREF(__pyx_t_17); __pyx_t_17 = 0;
+            if (__pyx_t_5) {
+              __Pyx_INCREF(__pyx_t_14);
+              __pyx_t_1 = __pyx_t_14;
+            } else {
+              __pyx_t_17 = __Pyx_PyLong_From_long(__pyx_t_16); if (unlikely(!__pyx_t_17)) __PYX_ERR(0, 216, __pyx_L1_error)
+              __Pyx_GOTREF(__pyx_t_17);
+              __pyx_t_1 = __pyx_t_17;
+              __pyx_t_17 = 0;
+            }
+
+            __Pyx_DECREF(__pyx_t_14); __pyx_t_14 = 0;
+            __pyx_t_14 = __pyx_t_1;
+            __Pyx_INCREF(__pyx_t_14);
+            __Pyx_DECREF(__pyx_t_1); __pyx_t_1 = 0;
+            __Pyx_INCREF(__pyx_v_first);
+            __pyx_t_1 = __pyx_v_first;
+
+            __pyx_t_16 = 1;
+            __pyx_t_18 = __Pyx_PyLong_From_long(__pyx_t_16); if (unlikely(!__pyx_t_18)) __PYX_ERR(0, 216, __pyx_L1_error)
+            __Pyx_GOTREF(__pyx_t_18);
+            __pyx_t_5 = __Pyx_PyObject_CompareBoolGt_object_int(__pyx_t_1, __pyx_t_18, Py_GT); if (unlikely((__pyx_t_5 < 0))) __PYX_ERR(0, 216, __pyx_L1_error)
+            __Pyx_DECREF(__pyx_t_18); __pyx_t_18 = 0;
             if (__pyx_t_5) {
               __Pyx_INCREF(__pyx_t_1);
               __pyx_t_17 = __pyx_t_1;
             } else {
-              __pyx_t_8 = __Pyx_PyLong_From_long(__pyx_t_18); if (unlikely(!__pyx_t_8)) __PYX_ERR(0, 195, __pyx_L1_error)
-              __Pyx_GOTREF(__pyx_t_8);
-              __pyx_t_17 = __pyx_t_8;
-              __pyx_t_8 = 0;
+              __pyx_t_18 = __Pyx_PyLong_From_long(__pyx_t_16); if (unlikely(!__pyx_t_18)) __PYX_ERR(0, 216, __pyx_L1_error)
+              __Pyx_GOTREF(__pyx_t_18);
+              __pyx_t_17 = __pyx_t_18;
+              __pyx_t_18 = 0;
             }
 
             __Pyx_DECREF(__pyx_t_1); __pyx_t_1 = 0;
             __pyx_t_1 = __pyx_t_17;
             __Pyx_INCREF(__pyx_t_1);
             __Pyx_DECREF(__pyx_t_17); __pyx_t_17 = 0;
-            __Pyx_INCREF(__pyx_v_first);
-            __pyx_t_17 = __pyx_v_first;
-
-            __pyx_t_18 = 1;
-            __pyx_t_19 = __Pyx_PyLong_From_long(__pyx_t_18); if (unlikely(!__pyx_t_19)) __PYX_ERR(0, 195, __pyx_L1_error)
-            __Pyx_GOTREF(__pyx_t_19);
-            __pyx_t_5 = __Pyx_PyObject_CompareBoolGt_object_int(__pyx_t_17, __pyx_t_19, Py_GT); if (unlikely((__pyx_t_5 < 0))) __PYX_ERR(0, 195, __pyx_L1_error)
-            __Pyx_DECREF(__pyx_t_19); __pyx_t_19 = 0;
-            if (__pyx_t_5) {
-              __Pyx_INCREF(__pyx_t_17);
-              __pyx_t_8 = __pyx_t_17;
-            } else {
-              __pyx_t_19 = __Pyx_PyLong_From_long(__pyx_t_18); if (unlikely(!__pyx_t_19)) __PYX_ERR(0, 195, __pyx_L1_error)
-              __Pyx_GOTREF(__pyx_t_19);
-              __pyx_t_8 = __pyx_t_19;
-              __pyx_t_19 = 0;
-            }
-
-            __Pyx_DECREF(__pyx_t_17); __pyx_t_17 = 0;
-            __pyx_t_17 = __pyx_t_8;
-            __Pyx_INCREF(__pyx_t_17);
-            __Pyx_DECREF(__pyx_t_8); __pyx_t_8 = 0;
-            __Pyx_XDECREF_SET(__pyx_v_low, __pyx_t_1);
+            __Pyx_XDECREF_SET(__pyx_v_low, __pyx_t_14);
+            __pyx_t_14 = 0;
+            __Pyx_XDECREF_SET(__pyx_v_high, __pyx_t_1);
             __pyx_t_1 = 0;
-            __Pyx_XDECREF_SET(__pyx_v_high, __pyx_t_17);
-            __pyx_t_17 = 0;
 
-            /* "citeaudit/formats/_readers.pyx":196
+            /* "citeaudit/formats/_readers.pyx":217
  *                     if kind == "file_citation":  # a point: the character before it
  *                         low, high = max(0, first - 1), max(1, first)
  *                         source_id = target             # <<<<<<<<<<<<<<
@@ -7384,7 +7504,7 @@ static PyObject *__pyx_pf_9citeaudit_7formats_8_readers_4openai_responses(CYTHON
             __Pyx_INCREF(__pyx_v_target);
             __Pyx_XDECREF_SET(__pyx_v_source_id, __pyx_v_target);
 
-            /* "citeaudit/formats/_readers.pyx":194
+            /* "citeaudit/formats/_readers.pyx":215
  *                             type(last) is not int or not 0 <= first <= last <= size:
  *                         return None
  *                     if kind == "file_citation":  # a point: the character before it             # <<<<<<<<<<<<<<
@@ -7394,7 +7514,7 @@ static PyObject *__pyx_pf_9citeaudit_7formats_8_readers_4openai_responses(CYTHON
             goto __pyx_L31;
           }
 
-          /* "citeaudit/formats/_readers.pyx":198
+          /* "citeaudit/formats/_readers.pyx":219
  *                         source_id = target
  *                     else:
  *                         low, high = first, last             # <<<<<<<<<<<<<<
@@ -7402,41 +7522,41 @@ static PyObject *__pyx_pf_9citeaudit_7formats_8_readers_4openai_responses(CYTHON
  *                         if source_id is None:
 */
           /*else*/ {
-            __pyx_t_17 = __pyx_v_first;
-            __Pyx_INCREF(__pyx_t_17);
-            __pyx_t_1 = __pyx_v_last;
+            __pyx_t_1 = __pyx_v_first;
             __Pyx_INCREF(__pyx_t_1);
-            __Pyx_XDECREF_SET(__pyx_v_low, __pyx_t_17);
-            __pyx_t_17 = 0;
-            __Pyx_XDECREF_SET(__pyx_v_high, __pyx_t_1);
+            __pyx_t_14 = __pyx_v_last;
+            __Pyx_INCREF(__pyx_t_14);
+            __Pyx_XDECREF_SET(__pyx_v_low, __pyx_t_1);
             __pyx_t_1 = 0;
+            __Pyx_XDECREF_SET(__pyx_v_high, __pyx_t_14);
+            __pyx_t_14 = 0;
 
-            /* "citeaudit/formats/_readers.pyx":199
+            /* "citeaudit/formats/_readers.pyx":220
  *                     else:
  *                         low, high = first, last
  *                         source_id = target if kind != "url_citation" else urls.get(target)             # <<<<<<<<<<<<<<
  *                         if source_id is None:
  *                             return None  # compared canonical by the reference
 */
-            __pyx_t_5 = __Pyx_PyObject_CompareBoolNe_object_str(__pyx_v_kind, __pyx_mstate_global->__pyx_n_u_url_citation, Py_NE); if (unlikely((__pyx_t_5 < 0))) __PYX_ERR(0, 199, __pyx_L1_error)
+            __pyx_t_5 = __Pyx_PyObject_CompareBoolNe_object_str(__pyx_v_kind, __pyx_mstate_global->__pyx_n_u_url_citation, Py_NE); if (unlikely((__pyx_t_5 < 0))) __PYX_ERR(0, 220, __pyx_L1_error)
             if (__pyx_t_5) {
               __Pyx_INCREF(__pyx_v_target);
-              __pyx_t_1 = __pyx_v_target;
+              __pyx_t_14 = __pyx_v_target;
             } else {
               if (unlikely(__pyx_v_urls == Py_None)) {
                 PyErr_Format(PyExc_AttributeError, "\047NoneType\047 object has no attribute \047%.30s\047", "get");
-                __PYX_ERR(0, 199, __pyx_L1_error)
+                __PYX_ERR(0, 220, __pyx_L1_error)
               }
-              __pyx_t_17 = __Pyx_PyDict_GetItemDefault(__pyx_v_urls, __pyx_v_target, Py_None); if (unlikely(!__pyx_t_17)) __PYX_ERR(0, 199, __pyx_L1_error)
-              __Pyx_GOTREF(__pyx_t_17);
-              __pyx_t_1 = __pyx_t_17;
-              __pyx_t_17 = 0;
+              __pyx_t_1 = __Pyx_PyDict_GetItemDefault(__pyx_v_urls, __pyx_v_target, Py_None); if (unlikely(!__pyx_t_1)) __PYX_ERR(0, 220, __pyx_L1_error)
+              __Pyx_GOTREF(__pyx_t_1);
+              __pyx_t_14 = __pyx_t_1;
+              __pyx_t_1 = 0;
             }
 
-            __Pyx_XDECREF_SET(__pyx_v_source_id, __pyx_t_1);
-            __pyx_t_1 = 0;
+            __Pyx_XDECREF_SET(__pyx_v_source_id, __pyx_t_14);
+            __pyx_t_14 = 0;
 
-            /* "citeaudit/formats/_readers.pyx":200
+            /* "citeaudit/formats/_readers.pyx":221
  *                         low, high = first, last
  *                         source_id = target if kind != "url_citation" else urls.get(target)
  *                         if source_id is None:             # <<<<<<<<<<<<<<
@@ -7447,7 +7567,7 @@ static PyObject *__pyx_pf_9citeaudit_7formats_8_readers_4openai_responses(CYTHON
             if (__pyx_t_5) {
 
 
-              /* "citeaudit/formats/_readers.pyx":201
+              /* "citeaudit/formats/_readers.pyx":222
  *                         source_id = target if kind != "url_citation" else urls.get(target)
  *                         if source_id is None:
  *                             return None  # compared canonical by the reference             # <<<<<<<<<<<<<<
@@ -7464,7 +7584,7 @@ static PyObject *__pyx_pf_9citeaudit_7formats_8_readers_4openai_responses(CYTHON
               }
               goto __pyx_L0;
 
-              /* "citeaudit/formats/_readers.pyx":200
+              /* "citeaudit/formats/_readers.pyx":221
  *                         low, high = first, last
  *                         source_id = target if kind != "url_citation" else urls.get(target)
  *                         if source_id is None:             # <<<<<<<<<<<<<<
@@ -7475,151 +7595,151 @@ static PyObject *__pyx_pf_9citeaudit_7formats_8_readers_4openai_responses(CYTHON
           }
           __pyx_L31:;
 
-          /* "citeaudit/formats/_readers.pyx":202
+          /* "citeaudit/formats/_readers.pyx":223
  *                         if source_id is None:
  *                             return None  # compared canonical by the reference
  *                     cited.append((offset + low, offset + high, [new_record(citation_type, (             # <<<<<<<<<<<<<<
  *                         source_id, None, (offset + first, offset + last), None,
  *                         f"$.output[{at}].content[{part_at}].annotations[{index}]", None, None,
 */
-          __pyx_t_1 = PyLong_FromSsize_t(__pyx_v_offset); if (unlikely(!__pyx_t_1)) __PYX_ERR(0, 202, __pyx_L1_error)
+          __pyx_t_14 = PyLong_FromSsize_t(__pyx_v_offset); if (unlikely(!__pyx_t_14)) __PYX_ERR(0, 223, __pyx_L1_error)
+          __Pyx_GOTREF(__pyx_t_14);
+          __pyx_t_1 = __Pyx_PyNumber_Add_int_object(__pyx_t_14, __pyx_v_low); if (unlikely(!__pyx_t_1)) __PYX_ERR(0, 223, __pyx_L1_error)
           __Pyx_GOTREF(__pyx_t_1);
-          __pyx_t_17 = __Pyx_PyNumber_Add_int_object(__pyx_t_1, __pyx_v_low); if (unlikely(!__pyx_t_17)) __PYX_ERR(0, 202, __pyx_L1_error)
+          __Pyx_DECREF(__pyx_t_14); __pyx_t_14 = 0;
+          __pyx_t_14 = PyLong_FromSsize_t(__pyx_v_offset); if (unlikely(!__pyx_t_14)) __PYX_ERR(0, 223, __pyx_L1_error)
+          __Pyx_GOTREF(__pyx_t_14);
+          __pyx_t_17 = __Pyx_PyNumber_Add_int_object(__pyx_t_14, __pyx_v_high); if (unlikely(!__pyx_t_17)) __PYX_ERR(0, 223, __pyx_L1_error)
           __Pyx_GOTREF(__pyx_t_17);
-          __Pyx_DECREF(__pyx_t_1); __pyx_t_1 = 0;
-          __pyx_t_1 = PyLong_FromSsize_t(__pyx_v_offset); if (unlikely(!__pyx_t_1)) __PYX_ERR(0, 202, __pyx_L1_error)
-          __Pyx_GOTREF(__pyx_t_1);
-          __pyx_t_8 = __Pyx_PyNumber_Add_int_object(__pyx_t_1, __pyx_v_high); if (unlikely(!__pyx_t_8)) __PYX_ERR(0, 202, __pyx_L1_error)
-          __Pyx_GOTREF(__pyx_t_8);
-          __Pyx_DECREF(__pyx_t_1); __pyx_t_1 = 0;
+          __Pyx_DECREF(__pyx_t_14); __pyx_t_14 = 0;
 
-          /* "citeaudit/formats/_readers.pyx":203
+          /* "citeaudit/formats/_readers.pyx":224
  *                             return None  # compared canonical by the reference
  *                     cited.append((offset + low, offset + high, [new_record(citation_type, (
  *                         source_id, None, (offset + first, offset + last), None,             # <<<<<<<<<<<<<<
  *                         f"$.output[{at}].content[{part_at}].annotations[{index}]", None, None,
  *                         None))]))
 */
-          __pyx_t_1 = PyLong_FromSsize_t(__pyx_v_offset); if (unlikely(!__pyx_t_1)) __PYX_ERR(0, 203, __pyx_L1_error)
-          __Pyx_GOTREF(__pyx_t_1);
-          __pyx_t_19 = __Pyx_PyNumber_Add_int_object(__pyx_t_1, __pyx_v_first); if (unlikely(!__pyx_t_19)) __PYX_ERR(0, 203, __pyx_L1_error)
+          __pyx_t_14 = PyLong_FromSsize_t(__pyx_v_offset); if (unlikely(!__pyx_t_14)) __PYX_ERR(0, 224, __pyx_L1_error)
+          __Pyx_GOTREF(__pyx_t_14);
+          __pyx_t_18 = __Pyx_PyNumber_Add_int_object(__pyx_t_14, __pyx_v_first); if (unlikely(!__pyx_t_18)) __PYX_ERR(0, 224, __pyx_L1_error)
+          __Pyx_GOTREF(__pyx_t_18);
+          __Pyx_DECREF(__pyx_t_14); __pyx_t_14 = 0;
+          __pyx_t_14 = PyLong_FromSsize_t(__pyx_v_offset); if (unlikely(!__pyx_t_14)) __PYX_ERR(0, 224, __pyx_L1_error)
+          __Pyx_GOTREF(__pyx_t_14);
+          __pyx_t_19 = __Pyx_PyNumber_Add_int_object(__pyx_t_14, __pyx_v_last); if (unlikely(!__pyx_t_19)) __PYX_ERR(0, 224, __pyx_L1_error)
           __Pyx_GOTREF(__pyx_t_19);
-          __Pyx_DECREF(__pyx_t_1); __pyx_t_1 = 0;
-          __pyx_t_1 = PyLong_FromSsize_t(__pyx_v_offset); if (unlikely(!__pyx_t_1)) __PYX_ERR(0, 203, __pyx_L1_error)
-          __Pyx_GOTREF(__pyx_t_1);
-          __pyx_t_20 = __Pyx_PyNumber_Add_int_object(__pyx_t_1, __pyx_v_last); if (unlikely(!__pyx_t_20)) __PYX_ERR(0, 203, __pyx_L1_error)
-          __Pyx_GOTREF(__pyx_t_20);
-          __Pyx_DECREF(__pyx_t_1); __pyx_t_1 = 0;
-          __pyx_t_1 = PyTuple_New(2); if (unlikely(!__pyx_t_1)) __PYX_ERR(0, 203, __pyx_L1_error)
-          __Pyx_GOTREF(__pyx_t_1);
+          __Pyx_DECREF(__pyx_t_14); __pyx_t_14 = 0;
+          __pyx_t_14 = PyTuple_New(2); if (unlikely(!__pyx_t_14)) __PYX_ERR(0, 224, __pyx_L1_error)
+          __Pyx_GOTREF(__pyx_t_14);
+          __Pyx_GIVEREF(__pyx_t_18);
+          if (__Pyx_PyTuple_SET_ITEM(__pyx_t_14, 0, __pyx_t_18) != (0)) __PYX_ERR(0, 224, __pyx_L1_error);
           __Pyx_GIVEREF(__pyx_t_19);
-          if (__Pyx_PyTuple_SET_ITEM(__pyx_t_1, 0, __pyx_t_19) != (0)) __PYX_ERR(0, 203, __pyx_L1_error);
-          __Pyx_GIVEREF(__pyx_t_20);
-          if (__Pyx_PyTuple_SET_ITEM(__pyx_t_1, 1, __pyx_t_20) != (0)) __PYX_ERR(0, 203, __pyx_L1_error);
+          if (__Pyx_PyTuple_SET_ITEM(__pyx_t_14, 1, __pyx_t_19) != (0)) __PYX_ERR(0, 224, __pyx_L1_error);
+          __pyx_t_18 = 0;
           __pyx_t_19 = 0;
-          __pyx_t_20 = 0;
 
-          /* "citeaudit/formats/_readers.pyx":204
+          /* "citeaudit/formats/_readers.pyx":225
  *                     cited.append((offset + low, offset + high, [new_record(citation_type, (
  *                         source_id, None, (offset + first, offset + last), None,
  *                         f"$.output[{at}].content[{part_at}].annotations[{index}]", None, None,             # <<<<<<<<<<<<<<
  *                         None))]))
  *             elif isinstance(given, list):
 */
-          __pyx_t_20 = __Pyx_PyUnicode_From_Py_ssize_t(__pyx_v_at, 0, ' ', 'd'); if (unlikely(!__pyx_t_20)) __PYX_ERR(0, 204, __pyx_L1_error)
-          __Pyx_GOTREF(__pyx_t_20);
-          __pyx_t_19 = __Pyx_PyUnicode_From_Py_ssize_t(__pyx_v_part_at, 0, ' ', 'd'); if (unlikely(!__pyx_t_19)) __PYX_ERR(0, 204, __pyx_L1_error)
+          __pyx_t_19 = __Pyx_PyUnicode_From_Py_ssize_t(__pyx_v_at, 0, ' ', 'd'); if (unlikely(!__pyx_t_19)) __PYX_ERR(0, 225, __pyx_L1_error)
           __Pyx_GOTREF(__pyx_t_19);
-          __pyx_t_21 = __Pyx_PyUnicode_From_Py_ssize_t(__pyx_v_index, 0, ' ', 'd'); if (unlikely(!__pyx_t_21)) __PYX_ERR(0, 204, __pyx_L1_error)
-          __Pyx_GOTREF(__pyx_t_21);
-          __pyx_t_22[0] = __pyx_mstate_global->__pyx_kp_u_output_2;
-          __pyx_t_22[1] = __pyx_t_20;
-          __pyx_t_22[2] = __pyx_mstate_global->__pyx_kp_u_content_3;
-          __pyx_t_22[3] = __pyx_t_19;
-          __pyx_t_22[4] = __pyx_mstate_global->__pyx_kp_u_annotations_2;
-          __pyx_t_22[5] = __pyx_t_21;
-          __pyx_t_22[6] = __pyx_mstate_global->__pyx_kp_u__2;
-          __pyx_t_23 = 34;
+          __pyx_t_18 = __Pyx_PyUnicode_From_Py_ssize_t(__pyx_v_part_at, 0, ' ', 'd'); if (unlikely(!__pyx_t_18)) __PYX_ERR(0, 225, __pyx_L1_error)
+          __Pyx_GOTREF(__pyx_t_18);
+          __pyx_t_20 = __Pyx_PyUnicode_From_Py_ssize_t(__pyx_v_index, 0, ' ', 'd'); if (unlikely(!__pyx_t_20)) __PYX_ERR(0, 225, __pyx_L1_error)
+          __Pyx_GOTREF(__pyx_t_20);
+          __pyx_t_21[0] = __pyx_mstate_global->__pyx_kp_u_output_2;
+          __pyx_t_21[1] = __pyx_t_19;
+          __pyx_t_21[2] = __pyx_mstate_global->__pyx_kp_u_content_3;
+          __pyx_t_21[3] = __pyx_t_18;
+          __pyx_t_21[4] = __pyx_mstate_global->__pyx_kp_u_annotations_2;
+          __pyx_t_21[5] = __pyx_t_20;
+          __pyx_t_21[6] = __pyx_mstate_global->__pyx_kp_u__2;
+          __pyx_t_22 = 34;
           #if __Pyx_PyUnicode_Join_CAN_USE_KIND_AND_LENGTH
-          __pyx_t_23 += __Pyx_PyUnicode_GET_LENGTH(__pyx_t_22[1]) + __Pyx_PyUnicode_GET_LENGTH(__pyx_t_22[3]) + __Pyx_PyUnicode_GET_LENGTH(__pyx_t_22[5]);
+          __pyx_t_22 += __Pyx_PyUnicode_GET_LENGTH(__pyx_t_21[1]) + __Pyx_PyUnicode_GET_LENGTH(__pyx_t_21[3]) + __Pyx_PyUnicode_GET_LENGTH(__pyx_t_21[5]);
           #endif
-          __pyx_t_24 = 0;
-          __pyx_t_25 = __Pyx_PyUnicode_Join(__pyx_t_22, 7, __pyx_t_23, __pyx_t_24);
-          if (unlikely(!__pyx_t_25)) __PYX_ERR(0, 204, __pyx_L1_error)
-          __Pyx_GOTREF(__pyx_t_25);
-          __Pyx_DECREF(__pyx_t_20); __pyx_t_20 = 0;
+          __pyx_t_23 = 0;
+          __pyx_t_24 = __Pyx_PyUnicode_Join(__pyx_t_21, 7, __pyx_t_22, __pyx_t_23);
+          if (unlikely(!__pyx_t_24)) __PYX_ERR(0, 225, __pyx_L1_error)
+          __Pyx_GOTREF(__pyx_t_24);
           __Pyx_DECREF(__pyx_t_19); __pyx_t_19 = 0;
-          __Pyx_DECREF(__pyx_t_21); __pyx_t_21 = 0;
+          __Pyx_DECREF(__pyx_t_18); __pyx_t_18 = 0;
+          __Pyx_DECREF(__pyx_t_20); __pyx_t_20 = 0;
 
-          /* "citeaudit/formats/_readers.pyx":203
+          /* "citeaudit/formats/_readers.pyx":224
  *                             return None  # compared canonical by the reference
  *                     cited.append((offset + low, offset + high, [new_record(citation_type, (
  *                         source_id, None, (offset + first, offset + last), None,             # <<<<<<<<<<<<<<
  *                         f"$.output[{at}].content[{part_at}].annotations[{index}]", None, None,
  *                         None))]))
 */
-          __pyx_t_21 = PyTuple_New(8); if (unlikely(!__pyx_t_21)) __PYX_ERR(0, 203, __pyx_L1_error)
-          __Pyx_GOTREF(__pyx_t_21);
+          __pyx_t_20 = PyTuple_New(8); if (unlikely(!__pyx_t_20)) __PYX_ERR(0, 224, __pyx_L1_error)
+          __Pyx_GOTREF(__pyx_t_20);
           __Pyx_INCREF(__pyx_v_source_id);
           __Pyx_GIVEREF(__pyx_v_source_id);
-          if (__Pyx_PyTuple_SET_ITEM(__pyx_t_21, 0, __pyx_v_source_id) != (0)) __PYX_ERR(0, 203, __pyx_L1_error);
+          if (__Pyx_PyTuple_SET_ITEM(__pyx_t_20, 0, __pyx_v_source_id) != (0)) __PYX_ERR(0, 224, __pyx_L1_error);
           __Pyx_INCREF(Py_None);
           __Pyx_GIVEREF(Py_None);
-          if (__Pyx_PyTuple_SET_ITEM(__pyx_t_21, 1, Py_None) != (0)) __PYX_ERR(0, 203, __pyx_L1_error);
-          __Pyx_GIVEREF(__pyx_t_1);
-          if (__Pyx_PyTuple_SET_ITEM(__pyx_t_21, 2, __pyx_t_1) != (0)) __PYX_ERR(0, 203, __pyx_L1_error);
+          if (__Pyx_PyTuple_SET_ITEM(__pyx_t_20, 1, Py_None) != (0)) __PYX_ERR(0, 224, __pyx_L1_error);
+          __Pyx_GIVEREF(__pyx_t_14);
+          if (__Pyx_PyTuple_SET_ITEM(__pyx_t_20, 2, __pyx_t_14) != (0)) __PYX_ERR(0, 224, __pyx_L1_error);
           __Pyx_INCREF(Py_None);
           __Pyx_GIVEREF(Py_None);
-          if (__Pyx_PyTuple_SET_ITEM(__pyx_t_21, 3, Py_None) != (0)) __PYX_ERR(0, 203, __pyx_L1_error);
-          __Pyx_GIVEREF(__pyx_t_25);
-          if (__Pyx_PyTuple_SET_ITEM(__pyx_t_21, 4, __pyx_t_25) != (0)) __PYX_ERR(0, 203, __pyx_L1_error);
+          if (__Pyx_PyTuple_SET_ITEM(__pyx_t_20, 3, Py_None) != (0)) __PYX_ERR(0, 224, __pyx_L1_error);
+          __Pyx_GIVEREF(__pyx_t_24);
+          if (__Pyx_PyTuple_SET_ITEM(__pyx_t_20, 4, __pyx_t_24) != (0)) __PYX_ERR(0, 224, __pyx_L1_error);
           __Pyx_INCREF(Py_None);
           __Pyx_GIVEREF(Py_None);
-          if (__Pyx_PyTuple_SET_ITEM(__pyx_t_21, 5, Py_None) != (0)) __PYX_ERR(0, 203, __pyx_L1_error);
+          if (__Pyx_PyTuple_SET_ITEM(__pyx_t_20, 5, Py_None) != (0)) __PYX_ERR(0, 224, __pyx_L1_error);
           __Pyx_INCREF(Py_None);
           __Pyx_GIVEREF(Py_None);
-          if (__Pyx_PyTuple_SET_ITEM(__pyx_t_21, 6, Py_None) != (0)) __PYX_ERR(0, 203, __pyx_L1_error);
+          if (__Pyx_PyTuple_SET_ITEM(__pyx_t_20, 6, Py_None) != (0)) __PYX_ERR(0, 224, __pyx_L1_error);
           __Pyx_INCREF(Py_None);
           __Pyx_GIVEREF(Py_None);
-          if (__Pyx_PyTuple_SET_ITEM(__pyx_t_21, 7, Py_None) != (0)) __PYX_ERR(0, 203, __pyx_L1_error);
-          __pyx_t_1 = 0;
-          __pyx_t_25 = 0;
+          if (__Pyx_PyTuple_SET_ITEM(__pyx_t_20, 7, Py_None) != (0)) __PYX_ERR(0, 224, __pyx_L1_error);
+          __pyx_t_14 = 0;
+          __pyx_t_24 = 0;
 
-          /* "citeaudit/formats/_readers.pyx":202
+          /* "citeaudit/formats/_readers.pyx":223
  *                         if source_id is None:
  *                             return None  # compared canonical by the reference
  *                     cited.append((offset + low, offset + high, [new_record(citation_type, (             # <<<<<<<<<<<<<<
  *                         source_id, None, (offset + first, offset + last), None,
  *                         f"$.output[{at}].content[{part_at}].annotations[{index}]", None, None,
 */
-          __pyx_t_25 = __pyx_f_9citeaudit_4core_8_records_new_record(__pyx_v_citation_type, ((PyObject*)__pyx_t_21)); if (unlikely(!__pyx_t_25)) __PYX_ERR(0, 202, __pyx_L1_error)
-          __Pyx_GOTREF(__pyx_t_25);
-          __Pyx_DECREF(__pyx_t_21); __pyx_t_21 = 0;
-          __pyx_t_21 = PyList_New(1); if (unlikely(!__pyx_t_21)) __PYX_ERR(0, 202, __pyx_L1_error)
-          __Pyx_GOTREF(__pyx_t_21);
-          __Pyx_GIVEREF(__pyx_t_25);
-          if (__Pyx_PyList_SET_ITEM(__pyx_t_21, 0, __pyx_t_25) != (0)) __PYX_ERR(0, 202, __pyx_L1_error);
-          __pyx_t_25 = 0;
-          __pyx_t_25 = PyTuple_New(3); if (unlikely(!__pyx_t_25)) __PYX_ERR(0, 202, __pyx_L1_error)
-          __Pyx_GOTREF(__pyx_t_25);
+          __pyx_t_24 = __pyx_f_9citeaudit_4core_8_records_new_record(__pyx_v_citation_type, ((PyObject*)__pyx_t_20)); if (unlikely(!__pyx_t_24)) __PYX_ERR(0, 223, __pyx_L1_error)
+          __Pyx_GOTREF(__pyx_t_24);
+          __Pyx_DECREF(__pyx_t_20); __pyx_t_20 = 0;
+          __pyx_t_20 = PyList_New(1); if (unlikely(!__pyx_t_20)) __PYX_ERR(0, 223, __pyx_L1_error)
+          __Pyx_GOTREF(__pyx_t_20);
+          __Pyx_GIVEREF(__pyx_t_24);
+          if (__Pyx_PyList_SET_ITEM(__pyx_t_20, 0, __pyx_t_24) != (0)) __PYX_ERR(0, 223, __pyx_L1_error);
+          __pyx_t_24 = 0;
+          __pyx_t_24 = PyTuple_New(3); if (unlikely(!__pyx_t_24)) __PYX_ERR(0, 223, __pyx_L1_error)
+          __Pyx_GOTREF(__pyx_t_24);
+          __Pyx_GIVEREF(__pyx_t_1);
+          if (__Pyx_PyTuple_SET_ITEM(__pyx_t_24, 0, __pyx_t_1) != (0)) __PYX_ERR(0, 223, __pyx_L1_error);
           __Pyx_GIVEREF(__pyx_t_17);
-          if (__Pyx_PyTuple_SET_ITEM(__pyx_t_25, 0, __pyx_t_17) != (0)) __PYX_ERR(0, 202, __pyx_L1_error);
-          __Pyx_GIVEREF(__pyx_t_8);
-          if (__Pyx_PyTuple_SET_ITEM(__pyx_t_25, 1, __pyx_t_8) != (0)) __PYX_ERR(0, 202, __pyx_L1_error);
-          __Pyx_GIVEREF(__pyx_t_21);
-          if (__Pyx_PyTuple_SET_ITEM(__pyx_t_25, 2, __pyx_t_21) != (0)) __PYX_ERR(0, 202, __pyx_L1_error);
+          if (__Pyx_PyTuple_SET_ITEM(__pyx_t_24, 1, __pyx_t_17) != (0)) __PYX_ERR(0, 223, __pyx_L1_error);
+          __Pyx_GIVEREF(__pyx_t_20);
+          if (__Pyx_PyTuple_SET_ITEM(__pyx_t_24, 2, __pyx_t_20) != (0)) __PYX_ERR(0, 223, __pyx_L1_error);
+          __pyx_t_1 = 0;
           __pyx_t_17 = 0;
-          __pyx_t_8 = 0;
-          __pyx_t_21 = 0;
-          __pyx_t_10 = __Pyx_PyList_Append(__pyx_v_cited, __pyx_t_25); if (unlikely(__pyx_t_10 == ((int)-1))) __PYX_ERR(0, 202, __pyx_L1_error)
-          __Pyx_DECREF(__pyx_t_25); __pyx_t_25 = 0;
+          __pyx_t_20 = 0;
+          __pyx_t_6 = __Pyx_PyList_Append(__pyx_v_cited, __pyx_t_24); if (unlikely(__pyx_t_6 == ((int)-1))) __PYX_ERR(0, 223, __pyx_L1_error)
+          __Pyx_DECREF(__pyx_t_24); __pyx_t_24 = 0;
 
           __pyx_L18_continue:;
         }
 
 
 
-        /* "citeaudit/formats/_readers.pyx":174
+        /* "citeaudit/formats/_readers.pyx":194
  *             size = len(text)
  *             given = part.get("annotations")
  *             if type(given) is list:             # <<<<<<<<<<<<<<
@@ -7629,7 +7749,7 @@ static PyObject *__pyx_pf_9citeaudit_7formats_8_readers_4openai_responses(CYTHON
         goto __pyx_L17;
       }
 
-      /* "citeaudit/formats/_readers.pyx":206
+      /* "citeaudit/formats/_readers.pyx":227
  *                         f"$.output[{at}].content[{part_at}].annotations[{index}]", None, None,
  *                         None))]))
  *             elif isinstance(given, list):             # <<<<<<<<<<<<<<
@@ -7640,7 +7760,7 @@ static PyObject *__pyx_pf_9citeaudit_7formats_8_readers_4openai_responses(CYTHON
       if (__pyx_t_5) {
 
 
-        /* "citeaudit/formats/_readers.pyx":207
+        /* "citeaudit/formats/_readers.pyx":228
  *                         None))]))
  *             elif isinstance(given, list):
  *                 return None             # <<<<<<<<<<<<<<
@@ -7657,7 +7777,7 @@ static PyObject *__pyx_pf_9citeaudit_7formats_8_readers_4openai_responses(CYTHON
         }
         goto __pyx_L0;
 
-        /* "citeaudit/formats/_readers.pyx":206
+        /* "citeaudit/formats/_readers.pyx":227
  *                         f"$.output[{at}].content[{part_at}].annotations[{index}]", None, None,
  *                         None))]))
  *             elif isinstance(given, list):             # <<<<<<<<<<<<<<
@@ -7667,17 +7787,17 @@ static PyObject *__pyx_pf_9citeaudit_7formats_8_readers_4openai_responses(CYTHON
       }
       __pyx_L17:;
 
-      /* "citeaudit/formats/_readers.pyx":208
+      /* "citeaudit/formats/_readers.pyx":229
  *             elif isinstance(given, list):
  *                 return None
  *             pieces.append(text)             # <<<<<<<<<<<<<<
  *             offset += size
  *     return pieces, cited
 */
-      __pyx_t_10 = __Pyx_PyList_Append(__pyx_v_pieces, __pyx_v_text); if (unlikely(__pyx_t_10 == ((int)-1))) __PYX_ERR(0, 208, __pyx_L1_error)
+      __pyx_t_6 = __Pyx_PyList_Append(__pyx_v_pieces, __pyx_v_text); if (unlikely(__pyx_t_6 == ((int)-1))) __PYX_ERR(0, 229, __pyx_L1_error)
 
 
-      /* "citeaudit/formats/_readers.pyx":209
+      /* "citeaudit/formats/_readers.pyx":230
  *                 return None
  *             pieces.append(text)
  *             offset += size             # <<<<<<<<<<<<<<
@@ -7694,33 +7814,33 @@ static PyObject *__pyx_pf_9citeaudit_7formats_8_readers_4openai_responses(CYTHON
 
 
 
-  /* "citeaudit/formats/_readers.pyx":210
+  /* "citeaudit/formats/_readers.pyx":231
  *             pieces.append(text)
  *             offset += size
  *     return pieces, cited             # <<<<<<<<<<<<<<
  * 
  * 
 */
-  __pyx_t_25 = PyTuple_New(2); if (unlikely(!__pyx_t_25)) __PYX_ERR(0, 210, __pyx_L1_error)
-  __Pyx_GOTREF(__pyx_t_25);
+  __pyx_t_24 = PyTuple_New(2); if (unlikely(!__pyx_t_24)) __PYX_ERR(0, 231, __pyx_L1_error)
+  __Pyx_GOTREF(__pyx_t_24);
   __Pyx_INCREF(__pyx_v_pieces);
   __Pyx_GIVEREF(__pyx_v_pieces);
-  if (__Pyx_PyTuple_SET_ITEM(__pyx_t_25, 0, __pyx_v_pieces) != (0)) __PYX_ERR(0, 210, __pyx_L1_error);
+  if (__Pyx_PyTuple_SET_ITEM(__pyx_t_24, 0, __pyx_v_pieces) != (0)) __PYX_ERR(0, 231, __pyx_L1_error);
   __Pyx_INCREF(__pyx_v_cited);
   __Pyx_GIVEREF(__pyx_v_cited);
-  if (__Pyx_PyTuple_SET_ITEM(__pyx_t_25, 1, __pyx_v_cited) != (0)) __PYX_ERR(0, 210, __pyx_L1_error);
+  if (__Pyx_PyTuple_SET_ITEM(__pyx_t_24, 1, __pyx_v_cited) != (0)) __PYX_ERR(0, 231, __pyx_L1_error);
   {
     PyObject *__pyx_temp;
     {
       __pyx_temp = __pyx_r;
-      __pyx_r = __pyx_t_25;
+      __pyx_r = __pyx_t_24;
     }
     __Pyx_XDECREF(__pyx_temp);
   }
-  __pyx_t_25 = 0;
+  __pyx_t_24 = 0;
   goto __pyx_L0;
 
-  /* "citeaudit/formats/_readers.pyx":144
+  /* "citeaudit/formats/_readers.pyx":153
  * 
  * 
  * def openai_responses(list output, dict urls, object citation_type):             # <<<<<<<<<<<<<<
@@ -7731,12 +7851,12 @@ static PyObject *__pyx_pf_9citeaudit_7formats_8_readers_4openai_responses(CYTHON
   /* function exit code */
   __pyx_L1_error:;
   __Pyx_XDECREF(__pyx_t_1);
-  __Pyx_XDECREF(__pyx_t_8);
+  __Pyx_XDECREF(__pyx_t_14);
   __Pyx_XDECREF(__pyx_t_17);
+  __Pyx_XDECREF(__pyx_t_18);
   __Pyx_XDECREF(__pyx_t_19);
   __Pyx_XDECREF(__pyx_t_20);
-  __Pyx_XDECREF(__pyx_t_21);
-  __Pyx_XDECREF(__pyx_t_25);
+  __Pyx_XDECREF(__pyx_t_24);
   __Pyx_AddTraceback("citeaudit.formats._readers.openai_responses", __pyx_clineno, __pyx_lineno, __pyx_filename);
   __pyx_r = NULL;
   __pyx_L0:;
@@ -7751,11 +7871,11 @@ static PyObject *__pyx_pf_9citeaudit_7formats_8_readers_4openai_responses(CYTHON
 
   __Pyx_XDECREF(__pyx_v_text);
   __Pyx_XDECREF(__pyx_v_item);
-  __Pyx_XDECREF(__pyx_v_content);
   __Pyx_XDECREF(__pyx_v_part);
-  __Pyx_XDECREF(__pyx_v_written);
-  __Pyx_XDECREF(__pyx_v_given);
   __Pyx_XDECREF(__pyx_v_note);
+  __Pyx_XDECREF(__pyx_v_given);
+  __Pyx_XDECREF(__pyx_v_content);
+  __Pyx_XDECREF(__pyx_v_written);
   __Pyx_XDECREF(__pyx_v_kind);
   __Pyx_XDECREF(__pyx_v_first);
   __Pyx_XDECREF(__pyx_v_last);
@@ -7768,7 +7888,7 @@ static PyObject *__pyx_pf_9citeaudit_7formats_8_readers_4openai_responses(CYTHON
   return __pyx_r;
 }
 
-/* "citeaudit/formats/_readers.pyx":213
+/* "citeaudit/formats/_readers.pyx":234
  * 
  * 
  * def gemini(list supports, list texts, list starts, dict encoded, str base,             # <<<<<<<<<<<<<<
@@ -7822,62 +7942,62 @@ PyObject *__pyx_args, PyObject *__pyx_kwds
   {
     PyObject ** const __pyx_pyargnames[] = {&__pyx_mstate_global->__pyx_n_u_supports,&__pyx_mstate_global->__pyx_n_u_texts,&__pyx_mstate_global->__pyx_n_u_starts,&__pyx_mstate_global->__pyx_n_u_encoded,&__pyx_mstate_global->__pyx_n_u_base,&__pyx_mstate_global->__pyx_n_u_located,&__pyx_mstate_global->__pyx_n_u_citation_type,0};
     const Py_ssize_t __pyx_kwds_len = (__pyx_kwds) ? __Pyx_NumKwargs_FASTCALL(__pyx_kwds) : 0;
-    if (unlikely(__pyx_kwds_len < 0)) __PYX_ERR(0, 213, __pyx_L3_error)
+    if (unlikely(__pyx_kwds_len < 0)) __PYX_ERR(0, 234, __pyx_L3_error)
     if (__pyx_kwds_len > 0) {
       switch (__pyx_nargs) {
         case  7:
         values[6] = __Pyx_ArgRef_FASTCALL(__pyx_args, 6);
-        if (!CYTHON_ASSUME_SAFE_MACROS && unlikely(!values[6])) __PYX_ERR(0, 213, __pyx_L3_error)
+        if (!CYTHON_ASSUME_SAFE_MACROS && unlikely(!values[6])) __PYX_ERR(0, 234, __pyx_L3_error)
         CYTHON_FALLTHROUGH;
         case  6:
         values[5] = __Pyx_ArgRef_FASTCALL(__pyx_args, 5);
-        if (!CYTHON_ASSUME_SAFE_MACROS && unlikely(!values[5])) __PYX_ERR(0, 213, __pyx_L3_error)
+        if (!CYTHON_ASSUME_SAFE_MACROS && unlikely(!values[5])) __PYX_ERR(0, 234, __pyx_L3_error)
         CYTHON_FALLTHROUGH;
         case  5:
         values[4] = __Pyx_ArgRef_FASTCALL(__pyx_args, 4);
-        if (!CYTHON_ASSUME_SAFE_MACROS && unlikely(!values[4])) __PYX_ERR(0, 213, __pyx_L3_error)
+        if (!CYTHON_ASSUME_SAFE_MACROS && unlikely(!values[4])) __PYX_ERR(0, 234, __pyx_L3_error)
         CYTHON_FALLTHROUGH;
         case  4:
         values[3] = __Pyx_ArgRef_FASTCALL(__pyx_args, 3);
-        if (!CYTHON_ASSUME_SAFE_MACROS && unlikely(!values[3])) __PYX_ERR(0, 213, __pyx_L3_error)
+        if (!CYTHON_ASSUME_SAFE_MACROS && unlikely(!values[3])) __PYX_ERR(0, 234, __pyx_L3_error)
         CYTHON_FALLTHROUGH;
         case  3:
         values[2] = __Pyx_ArgRef_FASTCALL(__pyx_args, 2);
-        if (!CYTHON_ASSUME_SAFE_MACROS && unlikely(!values[2])) __PYX_ERR(0, 213, __pyx_L3_error)
+        if (!CYTHON_ASSUME_SAFE_MACROS && unlikely(!values[2])) __PYX_ERR(0, 234, __pyx_L3_error)
         CYTHON_FALLTHROUGH;
         case  2:
         values[1] = __Pyx_ArgRef_FASTCALL(__pyx_args, 1);
-        if (!CYTHON_ASSUME_SAFE_MACROS && unlikely(!values[1])) __PYX_ERR(0, 213, __pyx_L3_error)
+        if (!CYTHON_ASSUME_SAFE_MACROS && unlikely(!values[1])) __PYX_ERR(0, 234, __pyx_L3_error)
         CYTHON_FALLTHROUGH;
         case  1:
         values[0] = __Pyx_ArgRef_FASTCALL(__pyx_args, 0);
-        if (!CYTHON_ASSUME_SAFE_MACROS && unlikely(!values[0])) __PYX_ERR(0, 213, __pyx_L3_error)
+        if (!CYTHON_ASSUME_SAFE_MACROS && unlikely(!values[0])) __PYX_ERR(0, 234, __pyx_L3_error)
         CYTHON_FALLTHROUGH;
         case  0: break;
         default: goto __pyx_L5_argtuple_error;
       }
       const Py_ssize_t kwd_pos_args = __pyx_nargs;
-      if (__Pyx_ParseKeywords(__pyx_kwds, __pyx_kwvalues, __pyx_pyargnames, 0, values, kwd_pos_args, __pyx_kwds_len, "gemini", 0) < (0)) __PYX_ERR(0, 213, __pyx_L3_error)
+      if (__Pyx_ParseKeywords(__pyx_kwds, __pyx_kwvalues, __pyx_pyargnames, 0, values, kwd_pos_args, __pyx_kwds_len, "gemini", 0) < (0)) __PYX_ERR(0, 234, __pyx_L3_error)
       for (Py_ssize_t i = __pyx_nargs; i < 7; i++) {
-        if (unlikely(!values[i])) { __Pyx_RaiseArgtupleInvalid("gemini", 1, 7, 7, i); __PYX_ERR(0, 213, __pyx_L3_error) }
+        if (unlikely(!values[i])) { __Pyx_RaiseArgtupleInvalid("gemini", 1, 7, 7, i); __PYX_ERR(0, 234, __pyx_L3_error) }
       }
     } else if (unlikely(__pyx_nargs != 7)) {
       goto __pyx_L5_argtuple_error;
     } else {
       values[0] = __Pyx_ArgRef_FASTCALL(__pyx_args, 0);
-      if (!CYTHON_ASSUME_SAFE_MACROS && unlikely(!values[0])) __PYX_ERR(0, 213, __pyx_L3_error)
+      if (!CYTHON_ASSUME_SAFE_MACROS && unlikely(!values[0])) __PYX_ERR(0, 234, __pyx_L3_error)
       values[1] = __Pyx_ArgRef_FASTCALL(__pyx_args, 1);
-      if (!CYTHON_ASSUME_SAFE_MACROS && unlikely(!values[1])) __PYX_ERR(0, 213, __pyx_L3_error)
+      if (!CYTHON_ASSUME_SAFE_MACROS && unlikely(!values[1])) __PYX_ERR(0, 234, __pyx_L3_error)
       values[2] = __Pyx_ArgRef_FASTCALL(__pyx_args, 2);
-      if (!CYTHON_ASSUME_SAFE_MACROS && unlikely(!values[2])) __PYX_ERR(0, 213, __pyx_L3_error)
+      if (!CYTHON_ASSUME_SAFE_MACROS && unlikely(!values[2])) __PYX_ERR(0, 234, __pyx_L3_error)
       values[3] = __Pyx_ArgRef_FASTCALL(__pyx_args, 3);
-      if (!CYTHON_ASSUME_SAFE_MACROS && unlikely(!values[3])) __PYX_ERR(0, 213, __pyx_L3_error)
+      if (!CYTHON_ASSUME_SAFE_MACROS && unlikely(!values[3])) __PYX_ERR(0, 234, __pyx_L3_error)
       values[4] = __Pyx_ArgRef_FASTCALL(__pyx_args, 4);
-      if (!CYTHON_ASSUME_SAFE_MACROS && unlikely(!values[4])) __PYX_ERR(0, 213, __pyx_L3_error)
+      if (!CYTHON_ASSUME_SAFE_MACROS && unlikely(!values[4])) __PYX_ERR(0, 234, __pyx_L3_error)
       values[5] = __Pyx_ArgRef_FASTCALL(__pyx_args, 5);
-      if (!CYTHON_ASSUME_SAFE_MACROS && unlikely(!values[5])) __PYX_ERR(0, 213, __pyx_L3_error)
+      if (!CYTHON_ASSUME_SAFE_MACROS && unlikely(!values[5])) __PYX_ERR(0, 234, __pyx_L3_error)
       values[6] = __Pyx_ArgRef_FASTCALL(__pyx_args, 6);
-      if (!CYTHON_ASSUME_SAFE_MACROS && unlikely(!values[6])) __PYX_ERR(0, 213, __pyx_L3_error)
+      if (!CYTHON_ASSUME_SAFE_MACROS && unlikely(!values[6])) __PYX_ERR(0, 234, __pyx_L3_error)
     }
     __pyx_v_supports = ((PyObject*)values[0]);
     __pyx_v_texts = ((PyObject*)values[1]);
@@ -7889,7 +8009,7 @@ PyObject *__pyx_args, PyObject *__pyx_kwds
   }
   goto __pyx_L6_skip;
   __pyx_L5_argtuple_error:;
-  __Pyx_RaiseArgtupleInvalid("gemini", 1, 7, 7, __pyx_nargs); __PYX_ERR(0, 213, __pyx_L3_error)
+  __Pyx_RaiseArgtupleInvalid("gemini", 1, 7, 7, __pyx_nargs); __PYX_ERR(0, 234, __pyx_L3_error)
   __pyx_L6_skip:;
   goto __pyx_L4_argument_unpacking_done;
   __pyx_L3_error:;
@@ -7900,11 +8020,11 @@ PyObject *__pyx_args, PyObject *__pyx_kwds
   __Pyx_RefNannyFinishContext();
   return NULL;
   __pyx_L4_argument_unpacking_done:;
-  if (unlikely(!__Pyx_ArgTypeTest(((PyObject *)__pyx_v_supports), (&PyList_Type), 1, "supports", 1))) __PYX_ERR(0, 213, __pyx_L1_error)
-  if (unlikely(!__Pyx_ArgTypeTest(((PyObject *)__pyx_v_texts), (&PyList_Type), 1, "texts", 1))) __PYX_ERR(0, 213, __pyx_L1_error)
-  if (unlikely(!__Pyx_ArgTypeTest(((PyObject *)__pyx_v_starts), (&PyList_Type), 1, "starts", 1))) __PYX_ERR(0, 213, __pyx_L1_error)
-  if (unlikely(!__Pyx_ArgTypeTest(((PyObject *)__pyx_v_encoded), (&PyDict_Type), 1, "encoded", 1))) __PYX_ERR(0, 213, __pyx_L1_error)
-  if (unlikely(!__Pyx_ArgTypeTest(((PyObject *)__pyx_v_base), (&PyUnicode_Type), 1, "base", 1))) __PYX_ERR(0, 213, __pyx_L1_error)
+  if (unlikely(!__Pyx_ArgTypeTest(((PyObject *)__pyx_v_supports), (&PyList_Type), 1, "supports", 1))) __PYX_ERR(0, 234, __pyx_L1_error)
+  if (unlikely(!__Pyx_ArgTypeTest(((PyObject *)__pyx_v_texts), (&PyList_Type), 1, "texts", 1))) __PYX_ERR(0, 234, __pyx_L1_error)
+  if (unlikely(!__Pyx_ArgTypeTest(((PyObject *)__pyx_v_starts), (&PyList_Type), 1, "starts", 1))) __PYX_ERR(0, 234, __pyx_L1_error)
+  if (unlikely(!__Pyx_ArgTypeTest(((PyObject *)__pyx_v_encoded), (&PyDict_Type), 1, "encoded", 1))) __PYX_ERR(0, 234, __pyx_L1_error)
+  if (unlikely(!__Pyx_ArgTypeTest(((PyObject *)__pyx_v_base), (&PyUnicode_Type), 1, "base", 1))) __PYX_ERR(0, 234, __pyx_L1_error)
   __pyx_r = __pyx_pf_9citeaudit_7formats_8_readers_6gemini(__pyx_self, __pyx_v_supports, __pyx_v_texts, __pyx_v_starts, __pyx_v_encoded, __pyx_v_base, __pyx_v_located, __pyx_v_citation_type);
 
   /* function exit code */
@@ -7931,10 +8051,11 @@ static PyObject *__pyx_pf_9citeaudit_7formats_8_readers_6gemini(CYTHON_UNUSED Py
   Py_ssize_t __pyx_v_at;
   Py_ssize_t __pyx_v_place;
   Py_ssize_t __pyx_v_size;
-  PyObject *__pyx_v_support = NULL;
-  PyObject *__pyx_v_camel = NULL;
-  PyObject *__pyx_v_segment = NULL;
+  PyObject *__pyx_v_support = 0;
+  PyObject *__pyx_v_segment = 0;
   PyObject *__pyx_v_given = NULL;
+  PyObject *__pyx_v_camel = NULL;
+  PyObject *__pyx_v_found = NULL;
   PyObject *__pyx_v_start = NULL;
   PyObject *__pyx_v_end = NULL;
   PyObject *__pyx_v_part = NULL;
@@ -7955,13 +8076,13 @@ static PyObject *__pyx_pf_9citeaudit_7formats_8_readers_6gemini(CYTHON_UNUSED Py
   Py_ssize_t __pyx_t_4;
   int __pyx_t_5;
   PyObject *__pyx_t_6 = NULL;
-  size_t __pyx_t_7;
-  PyObject *__pyx_t_8 = NULL;
-  int __pyx_t_9;
+  int __pyx_t_7;
+  Py_ssize_t __pyx_t_8;
+  Py_ssize_t __pyx_t_9;
   Py_ssize_t __pyx_t_10;
-  Py_ssize_t __pyx_t_11;
-  Py_ssize_t __pyx_t_12;
-  int __pyx_t_13;
+  int __pyx_t_11;
+  size_t __pyx_t_12;
+  PyObject *__pyx_t_13 = NULL;
   PyObject *__pyx_t_14 = NULL;
   PyObject *__pyx_t_15 = NULL;
   PyObject *__pyx_t_16 = NULL;
@@ -7977,68 +8098,68 @@ static PyObject *__pyx_pf_9citeaudit_7formats_8_readers_6gemini(CYTHON_UNUSED Py
   int __pyx_clineno = 0;
   __Pyx_RefNannySetupContext("gemini", 0);
 
-  /* "citeaudit/formats/_readers.pyx":216
+  /* "citeaudit/formats/_readers.pyx":237
  *            object located, object citation_type):
  *     """A candidate's grounding supports as cited ranges, or None: the reference decides."""
  *     cdef list cited = [], made, indices             # <<<<<<<<<<<<<<
  *     cdef Py_ssize_t at, place, count, size
- *     for at in range(len(supports)):
+ *     cdef dict support, segment
 */
-  __pyx_t_1 = PyList_New(0); if (unlikely(!__pyx_t_1)) __PYX_ERR(0, 216, __pyx_L1_error)
+  __pyx_t_1 = PyList_New(0); if (unlikely(!__pyx_t_1)) __PYX_ERR(0, 237, __pyx_L1_error)
   __Pyx_GOTREF(__pyx_t_1);
   __pyx_v_cited = ((PyObject*)__pyx_t_1);
   __pyx_t_1 = 0;
 
-  /* "citeaudit/formats/_readers.pyx":218
- *     cdef list cited = [], made, indices
+  /* "citeaudit/formats/_readers.pyx":240
  *     cdef Py_ssize_t at, place, count, size
+ *     cdef dict support, segment
  *     for at in range(len(supports)):             # <<<<<<<<<<<<<<
- *         support = supports[at]
- *         if type(support) is not dict:
+ *         given = supports[at]
+ *         if type(given) is not dict:
 */
   if (unlikely(__pyx_v_supports == Py_None)) {
     PyErr_SetString(PyExc_TypeError, "object of type \047NoneType\047 has no len()");
-    __PYX_ERR(0, 218, __pyx_L1_error)
+    __PYX_ERR(0, 240, __pyx_L1_error)
   }
-  __pyx_t_2 = __Pyx_PyList_GET_SIZE(__pyx_v_supports); if (unlikely(__pyx_t_2 == ((Py_ssize_t)-1))) __PYX_ERR(0, 218, __pyx_L1_error)
+  __pyx_t_2 = __Pyx_PyList_GET_SIZE(__pyx_v_supports); if (unlikely(__pyx_t_2 == ((Py_ssize_t)-1))) __PYX_ERR(0, 240, __pyx_L1_error)
   __pyx_t_3 = __pyx_t_2;
 
   for (__pyx_t_4 = 0; __pyx_t_4 < __pyx_t_3; __pyx_t_4+=1) {
     __pyx_v_at = __pyx_t_4;
 
-    /* "citeaudit/formats/_readers.pyx":219
- *     cdef Py_ssize_t at, place, count, size
+    /* "citeaudit/formats/_readers.pyx":241
+ *     cdef dict support, segment
  *     for at in range(len(supports)):
- *         support = supports[at]             # <<<<<<<<<<<<<<
- *         if type(support) is not dict:
+ *         given = supports[at]             # <<<<<<<<<<<<<<
+ *         if type(given) is not dict:
  *             return None
 */
     if (unlikely(__pyx_v_supports == Py_None)) {
       PyErr_SetString(PyExc_TypeError, "\047NoneType\047 object is not subscriptable");
-      __PYX_ERR(0, 219, __pyx_L1_error)
+      __PYX_ERR(0, 241, __pyx_L1_error)
     }
-    __pyx_t_1 = __Pyx_GetItemInt_List(__pyx_v_supports, __pyx_v_at, Py_ssize_t, 1, PyLong_FromSsize_t, 1, 1, 1, __Pyx_ReferenceSharing_FunctionArgument); if (unlikely(!__pyx_t_1)) __PYX_ERR(0, 219, __pyx_L1_error)
+    __pyx_t_1 = __Pyx_GetItemInt_List(__pyx_v_supports, __pyx_v_at, Py_ssize_t, 1, PyLong_FromSsize_t, 1, 1, 1, __Pyx_ReferenceSharing_FunctionArgument); if (unlikely(!__pyx_t_1)) __PYX_ERR(0, 241, __pyx_L1_error)
     __Pyx_GOTREF(__pyx_t_1);
-    __Pyx_XDECREF_SET(__pyx_v_support, __pyx_t_1);
+    __Pyx_XDECREF_SET(__pyx_v_given, __pyx_t_1);
     __pyx_t_1 = 0;
 
-    /* "citeaudit/formats/_readers.pyx":220
+    /* "citeaudit/formats/_readers.pyx":242
  *     for at in range(len(supports)):
- *         support = supports[at]
- *         if type(support) is not dict:             # <<<<<<<<<<<<<<
+ *         given = supports[at]
+ *         if type(given) is not dict:             # <<<<<<<<<<<<<<
  *             return None
- *         camel = "groundingChunkIndices" in support
+ *         support = <dict>given
 */
-    __pyx_t_5 = (((PyObject *)Py_TYPE(__pyx_v_support)) != ((PyObject *)(&PyDict_Type)));
+    __pyx_t_5 = (((PyObject *)Py_TYPE(__pyx_v_given)) != ((PyObject *)(&PyDict_Type)));
     if (__pyx_t_5) {
 
 
-      /* "citeaudit/formats/_readers.pyx":221
- *         support = supports[at]
- *         if type(support) is not dict:
+      /* "citeaudit/formats/_readers.pyx":243
+ *         given = supports[at]
+ *         if type(given) is not dict:
  *             return None             # <<<<<<<<<<<<<<
+ *         support = <dict>given
  *         camel = "groundingChunkIndices" in support
- *         segment = support.get("segment")
 */
       {
         PyObject *__pyx_temp;
@@ -8050,109 +8171,117 @@ static PyObject *__pyx_pf_9citeaudit_7formats_8_readers_6gemini(CYTHON_UNUSED Py
       }
       goto __pyx_L0;
 
-      /* "citeaudit/formats/_readers.pyx":220
+      /* "citeaudit/formats/_readers.pyx":242
  *     for at in range(len(supports)):
- *         support = supports[at]
- *         if type(support) is not dict:             # <<<<<<<<<<<<<<
+ *         given = supports[at]
+ *         if type(given) is not dict:             # <<<<<<<<<<<<<<
  *             return None
- *         camel = "groundingChunkIndices" in support
+ *         support = <dict>given
 */
     }
 
-    /* "citeaudit/formats/_readers.pyx":222
- *         if type(support) is not dict:
+    /* "citeaudit/formats/_readers.pyx":244
+ *         if type(given) is not dict:
  *             return None
+ *         support = <dict>given             # <<<<<<<<<<<<<<
+ *         camel = "groundingChunkIndices" in support
+ *         found = support.get("segment")
+*/
+    __pyx_t_1 = __pyx_v_given;
+    __Pyx_INCREF(__pyx_t_1);
+    __Pyx_XDECREF_SET(__pyx_v_support, ((PyObject*)__pyx_t_1));
+    __pyx_t_1 = 0;
+
+    /* "citeaudit/formats/_readers.pyx":245
+ *             return None
+ *         support = <dict>given
  *         camel = "groundingChunkIndices" in support             # <<<<<<<<<<<<<<
- *         segment = support.get("segment")
+ *         found = support.get("segment")
  *         given = support.get("groundingChunkIndices" if camel else "grounding_chunk_indices")
 */
-    __pyx_t_5 = (__Pyx_PySequence_ContainsTF(__pyx_mstate_global->__pyx_n_u_groundingChunkIndices, __pyx_v_support, Py_EQ)); if (unlikely((__pyx_t_5 < 0))) __PYX_ERR(0, 222, __pyx_L1_error)
-    __pyx_t_1 = __Pyx_PyBool_FromLong(__pyx_t_5); if (unlikely(!__pyx_t_1)) __PYX_ERR(0, 222, __pyx_L1_error)
+    if (unlikely(__pyx_v_support == Py_None)) {
+      PyErr_SetString(PyExc_TypeError, "\047NoneType\047 object is not iterable");
+      __PYX_ERR(0, 245, __pyx_L1_error)
+    }
+    __pyx_t_5 = (__Pyx_PyDict_ContainsTF(__pyx_mstate_global->__pyx_n_u_groundingChunkIndices, __pyx_v_support, Py_EQ)); if (unlikely((__pyx_t_5 < 0))) __PYX_ERR(0, 245, __pyx_L1_error)
+    __pyx_t_1 = __Pyx_PyBool_FromLong(__pyx_t_5); if (unlikely(!__pyx_t_1)) __PYX_ERR(0, 245, __pyx_L1_error)
     __Pyx_GOTREF(__pyx_t_1);
 
     __Pyx_XDECREF_SET(__pyx_v_camel, __pyx_t_1);
     __pyx_t_1 = 0;
 
-    /* "citeaudit/formats/_readers.pyx":223
- *             return None
+    /* "citeaudit/formats/_readers.pyx":246
+ *         support = <dict>given
  *         camel = "groundingChunkIndices" in support
- *         segment = support.get("segment")             # <<<<<<<<<<<<<<
+ *         found = support.get("segment")             # <<<<<<<<<<<<<<
  *         given = support.get("groundingChunkIndices" if camel else "grounding_chunk_indices")
- *         if type(segment) is not dict or type(given) is not list:
+ *         if type(found) is not dict or type(given) is not list:
 */
-    __pyx_t_6 = __pyx_v_support;
-    __Pyx_INCREF(__pyx_t_6);
-    __pyx_t_7 = 0;
-    {
-      PyObject *__pyx_callargs[2] = {__pyx_t_6, __pyx_mstate_global->__pyx_n_u_segment};
-      __pyx_t_1 = __Pyx_PyObject_FastCallMethod((PyObject*)__pyx_mstate_global->__pyx_n_u_get, __pyx_callargs+__pyx_t_7, (2-__pyx_t_7) | (1*__Pyx_PY_VECTORCALL_ARGUMENTS_OFFSET));
-      __Pyx_XDECREF(__pyx_t_6); __pyx_t_6 = 0;
-      if (unlikely(!__pyx_t_1)) __PYX_ERR(0, 223, __pyx_L1_error)
-      __Pyx_GOTREF(__pyx_t_1);
+    if (unlikely(__pyx_v_support == Py_None)) {
+      PyErr_Format(PyExc_AttributeError, "\047NoneType\047 object has no attribute \047%.30s\047", "get");
+      __PYX_ERR(0, 246, __pyx_L1_error)
     }
-    __Pyx_XDECREF_SET(__pyx_v_segment, __pyx_t_1);
+    __pyx_t_1 = __Pyx_PyDict_GetItemDefault(__pyx_v_support, __pyx_mstate_global->__pyx_n_u_segment, Py_None); if (unlikely(!__pyx_t_1)) __PYX_ERR(0, 246, __pyx_L1_error)
+    __Pyx_GOTREF(__pyx_t_1);
+    __Pyx_XDECREF_SET(__pyx_v_found, __pyx_t_1);
     __pyx_t_1 = 0;
 
-    /* "citeaudit/formats/_readers.pyx":224
+    /* "citeaudit/formats/_readers.pyx":247
  *         camel = "groundingChunkIndices" in support
- *         segment = support.get("segment")
+ *         found = support.get("segment")
  *         given = support.get("groundingChunkIndices" if camel else "grounding_chunk_indices")             # <<<<<<<<<<<<<<
- *         if type(segment) is not dict or type(given) is not list:
+ *         if type(found) is not dict or type(given) is not list:
  *             return None
 */
-    __pyx_t_6 = __pyx_v_support;
-    __Pyx_INCREF(__pyx_t_6);
-    __pyx_t_5 = __Pyx_PyObject_IsTrue(__pyx_v_camel); if (unlikely((__pyx_t_5 < 0))) __PYX_ERR(0, 224, __pyx_L1_error)
+    if (unlikely(__pyx_v_support == Py_None)) {
+      PyErr_Format(PyExc_AttributeError, "\047NoneType\047 object has no attribute \047%.30s\047", "get");
+      __PYX_ERR(0, 247, __pyx_L1_error)
+    }
+    __pyx_t_5 = __Pyx_PyObject_IsTrue(__pyx_v_camel); if (unlikely((__pyx_t_5 < 0))) __PYX_ERR(0, 247, __pyx_L1_error)
     if (__pyx_t_5) {
       __Pyx_INCREF(__pyx_mstate_global->__pyx_n_u_groundingChunkIndices);
-      __pyx_t_8 = __pyx_mstate_global->__pyx_n_u_groundingChunkIndices;
+      __pyx_t_1 = __pyx_mstate_global->__pyx_n_u_groundingChunkIndices;
     } else {
       __Pyx_INCREF(__pyx_mstate_global->__pyx_n_u_grounding_chunk_indices);
-      __pyx_t_8 = __pyx_mstate_global->__pyx_n_u_grounding_chunk_indices;
+      __pyx_t_1 = __pyx_mstate_global->__pyx_n_u_grounding_chunk_indices;
     }
 
-    __pyx_t_7 = 0;
-    {
-      PyObject *__pyx_callargs[2] = {__pyx_t_6, __pyx_t_8};
-      __pyx_t_1 = __Pyx_PyObject_FastCallMethod((PyObject*)__pyx_mstate_global->__pyx_n_u_get, __pyx_callargs+__pyx_t_7, (2-__pyx_t_7) | (1*__Pyx_PY_VECTORCALL_ARGUMENTS_OFFSET));
-      __Pyx_XDECREF(__pyx_t_6); __pyx_t_6 = 0;
-      __Pyx_DECREF(__pyx_t_8); __pyx_t_8 = 0;
-      if (unlikely(!__pyx_t_1)) __PYX_ERR(0, 224, __pyx_L1_error)
-      __Pyx_GOTREF(__pyx_t_1);
-    }
-    __Pyx_XDECREF_SET(__pyx_v_given, __pyx_t_1);
-    __pyx_t_1 = 0;
+    __pyx_t_6 = __Pyx_PyDict_GetItemDefault(__pyx_v_support, __pyx_t_1, Py_None); if (unlikely(!__pyx_t_6)) __PYX_ERR(0, 247, __pyx_L1_error)
+    __Pyx_GOTREF(__pyx_t_6);
+    __Pyx_DECREF(__pyx_t_1); __pyx_t_1 = 0;
+    __Pyx_DECREF_SET(__pyx_v_given, __pyx_t_6);
+    __pyx_t_6 = 0;
 
-    /* "citeaudit/formats/_readers.pyx":225
- *         segment = support.get("segment")
+    /* "citeaudit/formats/_readers.pyx":248
+ *         found = support.get("segment")
  *         given = support.get("groundingChunkIndices" if camel else "grounding_chunk_indices")
- *         if type(segment) is not dict or type(given) is not list:             # <<<<<<<<<<<<<<
+ *         if type(found) is not dict or type(given) is not list:             # <<<<<<<<<<<<<<
  *             return None
- *         indices = <list>given
+ *         segment = <dict>found
 */
-    __pyx_t_9 = (((PyObject *)Py_TYPE(__pyx_v_segment)) != ((PyObject *)(&PyDict_Type)));
-    if (!__pyx_t_9) {
+    __pyx_t_7 = (((PyObject *)Py_TYPE(__pyx_v_found)) != ((PyObject *)(&PyDict_Type)));
+    if (!__pyx_t_7) {
 
     } else {
 
-      __pyx_t_5 = __pyx_t_9;
+      __pyx_t_5 = __pyx_t_7;
 
       goto __pyx_L7_bool_binop_done;
     }
-    __pyx_t_9 = (((PyObject *)Py_TYPE(__pyx_v_given)) != ((PyObject *)(&PyList_Type)));
+    __pyx_t_7 = (((PyObject *)Py_TYPE(__pyx_v_given)) != ((PyObject *)(&PyList_Type)));
 
-    __pyx_t_5 = __pyx_t_9;
+    __pyx_t_5 = __pyx_t_7;
 
     __pyx_L7_bool_binop_done:;
     if (__pyx_t_5) {
 
 
-      /* "citeaudit/formats/_readers.pyx":226
+      /* "citeaudit/formats/_readers.pyx":249
  *         given = support.get("groundingChunkIndices" if camel else "grounding_chunk_indices")
- *         if type(segment) is not dict or type(given) is not list:
+ *         if type(found) is not dict or type(given) is not list:
  *             return None             # <<<<<<<<<<<<<<
+ *         segment = <dict>found
  *         indices = <list>given
- *         for place in range(len(indices)):
 */
       {
         PyObject *__pyx_temp;
@@ -8164,29 +8293,41 @@ static PyObject *__pyx_pf_9citeaudit_7formats_8_readers_6gemini(CYTHON_UNUSED Py
       }
       goto __pyx_L0;
 
-      /* "citeaudit/formats/_readers.pyx":225
- *         segment = support.get("segment")
+      /* "citeaudit/formats/_readers.pyx":248
+ *         found = support.get("segment")
  *         given = support.get("groundingChunkIndices" if camel else "grounding_chunk_indices")
- *         if type(segment) is not dict or type(given) is not list:             # <<<<<<<<<<<<<<
+ *         if type(found) is not dict or type(given) is not list:             # <<<<<<<<<<<<<<
  *             return None
- *         indices = <list>given
+ *         segment = <dict>found
 */
     }
 
-    /* "citeaudit/formats/_readers.pyx":227
- *         if type(segment) is not dict or type(given) is not list:
+    /* "citeaudit/formats/_readers.pyx":250
+ *         if type(found) is not dict or type(given) is not list:
  *             return None
+ *         segment = <dict>found             # <<<<<<<<<<<<<<
+ *         indices = <list>given
+ *         for place in range(len(indices)):
+*/
+    __pyx_t_6 = __pyx_v_found;
+    __Pyx_INCREF(__pyx_t_6);
+    __Pyx_XDECREF_SET(__pyx_v_segment, ((PyObject*)__pyx_t_6));
+    __pyx_t_6 = 0;
+
+    /* "citeaudit/formats/_readers.pyx":251
+ *             return None
+ *         segment = <dict>found
  *         indices = <list>given             # <<<<<<<<<<<<<<
  *         for place in range(len(indices)):
  *             if type(indices[place]) is not int:
 */
-    __pyx_t_1 = __pyx_v_given;
-    __Pyx_INCREF(__pyx_t_1);
-    __Pyx_XDECREF_SET(__pyx_v_indices, ((PyObject*)__pyx_t_1));
-    __pyx_t_1 = 0;
+    __pyx_t_6 = __pyx_v_given;
+    __Pyx_INCREF(__pyx_t_6);
+    __Pyx_XDECREF_SET(__pyx_v_indices, ((PyObject*)__pyx_t_6));
+    __pyx_t_6 = 0;
 
-    /* "citeaudit/formats/_readers.pyx":228
- *             return None
+    /* "citeaudit/formats/_readers.pyx":252
+ *         segment = <dict>found
  *         indices = <list>given
  *         for place in range(len(indices)):             # <<<<<<<<<<<<<<
  *             if type(indices[place]) is not int:
@@ -8194,15 +8335,15 @@ static PyObject *__pyx_pf_9citeaudit_7formats_8_readers_6gemini(CYTHON_UNUSED Py
 */
     if (unlikely(__pyx_v_indices == Py_None)) {
       PyErr_SetString(PyExc_TypeError, "object of type \047NoneType\047 has no len()");
-      __PYX_ERR(0, 228, __pyx_L1_error)
+      __PYX_ERR(0, 252, __pyx_L1_error)
     }
-    __pyx_t_10 = __Pyx_PyList_GET_SIZE(__pyx_v_indices); if (unlikely(__pyx_t_10 == ((Py_ssize_t)-1))) __PYX_ERR(0, 228, __pyx_L1_error)
-    __pyx_t_11 = __pyx_t_10;
+    __pyx_t_8 = __Pyx_PyList_GET_SIZE(__pyx_v_indices); if (unlikely(__pyx_t_8 == ((Py_ssize_t)-1))) __PYX_ERR(0, 252, __pyx_L1_error)
+    __pyx_t_9 = __pyx_t_8;
 
-    for (__pyx_t_12 = 0; __pyx_t_12 < __pyx_t_11; __pyx_t_12+=1) {
-      __pyx_v_place = __pyx_t_12;
+    for (__pyx_t_10 = 0; __pyx_t_10 < __pyx_t_9; __pyx_t_10+=1) {
+      __pyx_v_place = __pyx_t_10;
 
-      /* "citeaudit/formats/_readers.pyx":229
+      /* "citeaudit/formats/_readers.pyx":253
  *         indices = <list>given
  *         for place in range(len(indices)):
  *             if type(indices[place]) is not int:             # <<<<<<<<<<<<<<
@@ -8211,16 +8352,16 @@ static PyObject *__pyx_pf_9citeaudit_7formats_8_readers_6gemini(CYTHON_UNUSED Py
 */
       if (unlikely(__pyx_v_indices == Py_None)) {
         PyErr_SetString(PyExc_TypeError, "\047NoneType\047 object is not subscriptable");
-        __PYX_ERR(0, 229, __pyx_L1_error)
+        __PYX_ERR(0, 253, __pyx_L1_error)
       }
-      __pyx_t_1 = __Pyx_GetItemInt_List(__pyx_v_indices, __pyx_v_place, Py_ssize_t, 1, PyLong_FromSsize_t, 1, 1, 1, __Pyx_ReferenceSharing_OwnStrongReference); if (unlikely(!__pyx_t_1)) __PYX_ERR(0, 229, __pyx_L1_error)
-      __Pyx_GOTREF(__pyx_t_1);
-      __pyx_t_5 = (((PyObject *)Py_TYPE(__pyx_t_1)) != ((PyObject *)(&PyLong_Type)));
-      __Pyx_DECREF(__pyx_t_1); __pyx_t_1 = 0;
+      __pyx_t_6 = __Pyx_GetItemInt_List(__pyx_v_indices, __pyx_v_place, Py_ssize_t, 1, PyLong_FromSsize_t, 1, 1, 1, __Pyx_ReferenceSharing_OwnStrongReference); if (unlikely(!__pyx_t_6)) __PYX_ERR(0, 253, __pyx_L1_error)
+      __Pyx_GOTREF(__pyx_t_6);
+      __pyx_t_5 = (((PyObject *)Py_TYPE(__pyx_t_6)) != ((PyObject *)(&PyLong_Type)));
+      __Pyx_DECREF(__pyx_t_6); __pyx_t_6 = 0;
       if (__pyx_t_5) {
 
 
-        /* "citeaudit/formats/_readers.pyx":230
+        /* "citeaudit/formats/_readers.pyx":254
  *         for place in range(len(indices)):
  *             if type(indices[place]) is not int:
  *                 return None             # <<<<<<<<<<<<<<
@@ -8237,7 +8378,7 @@ static PyObject *__pyx_pf_9citeaudit_7formats_8_readers_6gemini(CYTHON_UNUSED Py
         }
         goto __pyx_L0;
 
-        /* "citeaudit/formats/_readers.pyx":229
+        /* "citeaudit/formats/_readers.pyx":253
  *         indices = <list>given
  *         for place in range(len(indices)):
  *             if type(indices[place]) is not int:             # <<<<<<<<<<<<<<
@@ -8249,16 +8390,18 @@ static PyObject *__pyx_pf_9citeaudit_7formats_8_readers_6gemini(CYTHON_UNUSED Py
 
 
 
-    /* "citeaudit/formats/_readers.pyx":231
+    /* "citeaudit/formats/_readers.pyx":255
  *             if type(indices[place]) is not int:
  *                 return None
  *         start = segment.get("startIndex" if camel else "start_index")             # <<<<<<<<<<<<<<
  *         end = segment.get("endIndex" if camel else "end_index")
  *         part = segment.get("partIndex" if camel else "part_index")
 */
-    __pyx_t_8 = __pyx_v_segment;
-    __Pyx_INCREF(__pyx_t_8);
-    __pyx_t_5 = __Pyx_PyObject_IsTrue(__pyx_v_camel); if (unlikely((__pyx_t_5 < 0))) __PYX_ERR(0, 231, __pyx_L1_error)
+    if (unlikely(__pyx_v_segment == Py_None)) {
+      PyErr_Format(PyExc_AttributeError, "\047NoneType\047 object has no attribute \047%.30s\047", "get");
+      __PYX_ERR(0, 255, __pyx_L1_error)
+    }
+    __pyx_t_5 = __Pyx_PyObject_IsTrue(__pyx_v_camel); if (unlikely((__pyx_t_5 < 0))) __PYX_ERR(0, 255, __pyx_L1_error)
     if (__pyx_t_5) {
       __Pyx_INCREF(__pyx_mstate_global->__pyx_n_u_startIndex);
       __pyx_t_6 = __pyx_mstate_global->__pyx_n_u_startIndex;
@@ -8267,58 +8410,50 @@ static PyObject *__pyx_pf_9citeaudit_7formats_8_readers_6gemini(CYTHON_UNUSED Py
       __pyx_t_6 = __pyx_mstate_global->__pyx_n_u_start_index;
     }
 
-    __pyx_t_7 = 0;
-    {
-      PyObject *__pyx_callargs[2] = {__pyx_t_8, __pyx_t_6};
-      __pyx_t_1 = __Pyx_PyObject_FastCallMethod((PyObject*)__pyx_mstate_global->__pyx_n_u_get, __pyx_callargs+__pyx_t_7, (2-__pyx_t_7) | (1*__Pyx_PY_VECTORCALL_ARGUMENTS_OFFSET));
-      __Pyx_XDECREF(__pyx_t_8); __pyx_t_8 = 0;
-      __Pyx_DECREF(__pyx_t_6); __pyx_t_6 = 0;
-      if (unlikely(!__pyx_t_1)) __PYX_ERR(0, 231, __pyx_L1_error)
-      __Pyx_GOTREF(__pyx_t_1);
-    }
+    __pyx_t_1 = __Pyx_PyDict_GetItemDefault(__pyx_v_segment, __pyx_t_6, Py_None); if (unlikely(!__pyx_t_1)) __PYX_ERR(0, 255, __pyx_L1_error)
+    __Pyx_GOTREF(__pyx_t_1);
+    __Pyx_DECREF(__pyx_t_6); __pyx_t_6 = 0;
     __Pyx_XDECREF_SET(__pyx_v_start, __pyx_t_1);
     __pyx_t_1 = 0;
 
-    /* "citeaudit/formats/_readers.pyx":232
+    /* "citeaudit/formats/_readers.pyx":256
  *                 return None
  *         start = segment.get("startIndex" if camel else "start_index")
  *         end = segment.get("endIndex" if camel else "end_index")             # <<<<<<<<<<<<<<
  *         part = segment.get("partIndex" if camel else "part_index")
  *         if start is None:
 */
-    __pyx_t_6 = __pyx_v_segment;
-    __Pyx_INCREF(__pyx_t_6);
-    __pyx_t_5 = __Pyx_PyObject_IsTrue(__pyx_v_camel); if (unlikely((__pyx_t_5 < 0))) __PYX_ERR(0, 232, __pyx_L1_error)
+    if (unlikely(__pyx_v_segment == Py_None)) {
+      PyErr_Format(PyExc_AttributeError, "\047NoneType\047 object has no attribute \047%.30s\047", "get");
+      __PYX_ERR(0, 256, __pyx_L1_error)
+    }
+    __pyx_t_5 = __Pyx_PyObject_IsTrue(__pyx_v_camel); if (unlikely((__pyx_t_5 < 0))) __PYX_ERR(0, 256, __pyx_L1_error)
     if (__pyx_t_5) {
       __Pyx_INCREF(__pyx_mstate_global->__pyx_n_u_endIndex);
-      __pyx_t_8 = __pyx_mstate_global->__pyx_n_u_endIndex;
+      __pyx_t_1 = __pyx_mstate_global->__pyx_n_u_endIndex;
     } else {
       __Pyx_INCREF(__pyx_mstate_global->__pyx_n_u_end_index);
-      __pyx_t_8 = __pyx_mstate_global->__pyx_n_u_end_index;
+      __pyx_t_1 = __pyx_mstate_global->__pyx_n_u_end_index;
     }
 
-    __pyx_t_7 = 0;
-    {
-      PyObject *__pyx_callargs[2] = {__pyx_t_6, __pyx_t_8};
-      __pyx_t_1 = __Pyx_PyObject_FastCallMethod((PyObject*)__pyx_mstate_global->__pyx_n_u_get, __pyx_callargs+__pyx_t_7, (2-__pyx_t_7) | (1*__Pyx_PY_VECTORCALL_ARGUMENTS_OFFSET));
-      __Pyx_XDECREF(__pyx_t_6); __pyx_t_6 = 0;
-      __Pyx_DECREF(__pyx_t_8); __pyx_t_8 = 0;
-      if (unlikely(!__pyx_t_1)) __PYX_ERR(0, 232, __pyx_L1_error)
-      __Pyx_GOTREF(__pyx_t_1);
-    }
-    __Pyx_XDECREF_SET(__pyx_v_end, __pyx_t_1);
-    __pyx_t_1 = 0;
+    __pyx_t_6 = __Pyx_PyDict_GetItemDefault(__pyx_v_segment, __pyx_t_1, Py_None); if (unlikely(!__pyx_t_6)) __PYX_ERR(0, 256, __pyx_L1_error)
+    __Pyx_GOTREF(__pyx_t_6);
+    __Pyx_DECREF(__pyx_t_1); __pyx_t_1 = 0;
+    __Pyx_XDECREF_SET(__pyx_v_end, __pyx_t_6);
+    __pyx_t_6 = 0;
 
-    /* "citeaudit/formats/_readers.pyx":233
+    /* "citeaudit/formats/_readers.pyx":257
  *         start = segment.get("startIndex" if camel else "start_index")
  *         end = segment.get("endIndex" if camel else "end_index")
  *         part = segment.get("partIndex" if camel else "part_index")             # <<<<<<<<<<<<<<
  *         if start is None:
  *             start = 0
 */
-    __pyx_t_8 = __pyx_v_segment;
-    __Pyx_INCREF(__pyx_t_8);
-    __pyx_t_5 = __Pyx_PyObject_IsTrue(__pyx_v_camel); if (unlikely((__pyx_t_5 < 0))) __PYX_ERR(0, 233, __pyx_L1_error)
+    if (unlikely(__pyx_v_segment == Py_None)) {
+      PyErr_Format(PyExc_AttributeError, "\047NoneType\047 object has no attribute \047%.30s\047", "get");
+      __PYX_ERR(0, 257, __pyx_L1_error)
+    }
+    __pyx_t_5 = __Pyx_PyObject_IsTrue(__pyx_v_camel); if (unlikely((__pyx_t_5 < 0))) __PYX_ERR(0, 257, __pyx_L1_error)
     if (__pyx_t_5) {
       __Pyx_INCREF(__pyx_mstate_global->__pyx_n_u_partIndex);
       __pyx_t_6 = __pyx_mstate_global->__pyx_n_u_partIndex;
@@ -8327,19 +8462,13 @@ static PyObject *__pyx_pf_9citeaudit_7formats_8_readers_6gemini(CYTHON_UNUSED Py
       __pyx_t_6 = __pyx_mstate_global->__pyx_n_u_part_index;
     }
 
-    __pyx_t_7 = 0;
-    {
-      PyObject *__pyx_callargs[2] = {__pyx_t_8, __pyx_t_6};
-      __pyx_t_1 = __Pyx_PyObject_FastCallMethod((PyObject*)__pyx_mstate_global->__pyx_n_u_get, __pyx_callargs+__pyx_t_7, (2-__pyx_t_7) | (1*__Pyx_PY_VECTORCALL_ARGUMENTS_OFFSET));
-      __Pyx_XDECREF(__pyx_t_8); __pyx_t_8 = 0;
-      __Pyx_DECREF(__pyx_t_6); __pyx_t_6 = 0;
-      if (unlikely(!__pyx_t_1)) __PYX_ERR(0, 233, __pyx_L1_error)
-      __Pyx_GOTREF(__pyx_t_1);
-    }
+    __pyx_t_1 = __Pyx_PyDict_GetItemDefault(__pyx_v_segment, __pyx_t_6, Py_None); if (unlikely(!__pyx_t_1)) __PYX_ERR(0, 257, __pyx_L1_error)
+    __Pyx_GOTREF(__pyx_t_1);
+    __Pyx_DECREF(__pyx_t_6); __pyx_t_6 = 0;
     __Pyx_XDECREF_SET(__pyx_v_part, __pyx_t_1);
     __pyx_t_1 = 0;
 
-    /* "citeaudit/formats/_readers.pyx":234
+    /* "citeaudit/formats/_readers.pyx":258
  *         end = segment.get("endIndex" if camel else "end_index")
  *         part = segment.get("partIndex" if camel else "part_index")
  *         if start is None:             # <<<<<<<<<<<<<<
@@ -8350,7 +8479,7 @@ static PyObject *__pyx_pf_9citeaudit_7formats_8_readers_6gemini(CYTHON_UNUSED Py
     if (__pyx_t_5) {
 
 
-      /* "citeaudit/formats/_readers.pyx":235
+      /* "citeaudit/formats/_readers.pyx":259
  *         part = segment.get("partIndex" if camel else "part_index")
  *         if start is None:
  *             start = 0             # <<<<<<<<<<<<<<
@@ -8360,7 +8489,7 @@ static PyObject *__pyx_pf_9citeaudit_7formats_8_readers_6gemini(CYTHON_UNUSED Py
       __Pyx_INCREF(__pyx_mstate_global->__pyx_int_0);
       __Pyx_DECREF_SET(__pyx_v_start, __pyx_mstate_global->__pyx_int_0);
 
-      /* "citeaudit/formats/_readers.pyx":234
+      /* "citeaudit/formats/_readers.pyx":258
  *         end = segment.get("endIndex" if camel else "end_index")
  *         part = segment.get("partIndex" if camel else "part_index")
  *         if start is None:             # <<<<<<<<<<<<<<
@@ -8369,7 +8498,7 @@ static PyObject *__pyx_pf_9citeaudit_7formats_8_readers_6gemini(CYTHON_UNUSED Py
 */
     }
 
-    /* "citeaudit/formats/_readers.pyx":236
+    /* "citeaudit/formats/_readers.pyx":260
  *         if start is None:
  *             start = 0
  *         if part is None:             # <<<<<<<<<<<<<<
@@ -8380,7 +8509,7 @@ static PyObject *__pyx_pf_9citeaudit_7formats_8_readers_6gemini(CYTHON_UNUSED Py
     if (__pyx_t_5) {
 
 
-      /* "citeaudit/formats/_readers.pyx":237
+      /* "citeaudit/formats/_readers.pyx":261
  *             start = 0
  *         if part is None:
  *             part = 0             # <<<<<<<<<<<<<<
@@ -8390,7 +8519,7 @@ static PyObject *__pyx_pf_9citeaudit_7formats_8_readers_6gemini(CYTHON_UNUSED Py
       __Pyx_INCREF(__pyx_mstate_global->__pyx_int_0);
       __Pyx_DECREF_SET(__pyx_v_part, __pyx_mstate_global->__pyx_int_0);
 
-      /* "citeaudit/formats/_readers.pyx":236
+      /* "citeaudit/formats/_readers.pyx":260
  *         if start is None:
  *             start = 0
  *         if part is None:             # <<<<<<<<<<<<<<
@@ -8399,86 +8528,86 @@ static PyObject *__pyx_pf_9citeaudit_7formats_8_readers_6gemini(CYTHON_UNUSED Py
 */
     }
 
-    /* "citeaudit/formats/_readers.pyx":238
+    /* "citeaudit/formats/_readers.pyx":262
  *         if part is None:
  *             part = 0
  *         if type(start) is not int or type(end) is not int or type(part) is not int or \             # <<<<<<<<<<<<<<
  *                 not 0 <= part < len(texts) or type(texts[part]) is not str:
  *             return None
 */
-    __pyx_t_9 = (((PyObject *)Py_TYPE(__pyx_v_start)) != ((PyObject *)(&PyLong_Type)));
-    if (!__pyx_t_9) {
+    __pyx_t_7 = (((PyObject *)Py_TYPE(__pyx_v_start)) != ((PyObject *)(&PyLong_Type)));
+    if (!__pyx_t_7) {
 
     } else {
 
-      __pyx_t_5 = __pyx_t_9;
+      __pyx_t_5 = __pyx_t_7;
 
       goto __pyx_L15_bool_binop_done;
     }
-    __pyx_t_9 = (((PyObject *)Py_TYPE(__pyx_v_end)) != ((PyObject *)(&PyLong_Type)));
-    if (!__pyx_t_9) {
+    __pyx_t_7 = (((PyObject *)Py_TYPE(__pyx_v_end)) != ((PyObject *)(&PyLong_Type)));
+    if (!__pyx_t_7) {
 
     } else {
 
-      __pyx_t_5 = __pyx_t_9;
+      __pyx_t_5 = __pyx_t_7;
 
       goto __pyx_L15_bool_binop_done;
     }
-    __pyx_t_9 = (((PyObject *)Py_TYPE(__pyx_v_part)) != ((PyObject *)(&PyLong_Type)));
-    if (!__pyx_t_9) {
+    __pyx_t_7 = (((PyObject *)Py_TYPE(__pyx_v_part)) != ((PyObject *)(&PyLong_Type)));
+    if (!__pyx_t_7) {
 
     } else {
 
-      __pyx_t_5 = __pyx_t_9;
+      __pyx_t_5 = __pyx_t_7;
 
       goto __pyx_L15_bool_binop_done;
     }
 
-    /* "citeaudit/formats/_readers.pyx":239
+    /* "citeaudit/formats/_readers.pyx":263
  *             part = 0
  *         if type(start) is not int or type(end) is not int or type(part) is not int or \
  *                 not 0 <= part < len(texts) or type(texts[part]) is not str:             # <<<<<<<<<<<<<<
  *             return None
  *         text = texts[part]
 */
-    __pyx_t_9 = __Pyx_PyObject_CompareBoolLe_int_object(__pyx_mstate_global->__pyx_int_0, __pyx_v_part, Py_LE); if (unlikely((__pyx_t_9 < 0))) __PYX_ERR(0, 239, __pyx_L1_error)
-    if (__pyx_t_9) {
+    __pyx_t_7 = __Pyx_PyObject_CompareBoolLe_int_object(__pyx_mstate_global->__pyx_int_0, __pyx_v_part, Py_LE); if (unlikely((__pyx_t_7 < 0))) __PYX_ERR(0, 263, __pyx_L1_error)
+    if (__pyx_t_7) {
       if (unlikely(__pyx_v_texts == Py_None)) {
         PyErr_SetString(PyExc_TypeError, "object of type \047NoneType\047 has no len()");
-        __PYX_ERR(0, 239, __pyx_L1_error)
+        __PYX_ERR(0, 263, __pyx_L1_error)
       }
-      __pyx_t_10 = __Pyx_PyList_GET_SIZE(__pyx_v_texts); if (unlikely(__pyx_t_10 == ((Py_ssize_t)-1))) __PYX_ERR(0, 239, __pyx_L1_error)
-      __pyx_t_1 = PyLong_FromSsize_t(__pyx_t_10); if (unlikely(!__pyx_t_1)) __PYX_ERR(0, 239, __pyx_L1_error)
+      __pyx_t_8 = __Pyx_PyList_GET_SIZE(__pyx_v_texts); if (unlikely(__pyx_t_8 == ((Py_ssize_t)-1))) __PYX_ERR(0, 263, __pyx_L1_error)
+      __pyx_t_1 = PyLong_FromSsize_t(__pyx_t_8); if (unlikely(!__pyx_t_1)) __PYX_ERR(0, 263, __pyx_L1_error)
       __Pyx_GOTREF(__pyx_t_1);
 
-      __pyx_t_9 = __Pyx_PyObject_CompareBoolLt_object_int(__pyx_v_part, __pyx_t_1, Py_LT); if (unlikely((__pyx_t_9 < 0))) __PYX_ERR(0, 239, __pyx_L1_error)
+      __pyx_t_7 = __Pyx_PyObject_CompareBoolLt_object_int(__pyx_v_part, __pyx_t_1, Py_LT); if (unlikely((__pyx_t_7 < 0))) __PYX_ERR(0, 263, __pyx_L1_error)
       __Pyx_DECREF(__pyx_t_1); __pyx_t_1 = 0;
     }
-    __pyx_t_13 = (!__pyx_t_9);
+    __pyx_t_11 = (!__pyx_t_7);
 
 
-    if (!__pyx_t_13) {
+    if (!__pyx_t_11) {
 
     } else {
 
-      __pyx_t_5 = __pyx_t_13;
+      __pyx_t_5 = __pyx_t_11;
 
       goto __pyx_L15_bool_binop_done;
     }
     if (unlikely(__pyx_v_texts == Py_None)) {
       PyErr_SetString(PyExc_TypeError, "\047NoneType\047 object is not subscriptable");
-      __PYX_ERR(0, 239, __pyx_L1_error)
+      __PYX_ERR(0, 263, __pyx_L1_error)
     }
-    __pyx_t_1 = __Pyx_PyObject_GetItem(__pyx_v_texts, __pyx_v_part); if (unlikely(!__pyx_t_1)) __PYX_ERR(0, 239, __pyx_L1_error)
+    __pyx_t_1 = __Pyx_PyObject_GetItem(__pyx_v_texts, __pyx_v_part); if (unlikely(!__pyx_t_1)) __PYX_ERR(0, 263, __pyx_L1_error)
     __Pyx_GOTREF(__pyx_t_1);
-    __pyx_t_13 = (((PyObject *)Py_TYPE(__pyx_t_1)) != ((PyObject *)(&PyUnicode_Type)));
+    __pyx_t_11 = (((PyObject *)Py_TYPE(__pyx_t_1)) != ((PyObject *)(&PyUnicode_Type)));
     __Pyx_DECREF(__pyx_t_1); __pyx_t_1 = 0;
 
-    __pyx_t_5 = __pyx_t_13;
+    __pyx_t_5 = __pyx_t_11;
 
     __pyx_L15_bool_binop_done:;
 
-    /* "citeaudit/formats/_readers.pyx":238
+    /* "citeaudit/formats/_readers.pyx":262
  *         if part is None:
  *             part = 0
  *         if type(start) is not int or type(end) is not int or type(part) is not int or \             # <<<<<<<<<<<<<<
@@ -8488,7 +8617,7 @@ static PyObject *__pyx_pf_9citeaudit_7formats_8_readers_6gemini(CYTHON_UNUSED Py
     if (__pyx_t_5) {
 
 
-      /* "citeaudit/formats/_readers.pyx":240
+      /* "citeaudit/formats/_readers.pyx":264
  *         if type(start) is not int or type(end) is not int or type(part) is not int or \
  *                 not 0 <= part < len(texts) or type(texts[part]) is not str:
  *             return None             # <<<<<<<<<<<<<<
@@ -8505,7 +8634,7 @@ static PyObject *__pyx_pf_9citeaudit_7formats_8_readers_6gemini(CYTHON_UNUSED Py
       }
       goto __pyx_L0;
 
-      /* "citeaudit/formats/_readers.pyx":238
+      /* "citeaudit/formats/_readers.pyx":262
  *         if part is None:
  *             part = 0
  *         if type(start) is not int or type(end) is not int or type(part) is not int or \             # <<<<<<<<<<<<<<
@@ -8514,7 +8643,7 @@ static PyObject *__pyx_pf_9citeaudit_7formats_8_readers_6gemini(CYTHON_UNUSED Py
 */
     }
 
-    /* "citeaudit/formats/_readers.pyx":241
+    /* "citeaudit/formats/_readers.pyx":265
  *                 not 0 <= part < len(texts) or type(texts[part]) is not str:
  *             return None
  *         text = texts[part]             # <<<<<<<<<<<<<<
@@ -8523,14 +8652,14 @@ static PyObject *__pyx_pf_9citeaudit_7formats_8_readers_6gemini(CYTHON_UNUSED Py
 */
     if (unlikely(__pyx_v_texts == Py_None)) {
       PyErr_SetString(PyExc_TypeError, "\047NoneType\047 object is not subscriptable");
-      __PYX_ERR(0, 241, __pyx_L1_error)
+      __PYX_ERR(0, 265, __pyx_L1_error)
     }
-    __pyx_t_1 = __Pyx_PyObject_GetItem(__pyx_v_texts, __pyx_v_part); if (unlikely(!__pyx_t_1)) __PYX_ERR(0, 241, __pyx_L1_error)
+    __pyx_t_1 = __Pyx_PyObject_GetItem(__pyx_v_texts, __pyx_v_part); if (unlikely(!__pyx_t_1)) __PYX_ERR(0, 265, __pyx_L1_error)
     __Pyx_GOTREF(__pyx_t_1);
     __Pyx_XDECREF_SET(__pyx_v_text, __pyx_t_1);
     __pyx_t_1 = 0;
 
-    /* "citeaudit/formats/_readers.pyx":242
+    /* "citeaudit/formats/_readers.pyx":266
  *             return None
  *         text = texts[part]
  *         if part not in encoded:             # <<<<<<<<<<<<<<
@@ -8539,13 +8668,13 @@ static PyObject *__pyx_pf_9citeaudit_7formats_8_readers_6gemini(CYTHON_UNUSED Py
 */
     if (unlikely(__pyx_v_encoded == Py_None)) {
       PyErr_SetString(PyExc_TypeError, "\047NoneType\047 object is not iterable");
-      __PYX_ERR(0, 242, __pyx_L1_error)
+      __PYX_ERR(0, 266, __pyx_L1_error)
     }
-    __pyx_t_5 = (__Pyx_PyDict_ContainsTF(__pyx_v_part, __pyx_v_encoded, Py_NE)); if (unlikely((__pyx_t_5 < 0))) __PYX_ERR(0, 242, __pyx_L1_error)
+    __pyx_t_5 = (__Pyx_PyDict_ContainsTF(__pyx_v_part, __pyx_v_encoded, Py_NE)); if (unlikely((__pyx_t_5 < 0))) __PYX_ERR(0, 266, __pyx_L1_error)
     if (__pyx_t_5) {
 
 
-      /* "citeaudit/formats/_readers.pyx":243
+      /* "citeaudit/formats/_readers.pyx":267
  *         text = texts[part]
  *         if part not in encoded:
  *             raw = text.encode("utf-8")             # <<<<<<<<<<<<<<
@@ -8554,27 +8683,27 @@ static PyObject *__pyx_pf_9citeaudit_7formats_8_readers_6gemini(CYTHON_UNUSED Py
 */
       __pyx_t_6 = __pyx_v_text;
       __Pyx_INCREF(__pyx_t_6);
-      __pyx_t_7 = 0;
+      __pyx_t_12 = 0;
       {
         PyObject *__pyx_callargs[2] = {__pyx_t_6, __pyx_mstate_global->__pyx_kp_u_utf_8};
-        __pyx_t_1 = __Pyx_PyObject_FastCallMethod((PyObject*)__pyx_mstate_global->__pyx_n_u_encode, __pyx_callargs+__pyx_t_7, (2-__pyx_t_7) | (1*__Pyx_PY_VECTORCALL_ARGUMENTS_OFFSET));
+        __pyx_t_1 = __Pyx_PyObject_FastCallMethod((PyObject*)__pyx_mstate_global->__pyx_n_u_encode, __pyx_callargs+__pyx_t_12, (2-__pyx_t_12) | (1*__Pyx_PY_VECTORCALL_ARGUMENTS_OFFSET));
         __Pyx_XDECREF(__pyx_t_6); __pyx_t_6 = 0;
-        if (unlikely(!__pyx_t_1)) __PYX_ERR(0, 243, __pyx_L1_error)
+        if (unlikely(!__pyx_t_1)) __PYX_ERR(0, 267, __pyx_L1_error)
         __Pyx_GOTREF(__pyx_t_1);
       }
       __Pyx_XDECREF_SET(__pyx_v_raw, __pyx_t_1);
       __pyx_t_1 = 0;
 
-      /* "citeaudit/formats/_readers.pyx":244
+      /* "citeaudit/formats/_readers.pyx":268
  *         if part not in encoded:
  *             raw = text.encode("utf-8")
  *             encoded[part] = None if len(raw) == len(text) else raw             # <<<<<<<<<<<<<<
  *         raw = encoded[part]
  *         size = len(text) if raw is None else len(raw)
 */
-      __pyx_t_10 = PyObject_Length(__pyx_v_raw); if (unlikely(__pyx_t_10 == ((Py_ssize_t)-1))) __PYX_ERR(0, 244, __pyx_L1_error)
-      __pyx_t_11 = PyObject_Length(__pyx_v_text); if (unlikely(__pyx_t_11 == ((Py_ssize_t)-1))) __PYX_ERR(0, 244, __pyx_L1_error)
-      __pyx_t_5 = (__pyx_t_10 == __pyx_t_11);
+      __pyx_t_8 = PyObject_Length(__pyx_v_raw); if (unlikely(__pyx_t_8 == ((Py_ssize_t)-1))) __PYX_ERR(0, 268, __pyx_L1_error)
+      __pyx_t_9 = PyObject_Length(__pyx_v_text); if (unlikely(__pyx_t_9 == ((Py_ssize_t)-1))) __PYX_ERR(0, 268, __pyx_L1_error)
+      __pyx_t_5 = (__pyx_t_8 == __pyx_t_9);
 
 
 
@@ -8588,12 +8717,12 @@ static PyObject *__pyx_pf_9citeaudit_7formats_8_readers_6gemini(CYTHON_UNUSED Py
 
       if (unlikely(__pyx_v_encoded == Py_None)) {
         PyErr_SetString(PyExc_TypeError, "\047NoneType\047 object is not subscriptable");
-        __PYX_ERR(0, 244, __pyx_L1_error)
+        __PYX_ERR(0, 268, __pyx_L1_error)
       }
-      if (unlikely((PyDict_SetItem(__pyx_v_encoded, __pyx_v_part, __pyx_t_1) < 0))) __PYX_ERR(0, 244, __pyx_L1_error)
+      if (unlikely((PyDict_SetItem(__pyx_v_encoded, __pyx_v_part, __pyx_t_1) < 0))) __PYX_ERR(0, 268, __pyx_L1_error)
       __Pyx_DECREF(__pyx_t_1); __pyx_t_1 = 0;
 
-      /* "citeaudit/formats/_readers.pyx":242
+      /* "citeaudit/formats/_readers.pyx":266
  *             return None
  *         text = texts[part]
  *         if part not in encoded:             # <<<<<<<<<<<<<<
@@ -8602,7 +8731,7 @@ static PyObject *__pyx_pf_9citeaudit_7formats_8_readers_6gemini(CYTHON_UNUSED Py
 */
     }
 
-    /* "citeaudit/formats/_readers.pyx":245
+    /* "citeaudit/formats/_readers.pyx":269
  *             raw = text.encode("utf-8")
  *             encoded[part] = None if len(raw) == len(text) else raw
  *         raw = encoded[part]             # <<<<<<<<<<<<<<
@@ -8611,14 +8740,14 @@ static PyObject *__pyx_pf_9citeaudit_7formats_8_readers_6gemini(CYTHON_UNUSED Py
 */
     if (unlikely(__pyx_v_encoded == Py_None)) {
       PyErr_SetString(PyExc_TypeError, "\047NoneType\047 object is not subscriptable");
-      __PYX_ERR(0, 245, __pyx_L1_error)
+      __PYX_ERR(0, 269, __pyx_L1_error)
     }
-    __pyx_t_1 = __Pyx_PyDict_GetItem(__pyx_v_encoded, __pyx_v_part); if (unlikely(!__pyx_t_1)) __PYX_ERR(0, 245, __pyx_L1_error)
+    __pyx_t_1 = __Pyx_PyDict_GetItem(__pyx_v_encoded, __pyx_v_part); if (unlikely(!__pyx_t_1)) __PYX_ERR(0, 269, __pyx_L1_error)
     __Pyx_GOTREF(__pyx_t_1);
     __Pyx_XDECREF_SET(__pyx_v_raw, __pyx_t_1);
     __pyx_t_1 = 0;
 
-    /* "citeaudit/formats/_readers.pyx":246
+    /* "citeaudit/formats/_readers.pyx":270
  *             encoded[part] = None if len(raw) == len(text) else raw
  *         raw = encoded[part]
  *         size = len(text) if raw is None else len(raw)             # <<<<<<<<<<<<<<
@@ -8627,39 +8756,39 @@ static PyObject *__pyx_pf_9citeaudit_7formats_8_readers_6gemini(CYTHON_UNUSED Py
 */
     __pyx_t_5 = (__pyx_v_raw == Py_None);
     if (__pyx_t_5) {
-      __pyx_t_10 = PyObject_Length(__pyx_v_text); if (unlikely(__pyx_t_10 == ((Py_ssize_t)-1))) __PYX_ERR(0, 246, __pyx_L1_error)
-      __pyx_t_11 = __pyx_t_10;
+      __pyx_t_8 = PyObject_Length(__pyx_v_text); if (unlikely(__pyx_t_8 == ((Py_ssize_t)-1))) __PYX_ERR(0, 270, __pyx_L1_error)
+      __pyx_t_9 = __pyx_t_8;
     } else {
-      __pyx_t_10 = PyObject_Length(__pyx_v_raw); if (unlikely(__pyx_t_10 == ((Py_ssize_t)-1))) __PYX_ERR(0, 246, __pyx_L1_error)
-      __pyx_t_11 = __pyx_t_10;
+      __pyx_t_8 = PyObject_Length(__pyx_v_raw); if (unlikely(__pyx_t_8 == ((Py_ssize_t)-1))) __PYX_ERR(0, 270, __pyx_L1_error)
+      __pyx_t_9 = __pyx_t_8;
     }
 
-    __pyx_v_size = __pyx_t_11;
+    __pyx_v_size = __pyx_t_9;
 
-    /* "citeaudit/formats/_readers.pyx":247
+    /* "citeaudit/formats/_readers.pyx":271
  *         raw = encoded[part]
  *         size = len(text) if raw is None else len(raw)
  *         if not 0 <= start <= end <= size:             # <<<<<<<<<<<<<<
  *             return None
  *         if raw is None:  # ASCII: a byte is a character
 */
-    __pyx_t_5 = __Pyx_PyObject_CompareBoolLe_int_object(__pyx_mstate_global->__pyx_int_0, __pyx_v_start, Py_LE); if (unlikely((__pyx_t_5 < 0))) __PYX_ERR(0, 247, __pyx_L1_error)
+    __pyx_t_5 = __Pyx_PyObject_CompareBoolLe_int_object(__pyx_mstate_global->__pyx_int_0, __pyx_v_start, Py_LE); if (unlikely((__pyx_t_5 < 0))) __PYX_ERR(0, 271, __pyx_L1_error)
     if (__pyx_t_5) {
-      __pyx_t_5 = __Pyx_PyObject_CompareBoolLe_object_object(__pyx_v_start, __pyx_v_end, Py_LE); if (unlikely((__pyx_t_5 < 0))) __PYX_ERR(0, 247, __pyx_L1_error)
+      __pyx_t_5 = __Pyx_PyObject_CompareBoolLe_object_object(__pyx_v_start, __pyx_v_end, Py_LE); if (unlikely((__pyx_t_5 < 0))) __PYX_ERR(0, 271, __pyx_L1_error)
       if (__pyx_t_5) {
-        __pyx_t_1 = PyLong_FromSsize_t(__pyx_v_size); if (unlikely(!__pyx_t_1)) __PYX_ERR(0, 247, __pyx_L1_error)
+        __pyx_t_1 = PyLong_FromSsize_t(__pyx_v_size); if (unlikely(!__pyx_t_1)) __PYX_ERR(0, 271, __pyx_L1_error)
         __Pyx_GOTREF(__pyx_t_1);
-        __pyx_t_5 = __Pyx_PyObject_CompareBoolLe_object_int(__pyx_v_end, __pyx_t_1, Py_LE); if (unlikely((__pyx_t_5 < 0))) __PYX_ERR(0, 247, __pyx_L1_error)
+        __pyx_t_5 = __Pyx_PyObject_CompareBoolLe_object_int(__pyx_v_end, __pyx_t_1, Py_LE); if (unlikely((__pyx_t_5 < 0))) __PYX_ERR(0, 271, __pyx_L1_error)
         __Pyx_DECREF(__pyx_t_1); __pyx_t_1 = 0;
       }
     }
-    __pyx_t_13 = (!__pyx_t_5);
+    __pyx_t_11 = (!__pyx_t_5);
 
 
-    if (__pyx_t_13) {
+    if (__pyx_t_11) {
 
 
-      /* "citeaudit/formats/_readers.pyx":248
+      /* "citeaudit/formats/_readers.pyx":272
  *         size = len(text) if raw is None else len(raw)
  *         if not 0 <= start <= end <= size:
  *             return None             # <<<<<<<<<<<<<<
@@ -8676,7 +8805,7 @@ static PyObject *__pyx_pf_9citeaudit_7formats_8_readers_6gemini(CYTHON_UNUSED Py
       }
       goto __pyx_L0;
 
-      /* "citeaudit/formats/_readers.pyx":247
+      /* "citeaudit/formats/_readers.pyx":271
  *         raw = encoded[part]
  *         size = len(text) if raw is None else len(raw)
  *         if not 0 <= start <= end <= size:             # <<<<<<<<<<<<<<
@@ -8685,18 +8814,18 @@ static PyObject *__pyx_pf_9citeaudit_7formats_8_readers_6gemini(CYTHON_UNUSED Py
 */
     }
 
-    /* "citeaudit/formats/_readers.pyx":249
+    /* "citeaudit/formats/_readers.pyx":273
  *         if not 0 <= start <= end <= size:
  *             return None
  *         if raw is None:  # ASCII: a byte is a character             # <<<<<<<<<<<<<<
  *             low, covered = start, text[start:end]
  *         else:
 */
-    __pyx_t_13 = (__pyx_v_raw == Py_None);
-    if (__pyx_t_13) {
+    __pyx_t_11 = (__pyx_v_raw == Py_None);
+    if (__pyx_t_11) {
 
 
-      /* "citeaudit/formats/_readers.pyx":250
+      /* "citeaudit/formats/_readers.pyx":274
  *             return None
  *         if raw is None:  # ASCII: a byte is a character
  *             low, covered = start, text[start:end]             # <<<<<<<<<<<<<<
@@ -8705,14 +8834,14 @@ static PyObject *__pyx_pf_9citeaudit_7formats_8_readers_6gemini(CYTHON_UNUSED Py
 */
       __pyx_t_1 = __pyx_v_start;
       __Pyx_INCREF(__pyx_t_1);
-      __pyx_t_6 = __Pyx_PyObject_GetSlice(__pyx_v_text, 0, 0, &__pyx_v_start, &__pyx_v_end, NULL, 0, 0, 1); if (unlikely(!__pyx_t_6)) __PYX_ERR(0, 250, __pyx_L1_error)
+      __pyx_t_6 = __Pyx_PyObject_GetSlice(__pyx_v_text, 0, 0, &__pyx_v_start, &__pyx_v_end, NULL, 0, 0, 1); if (unlikely(!__pyx_t_6)) __PYX_ERR(0, 274, __pyx_L1_error)
       __Pyx_GOTREF(__pyx_t_6);
       __Pyx_XDECREF_SET(__pyx_v_low, __pyx_t_1);
       __pyx_t_1 = 0;
       __Pyx_XDECREF_SET(__pyx_v_covered, __pyx_t_6);
       __pyx_t_6 = 0;
 
-      /* "citeaudit/formats/_readers.pyx":249
+      /* "citeaudit/formats/_readers.pyx":273
  *         if not 0 <= start <= end <= size:
  *             return None
  *         if raw is None:  # ASCII: a byte is a character             # <<<<<<<<<<<<<<
@@ -8722,7 +8851,7 @@ static PyObject *__pyx_pf_9citeaudit_7formats_8_readers_6gemini(CYTHON_UNUSED Py
       goto __pyx_L22;
     }
 
-    /* "citeaudit/formats/_readers.pyx":252
+    /* "citeaudit/formats/_readers.pyx":276
  *             low, covered = start, text[start:end]
  *         else:
  *             try:             # <<<<<<<<<<<<<<
@@ -8733,64 +8862,64 @@ static PyObject *__pyx_pf_9citeaudit_7formats_8_readers_6gemini(CYTHON_UNUSED Py
       {
         __Pyx_PyThreadState_declare
         __Pyx_PyThreadState_assign
-        __Pyx_ExceptionSave(&__pyx_t_14, &__pyx_t_15, &__pyx_t_16);
+        __Pyx_ExceptionSave(&__pyx_t_13, &__pyx_t_14, &__pyx_t_15);
+        __Pyx_XGOTREF(__pyx_t_13);
         __Pyx_XGOTREF(__pyx_t_14);
         __Pyx_XGOTREF(__pyx_t_15);
-        __Pyx_XGOTREF(__pyx_t_16);
         /*try:*/ {
 
-          /* "citeaudit/formats/_readers.pyx":253
+          /* "citeaudit/formats/_readers.pyx":277
  *         else:
  *             try:
  *                 low = len(raw[:start].decode("utf-8"))             # <<<<<<<<<<<<<<
  *                 covered = raw[start:end].decode("utf-8")
  *             except UnicodeDecodeError:
 */
-          __pyx_t_8 = __Pyx_PyObject_GetSlice(__pyx_v_raw, 0, 0, NULL, &__pyx_v_start, NULL, 0, 0, 1); if (unlikely(!__pyx_t_8)) __PYX_ERR(0, 253, __pyx_L23_error)
-          __Pyx_GOTREF(__pyx_t_8);
-          __pyx_t_1 = __pyx_t_8;
+          __pyx_t_16 = __Pyx_PyObject_GetSlice(__pyx_v_raw, 0, 0, NULL, &__pyx_v_start, NULL, 0, 0, 1); if (unlikely(!__pyx_t_16)) __PYX_ERR(0, 277, __pyx_L23_error)
+          __Pyx_GOTREF(__pyx_t_16);
+          __pyx_t_1 = __pyx_t_16;
           __Pyx_INCREF(__pyx_t_1);
-          __pyx_t_7 = 0;
+          __pyx_t_12 = 0;
           {
             PyObject *__pyx_callargs[2] = {__pyx_t_1, __pyx_mstate_global->__pyx_kp_u_utf_8};
-            __pyx_t_6 = __Pyx_PyObject_FastCallMethod((PyObject*)__pyx_mstate_global->__pyx_n_u_decode, __pyx_callargs+__pyx_t_7, (2-__pyx_t_7) | (1*__Pyx_PY_VECTORCALL_ARGUMENTS_OFFSET));
+            __pyx_t_6 = __Pyx_PyObject_FastCallMethod((PyObject*)__pyx_mstate_global->__pyx_n_u_decode, __pyx_callargs+__pyx_t_12, (2-__pyx_t_12) | (1*__Pyx_PY_VECTORCALL_ARGUMENTS_OFFSET));
             __Pyx_XDECREF(__pyx_t_1); __pyx_t_1 = 0;
-            __Pyx_DECREF(__pyx_t_8); __pyx_t_8 = 0;
-            if (unlikely(!__pyx_t_6)) __PYX_ERR(0, 253, __pyx_L23_error)
+            __Pyx_DECREF(__pyx_t_16); __pyx_t_16 = 0;
+            if (unlikely(!__pyx_t_6)) __PYX_ERR(0, 277, __pyx_L23_error)
             __Pyx_GOTREF(__pyx_t_6);
           }
-          __pyx_t_11 = PyObject_Length(__pyx_t_6); if (unlikely(__pyx_t_11 == ((Py_ssize_t)-1))) __PYX_ERR(0, 253, __pyx_L23_error)
+          __pyx_t_9 = PyObject_Length(__pyx_t_6); if (unlikely(__pyx_t_9 == ((Py_ssize_t)-1))) __PYX_ERR(0, 277, __pyx_L23_error)
           __Pyx_DECREF(__pyx_t_6); __pyx_t_6 = 0;
-          __pyx_t_6 = PyLong_FromSsize_t(__pyx_t_11); if (unlikely(!__pyx_t_6)) __PYX_ERR(0, 253, __pyx_L23_error)
+          __pyx_t_6 = PyLong_FromSsize_t(__pyx_t_9); if (unlikely(!__pyx_t_6)) __PYX_ERR(0, 277, __pyx_L23_error)
           __Pyx_GOTREF(__pyx_t_6);
 
           __Pyx_XDECREF_SET(__pyx_v_low, __pyx_t_6);
           __pyx_t_6 = 0;
 
-          /* "citeaudit/formats/_readers.pyx":254
+          /* "citeaudit/formats/_readers.pyx":278
  *             try:
  *                 low = len(raw[:start].decode("utf-8"))
  *                 covered = raw[start:end].decode("utf-8")             # <<<<<<<<<<<<<<
  *             except UnicodeDecodeError:
  *                 return None
 */
-          __pyx_t_1 = __Pyx_PyObject_GetSlice(__pyx_v_raw, 0, 0, &__pyx_v_start, &__pyx_v_end, NULL, 0, 0, 1); if (unlikely(!__pyx_t_1)) __PYX_ERR(0, 254, __pyx_L23_error)
+          __pyx_t_1 = __Pyx_PyObject_GetSlice(__pyx_v_raw, 0, 0, &__pyx_v_start, &__pyx_v_end, NULL, 0, 0, 1); if (unlikely(!__pyx_t_1)) __PYX_ERR(0, 278, __pyx_L23_error)
           __Pyx_GOTREF(__pyx_t_1);
-          __pyx_t_8 = __pyx_t_1;
-          __Pyx_INCREF(__pyx_t_8);
-          __pyx_t_7 = 0;
+          __pyx_t_16 = __pyx_t_1;
+          __Pyx_INCREF(__pyx_t_16);
+          __pyx_t_12 = 0;
           {
-            PyObject *__pyx_callargs[2] = {__pyx_t_8, __pyx_mstate_global->__pyx_kp_u_utf_8};
-            __pyx_t_6 = __Pyx_PyObject_FastCallMethod((PyObject*)__pyx_mstate_global->__pyx_n_u_decode, __pyx_callargs+__pyx_t_7, (2-__pyx_t_7) | (1*__Pyx_PY_VECTORCALL_ARGUMENTS_OFFSET));
-            __Pyx_XDECREF(__pyx_t_8); __pyx_t_8 = 0;
+            PyObject *__pyx_callargs[2] = {__pyx_t_16, __pyx_mstate_global->__pyx_kp_u_utf_8};
+            __pyx_t_6 = __Pyx_PyObject_FastCallMethod((PyObject*)__pyx_mstate_global->__pyx_n_u_decode, __pyx_callargs+__pyx_t_12, (2-__pyx_t_12) | (1*__Pyx_PY_VECTORCALL_ARGUMENTS_OFFSET));
+            __Pyx_XDECREF(__pyx_t_16); __pyx_t_16 = 0;
             __Pyx_DECREF(__pyx_t_1); __pyx_t_1 = 0;
-            if (unlikely(!__pyx_t_6)) __PYX_ERR(0, 254, __pyx_L23_error)
+            if (unlikely(!__pyx_t_6)) __PYX_ERR(0, 278, __pyx_L23_error)
             __Pyx_GOTREF(__pyx_t_6);
           }
           __Pyx_XDECREF_SET(__pyx_v_covered, __pyx_t_6);
           __pyx_t_6 = 0;
 
-          /* "citeaudit/formats/_readers.pyx":252
+          /* "citeaudit/formats/_readers.pyx":276
  *             low, covered = start, text[start:end]
  *         else:
  *             try:             # <<<<<<<<<<<<<<
@@ -8798,16 +8927,16 @@ static PyObject *__pyx_pf_9citeaudit_7formats_8_readers_6gemini(CYTHON_UNUSED Py
  *                 covered = raw[start:end].decode("utf-8")
 */
         }
+        __Pyx_XDECREF(__pyx_t_13); __pyx_t_13 = 0;
         __Pyx_XDECREF(__pyx_t_14); __pyx_t_14 = 0;
         __Pyx_XDECREF(__pyx_t_15); __pyx_t_15 = 0;
-        __Pyx_XDECREF(__pyx_t_16); __pyx_t_16 = 0;
         goto __pyx_L30_try_end;
         __pyx_L23_error:;
         __Pyx_XDECREF(__pyx_t_1); __pyx_t_1 = 0;
+        __Pyx_XDECREF(__pyx_t_16); __pyx_t_16 = 0;
         __Pyx_XDECREF(__pyx_t_6); __pyx_t_6 = 0;
-        __Pyx_XDECREF(__pyx_t_8); __pyx_t_8 = 0;
 
-        /* "citeaudit/formats/_readers.pyx":255
+        /* "citeaudit/formats/_readers.pyx":279
  *                 low = len(raw[:start].decode("utf-8"))
  *                 covered = raw[start:end].decode("utf-8")
  *             except UnicodeDecodeError:             # <<<<<<<<<<<<<<
@@ -8818,7 +8947,7 @@ static PyObject *__pyx_pf_9citeaudit_7formats_8_readers_6gemini(CYTHON_UNUSED Py
         if (__pyx_t_17) {
           __Pyx_ErrRestore(0,0,0);
 
-          /* "citeaudit/formats/_readers.pyx":256
+          /* "citeaudit/formats/_readers.pyx":280
  *                 covered = raw[start:end].decode("utf-8")
  *             except UnicodeDecodeError:
  *                 return None             # <<<<<<<<<<<<<<
@@ -8837,7 +8966,7 @@ static PyObject *__pyx_pf_9citeaudit_7formats_8_readers_6gemini(CYTHON_UNUSED Py
         }
         goto __pyx_L25_except_error;
 
-        /* "citeaudit/formats/_readers.pyx":252
+        /* "citeaudit/formats/_readers.pyx":276
  *             low, covered = start, text[start:end]
  *         else:
  *             try:             # <<<<<<<<<<<<<<
@@ -8845,43 +8974,39 @@ static PyObject *__pyx_pf_9citeaudit_7formats_8_readers_6gemini(CYTHON_UNUSED Py
  *                 covered = raw[start:end].decode("utf-8")
 */
         __pyx_L25_except_error:;
+        __Pyx_XGIVEREF(__pyx_t_13);
         __Pyx_XGIVEREF(__pyx_t_14);
         __Pyx_XGIVEREF(__pyx_t_15);
-        __Pyx_XGIVEREF(__pyx_t_16);
-        __Pyx_ExceptionReset(__pyx_t_14, __pyx_t_15, __pyx_t_16);
+        __Pyx_ExceptionReset(__pyx_t_13, __pyx_t_14, __pyx_t_15);
         goto __pyx_L1_error;
         __pyx_L26_except_return:;
+        __Pyx_XGIVEREF(__pyx_t_13);
         __Pyx_XGIVEREF(__pyx_t_14);
         __Pyx_XGIVEREF(__pyx_t_15);
-        __Pyx_XGIVEREF(__pyx_t_16);
-        __Pyx_ExceptionReset(__pyx_t_14, __pyx_t_15, __pyx_t_16);
+        __Pyx_ExceptionReset(__pyx_t_13, __pyx_t_14, __pyx_t_15);
         goto __pyx_L0;
         __pyx_L30_try_end:;
       }
     }
     __pyx_L22:;
 
-    /* "citeaudit/formats/_readers.pyx":257
+    /* "citeaudit/formats/_readers.pyx":281
  *             except UnicodeDecodeError:
  *                 return None
  *         said = segment.get("text")             # <<<<<<<<<<<<<<
  *         if isinstance(said, str) and said != covered:
  *             return None
 */
-    __pyx_t_1 = __pyx_v_segment;
-    __Pyx_INCREF(__pyx_t_1);
-    __pyx_t_7 = 0;
-    {
-      PyObject *__pyx_callargs[2] = {__pyx_t_1, __pyx_mstate_global->__pyx_n_u_text};
-      __pyx_t_6 = __Pyx_PyObject_FastCallMethod((PyObject*)__pyx_mstate_global->__pyx_n_u_get, __pyx_callargs+__pyx_t_7, (2-__pyx_t_7) | (1*__Pyx_PY_VECTORCALL_ARGUMENTS_OFFSET));
-      __Pyx_XDECREF(__pyx_t_1); __pyx_t_1 = 0;
-      if (unlikely(!__pyx_t_6)) __PYX_ERR(0, 257, __pyx_L1_error)
-      __Pyx_GOTREF(__pyx_t_6);
+    if (unlikely(__pyx_v_segment == Py_None)) {
+      PyErr_Format(PyExc_AttributeError, "\047NoneType\047 object has no attribute \047%.30s\047", "get");
+      __PYX_ERR(0, 281, __pyx_L1_error)
     }
+    __pyx_t_6 = __Pyx_PyDict_GetItemDefault(__pyx_v_segment, __pyx_mstate_global->__pyx_n_u_text, Py_None); if (unlikely(!__pyx_t_6)) __PYX_ERR(0, 281, __pyx_L1_error)
+    __Pyx_GOTREF(__pyx_t_6);
     __Pyx_XDECREF_SET(__pyx_v_said, __pyx_t_6);
     __pyx_t_6 = 0;
 
-    /* "citeaudit/formats/_readers.pyx":258
+    /* "citeaudit/formats/_readers.pyx":282
  *                 return None
  *         said = segment.get("text")
  *         if isinstance(said, str) and said != covered:             # <<<<<<<<<<<<<<
@@ -8893,19 +9018,19 @@ static PyObject *__pyx_pf_9citeaudit_7formats_8_readers_6gemini(CYTHON_UNUSED Py
 
     } else {
 
-      __pyx_t_13 = __pyx_t_5;
+      __pyx_t_11 = __pyx_t_5;
 
       goto __pyx_L34_bool_binop_done;
     }
-    __pyx_t_5 = __Pyx_PyObject_CompareBoolNe_object_object(__pyx_v_said, __pyx_v_covered, Py_NE); if (unlikely((__pyx_t_5 < 0))) __PYX_ERR(0, 258, __pyx_L1_error)
+    __pyx_t_5 = __Pyx_PyObject_CompareBoolNe_object_object(__pyx_v_said, __pyx_v_covered, Py_NE); if (unlikely((__pyx_t_5 < 0))) __PYX_ERR(0, 282, __pyx_L1_error)
 
-    __pyx_t_13 = __pyx_t_5;
+    __pyx_t_11 = __pyx_t_5;
 
     __pyx_L34_bool_binop_done:;
-    if (__pyx_t_13) {
+    if (__pyx_t_11) {
 
 
-      /* "citeaudit/formats/_readers.pyx":259
+      /* "citeaudit/formats/_readers.pyx":283
  *         said = segment.get("text")
  *         if isinstance(said, str) and said != covered:
  *             return None             # <<<<<<<<<<<<<<
@@ -8922,7 +9047,7 @@ static PyObject *__pyx_pf_9citeaudit_7formats_8_readers_6gemini(CYTHON_UNUSED Py
       }
       goto __pyx_L0;
 
-      /* "citeaudit/formats/_readers.pyx":258
+      /* "citeaudit/formats/_readers.pyx":282
  *                 return None
  *         said = segment.get("text")
  *         if isinstance(said, str) and said != covered:             # <<<<<<<<<<<<<<
@@ -8931,7 +9056,7 @@ static PyObject *__pyx_pf_9citeaudit_7formats_8_readers_6gemini(CYTHON_UNUSED Py
 */
     }
 
-    /* "citeaudit/formats/_readers.pyx":260
+    /* "citeaudit/formats/_readers.pyx":284
  *         if isinstance(said, str) and said != covered:
  *             return None
  *         first = starts[part] + low             # <<<<<<<<<<<<<<
@@ -8940,64 +9065,64 @@ static PyObject *__pyx_pf_9citeaudit_7formats_8_readers_6gemini(CYTHON_UNUSED Py
 */
     if (unlikely(__pyx_v_starts == Py_None)) {
       PyErr_SetString(PyExc_TypeError, "\047NoneType\047 object is not subscriptable");
-      __PYX_ERR(0, 260, __pyx_L1_error)
+      __PYX_ERR(0, 284, __pyx_L1_error)
     }
-    __pyx_t_6 = __Pyx_PyObject_GetItem(__pyx_v_starts, __pyx_v_part); if (unlikely(!__pyx_t_6)) __PYX_ERR(0, 260, __pyx_L1_error)
+    __pyx_t_6 = __Pyx_PyObject_GetItem(__pyx_v_starts, __pyx_v_part); if (unlikely(!__pyx_t_6)) __PYX_ERR(0, 284, __pyx_L1_error)
     __Pyx_GOTREF(__pyx_t_6);
-    __pyx_t_1 = __Pyx_PyNumber_Add_object_object(__pyx_t_6, __pyx_v_low); if (unlikely(!__pyx_t_1)) __PYX_ERR(0, 260, __pyx_L1_error)
+    __pyx_t_1 = __Pyx_PyNumber_Add_object_object(__pyx_t_6, __pyx_v_low); if (unlikely(!__pyx_t_1)) __PYX_ERR(0, 284, __pyx_L1_error)
     __Pyx_GOTREF(__pyx_t_1);
     __Pyx_DECREF(__pyx_t_6); __pyx_t_6 = 0;
     __Pyx_XDECREF_SET(__pyx_v_first, __pyx_t_1);
     __pyx_t_1 = 0;
 
-    /* "citeaudit/formats/_readers.pyx":261
+    /* "citeaudit/formats/_readers.pyx":285
  *             return None
  *         first = starts[part] + low
  *         last = first + len(covered)             # <<<<<<<<<<<<<<
  *         span = (first, last)
  *         made = []
 */
-    __pyx_t_11 = PyObject_Length(__pyx_v_covered); if (unlikely(__pyx_t_11 == ((Py_ssize_t)-1))) __PYX_ERR(0, 261, __pyx_L1_error)
-    __pyx_t_1 = PyLong_FromSsize_t(__pyx_t_11); if (unlikely(!__pyx_t_1)) __PYX_ERR(0, 261, __pyx_L1_error)
+    __pyx_t_9 = PyObject_Length(__pyx_v_covered); if (unlikely(__pyx_t_9 == ((Py_ssize_t)-1))) __PYX_ERR(0, 285, __pyx_L1_error)
+    __pyx_t_1 = PyLong_FromSsize_t(__pyx_t_9); if (unlikely(!__pyx_t_1)) __PYX_ERR(0, 285, __pyx_L1_error)
     __Pyx_GOTREF(__pyx_t_1);
 
-    __pyx_t_6 = __Pyx_PyNumber_Add_object_int(__pyx_v_first, __pyx_t_1); if (unlikely(!__pyx_t_6)) __PYX_ERR(0, 261, __pyx_L1_error)
+    __pyx_t_6 = __Pyx_PyNumber_Add_object_int(__pyx_v_first, __pyx_t_1); if (unlikely(!__pyx_t_6)) __PYX_ERR(0, 285, __pyx_L1_error)
     __Pyx_GOTREF(__pyx_t_6);
     __Pyx_DECREF(__pyx_t_1); __pyx_t_1 = 0;
     __Pyx_XDECREF_SET(__pyx_v_last, __pyx_t_6);
     __pyx_t_6 = 0;
 
-    /* "citeaudit/formats/_readers.pyx":262
+    /* "citeaudit/formats/_readers.pyx":286
  *         first = starts[part] + low
  *         last = first + len(covered)
  *         span = (first, last)             # <<<<<<<<<<<<<<
  *         made = []
  *         for place in range(len(indices)):
 */
-    __pyx_t_6 = PyTuple_New(2); if (unlikely(!__pyx_t_6)) __PYX_ERR(0, 262, __pyx_L1_error)
+    __pyx_t_6 = PyTuple_New(2); if (unlikely(!__pyx_t_6)) __PYX_ERR(0, 286, __pyx_L1_error)
     __Pyx_GOTREF(__pyx_t_6);
     __Pyx_INCREF(__pyx_v_first);
     __Pyx_GIVEREF(__pyx_v_first);
-    if (__Pyx_PyTuple_SET_ITEM(__pyx_t_6, 0, __pyx_v_first) != (0)) __PYX_ERR(0, 262, __pyx_L1_error);
+    if (__Pyx_PyTuple_SET_ITEM(__pyx_t_6, 0, __pyx_v_first) != (0)) __PYX_ERR(0, 286, __pyx_L1_error);
     __Pyx_INCREF(__pyx_v_last);
     __Pyx_GIVEREF(__pyx_v_last);
-    if (__Pyx_PyTuple_SET_ITEM(__pyx_t_6, 1, __pyx_v_last) != (0)) __PYX_ERR(0, 262, __pyx_L1_error);
+    if (__Pyx_PyTuple_SET_ITEM(__pyx_t_6, 1, __pyx_v_last) != (0)) __PYX_ERR(0, 286, __pyx_L1_error);
     __Pyx_XDECREF_SET(__pyx_v_span, ((PyObject*)__pyx_t_6));
     __pyx_t_6 = 0;
 
-    /* "citeaudit/formats/_readers.pyx":263
+    /* "citeaudit/formats/_readers.pyx":287
  *         last = first + len(covered)
  *         span = (first, last)
  *         made = []             # <<<<<<<<<<<<<<
  *         for place in range(len(indices)):
  *             index = indices[place]
 */
-    __pyx_t_6 = PyList_New(0); if (unlikely(!__pyx_t_6)) __PYX_ERR(0, 263, __pyx_L1_error)
+    __pyx_t_6 = PyList_New(0); if (unlikely(!__pyx_t_6)) __PYX_ERR(0, 287, __pyx_L1_error)
     __Pyx_GOTREF(__pyx_t_6);
     __Pyx_XDECREF_SET(__pyx_v_made, ((PyObject*)__pyx_t_6));
     __pyx_t_6 = 0;
 
-    /* "citeaudit/formats/_readers.pyx":264
+    /* "citeaudit/formats/_readers.pyx":288
  *         span = (first, last)
  *         made = []
  *         for place in range(len(indices)):             # <<<<<<<<<<<<<<
@@ -9006,15 +9131,15 @@ static PyObject *__pyx_pf_9citeaudit_7formats_8_readers_6gemini(CYTHON_UNUSED Py
 */
     if (unlikely(__pyx_v_indices == Py_None)) {
       PyErr_SetString(PyExc_TypeError, "object of type \047NoneType\047 has no len()");
-      __PYX_ERR(0, 264, __pyx_L1_error)
+      __PYX_ERR(0, 288, __pyx_L1_error)
     }
-    __pyx_t_11 = __Pyx_PyList_GET_SIZE(__pyx_v_indices); if (unlikely(__pyx_t_11 == ((Py_ssize_t)-1))) __PYX_ERR(0, 264, __pyx_L1_error)
-    __pyx_t_10 = __pyx_t_11;
+    __pyx_t_9 = __Pyx_PyList_GET_SIZE(__pyx_v_indices); if (unlikely(__pyx_t_9 == ((Py_ssize_t)-1))) __PYX_ERR(0, 288, __pyx_L1_error)
+    __pyx_t_8 = __pyx_t_9;
 
-    for (__pyx_t_12 = 0; __pyx_t_12 < __pyx_t_10; __pyx_t_12+=1) {
-      __pyx_v_place = __pyx_t_12;
+    for (__pyx_t_10 = 0; __pyx_t_10 < __pyx_t_8; __pyx_t_10+=1) {
+      __pyx_v_place = __pyx_t_10;
 
-      /* "citeaudit/formats/_readers.pyx":265
+      /* "citeaudit/formats/_readers.pyx":289
  *         made = []
  *         for place in range(len(indices)):
  *             index = indices[place]             # <<<<<<<<<<<<<<
@@ -9023,39 +9148,39 @@ static PyObject *__pyx_pf_9citeaudit_7formats_8_readers_6gemini(CYTHON_UNUSED Py
 */
       if (unlikely(__pyx_v_indices == Py_None)) {
         PyErr_SetString(PyExc_TypeError, "\047NoneType\047 object is not subscriptable");
-        __PYX_ERR(0, 265, __pyx_L1_error)
+        __PYX_ERR(0, 289, __pyx_L1_error)
       }
-      __pyx_t_6 = __Pyx_GetItemInt_List(__pyx_v_indices, __pyx_v_place, Py_ssize_t, 1, PyLong_FromSsize_t, 1, 1, 1, __Pyx_ReferenceSharing_OwnStrongReference); if (unlikely(!__pyx_t_6)) __PYX_ERR(0, 265, __pyx_L1_error)
+      __pyx_t_6 = __Pyx_GetItemInt_List(__pyx_v_indices, __pyx_v_place, Py_ssize_t, 1, PyLong_FromSsize_t, 1, 1, 1, __Pyx_ReferenceSharing_OwnStrongReference); if (unlikely(!__pyx_t_6)) __PYX_ERR(0, 289, __pyx_L1_error)
       __Pyx_GOTREF(__pyx_t_6);
       __Pyx_XDECREF_SET(__pyx_v_index, __pyx_t_6);
       __pyx_t_6 = 0;
 
-      /* "citeaudit/formats/_readers.pyx":267
+      /* "citeaudit/formats/_readers.pyx":291
  *             index = indices[place]
  *             made.append(new_record(citation_type, (
  *                 f"chunk:{index}", None, span, None,             # <<<<<<<<<<<<<<
  *                 f"{base}[{at}].{'groundingChunkIndices' if camel else 'grounding_chunk_indices'}"
  *                 f"[{place}]", None, None, located(index))))
 */
-      __pyx_t_6 = __Pyx_PyObject_FormatSimple(__pyx_v_index, __pyx_mstate_global->__pyx_empty_unicode); if (unlikely(!__pyx_t_6)) __PYX_ERR(0, 267, __pyx_L1_error)
+      __pyx_t_6 = __Pyx_PyObject_FormatSimple(__pyx_v_index, __pyx_mstate_global->__pyx_empty_unicode); if (unlikely(!__pyx_t_6)) __PYX_ERR(0, 291, __pyx_L1_error)
       __Pyx_GOTREF(__pyx_t_6);
-      __pyx_t_1 = __Pyx_PyUnicode_Concat(__pyx_mstate_global->__pyx_kp_u_chunk, __pyx_t_6); if (unlikely(!__pyx_t_1)) __PYX_ERR(0, 267, __pyx_L1_error)
+      __pyx_t_1 = __Pyx_PyUnicode_Concat(__pyx_mstate_global->__pyx_kp_u_chunk, __pyx_t_6); if (unlikely(!__pyx_t_1)) __PYX_ERR(0, 291, __pyx_L1_error)
       __Pyx_GOTREF(__pyx_t_1);
       __Pyx_DECREF(__pyx_t_6); __pyx_t_6 = 0;
 
-      /* "citeaudit/formats/_readers.pyx":268
+      /* "citeaudit/formats/_readers.pyx":292
  *             made.append(new_record(citation_type, (
  *                 f"chunk:{index}", None, span, None,
  *                 f"{base}[{at}].{'groundingChunkIndices' if camel else 'grounding_chunk_indices'}"             # <<<<<<<<<<<<<<
  *                 f"[{place}]", None, None, located(index))))
  *         cited.append((first, last if last > first else first + 1, made))
 */
-      __pyx_t_6 = __Pyx_PyUnicode_Unicode(__pyx_v_base); if (unlikely(!__pyx_t_6)) __PYX_ERR(0, 268, __pyx_L1_error)
+      __pyx_t_6 = __Pyx_PyUnicode_Unicode(__pyx_v_base); if (unlikely(!__pyx_t_6)) __PYX_ERR(0, 292, __pyx_L1_error)
       __Pyx_GOTREF(__pyx_t_6);
-      __pyx_t_8 = __Pyx_PyUnicode_From_Py_ssize_t(__pyx_v_at, 0, ' ', 'd'); if (unlikely(!__pyx_t_8)) __PYX_ERR(0, 268, __pyx_L1_error)
-      __Pyx_GOTREF(__pyx_t_8);
-      __pyx_t_13 = __Pyx_PyObject_IsTrue(__pyx_v_camel); if (unlikely((__pyx_t_13 < 0))) __PYX_ERR(0, 268, __pyx_L1_error)
-      if (__pyx_t_13) {
+      __pyx_t_16 = __Pyx_PyUnicode_From_Py_ssize_t(__pyx_v_at, 0, ' ', 'd'); if (unlikely(!__pyx_t_16)) __PYX_ERR(0, 292, __pyx_L1_error)
+      __Pyx_GOTREF(__pyx_t_16);
+      __pyx_t_11 = __Pyx_PyObject_IsTrue(__pyx_v_camel); if (unlikely((__pyx_t_11 < 0))) __PYX_ERR(0, 292, __pyx_L1_error)
+      if (__pyx_t_11) {
         __Pyx_INCREF(__pyx_mstate_global->__pyx_n_u_groundingChunkIndices);
         __pyx_t_18 = __pyx_mstate_global->__pyx_n_u_groundingChunkIndices;
       } else {
@@ -9063,29 +9188,29 @@ static PyObject *__pyx_pf_9citeaudit_7formats_8_readers_6gemini(CYTHON_UNUSED Py
         __pyx_t_18 = __pyx_mstate_global->__pyx_n_u_grounding_chunk_indices;
       }
 
-      __pyx_t_19 = __Pyx_PyUnicode_Unicode(__pyx_t_18); if (unlikely(!__pyx_t_19)) __PYX_ERR(0, 268, __pyx_L1_error)
+      __pyx_t_19 = __Pyx_PyUnicode_Unicode(__pyx_t_18); if (unlikely(!__pyx_t_19)) __PYX_ERR(0, 292, __pyx_L1_error)
       __Pyx_GOTREF(__pyx_t_19);
       __Pyx_DECREF(__pyx_t_18); __pyx_t_18 = 0;
 
-      /* "citeaudit/formats/_readers.pyx":269
+      /* "citeaudit/formats/_readers.pyx":293
  *                 f"chunk:{index}", None, span, None,
  *                 f"{base}[{at}].{'groundingChunkIndices' if camel else 'grounding_chunk_indices'}"
  *                 f"[{place}]", None, None, located(index))))             # <<<<<<<<<<<<<<
  *         cited.append((first, last if last > first else first + 1, made))
  *     return cited
 */
-      __pyx_t_18 = __Pyx_PyUnicode_From_Py_ssize_t(__pyx_v_place, 0, ' ', 'd'); if (unlikely(!__pyx_t_18)) __PYX_ERR(0, 269, __pyx_L1_error)
+      __pyx_t_18 = __Pyx_PyUnicode_From_Py_ssize_t(__pyx_v_place, 0, ' ', 'd'); if (unlikely(!__pyx_t_18)) __PYX_ERR(0, 293, __pyx_L1_error)
       __Pyx_GOTREF(__pyx_t_18);
       __pyx_t_20[0] = __pyx_t_6;
       __pyx_t_20[1] = __pyx_mstate_global->__pyx_kp_u__6;
-      __pyx_t_20[2] = __pyx_t_8;
+      __pyx_t_20[2] = __pyx_t_16;
       __pyx_t_20[3] = __pyx_mstate_global->__pyx_kp_u__7;
       __pyx_t_20[4] = __pyx_t_19;
       __pyx_t_20[5] = __pyx_mstate_global->__pyx_kp_u__6;
       __pyx_t_20[6] = __pyx_t_18;
       __pyx_t_20[7] = __pyx_mstate_global->__pyx_kp_u__2;
 
-      /* "citeaudit/formats/_readers.pyx":268
+      /* "citeaudit/formats/_readers.pyx":292
  *             made.append(new_record(citation_type, (
  *                 f"chunk:{index}", None, span, None,
  *                 f"{base}[{at}].{'groundingChunkIndices' if camel else 'grounding_chunk_indices'}"             # <<<<<<<<<<<<<<
@@ -9104,14 +9229,14 @@ static PyObject *__pyx_pf_9citeaudit_7formats_8_readers_6gemini(CYTHON_UNUSED Py
       __pyx_t_17 |= __Pyx_PyUnicode_KIND_04(__pyx_t_20[0]) | __Pyx_PyUnicode_KIND_04(__pyx_t_20[4]);
       #endif
       __pyx_t_22 = __Pyx_PyUnicode_Join(__pyx_t_20, 8, __pyx_t_21, __pyx_t_17);
-      if (unlikely(!__pyx_t_22)) __PYX_ERR(0, 268, __pyx_L1_error)
+      if (unlikely(!__pyx_t_22)) __PYX_ERR(0, 292, __pyx_L1_error)
       __Pyx_GOTREF(__pyx_t_22);
       __Pyx_DECREF(__pyx_t_6); __pyx_t_6 = 0;
-      __Pyx_DECREF(__pyx_t_8); __pyx_t_8 = 0;
+      __Pyx_DECREF(__pyx_t_16); __pyx_t_16 = 0;
       __Pyx_DECREF(__pyx_t_19); __pyx_t_19 = 0;
       __Pyx_DECREF(__pyx_t_18); __pyx_t_18 = 0;
 
-      /* "citeaudit/formats/_readers.pyx":269
+      /* "citeaudit/formats/_readers.pyx":293
  *                 f"chunk:{index}", None, span, None,
  *                 f"{base}[{at}].{'groundingChunkIndices' if camel else 'grounding_chunk_indices'}"
  *                 f"[{place}]", None, None, located(index))))             # <<<<<<<<<<<<<<
@@ -9120,116 +9245,116 @@ static PyObject *__pyx_pf_9citeaudit_7formats_8_readers_6gemini(CYTHON_UNUSED Py
 */
       __pyx_t_19 = NULL;
       __Pyx_INCREF(__pyx_v_located);
-      __pyx_t_8 = __pyx_v_located; 
-      __pyx_t_7 = 1;
+      __pyx_t_16 = __pyx_v_located; 
+      __pyx_t_12 = 1;
       #if CYTHON_UNPACK_METHODS
-      if (unlikely(PyMethod_Check(__pyx_t_8))) {
-        __pyx_t_19 = PyMethod_GET_SELF(__pyx_t_8);
+      if (unlikely(PyMethod_Check(__pyx_t_16))) {
+        __pyx_t_19 = PyMethod_GET_SELF(__pyx_t_16);
         assert(__pyx_t_19);
-        PyObject* __pyx__function = PyMethod_GET_FUNCTION(__pyx_t_8);
+        PyObject* __pyx__function = PyMethod_GET_FUNCTION(__pyx_t_16);
         __Pyx_INCREF(__pyx_t_19);
         __Pyx_INCREF(__pyx__function);
-        __Pyx_DECREF_SET(__pyx_t_8, __pyx__function);
-        __pyx_t_7 = 0;
+        __Pyx_DECREF_SET(__pyx_t_16, __pyx__function);
+        __pyx_t_12 = 0;
       }
       #endif
       {
         PyObject *__pyx_callargs[2] = {__pyx_t_19, __pyx_v_index};
-        __pyx_t_18 = __Pyx_PyObject_FastCall((PyObject*)__pyx_t_8, __pyx_callargs+__pyx_t_7, (2-__pyx_t_7) | (__pyx_t_7*__Pyx_PY_VECTORCALL_ARGUMENTS_OFFSET));
+        __pyx_t_18 = __Pyx_PyObject_FastCall((PyObject*)__pyx_t_16, __pyx_callargs+__pyx_t_12, (2-__pyx_t_12) | (__pyx_t_12*__Pyx_PY_VECTORCALL_ARGUMENTS_OFFSET));
         __Pyx_XDECREF(__pyx_t_19); __pyx_t_19 = 0;
-        __Pyx_DECREF(__pyx_t_8); __pyx_t_8 = 0;
-        if (unlikely(!__pyx_t_18)) __PYX_ERR(0, 269, __pyx_L1_error)
+        __Pyx_DECREF(__pyx_t_16); __pyx_t_16 = 0;
+        if (unlikely(!__pyx_t_18)) __PYX_ERR(0, 293, __pyx_L1_error)
         __Pyx_GOTREF(__pyx_t_18);
       }
 
-      /* "citeaudit/formats/_readers.pyx":267
+      /* "citeaudit/formats/_readers.pyx":291
  *             index = indices[place]
  *             made.append(new_record(citation_type, (
  *                 f"chunk:{index}", None, span, None,             # <<<<<<<<<<<<<<
  *                 f"{base}[{at}].{'groundingChunkIndices' if camel else 'grounding_chunk_indices'}"
  *                 f"[{place}]", None, None, located(index))))
 */
-      __pyx_t_8 = PyTuple_New(8); if (unlikely(!__pyx_t_8)) __PYX_ERR(0, 267, __pyx_L1_error)
-      __Pyx_GOTREF(__pyx_t_8);
+      __pyx_t_16 = PyTuple_New(8); if (unlikely(!__pyx_t_16)) __PYX_ERR(0, 291, __pyx_L1_error)
+      __Pyx_GOTREF(__pyx_t_16);
       __Pyx_GIVEREF(__pyx_t_1);
-      if (__Pyx_PyTuple_SET_ITEM(__pyx_t_8, 0, __pyx_t_1) != (0)) __PYX_ERR(0, 267, __pyx_L1_error);
+      if (__Pyx_PyTuple_SET_ITEM(__pyx_t_16, 0, __pyx_t_1) != (0)) __PYX_ERR(0, 291, __pyx_L1_error);
       __Pyx_INCREF(Py_None);
       __Pyx_GIVEREF(Py_None);
-      if (__Pyx_PyTuple_SET_ITEM(__pyx_t_8, 1, Py_None) != (0)) __PYX_ERR(0, 267, __pyx_L1_error);
+      if (__Pyx_PyTuple_SET_ITEM(__pyx_t_16, 1, Py_None) != (0)) __PYX_ERR(0, 291, __pyx_L1_error);
       __Pyx_INCREF(__pyx_v_span);
       __Pyx_GIVEREF(__pyx_v_span);
-      if (__Pyx_PyTuple_SET_ITEM(__pyx_t_8, 2, __pyx_v_span) != (0)) __PYX_ERR(0, 267, __pyx_L1_error);
+      if (__Pyx_PyTuple_SET_ITEM(__pyx_t_16, 2, __pyx_v_span) != (0)) __PYX_ERR(0, 291, __pyx_L1_error);
       __Pyx_INCREF(Py_None);
       __Pyx_GIVEREF(Py_None);
-      if (__Pyx_PyTuple_SET_ITEM(__pyx_t_8, 3, Py_None) != (0)) __PYX_ERR(0, 267, __pyx_L1_error);
+      if (__Pyx_PyTuple_SET_ITEM(__pyx_t_16, 3, Py_None) != (0)) __PYX_ERR(0, 291, __pyx_L1_error);
       __Pyx_GIVEREF(__pyx_t_22);
-      if (__Pyx_PyTuple_SET_ITEM(__pyx_t_8, 4, __pyx_t_22) != (0)) __PYX_ERR(0, 267, __pyx_L1_error);
+      if (__Pyx_PyTuple_SET_ITEM(__pyx_t_16, 4, __pyx_t_22) != (0)) __PYX_ERR(0, 291, __pyx_L1_error);
       __Pyx_INCREF(Py_None);
       __Pyx_GIVEREF(Py_None);
-      if (__Pyx_PyTuple_SET_ITEM(__pyx_t_8, 5, Py_None) != (0)) __PYX_ERR(0, 267, __pyx_L1_error);
+      if (__Pyx_PyTuple_SET_ITEM(__pyx_t_16, 5, Py_None) != (0)) __PYX_ERR(0, 291, __pyx_L1_error);
       __Pyx_INCREF(Py_None);
       __Pyx_GIVEREF(Py_None);
-      if (__Pyx_PyTuple_SET_ITEM(__pyx_t_8, 6, Py_None) != (0)) __PYX_ERR(0, 267, __pyx_L1_error);
+      if (__Pyx_PyTuple_SET_ITEM(__pyx_t_16, 6, Py_None) != (0)) __PYX_ERR(0, 291, __pyx_L1_error);
       __Pyx_GIVEREF(__pyx_t_18);
-      if (__Pyx_PyTuple_SET_ITEM(__pyx_t_8, 7, __pyx_t_18) != (0)) __PYX_ERR(0, 267, __pyx_L1_error);
+      if (__Pyx_PyTuple_SET_ITEM(__pyx_t_16, 7, __pyx_t_18) != (0)) __PYX_ERR(0, 291, __pyx_L1_error);
       __pyx_t_1 = 0;
       __pyx_t_22 = 0;
       __pyx_t_18 = 0;
 
-      /* "citeaudit/formats/_readers.pyx":266
+      /* "citeaudit/formats/_readers.pyx":290
  *         for place in range(len(indices)):
  *             index = indices[place]
  *             made.append(new_record(citation_type, (             # <<<<<<<<<<<<<<
  *                 f"chunk:{index}", None, span, None,
  *                 f"{base}[{at}].{'groundingChunkIndices' if camel else 'grounding_chunk_indices'}"
 */
-      __pyx_t_18 = __pyx_f_9citeaudit_4core_8_records_new_record(__pyx_v_citation_type, ((PyObject*)__pyx_t_8)); if (unlikely(!__pyx_t_18)) __PYX_ERR(0, 266, __pyx_L1_error)
+      __pyx_t_18 = __pyx_f_9citeaudit_4core_8_records_new_record(__pyx_v_citation_type, ((PyObject*)__pyx_t_16)); if (unlikely(!__pyx_t_18)) __PYX_ERR(0, 290, __pyx_L1_error)
       __Pyx_GOTREF(__pyx_t_18);
-      __Pyx_DECREF(__pyx_t_8); __pyx_t_8 = 0;
-      __pyx_t_23 = __Pyx_PyList_Append(__pyx_v_made, __pyx_t_18); if (unlikely(__pyx_t_23 == ((int)-1))) __PYX_ERR(0, 266, __pyx_L1_error)
+      __Pyx_DECREF(__pyx_t_16); __pyx_t_16 = 0;
+      __pyx_t_23 = __Pyx_PyList_Append(__pyx_v_made, __pyx_t_18); if (unlikely(__pyx_t_23 == ((int)-1))) __PYX_ERR(0, 290, __pyx_L1_error)
       __Pyx_DECREF(__pyx_t_18); __pyx_t_18 = 0;
 
     }
 
 
 
-    /* "citeaudit/formats/_readers.pyx":270
+    /* "citeaudit/formats/_readers.pyx":294
  *                 f"{base}[{at}].{'groundingChunkIndices' if camel else 'grounding_chunk_indices'}"
  *                 f"[{place}]", None, None, located(index))))
  *         cited.append((first, last if last > first else first + 1, made))             # <<<<<<<<<<<<<<
  *     return cited
  * 
 */
-    __pyx_t_13 = __Pyx_PyObject_CompareBoolGt_object_object(__pyx_v_last, __pyx_v_first, Py_GT); if (unlikely((__pyx_t_13 < 0))) __PYX_ERR(0, 270, __pyx_L1_error)
-    if (__pyx_t_13) {
+    __pyx_t_11 = __Pyx_PyObject_CompareBoolGt_object_object(__pyx_v_last, __pyx_v_first, Py_GT); if (unlikely((__pyx_t_11 < 0))) __PYX_ERR(0, 294, __pyx_L1_error)
+    if (__pyx_t_11) {
       __Pyx_INCREF(__pyx_v_last);
       __pyx_t_18 = __pyx_v_last;
     } else {
-      __pyx_t_8 = __Pyx_PyLong_AddObjC(__pyx_v_first, __pyx_mstate_global->__pyx_int_1, 1, 0, 0); if (unlikely(!__pyx_t_8)) __PYX_ERR(0, 270, __pyx_L1_error)
-      __Pyx_GOTREF(__pyx_t_8);
-      __pyx_t_18 = __pyx_t_8;
-      __pyx_t_8 = 0;
+      __pyx_t_16 = __Pyx_PyLong_AddObjC(__pyx_v_first, __pyx_mstate_global->__pyx_int_1, 1, 0, 0); if (unlikely(!__pyx_t_16)) __PYX_ERR(0, 294, __pyx_L1_error)
+      __Pyx_GOTREF(__pyx_t_16);
+      __pyx_t_18 = __pyx_t_16;
+      __pyx_t_16 = 0;
     }
 
-    __pyx_t_8 = PyTuple_New(3); if (unlikely(!__pyx_t_8)) __PYX_ERR(0, 270, __pyx_L1_error)
-    __Pyx_GOTREF(__pyx_t_8);
+    __pyx_t_16 = PyTuple_New(3); if (unlikely(!__pyx_t_16)) __PYX_ERR(0, 294, __pyx_L1_error)
+    __Pyx_GOTREF(__pyx_t_16);
     __Pyx_INCREF(__pyx_v_first);
     __Pyx_GIVEREF(__pyx_v_first);
-    if (__Pyx_PyTuple_SET_ITEM(__pyx_t_8, 0, __pyx_v_first) != (0)) __PYX_ERR(0, 270, __pyx_L1_error);
+    if (__Pyx_PyTuple_SET_ITEM(__pyx_t_16, 0, __pyx_v_first) != (0)) __PYX_ERR(0, 294, __pyx_L1_error);
     __Pyx_GIVEREF(__pyx_t_18);
-    if (__Pyx_PyTuple_SET_ITEM(__pyx_t_8, 1, __pyx_t_18) != (0)) __PYX_ERR(0, 270, __pyx_L1_error);
+    if (__Pyx_PyTuple_SET_ITEM(__pyx_t_16, 1, __pyx_t_18) != (0)) __PYX_ERR(0, 294, __pyx_L1_error);
     __Pyx_INCREF(__pyx_v_made);
     __Pyx_GIVEREF(__pyx_v_made);
-    if (__Pyx_PyTuple_SET_ITEM(__pyx_t_8, 2, __pyx_v_made) != (0)) __PYX_ERR(0, 270, __pyx_L1_error);
+    if (__Pyx_PyTuple_SET_ITEM(__pyx_t_16, 2, __pyx_v_made) != (0)) __PYX_ERR(0, 294, __pyx_L1_error);
     __pyx_t_18 = 0;
-    __pyx_t_23 = __Pyx_PyList_Append(__pyx_v_cited, __pyx_t_8); if (unlikely(__pyx_t_23 == ((int)-1))) __PYX_ERR(0, 270, __pyx_L1_error)
-    __Pyx_DECREF(__pyx_t_8); __pyx_t_8 = 0;
+    __pyx_t_23 = __Pyx_PyList_Append(__pyx_v_cited, __pyx_t_16); if (unlikely(__pyx_t_23 == ((int)-1))) __PYX_ERR(0, 294, __pyx_L1_error)
+    __Pyx_DECREF(__pyx_t_16); __pyx_t_16 = 0;
 
   }
 
 
 
-  /* "citeaudit/formats/_readers.pyx":271
+  /* "citeaudit/formats/_readers.pyx":295
  *                 f"[{place}]", None, None, located(index))))
  *         cited.append((first, last if last > first else first + 1, made))
  *     return cited             # <<<<<<<<<<<<<<
@@ -9247,7 +9372,7 @@ static PyObject *__pyx_pf_9citeaudit_7formats_8_readers_6gemini(CYTHON_UNUSED Py
   }
   goto __pyx_L0;
 
-  /* "citeaudit/formats/_readers.pyx":213
+  /* "citeaudit/formats/_readers.pyx":234
  * 
  * 
  * def gemini(list supports, list texts, list starts, dict encoded, str base,             # <<<<<<<<<<<<<<
@@ -9259,7 +9384,7 @@ static PyObject *__pyx_pf_9citeaudit_7formats_8_readers_6gemini(CYTHON_UNUSED Py
   __pyx_L1_error:;
   __Pyx_XDECREF(__pyx_t_1);
   __Pyx_XDECREF(__pyx_t_6);
-  __Pyx_XDECREF(__pyx_t_8);
+  __Pyx_XDECREF(__pyx_t_16);
   __Pyx_XDECREF(__pyx_t_18);
   __Pyx_XDECREF(__pyx_t_19);
   __Pyx_XDECREF(__pyx_t_22);
@@ -9273,9 +9398,10 @@ static PyObject *__pyx_pf_9citeaudit_7formats_8_readers_6gemini(CYTHON_UNUSED Py
 
 
   __Pyx_XDECREF(__pyx_v_support);
-  __Pyx_XDECREF(__pyx_v_camel);
   __Pyx_XDECREF(__pyx_v_segment);
   __Pyx_XDECREF(__pyx_v_given);
+  __Pyx_XDECREF(__pyx_v_camel);
+  __Pyx_XDECREF(__pyx_v_found);
   __Pyx_XDECREF(__pyx_v_start);
   __Pyx_XDECREF(__pyx_v_end);
   __Pyx_XDECREF(__pyx_v_part);
@@ -9293,7 +9419,7 @@ static PyObject *__pyx_pf_9citeaudit_7formats_8_readers_6gemini(CYTHON_UNUSED Py
   return __pyx_r;
 }
 
-/* "citeaudit/formats/_readers.pyx":274
+/* "citeaudit/formats/_readers.pyx":298
  * 
  * 
  * def bedrock(list citations, str text, str chunk_key, object citation_type):             # <<<<<<<<<<<<<<
@@ -9344,44 +9470,44 @@ PyObject *__pyx_args, PyObject *__pyx_kwds
   {
     PyObject ** const __pyx_pyargnames[] = {&__pyx_mstate_global->__pyx_n_u_citations,&__pyx_mstate_global->__pyx_n_u_text,&__pyx_mstate_global->__pyx_n_u_chunk_key,&__pyx_mstate_global->__pyx_n_u_citation_type,0};
     const Py_ssize_t __pyx_kwds_len = (__pyx_kwds) ? __Pyx_NumKwargs_FASTCALL(__pyx_kwds) : 0;
-    if (unlikely(__pyx_kwds_len < 0)) __PYX_ERR(0, 274, __pyx_L3_error)
+    if (unlikely(__pyx_kwds_len < 0)) __PYX_ERR(0, 298, __pyx_L3_error)
     if (__pyx_kwds_len > 0) {
       switch (__pyx_nargs) {
         case  4:
         values[3] = __Pyx_ArgRef_FASTCALL(__pyx_args, 3);
-        if (!CYTHON_ASSUME_SAFE_MACROS && unlikely(!values[3])) __PYX_ERR(0, 274, __pyx_L3_error)
+        if (!CYTHON_ASSUME_SAFE_MACROS && unlikely(!values[3])) __PYX_ERR(0, 298, __pyx_L3_error)
         CYTHON_FALLTHROUGH;
         case  3:
         values[2] = __Pyx_ArgRef_FASTCALL(__pyx_args, 2);
-        if (!CYTHON_ASSUME_SAFE_MACROS && unlikely(!values[2])) __PYX_ERR(0, 274, __pyx_L3_error)
+        if (!CYTHON_ASSUME_SAFE_MACROS && unlikely(!values[2])) __PYX_ERR(0, 298, __pyx_L3_error)
         CYTHON_FALLTHROUGH;
         case  2:
         values[1] = __Pyx_ArgRef_FASTCALL(__pyx_args, 1);
-        if (!CYTHON_ASSUME_SAFE_MACROS && unlikely(!values[1])) __PYX_ERR(0, 274, __pyx_L3_error)
+        if (!CYTHON_ASSUME_SAFE_MACROS && unlikely(!values[1])) __PYX_ERR(0, 298, __pyx_L3_error)
         CYTHON_FALLTHROUGH;
         case  1:
         values[0] = __Pyx_ArgRef_FASTCALL(__pyx_args, 0);
-        if (!CYTHON_ASSUME_SAFE_MACROS && unlikely(!values[0])) __PYX_ERR(0, 274, __pyx_L3_error)
+        if (!CYTHON_ASSUME_SAFE_MACROS && unlikely(!values[0])) __PYX_ERR(0, 298, __pyx_L3_error)
         CYTHON_FALLTHROUGH;
         case  0: break;
         default: goto __pyx_L5_argtuple_error;
       }
       const Py_ssize_t kwd_pos_args = __pyx_nargs;
-      if (__Pyx_ParseKeywords(__pyx_kwds, __pyx_kwvalues, __pyx_pyargnames, 0, values, kwd_pos_args, __pyx_kwds_len, "bedrock", 0) < (0)) __PYX_ERR(0, 274, __pyx_L3_error)
+      if (__Pyx_ParseKeywords(__pyx_kwds, __pyx_kwvalues, __pyx_pyargnames, 0, values, kwd_pos_args, __pyx_kwds_len, "bedrock", 0) < (0)) __PYX_ERR(0, 298, __pyx_L3_error)
       for (Py_ssize_t i = __pyx_nargs; i < 4; i++) {
-        if (unlikely(!values[i])) { __Pyx_RaiseArgtupleInvalid("bedrock", 1, 4, 4, i); __PYX_ERR(0, 274, __pyx_L3_error) }
+        if (unlikely(!values[i])) { __Pyx_RaiseArgtupleInvalid("bedrock", 1, 4, 4, i); __PYX_ERR(0, 298, __pyx_L3_error) }
       }
     } else if (unlikely(__pyx_nargs != 4)) {
       goto __pyx_L5_argtuple_error;
     } else {
       values[0] = __Pyx_ArgRef_FASTCALL(__pyx_args, 0);
-      if (!CYTHON_ASSUME_SAFE_MACROS && unlikely(!values[0])) __PYX_ERR(0, 274, __pyx_L3_error)
+      if (!CYTHON_ASSUME_SAFE_MACROS && unlikely(!values[0])) __PYX_ERR(0, 298, __pyx_L3_error)
       values[1] = __Pyx_ArgRef_FASTCALL(__pyx_args, 1);
-      if (!CYTHON_ASSUME_SAFE_MACROS && unlikely(!values[1])) __PYX_ERR(0, 274, __pyx_L3_error)
+      if (!CYTHON_ASSUME_SAFE_MACROS && unlikely(!values[1])) __PYX_ERR(0, 298, __pyx_L3_error)
       values[2] = __Pyx_ArgRef_FASTCALL(__pyx_args, 2);
-      if (!CYTHON_ASSUME_SAFE_MACROS && unlikely(!values[2])) __PYX_ERR(0, 274, __pyx_L3_error)
+      if (!CYTHON_ASSUME_SAFE_MACROS && unlikely(!values[2])) __PYX_ERR(0, 298, __pyx_L3_error)
       values[3] = __Pyx_ArgRef_FASTCALL(__pyx_args, 3);
-      if (!CYTHON_ASSUME_SAFE_MACROS && unlikely(!values[3])) __PYX_ERR(0, 274, __pyx_L3_error)
+      if (!CYTHON_ASSUME_SAFE_MACROS && unlikely(!values[3])) __PYX_ERR(0, 298, __pyx_L3_error)
     }
     __pyx_v_citations = ((PyObject*)values[0]);
     __pyx_v_text = ((PyObject*)values[1]);
@@ -9390,7 +9516,7 @@ PyObject *__pyx_args, PyObject *__pyx_kwds
   }
   goto __pyx_L6_skip;
   __pyx_L5_argtuple_error:;
-  __Pyx_RaiseArgtupleInvalid("bedrock", 1, 4, 4, __pyx_nargs); __PYX_ERR(0, 274, __pyx_L3_error)
+  __Pyx_RaiseArgtupleInvalid("bedrock", 1, 4, 4, __pyx_nargs); __PYX_ERR(0, 298, __pyx_L3_error)
   __pyx_L6_skip:;
   goto __pyx_L4_argument_unpacking_done;
   __pyx_L3_error:;
@@ -9401,9 +9527,9 @@ PyObject *__pyx_args, PyObject *__pyx_kwds
   __Pyx_RefNannyFinishContext();
   return NULL;
   __pyx_L4_argument_unpacking_done:;
-  if (unlikely(!__Pyx_ArgTypeTest(((PyObject *)__pyx_v_citations), (&PyList_Type), 1, "citations", 1))) __PYX_ERR(0, 274, __pyx_L1_error)
-  if (unlikely(!__Pyx_ArgTypeTest(((PyObject *)__pyx_v_text), (&PyUnicode_Type), 1, "text", 1))) __PYX_ERR(0, 274, __pyx_L1_error)
-  if (unlikely(!__Pyx_ArgTypeTest(((PyObject *)__pyx_v_chunk_key), (&PyUnicode_Type), 1, "chunk_key", 1))) __PYX_ERR(0, 274, __pyx_L1_error)
+  if (unlikely(!__Pyx_ArgTypeTest(((PyObject *)__pyx_v_citations), (&PyList_Type), 1, "citations", 1))) __PYX_ERR(0, 298, __pyx_L1_error)
+  if (unlikely(!__Pyx_ArgTypeTest(((PyObject *)__pyx_v_text), (&PyUnicode_Type), 1, "text", 1))) __PYX_ERR(0, 298, __pyx_L1_error)
+  if (unlikely(!__Pyx_ArgTypeTest(((PyObject *)__pyx_v_chunk_key), (&PyUnicode_Type), 1, "chunk_key", 1))) __PYX_ERR(0, 298, __pyx_L1_error)
   __pyx_r = __pyx_pf_9citeaudit_7formats_8_readers_8bedrock(__pyx_self, __pyx_v_citations, __pyx_v_text, __pyx_v_chunk_key, __pyx_v_citation_type);
 
   /* function exit code */
@@ -9430,13 +9556,13 @@ static PyObject *__pyx_pf_9citeaudit_7formats_8_readers_8bedrock(CYTHON_UNUSED P
   Py_ssize_t __pyx_v_at;
   Py_ssize_t __pyx_v_place;
   Py_ssize_t __pyx_v_size;
-  PyObject *__pyx_v_citation = NULL;
-  PyObject *__pyx_v_part = NULL;
+  PyObject *__pyx_v_citation = 0;
+  PyObject *__pyx_v_part = 0;
+  PyObject *__pyx_v_given = NULL;
   PyObject *__pyx_v_span = NULL;
   PyObject *__pyx_v_start = NULL;
   PyObject *__pyx_v_end = NULL;
   PyObject *__pyx_v_said = NULL;
-  PyObject *__pyx_v_given = NULL;
   PyObject *__pyx_v_covered = NULL;
   PyObject *__pyx_v_reference = NULL;
   PyObject *__pyx_v_metadata = NULL;
@@ -9449,98 +9575,97 @@ static PyObject *__pyx_pf_9citeaudit_7formats_8_readers_8bedrock(CYTHON_UNUSED P
   Py_ssize_t __pyx_t_4;
   int __pyx_t_5;
   PyObject *__pyx_t_6 = NULL;
-  size_t __pyx_t_7;
-  PyObject *__pyx_t_8 = NULL;
-  int __pyx_t_9;
-  int __pyx_t_10;
+  int __pyx_t_7;
+  int __pyx_t_8;
+  Py_ssize_t __pyx_t_9;
+  PyObject *__pyx_t_10 = NULL;
   Py_ssize_t __pyx_t_11;
   Py_ssize_t __pyx_t_12;
-  Py_ssize_t __pyx_t_13;
-  PyObject *__pyx_t_14[5];
-  Py_ssize_t __pyx_t_15;
+  PyObject *__pyx_t_13[5];
+  Py_ssize_t __pyx_t_14;
+  int __pyx_t_15;
   int __pyx_t_16;
-  int __pyx_t_17;
   int __pyx_lineno = 0;
   const char *__pyx_filename = NULL;
   int __pyx_clineno = 0;
   __Pyx_RefNannySetupContext("bedrock", 0);
 
-  /* "citeaudit/formats/_readers.pyx":278
+  /* "citeaudit/formats/_readers.pyx":302
  *     decides.
  *     """
  *     cdef list cited = [], made, references             # <<<<<<<<<<<<<<
  *     cdef Py_ssize_t at, place, size = len(text)
- *     for at in range(len(citations)):
+ *     cdef dict citation, part
 */
-  __pyx_t_1 = PyList_New(0); if (unlikely(!__pyx_t_1)) __PYX_ERR(0, 278, __pyx_L1_error)
+  __pyx_t_1 = PyList_New(0); if (unlikely(!__pyx_t_1)) __PYX_ERR(0, 302, __pyx_L1_error)
   __Pyx_GOTREF(__pyx_t_1);
   __pyx_v_cited = ((PyObject*)__pyx_t_1);
   __pyx_t_1 = 0;
 
-  /* "citeaudit/formats/_readers.pyx":279
+  /* "citeaudit/formats/_readers.pyx":303
  *     """
  *     cdef list cited = [], made, references
  *     cdef Py_ssize_t at, place, size = len(text)             # <<<<<<<<<<<<<<
+ *     cdef dict citation, part
  *     for at in range(len(citations)):
- *         citation = citations[at]
 */
   if (unlikely(__pyx_v_text == Py_None)) {
     PyErr_SetString(PyExc_TypeError, "object of type \047NoneType\047 has no len()");
-    __PYX_ERR(0, 279, __pyx_L1_error)
+    __PYX_ERR(0, 303, __pyx_L1_error)
   }
-  __pyx_t_2 = __Pyx_PyUnicode_GET_LENGTH(__pyx_v_text); if (unlikely(__pyx_t_2 == ((Py_ssize_t)-1))) __PYX_ERR(0, 279, __pyx_L1_error)
+  __pyx_t_2 = __Pyx_PyUnicode_GET_LENGTH(__pyx_v_text); if (unlikely(__pyx_t_2 == ((Py_ssize_t)-1))) __PYX_ERR(0, 303, __pyx_L1_error)
   __pyx_v_size = __pyx_t_2;
 
-  /* "citeaudit/formats/_readers.pyx":280
- *     cdef list cited = [], made, references
+  /* "citeaudit/formats/_readers.pyx":305
  *     cdef Py_ssize_t at, place, size = len(text)
+ *     cdef dict citation, part
  *     for at in range(len(citations)):             # <<<<<<<<<<<<<<
- *         citation = citations[at]
- *         if type(citation) is not dict:
+ *         given = citations[at]
+ *         if type(given) is not dict:
 */
   if (unlikely(__pyx_v_citations == Py_None)) {
     PyErr_SetString(PyExc_TypeError, "object of type \047NoneType\047 has no len()");
-    __PYX_ERR(0, 280, __pyx_L1_error)
+    __PYX_ERR(0, 305, __pyx_L1_error)
   }
-  __pyx_t_2 = __Pyx_PyList_GET_SIZE(__pyx_v_citations); if (unlikely(__pyx_t_2 == ((Py_ssize_t)-1))) __PYX_ERR(0, 280, __pyx_L1_error)
+  __pyx_t_2 = __Pyx_PyList_GET_SIZE(__pyx_v_citations); if (unlikely(__pyx_t_2 == ((Py_ssize_t)-1))) __PYX_ERR(0, 305, __pyx_L1_error)
   __pyx_t_3 = __pyx_t_2;
 
   for (__pyx_t_4 = 0; __pyx_t_4 < __pyx_t_3; __pyx_t_4+=1) {
     __pyx_v_at = __pyx_t_4;
 
-    /* "citeaudit/formats/_readers.pyx":281
- *     cdef Py_ssize_t at, place, size = len(text)
+    /* "citeaudit/formats/_readers.pyx":306
+ *     cdef dict citation, part
  *     for at in range(len(citations)):
- *         citation = citations[at]             # <<<<<<<<<<<<<<
- *         if type(citation) is not dict:
+ *         given = citations[at]             # <<<<<<<<<<<<<<
+ *         if type(given) is not dict:
  *             return None
 */
     if (unlikely(__pyx_v_citations == Py_None)) {
       PyErr_SetString(PyExc_TypeError, "\047NoneType\047 object is not subscriptable");
-      __PYX_ERR(0, 281, __pyx_L1_error)
+      __PYX_ERR(0, 306, __pyx_L1_error)
     }
-    __pyx_t_1 = __Pyx_GetItemInt_List(__pyx_v_citations, __pyx_v_at, Py_ssize_t, 1, PyLong_FromSsize_t, 1, 1, 1, __Pyx_ReferenceSharing_FunctionArgument); if (unlikely(!__pyx_t_1)) __PYX_ERR(0, 281, __pyx_L1_error)
+    __pyx_t_1 = __Pyx_GetItemInt_List(__pyx_v_citations, __pyx_v_at, Py_ssize_t, 1, PyLong_FromSsize_t, 1, 1, 1, __Pyx_ReferenceSharing_FunctionArgument); if (unlikely(!__pyx_t_1)) __PYX_ERR(0, 306, __pyx_L1_error)
     __Pyx_GOTREF(__pyx_t_1);
-    __Pyx_XDECREF_SET(__pyx_v_citation, __pyx_t_1);
+    __Pyx_XDECREF_SET(__pyx_v_given, __pyx_t_1);
     __pyx_t_1 = 0;
 
-    /* "citeaudit/formats/_readers.pyx":282
+    /* "citeaudit/formats/_readers.pyx":307
  *     for at in range(len(citations)):
- *         citation = citations[at]
- *         if type(citation) is not dict:             # <<<<<<<<<<<<<<
+ *         given = citations[at]
+ *         if type(given) is not dict:             # <<<<<<<<<<<<<<
  *             return None
- *         part = citation.get("generatedResponsePart")
+ *         citation = <dict>given
 */
-    __pyx_t_5 = (((PyObject *)Py_TYPE(__pyx_v_citation)) != ((PyObject *)(&PyDict_Type)));
+    __pyx_t_5 = (((PyObject *)Py_TYPE(__pyx_v_given)) != ((PyObject *)(&PyDict_Type)));
     if (__pyx_t_5) {
 
 
-      /* "citeaudit/formats/_readers.pyx":283
- *         citation = citations[at]
- *         if type(citation) is not dict:
+      /* "citeaudit/formats/_readers.pyx":308
+ *         given = citations[at]
+ *         if type(given) is not dict:
  *             return None             # <<<<<<<<<<<<<<
- *         part = citation.get("generatedResponsePart")
- *         part = part.get("textResponsePart") if type(part) is dict else None
+ *         citation = <dict>given
+ *         given = citation.get("generatedResponsePart")
 */
       {
         PyObject *__pyx_temp;
@@ -9552,54 +9677,58 @@ static PyObject *__pyx_pf_9citeaudit_7formats_8_readers_8bedrock(CYTHON_UNUSED P
       }
       goto __pyx_L0;
 
-      /* "citeaudit/formats/_readers.pyx":282
+      /* "citeaudit/formats/_readers.pyx":307
  *     for at in range(len(citations)):
- *         citation = citations[at]
- *         if type(citation) is not dict:             # <<<<<<<<<<<<<<
+ *         given = citations[at]
+ *         if type(given) is not dict:             # <<<<<<<<<<<<<<
  *             return None
- *         part = citation.get("generatedResponsePart")
+ *         citation = <dict>given
 */
     }
 
-    /* "citeaudit/formats/_readers.pyx":284
- *         if type(citation) is not dict:
+    /* "citeaudit/formats/_readers.pyx":309
+ *         if type(given) is not dict:
  *             return None
- *         part = citation.get("generatedResponsePart")             # <<<<<<<<<<<<<<
- *         part = part.get("textResponsePart") if type(part) is dict else None
- *         span = part.get("span") if type(part) is dict else None
+ *         citation = <dict>given             # <<<<<<<<<<<<<<
+ *         given = citation.get("generatedResponsePart")
+ *         given = (<dict>given).get("textResponsePart") if type(given) is dict else None
 */
-    __pyx_t_6 = __pyx_v_citation;
-    __Pyx_INCREF(__pyx_t_6);
-    __pyx_t_7 = 0;
-    {
-      PyObject *__pyx_callargs[2] = {__pyx_t_6, __pyx_mstate_global->__pyx_n_u_generatedResponsePart};
-      __pyx_t_1 = __Pyx_PyObject_FastCallMethod((PyObject*)__pyx_mstate_global->__pyx_n_u_get, __pyx_callargs+__pyx_t_7, (2-__pyx_t_7) | (1*__Pyx_PY_VECTORCALL_ARGUMENTS_OFFSET));
-      __Pyx_XDECREF(__pyx_t_6); __pyx_t_6 = 0;
-      if (unlikely(!__pyx_t_1)) __PYX_ERR(0, 284, __pyx_L1_error)
-      __Pyx_GOTREF(__pyx_t_1);
-    }
-    __Pyx_XDECREF_SET(__pyx_v_part, __pyx_t_1);
+    __pyx_t_1 = __pyx_v_given;
+    __Pyx_INCREF(__pyx_t_1);
+    __Pyx_XDECREF_SET(__pyx_v_citation, ((PyObject*)__pyx_t_1));
     __pyx_t_1 = 0;
 
-    /* "citeaudit/formats/_readers.pyx":285
+    /* "citeaudit/formats/_readers.pyx":310
  *             return None
- *         part = citation.get("generatedResponsePart")
- *         part = part.get("textResponsePart") if type(part) is dict else None             # <<<<<<<<<<<<<<
- *         span = part.get("span") if type(part) is dict else None
- *         if type(span) is not dict:
+ *         citation = <dict>given
+ *         given = citation.get("generatedResponsePart")             # <<<<<<<<<<<<<<
+ *         given = (<dict>given).get("textResponsePart") if type(given) is dict else None
+ *         if type(given) is not dict:
 */
-    __pyx_t_5 = (((PyObject *)Py_TYPE(__pyx_v_part)) == ((PyObject *)(&PyDict_Type)));
+    if (unlikely(__pyx_v_citation == Py_None)) {
+      PyErr_Format(PyExc_AttributeError, "\047NoneType\047 object has no attribute \047%.30s\047", "get");
+      __PYX_ERR(0, 310, __pyx_L1_error)
+    }
+    __pyx_t_1 = __Pyx_PyDict_GetItemDefault(__pyx_v_citation, __pyx_mstate_global->__pyx_n_u_generatedResponsePart, Py_None); if (unlikely(!__pyx_t_1)) __PYX_ERR(0, 310, __pyx_L1_error)
+    __Pyx_GOTREF(__pyx_t_1);
+    __Pyx_DECREF_SET(__pyx_v_given, __pyx_t_1);
+    __pyx_t_1 = 0;
+
+    /* "citeaudit/formats/_readers.pyx":311
+ *         citation = <dict>given
+ *         given = citation.get("generatedResponsePart")
+ *         given = (<dict>given).get("textResponsePart") if type(given) is dict else None             # <<<<<<<<<<<<<<
+ *         if type(given) is not dict:
+ *             return None
+*/
+    __pyx_t_5 = (((PyObject *)Py_TYPE(__pyx_v_given)) == ((PyObject *)(&PyDict_Type)));
     if (__pyx_t_5) {
-      __pyx_t_8 = __pyx_v_part;
-      __Pyx_INCREF(__pyx_t_8);
-      __pyx_t_7 = 0;
-      {
-        PyObject *__pyx_callargs[2] = {__pyx_t_8, __pyx_mstate_global->__pyx_n_u_textResponsePart};
-        __pyx_t_6 = __Pyx_PyObject_FastCallMethod((PyObject*)__pyx_mstate_global->__pyx_n_u_get, __pyx_callargs+__pyx_t_7, (2-__pyx_t_7) | (1*__Pyx_PY_VECTORCALL_ARGUMENTS_OFFSET));
-        __Pyx_XDECREF(__pyx_t_8); __pyx_t_8 = 0;
-        if (unlikely(!__pyx_t_6)) __PYX_ERR(0, 285, __pyx_L1_error)
-        __Pyx_GOTREF(__pyx_t_6);
+      if (unlikely(__pyx_v_given == Py_None)) {
+        PyErr_Format(PyExc_AttributeError, "\047NoneType\047 object has no attribute \047%.30s\047", "get");
+        __PYX_ERR(0, 311, __pyx_L1_error)
       }
+      __pyx_t_6 = __Pyx_PyDict_GetItemDefault(((PyObject*)__pyx_v_given), __pyx_mstate_global->__pyx_n_u_textResponsePart, Py_None); if (unlikely(!__pyx_t_6)) __PYX_ERR(0, 311, __pyx_L1_error)
+      __Pyx_GOTREF(__pyx_t_6);
       __pyx_t_1 = __pyx_t_6;
       __pyx_t_6 = 0;
     } else {
@@ -9607,55 +9736,91 @@ static PyObject *__pyx_pf_9citeaudit_7formats_8_readers_8bedrock(CYTHON_UNUSED P
       __pyx_t_1 = Py_None;
     }
 
-    __Pyx_DECREF_SET(__pyx_v_part, __pyx_t_1);
+    __Pyx_DECREF_SET(__pyx_v_given, __pyx_t_1);
     __pyx_t_1 = 0;
 
-    /* "citeaudit/formats/_readers.pyx":286
- *         part = citation.get("generatedResponsePart")
- *         part = part.get("textResponsePart") if type(part) is dict else None
- *         span = part.get("span") if type(part) is dict else None             # <<<<<<<<<<<<<<
+    /* "citeaudit/formats/_readers.pyx":312
+ *         given = citation.get("generatedResponsePart")
+ *         given = (<dict>given).get("textResponsePart") if type(given) is dict else None
+ *         if type(given) is not dict:             # <<<<<<<<<<<<<<
+ *             return None
+ *         part = <dict>given
+*/
+    __pyx_t_5 = (((PyObject *)Py_TYPE(__pyx_v_given)) != ((PyObject *)(&PyDict_Type)));
+    if (__pyx_t_5) {
+
+
+      /* "citeaudit/formats/_readers.pyx":313
+ *         given = (<dict>given).get("textResponsePart") if type(given) is dict else None
+ *         if type(given) is not dict:
+ *             return None             # <<<<<<<<<<<<<<
+ *         part = <dict>given
+ *         span = part.get("span")
+*/
+      {
+        PyObject *__pyx_temp;
+        {
+          __pyx_temp = __pyx_r;
+          __pyx_r = Py_None; __Pyx_INCREF(Py_None);
+        }
+        __Pyx_XDECREF(__pyx_temp);
+      }
+      goto __pyx_L0;
+
+      /* "citeaudit/formats/_readers.pyx":312
+ *         given = citation.get("generatedResponsePart")
+ *         given = (<dict>given).get("textResponsePart") if type(given) is dict else None
+ *         if type(given) is not dict:             # <<<<<<<<<<<<<<
+ *             return None
+ *         part = <dict>given
+*/
+    }
+
+    /* "citeaudit/formats/_readers.pyx":314
+ *         if type(given) is not dict:
+ *             return None
+ *         part = <dict>given             # <<<<<<<<<<<<<<
+ *         span = part.get("span")
+ *         if type(span) is not dict:
+*/
+    __pyx_t_1 = __pyx_v_given;
+    __Pyx_INCREF(__pyx_t_1);
+    __Pyx_XDECREF_SET(__pyx_v_part, ((PyObject*)__pyx_t_1));
+    __pyx_t_1 = 0;
+
+    /* "citeaudit/formats/_readers.pyx":315
+ *             return None
+ *         part = <dict>given
+ *         span = part.get("span")             # <<<<<<<<<<<<<<
  *         if type(span) is not dict:
  *             return None
 */
-    __pyx_t_5 = (((PyObject *)Py_TYPE(__pyx_v_part)) == ((PyObject *)(&PyDict_Type)));
-    if (__pyx_t_5) {
-      __pyx_t_8 = __pyx_v_part;
-      __Pyx_INCREF(__pyx_t_8);
-      __pyx_t_7 = 0;
-      {
-        PyObject *__pyx_callargs[2] = {__pyx_t_8, __pyx_mstate_global->__pyx_n_u_span};
-        __pyx_t_6 = __Pyx_PyObject_FastCallMethod((PyObject*)__pyx_mstate_global->__pyx_n_u_get, __pyx_callargs+__pyx_t_7, (2-__pyx_t_7) | (1*__Pyx_PY_VECTORCALL_ARGUMENTS_OFFSET));
-        __Pyx_XDECREF(__pyx_t_8); __pyx_t_8 = 0;
-        if (unlikely(!__pyx_t_6)) __PYX_ERR(0, 286, __pyx_L1_error)
-        __Pyx_GOTREF(__pyx_t_6);
-      }
-      __pyx_t_1 = __pyx_t_6;
-      __pyx_t_6 = 0;
-    } else {
-      __Pyx_INCREF(Py_None);
-      __pyx_t_1 = Py_None;
+    if (unlikely(__pyx_v_part == Py_None)) {
+      PyErr_Format(PyExc_AttributeError, "\047NoneType\047 object has no attribute \047%.30s\047", "get");
+      __PYX_ERR(0, 315, __pyx_L1_error)
     }
-
+    __pyx_t_1 = __Pyx_PyDict_GetItemDefault(__pyx_v_part, __pyx_mstate_global->__pyx_n_u_span, Py_None); if (unlikely(!__pyx_t_1)) __PYX_ERR(0, 315, __pyx_L1_error)
+    __Pyx_GOTREF(__pyx_t_1);
     __Pyx_XDECREF_SET(__pyx_v_span, __pyx_t_1);
     __pyx_t_1 = 0;
 
-    /* "citeaudit/formats/_readers.pyx":287
- *         part = part.get("textResponsePart") if type(part) is dict else None
- *         span = part.get("span") if type(part) is dict else None
+    /* "citeaudit/formats/_readers.pyx":316
+ *         part = <dict>given
+ *         span = part.get("span")
  *         if type(span) is not dict:             # <<<<<<<<<<<<<<
  *             return None
- *         start = span.get("start")
+ *         start = (<dict>span).get("start")
 */
     __pyx_t_5 = (((PyObject *)Py_TYPE(__pyx_v_span)) != ((PyObject *)(&PyDict_Type)));
     if (__pyx_t_5) {
 
 
-      /* "citeaudit/formats/_readers.pyx":288
- *         span = part.get("span") if type(part) is dict else None
+      /* "citeaudit/formats/_readers.pyx":317
+ *         span = part.get("span")
  *         if type(span) is not dict:
  *             return None             # <<<<<<<<<<<<<<
- *         start = span.get("start")
- *         end = span.get("end")
+ *         start = (<dict>span).get("start")
+ *         end = (<dict>span).get("end")
 */
       {
         PyObject *__pyx_temp;
@@ -9667,102 +9832,94 @@ static PyObject *__pyx_pf_9citeaudit_7formats_8_readers_8bedrock(CYTHON_UNUSED P
       }
       goto __pyx_L0;
 
-      /* "citeaudit/formats/_readers.pyx":287
- *         part = part.get("textResponsePart") if type(part) is dict else None
- *         span = part.get("span") if type(part) is dict else None
+      /* "citeaudit/formats/_readers.pyx":316
+ *         part = <dict>given
+ *         span = part.get("span")
  *         if type(span) is not dict:             # <<<<<<<<<<<<<<
  *             return None
- *         start = span.get("start")
+ *         start = (<dict>span).get("start")
 */
     }
 
-    /* "citeaudit/formats/_readers.pyx":289
+    /* "citeaudit/formats/_readers.pyx":318
  *         if type(span) is not dict:
  *             return None
- *         start = span.get("start")             # <<<<<<<<<<<<<<
- *         end = span.get("end")
+ *         start = (<dict>span).get("start")             # <<<<<<<<<<<<<<
+ *         end = (<dict>span).get("end")
  *         if type(start) is not int or type(end) is not int or not 0 <= start <= end < size:
 */
-    __pyx_t_6 = __pyx_v_span;
-    __Pyx_INCREF(__pyx_t_6);
-    __pyx_t_7 = 0;
-    {
-      PyObject *__pyx_callargs[2] = {__pyx_t_6, __pyx_mstate_global->__pyx_n_u_start};
-      __pyx_t_1 = __Pyx_PyObject_FastCallMethod((PyObject*)__pyx_mstate_global->__pyx_n_u_get, __pyx_callargs+__pyx_t_7, (2-__pyx_t_7) | (1*__Pyx_PY_VECTORCALL_ARGUMENTS_OFFSET));
-      __Pyx_XDECREF(__pyx_t_6); __pyx_t_6 = 0;
-      if (unlikely(!__pyx_t_1)) __PYX_ERR(0, 289, __pyx_L1_error)
-      __Pyx_GOTREF(__pyx_t_1);
+    if (unlikely(__pyx_v_span == Py_None)) {
+      PyErr_Format(PyExc_AttributeError, "\047NoneType\047 object has no attribute \047%.30s\047", "get");
+      __PYX_ERR(0, 318, __pyx_L1_error)
     }
+    __pyx_t_1 = __Pyx_PyDict_GetItemDefault(((PyObject*)__pyx_v_span), __pyx_mstate_global->__pyx_n_u_start, Py_None); if (unlikely(!__pyx_t_1)) __PYX_ERR(0, 318, __pyx_L1_error)
+    __Pyx_GOTREF(__pyx_t_1);
     __Pyx_XDECREF_SET(__pyx_v_start, __pyx_t_1);
     __pyx_t_1 = 0;
 
-    /* "citeaudit/formats/_readers.pyx":290
+    /* "citeaudit/formats/_readers.pyx":319
  *             return None
- *         start = span.get("start")
- *         end = span.get("end")             # <<<<<<<<<<<<<<
+ *         start = (<dict>span).get("start")
+ *         end = (<dict>span).get("end")             # <<<<<<<<<<<<<<
  *         if type(start) is not int or type(end) is not int or not 0 <= start <= end < size:
  *             return None
 */
-    __pyx_t_6 = __pyx_v_span;
-    __Pyx_INCREF(__pyx_t_6);
-    __pyx_t_7 = 0;
-    {
-      PyObject *__pyx_callargs[2] = {__pyx_t_6, __pyx_mstate_global->__pyx_n_u_end};
-      __pyx_t_1 = __Pyx_PyObject_FastCallMethod((PyObject*)__pyx_mstate_global->__pyx_n_u_get, __pyx_callargs+__pyx_t_7, (2-__pyx_t_7) | (1*__Pyx_PY_VECTORCALL_ARGUMENTS_OFFSET));
-      __Pyx_XDECREF(__pyx_t_6); __pyx_t_6 = 0;
-      if (unlikely(!__pyx_t_1)) __PYX_ERR(0, 290, __pyx_L1_error)
-      __Pyx_GOTREF(__pyx_t_1);
+    if (unlikely(__pyx_v_span == Py_None)) {
+      PyErr_Format(PyExc_AttributeError, "\047NoneType\047 object has no attribute \047%.30s\047", "get");
+      __PYX_ERR(0, 319, __pyx_L1_error)
     }
+    __pyx_t_1 = __Pyx_PyDict_GetItemDefault(((PyObject*)__pyx_v_span), __pyx_mstate_global->__pyx_n_u_end, Py_None); if (unlikely(!__pyx_t_1)) __PYX_ERR(0, 319, __pyx_L1_error)
+    __Pyx_GOTREF(__pyx_t_1);
     __Pyx_XDECREF_SET(__pyx_v_end, __pyx_t_1);
     __pyx_t_1 = 0;
 
-    /* "citeaudit/formats/_readers.pyx":291
- *         start = span.get("start")
- *         end = span.get("end")
+    /* "citeaudit/formats/_readers.pyx":320
+ *         start = (<dict>span).get("start")
+ *         end = (<dict>span).get("end")
  *         if type(start) is not int or type(end) is not int or not 0 <= start <= end < size:             # <<<<<<<<<<<<<<
  *             return None
  *         said = part.get("text")
 */
-    __pyx_t_9 = (((PyObject *)Py_TYPE(__pyx_v_start)) != ((PyObject *)(&PyLong_Type)));
-    if (!__pyx_t_9) {
+    __pyx_t_7 = (((PyObject *)Py_TYPE(__pyx_v_start)) != ((PyObject *)(&PyLong_Type)));
+    if (!__pyx_t_7) {
 
     } else {
 
-      __pyx_t_5 = __pyx_t_9;
+      __pyx_t_5 = __pyx_t_7;
 
-      goto __pyx_L8_bool_binop_done;
+      goto __pyx_L9_bool_binop_done;
     }
-    __pyx_t_9 = (((PyObject *)Py_TYPE(__pyx_v_end)) != ((PyObject *)(&PyLong_Type)));
-    if (!__pyx_t_9) {
+    __pyx_t_7 = (((PyObject *)Py_TYPE(__pyx_v_end)) != ((PyObject *)(&PyLong_Type)));
+    if (!__pyx_t_7) {
 
     } else {
 
-      __pyx_t_5 = __pyx_t_9;
+      __pyx_t_5 = __pyx_t_7;
 
-      goto __pyx_L8_bool_binop_done;
+      goto __pyx_L9_bool_binop_done;
     }
-    __pyx_t_9 = __Pyx_PyObject_CompareBoolLe_int_object(__pyx_mstate_global->__pyx_int_0, __pyx_v_start, Py_LE); if (unlikely((__pyx_t_9 < 0))) __PYX_ERR(0, 291, __pyx_L1_error)
-    if (__pyx_t_9) {
-      __pyx_t_9 = __Pyx_PyObject_CompareBoolLe_object_object(__pyx_v_start, __pyx_v_end, Py_LE); if (unlikely((__pyx_t_9 < 0))) __PYX_ERR(0, 291, __pyx_L1_error)
-      if (__pyx_t_9) {
-        __pyx_t_1 = PyLong_FromSsize_t(__pyx_v_size); if (unlikely(!__pyx_t_1)) __PYX_ERR(0, 291, __pyx_L1_error)
+    __pyx_t_7 = __Pyx_PyObject_CompareBoolLe_int_object(__pyx_mstate_global->__pyx_int_0, __pyx_v_start, Py_LE); if (unlikely((__pyx_t_7 < 0))) __PYX_ERR(0, 320, __pyx_L1_error)
+    if (__pyx_t_7) {
+      __pyx_t_7 = __Pyx_PyObject_CompareBoolLe_object_object(__pyx_v_start, __pyx_v_end, Py_LE); if (unlikely((__pyx_t_7 < 0))) __PYX_ERR(0, 320, __pyx_L1_error)
+      if (__pyx_t_7) {
+        __pyx_t_1 = PyLong_FromSsize_t(__pyx_v_size); if (unlikely(!__pyx_t_1)) __PYX_ERR(0, 320, __pyx_L1_error)
         __Pyx_GOTREF(__pyx_t_1);
-        __pyx_t_9 = __Pyx_PyObject_CompareBoolLt_object_int(__pyx_v_end, __pyx_t_1, Py_LT); if (unlikely((__pyx_t_9 < 0))) __PYX_ERR(0, 291, __pyx_L1_error)
+        __pyx_t_7 = __Pyx_PyObject_CompareBoolLt_object_int(__pyx_v_end, __pyx_t_1, Py_LT); if (unlikely((__pyx_t_7 < 0))) __PYX_ERR(0, 320, __pyx_L1_error)
         __Pyx_DECREF(__pyx_t_1); __pyx_t_1 = 0;
       }
     }
-    __pyx_t_10 = (!__pyx_t_9);
+    __pyx_t_8 = (!__pyx_t_7);
 
 
 
-    __pyx_t_5 = __pyx_t_10;
+    __pyx_t_5 = __pyx_t_8;
 
-    __pyx_L8_bool_binop_done:;
+    __pyx_L9_bool_binop_done:;
     if (__pyx_t_5) {
 
 
-      /* "citeaudit/formats/_readers.pyx":292
- *         end = span.get("end")
+      /* "citeaudit/formats/_readers.pyx":321
+ *         end = (<dict>span).get("end")
  *         if type(start) is not int or type(end) is not int or not 0 <= start <= end < size:
  *             return None             # <<<<<<<<<<<<<<
  *         said = part.get("text")
@@ -9778,100 +9935,96 @@ static PyObject *__pyx_pf_9citeaudit_7formats_8_readers_8bedrock(CYTHON_UNUSED P
       }
       goto __pyx_L0;
 
-      /* "citeaudit/formats/_readers.pyx":291
- *         start = span.get("start")
- *         end = span.get("end")
+      /* "citeaudit/formats/_readers.pyx":320
+ *         start = (<dict>span).get("start")
+ *         end = (<dict>span).get("end")
  *         if type(start) is not int or type(end) is not int or not 0 <= start <= end < size:             # <<<<<<<<<<<<<<
  *             return None
  *         said = part.get("text")
 */
     }
 
-    /* "citeaudit/formats/_readers.pyx":293
+    /* "citeaudit/formats/_readers.pyx":322
  *         if type(start) is not int or type(end) is not int or not 0 <= start <= end < size:
  *             return None
  *         said = part.get("text")             # <<<<<<<<<<<<<<
  *         if isinstance(said, str) and (len(<str>said) != end + 1 - start or
  *                                       not PyUnicode_Tailmatch(text, said, start, end + 1, -1)):
 */
-    __pyx_t_6 = __pyx_v_part;
-    __Pyx_INCREF(__pyx_t_6);
-    __pyx_t_7 = 0;
-    {
-      PyObject *__pyx_callargs[2] = {__pyx_t_6, __pyx_mstate_global->__pyx_n_u_text};
-      __pyx_t_1 = __Pyx_PyObject_FastCallMethod((PyObject*)__pyx_mstate_global->__pyx_n_u_get, __pyx_callargs+__pyx_t_7, (2-__pyx_t_7) | (1*__Pyx_PY_VECTORCALL_ARGUMENTS_OFFSET));
-      __Pyx_XDECREF(__pyx_t_6); __pyx_t_6 = 0;
-      if (unlikely(!__pyx_t_1)) __PYX_ERR(0, 293, __pyx_L1_error)
-      __Pyx_GOTREF(__pyx_t_1);
+    if (unlikely(__pyx_v_part == Py_None)) {
+      PyErr_Format(PyExc_AttributeError, "\047NoneType\047 object has no attribute \047%.30s\047", "get");
+      __PYX_ERR(0, 322, __pyx_L1_error)
     }
+    __pyx_t_1 = __Pyx_PyDict_GetItemDefault(__pyx_v_part, __pyx_mstate_global->__pyx_n_u_text, Py_None); if (unlikely(!__pyx_t_1)) __PYX_ERR(0, 322, __pyx_L1_error)
+    __Pyx_GOTREF(__pyx_t_1);
     __Pyx_XDECREF_SET(__pyx_v_said, __pyx_t_1);
     __pyx_t_1 = 0;
 
-    /* "citeaudit/formats/_readers.pyx":294
+    /* "citeaudit/formats/_readers.pyx":323
  *             return None
  *         said = part.get("text")
  *         if isinstance(said, str) and (len(<str>said) != end + 1 - start or             # <<<<<<<<<<<<<<
  *                                       not PyUnicode_Tailmatch(text, said, start, end + 1, -1)):
  *             return None
 */
-    __pyx_t_10 = PyUnicode_Check(__pyx_v_said); 
-    if (__pyx_t_10) {
+    __pyx_t_8 = PyUnicode_Check(__pyx_v_said); 
+    if (__pyx_t_8) {
 
     } else {
 
-      __pyx_t_5 = __pyx_t_10;
+      __pyx_t_5 = __pyx_t_8;
 
-      goto __pyx_L12_bool_binop_done;
+      goto __pyx_L13_bool_binop_done;
     }
     if (unlikely(__pyx_v_said == Py_None)) {
       PyErr_SetString(PyExc_TypeError, "object of type \047NoneType\047 has no len()");
-      __PYX_ERR(0, 294, __pyx_L1_error)
+      __PYX_ERR(0, 323, __pyx_L1_error)
     }
-    __pyx_t_11 = __Pyx_PyUnicode_GET_LENGTH(((PyObject*)__pyx_v_said)); if (unlikely(__pyx_t_11 == ((Py_ssize_t)-1))) __PYX_ERR(0, 294, __pyx_L1_error)
-    __pyx_t_1 = PyLong_FromSsize_t(__pyx_t_11); if (unlikely(!__pyx_t_1)) __PYX_ERR(0, 294, __pyx_L1_error)
+    __pyx_t_9 = __Pyx_PyUnicode_GET_LENGTH(((PyObject*)__pyx_v_said)); if (unlikely(__pyx_t_9 == ((Py_ssize_t)-1))) __PYX_ERR(0, 323, __pyx_L1_error)
+    __pyx_t_1 = PyLong_FromSsize_t(__pyx_t_9); if (unlikely(!__pyx_t_1)) __PYX_ERR(0, 323, __pyx_L1_error)
     __Pyx_GOTREF(__pyx_t_1);
 
-    __pyx_t_6 = __Pyx_PyLong_AddObjC(__pyx_v_end, __pyx_mstate_global->__pyx_int_1, 1, 0, 0); if (unlikely(!__pyx_t_6)) __PYX_ERR(0, 294, __pyx_L1_error)
+    __pyx_t_6 = __Pyx_PyLong_AddObjC(__pyx_v_end, __pyx_mstate_global->__pyx_int_1, 1, 0, 0); if (unlikely(!__pyx_t_6)) __PYX_ERR(0, 323, __pyx_L1_error)
     __Pyx_GOTREF(__pyx_t_6);
-    __pyx_t_8 = __Pyx_PyNumber_Subtract_object_object(__pyx_t_6, __pyx_v_start); if (unlikely(!__pyx_t_8)) __PYX_ERR(0, 294, __pyx_L1_error)
-    __Pyx_GOTREF(__pyx_t_8);
+    __pyx_t_10 = __Pyx_PyNumber_Subtract_object_object(__pyx_t_6, __pyx_v_start); if (unlikely(!__pyx_t_10)) __PYX_ERR(0, 323, __pyx_L1_error)
+    __Pyx_GOTREF(__pyx_t_10);
     __Pyx_DECREF(__pyx_t_6); __pyx_t_6 = 0;
-    __pyx_t_10 = __Pyx_PyObject_CompareBoolNe_int_object(__pyx_t_1, __pyx_t_8, Py_NE); if (unlikely((__pyx_t_10 < 0))) __PYX_ERR(0, 294, __pyx_L1_error)
+    __pyx_t_8 = __Pyx_PyObject_CompareBoolNe_int_object(__pyx_t_1, __pyx_t_10, Py_NE); if (unlikely((__pyx_t_8 < 0))) __PYX_ERR(0, 323, __pyx_L1_error)
     __Pyx_DECREF(__pyx_t_1); __pyx_t_1 = 0;
-    __Pyx_DECREF(__pyx_t_8); __pyx_t_8 = 0;
-    if (!__pyx_t_10) {
+    __Pyx_DECREF(__pyx_t_10); __pyx_t_10 = 0;
+    if (!__pyx_t_8) {
 
     } else {
 
-      __pyx_t_5 = __pyx_t_10;
+      __pyx_t_5 = __pyx_t_8;
 
-      goto __pyx_L12_bool_binop_done;
+      goto __pyx_L13_bool_binop_done;
     }
 
-    /* "citeaudit/formats/_readers.pyx":295
+    /* "citeaudit/formats/_readers.pyx":324
  *         said = part.get("text")
  *         if isinstance(said, str) and (len(<str>said) != end + 1 - start or
  *                                       not PyUnicode_Tailmatch(text, said, start, end + 1, -1)):             # <<<<<<<<<<<<<<
  *             return None
  *         given = citation.get("retrievedReferences")
 */
-    __pyx_t_11 = __Pyx_PyIndex_AsSsize_t(__pyx_v_start); if (unlikely((__pyx_t_11 == (Py_ssize_t)-1) && PyErr_Occurred())) __PYX_ERR(0, 295, __pyx_L1_error)
-    __pyx_t_8 = __Pyx_PyLong_AddObjC(__pyx_v_end, __pyx_mstate_global->__pyx_int_1, 1, 0, 0); if (unlikely(!__pyx_t_8)) __PYX_ERR(0, 295, __pyx_L1_error)
-    __Pyx_GOTREF(__pyx_t_8);
-    __pyx_t_12 = __Pyx_PyIndex_AsSsize_t(__pyx_t_8); if (unlikely((__pyx_t_12 == (Py_ssize_t)-1) && PyErr_Occurred())) __PYX_ERR(0, 295, __pyx_L1_error)
-    __Pyx_DECREF(__pyx_t_8); __pyx_t_8 = 0;
-    __pyx_t_13 = PyUnicode_Tailmatch(__pyx_v_text, __pyx_v_said, __pyx_t_11, __pyx_t_12, -1); if (unlikely(__pyx_t_13 == ((Py_ssize_t)-1L))) __PYX_ERR(0, 295, __pyx_L1_error)
+    __pyx_t_9 = __Pyx_PyIndex_AsSsize_t(__pyx_v_start); if (unlikely((__pyx_t_9 == (Py_ssize_t)-1) && PyErr_Occurred())) __PYX_ERR(0, 324, __pyx_L1_error)
+    __pyx_t_10 = __Pyx_PyLong_AddObjC(__pyx_v_end, __pyx_mstate_global->__pyx_int_1, 1, 0, 0); if (unlikely(!__pyx_t_10)) __PYX_ERR(0, 324, __pyx_L1_error)
+    __Pyx_GOTREF(__pyx_t_10);
+    __pyx_t_11 = __Pyx_PyIndex_AsSsize_t(__pyx_t_10); if (unlikely((__pyx_t_11 == (Py_ssize_t)-1) && PyErr_Occurred())) __PYX_ERR(0, 324, __pyx_L1_error)
+    __Pyx_DECREF(__pyx_t_10); __pyx_t_10 = 0;
+    __pyx_t_12 = PyUnicode_Tailmatch(__pyx_v_text, __pyx_v_said, __pyx_t_9, __pyx_t_11, -1); if (unlikely(__pyx_t_12 == ((Py_ssize_t)-1L))) __PYX_ERR(0, 324, __pyx_L1_error)
 
 
-    __pyx_t_10 = (!(__pyx_t_13 != 0));
+    __pyx_t_8 = (!(__pyx_t_12 != 0));
 
 
 
-    __pyx_t_5 = __pyx_t_10;
+    __pyx_t_5 = __pyx_t_8;
 
-    __pyx_L12_bool_binop_done:;
+    __pyx_L13_bool_binop_done:;
 
-    /* "citeaudit/formats/_readers.pyx":294
+    /* "citeaudit/formats/_readers.pyx":323
  *             return None
  *         said = part.get("text")
  *         if isinstance(said, str) and (len(<str>said) != end + 1 - start or             # <<<<<<<<<<<<<<
@@ -9881,7 +10034,7 @@ static PyObject *__pyx_pf_9citeaudit_7formats_8_readers_8bedrock(CYTHON_UNUSED P
     if (__pyx_t_5) {
 
 
-      /* "citeaudit/formats/_readers.pyx":296
+      /* "citeaudit/formats/_readers.pyx":325
  *         if isinstance(said, str) and (len(<str>said) != end + 1 - start or
  *                                       not PyUnicode_Tailmatch(text, said, start, end + 1, -1)):
  *             return None             # <<<<<<<<<<<<<<
@@ -9898,7 +10051,7 @@ static PyObject *__pyx_pf_9citeaudit_7formats_8_readers_8bedrock(CYTHON_UNUSED P
       }
       goto __pyx_L0;
 
-      /* "citeaudit/formats/_readers.pyx":294
+      /* "citeaudit/formats/_readers.pyx":323
  *             return None
  *         said = part.get("text")
  *         if isinstance(said, str) and (len(<str>said) != end + 1 - start or             # <<<<<<<<<<<<<<
@@ -9907,27 +10060,23 @@ static PyObject *__pyx_pf_9citeaudit_7formats_8_readers_8bedrock(CYTHON_UNUSED P
 */
     }
 
-    /* "citeaudit/formats/_readers.pyx":297
+    /* "citeaudit/formats/_readers.pyx":326
  *                                       not PyUnicode_Tailmatch(text, said, start, end + 1, -1)):
  *             return None
  *         given = citation.get("retrievedReferences")             # <<<<<<<<<<<<<<
  *         if type(given) is not list:
  *             if given is None:
 */
-    __pyx_t_1 = __pyx_v_citation;
-    __Pyx_INCREF(__pyx_t_1);
-    __pyx_t_7 = 0;
-    {
-      PyObject *__pyx_callargs[2] = {__pyx_t_1, __pyx_mstate_global->__pyx_n_u_retrievedReferences};
-      __pyx_t_8 = __Pyx_PyObject_FastCallMethod((PyObject*)__pyx_mstate_global->__pyx_n_u_get, __pyx_callargs+__pyx_t_7, (2-__pyx_t_7) | (1*__Pyx_PY_VECTORCALL_ARGUMENTS_OFFSET));
-      __Pyx_XDECREF(__pyx_t_1); __pyx_t_1 = 0;
-      if (unlikely(!__pyx_t_8)) __PYX_ERR(0, 297, __pyx_L1_error)
-      __Pyx_GOTREF(__pyx_t_8);
+    if (unlikely(__pyx_v_citation == Py_None)) {
+      PyErr_Format(PyExc_AttributeError, "\047NoneType\047 object has no attribute \047%.30s\047", "get");
+      __PYX_ERR(0, 326, __pyx_L1_error)
     }
-    __Pyx_XDECREF_SET(__pyx_v_given, __pyx_t_8);
-    __pyx_t_8 = 0;
+    __pyx_t_10 = __Pyx_PyDict_GetItemDefault(__pyx_v_citation, __pyx_mstate_global->__pyx_n_u_retrievedReferences, Py_None); if (unlikely(!__pyx_t_10)) __PYX_ERR(0, 326, __pyx_L1_error)
+    __Pyx_GOTREF(__pyx_t_10);
+    __Pyx_DECREF_SET(__pyx_v_given, __pyx_t_10);
+    __pyx_t_10 = 0;
 
-    /* "citeaudit/formats/_readers.pyx":298
+    /* "citeaudit/formats/_readers.pyx":327
  *             return None
  *         given = citation.get("retrievedReferences")
  *         if type(given) is not list:             # <<<<<<<<<<<<<<
@@ -9938,7 +10087,7 @@ static PyObject *__pyx_pf_9citeaudit_7formats_8_readers_8bedrock(CYTHON_UNUSED P
     if (__pyx_t_5) {
 
 
-      /* "citeaudit/formats/_readers.pyx":299
+      /* "citeaudit/formats/_readers.pyx":328
  *         given = citation.get("retrievedReferences")
  *         if type(given) is not list:
  *             if given is None:             # <<<<<<<<<<<<<<
@@ -9949,7 +10098,7 @@ static PyObject *__pyx_pf_9citeaudit_7formats_8_readers_8bedrock(CYTHON_UNUSED P
       if (__pyx_t_5) {
 
 
-        /* "citeaudit/formats/_readers.pyx":300
+        /* "citeaudit/formats/_readers.pyx":329
  *         if type(given) is not list:
  *             if given is None:
  *                 continue  # cites nothing             # <<<<<<<<<<<<<<
@@ -9958,7 +10107,7 @@ static PyObject *__pyx_pf_9citeaudit_7formats_8_readers_8bedrock(CYTHON_UNUSED P
 */
         goto __pyx_L3_continue;
 
-        /* "citeaudit/formats/_readers.pyx":299
+        /* "citeaudit/formats/_readers.pyx":328
  *         given = citation.get("retrievedReferences")
  *         if type(given) is not list:
  *             if given is None:             # <<<<<<<<<<<<<<
@@ -9967,7 +10116,7 @@ static PyObject *__pyx_pf_9citeaudit_7formats_8_readers_8bedrock(CYTHON_UNUSED P
 */
       }
 
-      /* "citeaudit/formats/_readers.pyx":301
+      /* "citeaudit/formats/_readers.pyx":330
  *             if given is None:
  *                 continue  # cites nothing
  *             return None             # <<<<<<<<<<<<<<
@@ -9984,7 +10133,7 @@ static PyObject *__pyx_pf_9citeaudit_7formats_8_readers_8bedrock(CYTHON_UNUSED P
       }
       goto __pyx_L0;
 
-      /* "citeaudit/formats/_readers.pyx":298
+      /* "citeaudit/formats/_readers.pyx":327
  *             return None
  *         given = citation.get("retrievedReferences")
  *         if type(given) is not list:             # <<<<<<<<<<<<<<
@@ -9993,51 +10142,51 @@ static PyObject *__pyx_pf_9citeaudit_7formats_8_readers_8bedrock(CYTHON_UNUSED P
 */
     }
 
-    /* "citeaudit/formats/_readers.pyx":302
+    /* "citeaudit/formats/_readers.pyx":331
  *                 continue  # cites nothing
  *             return None
  *         references = <list>given             # <<<<<<<<<<<<<<
  *         covered = (start, end + 1)
  *         made = []
 */
-    __pyx_t_8 = __pyx_v_given;
-    __Pyx_INCREF(__pyx_t_8);
-    __Pyx_XDECREF_SET(__pyx_v_references, ((PyObject*)__pyx_t_8));
-    __pyx_t_8 = 0;
+    __pyx_t_10 = __pyx_v_given;
+    __Pyx_INCREF(__pyx_t_10);
+    __Pyx_XDECREF_SET(__pyx_v_references, ((PyObject*)__pyx_t_10));
+    __pyx_t_10 = 0;
 
-    /* "citeaudit/formats/_readers.pyx":303
+    /* "citeaudit/formats/_readers.pyx":332
  *             return None
  *         references = <list>given
  *         covered = (start, end + 1)             # <<<<<<<<<<<<<<
  *         made = []
  *         for place in range(len(references)):
 */
-    __pyx_t_8 = __Pyx_PyLong_AddObjC(__pyx_v_end, __pyx_mstate_global->__pyx_int_1, 1, 0, 0); if (unlikely(!__pyx_t_8)) __PYX_ERR(0, 303, __pyx_L1_error)
-    __Pyx_GOTREF(__pyx_t_8);
-    __pyx_t_1 = PyTuple_New(2); if (unlikely(!__pyx_t_1)) __PYX_ERR(0, 303, __pyx_L1_error)
+    __pyx_t_10 = __Pyx_PyLong_AddObjC(__pyx_v_end, __pyx_mstate_global->__pyx_int_1, 1, 0, 0); if (unlikely(!__pyx_t_10)) __PYX_ERR(0, 332, __pyx_L1_error)
+    __Pyx_GOTREF(__pyx_t_10);
+    __pyx_t_1 = PyTuple_New(2); if (unlikely(!__pyx_t_1)) __PYX_ERR(0, 332, __pyx_L1_error)
     __Pyx_GOTREF(__pyx_t_1);
     __Pyx_INCREF(__pyx_v_start);
     __Pyx_GIVEREF(__pyx_v_start);
-    if (__Pyx_PyTuple_SET_ITEM(__pyx_t_1, 0, __pyx_v_start) != (0)) __PYX_ERR(0, 303, __pyx_L1_error);
-    __Pyx_GIVEREF(__pyx_t_8);
-    if (__Pyx_PyTuple_SET_ITEM(__pyx_t_1, 1, __pyx_t_8) != (0)) __PYX_ERR(0, 303, __pyx_L1_error);
-    __pyx_t_8 = 0;
+    if (__Pyx_PyTuple_SET_ITEM(__pyx_t_1, 0, __pyx_v_start) != (0)) __PYX_ERR(0, 332, __pyx_L1_error);
+    __Pyx_GIVEREF(__pyx_t_10);
+    if (__Pyx_PyTuple_SET_ITEM(__pyx_t_1, 1, __pyx_t_10) != (0)) __PYX_ERR(0, 332, __pyx_L1_error);
+    __pyx_t_10 = 0;
     __Pyx_XDECREF_SET(__pyx_v_covered, ((PyObject*)__pyx_t_1));
     __pyx_t_1 = 0;
 
-    /* "citeaudit/formats/_readers.pyx":304
+    /* "citeaudit/formats/_readers.pyx":333
  *         references = <list>given
  *         covered = (start, end + 1)
  *         made = []             # <<<<<<<<<<<<<<
  *         for place in range(len(references)):
  *             reference = references[place]
 */
-    __pyx_t_1 = PyList_New(0); if (unlikely(!__pyx_t_1)) __PYX_ERR(0, 304, __pyx_L1_error)
+    __pyx_t_1 = PyList_New(0); if (unlikely(!__pyx_t_1)) __PYX_ERR(0, 333, __pyx_L1_error)
     __Pyx_GOTREF(__pyx_t_1);
     __Pyx_XDECREF_SET(__pyx_v_made, ((PyObject*)__pyx_t_1));
     __pyx_t_1 = 0;
 
-    /* "citeaudit/formats/_readers.pyx":305
+    /* "citeaudit/formats/_readers.pyx":334
  *         covered = (start, end + 1)
  *         made = []
  *         for place in range(len(references)):             # <<<<<<<<<<<<<<
@@ -10046,15 +10195,15 @@ static PyObject *__pyx_pf_9citeaudit_7formats_8_readers_8bedrock(CYTHON_UNUSED P
 */
     if (unlikely(__pyx_v_references == Py_None)) {
       PyErr_SetString(PyExc_TypeError, "object of type \047NoneType\047 has no len()");
-      __PYX_ERR(0, 305, __pyx_L1_error)
+      __PYX_ERR(0, 334, __pyx_L1_error)
     }
-    __pyx_t_13 = __Pyx_PyList_GET_SIZE(__pyx_v_references); if (unlikely(__pyx_t_13 == ((Py_ssize_t)-1))) __PYX_ERR(0, 305, __pyx_L1_error)
-    __pyx_t_12 = __pyx_t_13;
+    __pyx_t_12 = __Pyx_PyList_GET_SIZE(__pyx_v_references); if (unlikely(__pyx_t_12 == ((Py_ssize_t)-1))) __PYX_ERR(0, 334, __pyx_L1_error)
+    __pyx_t_11 = __pyx_t_12;
 
-    for (__pyx_t_11 = 0; __pyx_t_11 < __pyx_t_12; __pyx_t_11+=1) {
-      __pyx_v_place = __pyx_t_11;
+    for (__pyx_t_9 = 0; __pyx_t_9 < __pyx_t_11; __pyx_t_9+=1) {
+      __pyx_v_place = __pyx_t_9;
 
-      /* "citeaudit/formats/_readers.pyx":306
+      /* "citeaudit/formats/_readers.pyx":335
  *         made = []
  *         for place in range(len(references)):
  *             reference = references[place]             # <<<<<<<<<<<<<<
@@ -10063,30 +10212,30 @@ static PyObject *__pyx_pf_9citeaudit_7formats_8_readers_8bedrock(CYTHON_UNUSED P
 */
       if (unlikely(__pyx_v_references == Py_None)) {
         PyErr_SetString(PyExc_TypeError, "\047NoneType\047 object is not subscriptable");
-        __PYX_ERR(0, 306, __pyx_L1_error)
+        __PYX_ERR(0, 335, __pyx_L1_error)
       }
-      __pyx_t_1 = __Pyx_GetItemInt_List(__pyx_v_references, __pyx_v_place, Py_ssize_t, 1, PyLong_FromSsize_t, 1, 1, 1, __Pyx_ReferenceSharing_OwnStrongReference); if (unlikely(!__pyx_t_1)) __PYX_ERR(0, 306, __pyx_L1_error)
+      __pyx_t_1 = __Pyx_GetItemInt_List(__pyx_v_references, __pyx_v_place, Py_ssize_t, 1, PyLong_FromSsize_t, 1, 1, 1, __Pyx_ReferenceSharing_OwnStrongReference); if (unlikely(!__pyx_t_1)) __PYX_ERR(0, 335, __pyx_L1_error)
       __Pyx_GOTREF(__pyx_t_1);
       __Pyx_XDECREF_SET(__pyx_v_reference, __pyx_t_1);
       __pyx_t_1 = 0;
 
-      /* "citeaudit/formats/_readers.pyx":307
+      /* "citeaudit/formats/_readers.pyx":336
  *         for place in range(len(references)):
  *             reference = references[place]
  *             if type(reference) is not dict:             # <<<<<<<<<<<<<<
  *                 return None
- *             metadata = reference.get("metadata")
+ *             metadata = (<dict>reference).get("metadata")
 */
       __pyx_t_5 = (((PyObject *)Py_TYPE(__pyx_v_reference)) != ((PyObject *)(&PyDict_Type)));
       if (__pyx_t_5) {
 
 
-        /* "citeaudit/formats/_readers.pyx":308
+        /* "citeaudit/formats/_readers.pyx":337
  *             reference = references[place]
  *             if type(reference) is not dict:
  *                 return None             # <<<<<<<<<<<<<<
- *             metadata = reference.get("metadata")
- *             chunk = metadata.get(chunk_key) if type(metadata) is dict else None
+ *             metadata = (<dict>reference).get("metadata")
+ *             chunk = (<dict>metadata).get(chunk_key) if type(metadata) is dict else None
 */
         {
           PyObject *__pyx_temp;
@@ -10098,56 +10247,48 @@ static PyObject *__pyx_pf_9citeaudit_7formats_8_readers_8bedrock(CYTHON_UNUSED P
         }
         goto __pyx_L0;
 
-        /* "citeaudit/formats/_readers.pyx":307
+        /* "citeaudit/formats/_readers.pyx":336
  *         for place in range(len(references)):
  *             reference = references[place]
  *             if type(reference) is not dict:             # <<<<<<<<<<<<<<
  *                 return None
- *             metadata = reference.get("metadata")
+ *             metadata = (<dict>reference).get("metadata")
 */
       }
 
-      /* "citeaudit/formats/_readers.pyx":309
+      /* "citeaudit/formats/_readers.pyx":338
  *             if type(reference) is not dict:
  *                 return None
- *             metadata = reference.get("metadata")             # <<<<<<<<<<<<<<
- *             chunk = metadata.get(chunk_key) if type(metadata) is dict else None
+ *             metadata = (<dict>reference).get("metadata")             # <<<<<<<<<<<<<<
+ *             chunk = (<dict>metadata).get(chunk_key) if type(metadata) is dict else None
  *             if type(chunk) is not str or not chunk:
 */
-      __pyx_t_8 = __pyx_v_reference;
-      __Pyx_INCREF(__pyx_t_8);
-      __pyx_t_7 = 0;
-      {
-        PyObject *__pyx_callargs[2] = {__pyx_t_8, __pyx_mstate_global->__pyx_n_u_metadata};
-        __pyx_t_1 = __Pyx_PyObject_FastCallMethod((PyObject*)__pyx_mstate_global->__pyx_n_u_get, __pyx_callargs+__pyx_t_7, (2-__pyx_t_7) | (1*__Pyx_PY_VECTORCALL_ARGUMENTS_OFFSET));
-        __Pyx_XDECREF(__pyx_t_8); __pyx_t_8 = 0;
-        if (unlikely(!__pyx_t_1)) __PYX_ERR(0, 309, __pyx_L1_error)
-        __Pyx_GOTREF(__pyx_t_1);
+      if (unlikely(__pyx_v_reference == Py_None)) {
+        PyErr_Format(PyExc_AttributeError, "\047NoneType\047 object has no attribute \047%.30s\047", "get");
+        __PYX_ERR(0, 338, __pyx_L1_error)
       }
+      __pyx_t_1 = __Pyx_PyDict_GetItemDefault(((PyObject*)__pyx_v_reference), __pyx_mstate_global->__pyx_n_u_metadata, Py_None); if (unlikely(!__pyx_t_1)) __PYX_ERR(0, 338, __pyx_L1_error)
+      __Pyx_GOTREF(__pyx_t_1);
       __Pyx_XDECREF_SET(__pyx_v_metadata, __pyx_t_1);
       __pyx_t_1 = 0;
 
-      /* "citeaudit/formats/_readers.pyx":310
+      /* "citeaudit/formats/_readers.pyx":339
  *                 return None
- *             metadata = reference.get("metadata")
- *             chunk = metadata.get(chunk_key) if type(metadata) is dict else None             # <<<<<<<<<<<<<<
+ *             metadata = (<dict>reference).get("metadata")
+ *             chunk = (<dict>metadata).get(chunk_key) if type(metadata) is dict else None             # <<<<<<<<<<<<<<
  *             if type(chunk) is not str or not chunk:
  *                 return None
 */
       __pyx_t_5 = (((PyObject *)Py_TYPE(__pyx_v_metadata)) == ((PyObject *)(&PyDict_Type)));
       if (__pyx_t_5) {
-        __pyx_t_6 = __pyx_v_metadata;
-        __Pyx_INCREF(__pyx_t_6);
-        __pyx_t_7 = 0;
-        {
-          PyObject *__pyx_callargs[2] = {__pyx_t_6, __pyx_v_chunk_key};
-          __pyx_t_8 = __Pyx_PyObject_FastCallMethod((PyObject*)__pyx_mstate_global->__pyx_n_u_get, __pyx_callargs+__pyx_t_7, (2-__pyx_t_7) | (1*__Pyx_PY_VECTORCALL_ARGUMENTS_OFFSET));
-          __Pyx_XDECREF(__pyx_t_6); __pyx_t_6 = 0;
-          if (unlikely(!__pyx_t_8)) __PYX_ERR(0, 310, __pyx_L1_error)
-          __Pyx_GOTREF(__pyx_t_8);
+        if (unlikely(__pyx_v_metadata == Py_None)) {
+          PyErr_Format(PyExc_AttributeError, "\047NoneType\047 object has no attribute \047%.30s\047", "get");
+          __PYX_ERR(0, 339, __pyx_L1_error)
         }
-        __pyx_t_1 = __pyx_t_8;
-        __pyx_t_8 = 0;
+        __pyx_t_10 = __Pyx_PyDict_GetItemDefault(((PyObject*)__pyx_v_metadata), __pyx_v_chunk_key, Py_None); if (unlikely(!__pyx_t_10)) __PYX_ERR(0, 339, __pyx_L1_error)
+        __Pyx_GOTREF(__pyx_t_10);
+        __pyx_t_1 = __pyx_t_10;
+        __pyx_t_10 = 0;
       } else {
         __Pyx_INCREF(Py_None);
         __pyx_t_1 = Py_None;
@@ -10156,35 +10297,35 @@ static PyObject *__pyx_pf_9citeaudit_7formats_8_readers_8bedrock(CYTHON_UNUSED P
       __Pyx_XDECREF_SET(__pyx_v_chunk, __pyx_t_1);
       __pyx_t_1 = 0;
 
-      /* "citeaudit/formats/_readers.pyx":311
- *             metadata = reference.get("metadata")
- *             chunk = metadata.get(chunk_key) if type(metadata) is dict else None
+      /* "citeaudit/formats/_readers.pyx":340
+ *             metadata = (<dict>reference).get("metadata")
+ *             chunk = (<dict>metadata).get(chunk_key) if type(metadata) is dict else None
  *             if type(chunk) is not str or not chunk:             # <<<<<<<<<<<<<<
  *                 return None
  *             made.append(new_record(citation_type, (
 */
-      __pyx_t_10 = (((PyObject *)Py_TYPE(__pyx_v_chunk)) != ((PyObject *)(&PyUnicode_Type)));
-      if (!__pyx_t_10) {
+      __pyx_t_8 = (((PyObject *)Py_TYPE(__pyx_v_chunk)) != ((PyObject *)(&PyUnicode_Type)));
+      if (!__pyx_t_8) {
 
       } else {
 
-        __pyx_t_5 = __pyx_t_10;
+        __pyx_t_5 = __pyx_t_8;
 
-        goto __pyx_L21_bool_binop_done;
+        goto __pyx_L22_bool_binop_done;
       }
-      __pyx_t_10 = __Pyx_PyObject_IsTrue(__pyx_v_chunk); if (unlikely((__pyx_t_10 < 0))) __PYX_ERR(0, 311, __pyx_L1_error)
-      __pyx_t_9 = (!__pyx_t_10);
+      __pyx_t_8 = __Pyx_PyObject_IsTrue(__pyx_v_chunk); if (unlikely((__pyx_t_8 < 0))) __PYX_ERR(0, 340, __pyx_L1_error)
+      __pyx_t_7 = (!__pyx_t_8);
 
 
 
-      __pyx_t_5 = __pyx_t_9;
+      __pyx_t_5 = __pyx_t_7;
 
-      __pyx_L21_bool_binop_done:;
+      __pyx_L22_bool_binop_done:;
       if (__pyx_t_5) {
 
 
-        /* "citeaudit/formats/_readers.pyx":312
- *             chunk = metadata.get(chunk_key) if type(metadata) is dict else None
+        /* "citeaudit/formats/_readers.pyx":341
+ *             chunk = (<dict>metadata).get(chunk_key) if type(metadata) is dict else None
  *             if type(chunk) is not str or not chunk:
  *                 return None             # <<<<<<<<<<<<<<
  *             made.append(new_record(citation_type, (
@@ -10200,94 +10341,94 @@ static PyObject *__pyx_pf_9citeaudit_7formats_8_readers_8bedrock(CYTHON_UNUSED P
         }
         goto __pyx_L0;
 
-        /* "citeaudit/formats/_readers.pyx":311
- *             metadata = reference.get("metadata")
- *             chunk = metadata.get(chunk_key) if type(metadata) is dict else None
+        /* "citeaudit/formats/_readers.pyx":340
+ *             metadata = (<dict>reference).get("metadata")
+ *             chunk = (<dict>metadata).get(chunk_key) if type(metadata) is dict else None
  *             if type(chunk) is not str or not chunk:             # <<<<<<<<<<<<<<
  *                 return None
  *             made.append(new_record(citation_type, (
 */
       }
 
-      /* "citeaudit/formats/_readers.pyx":314
+      /* "citeaudit/formats/_readers.pyx":343
  *                 return None
  *             made.append(new_record(citation_type, (
  *                 chunk, None, covered, None, f"$.citations[{at}].retrievedReferences[{place}]",             # <<<<<<<<<<<<<<
  *                 None, None, None)))
  *         if made:
 */
-      __pyx_t_1 = __Pyx_PyUnicode_From_Py_ssize_t(__pyx_v_at, 0, ' ', 'd'); if (unlikely(!__pyx_t_1)) __PYX_ERR(0, 314, __pyx_L1_error)
+      __pyx_t_1 = __Pyx_PyUnicode_From_Py_ssize_t(__pyx_v_at, 0, ' ', 'd'); if (unlikely(!__pyx_t_1)) __PYX_ERR(0, 343, __pyx_L1_error)
       __Pyx_GOTREF(__pyx_t_1);
-      __pyx_t_8 = __Pyx_PyUnicode_From_Py_ssize_t(__pyx_v_place, 0, ' ', 'd'); if (unlikely(!__pyx_t_8)) __PYX_ERR(0, 314, __pyx_L1_error)
-      __Pyx_GOTREF(__pyx_t_8);
-      __pyx_t_14[0] = __pyx_mstate_global->__pyx_kp_u_citations_3;
-      __pyx_t_14[1] = __pyx_t_1;
-      __pyx_t_14[2] = __pyx_mstate_global->__pyx_kp_u_retrievedReferences_2;
-      __pyx_t_14[3] = __pyx_t_8;
-      __pyx_t_14[4] = __pyx_mstate_global->__pyx_kp_u__2;
-      __pyx_t_15 = 35;
+      __pyx_t_10 = __Pyx_PyUnicode_From_Py_ssize_t(__pyx_v_place, 0, ' ', 'd'); if (unlikely(!__pyx_t_10)) __PYX_ERR(0, 343, __pyx_L1_error)
+      __Pyx_GOTREF(__pyx_t_10);
+      __pyx_t_13[0] = __pyx_mstate_global->__pyx_kp_u_citations_3;
+      __pyx_t_13[1] = __pyx_t_1;
+      __pyx_t_13[2] = __pyx_mstate_global->__pyx_kp_u_retrievedReferences_2;
+      __pyx_t_13[3] = __pyx_t_10;
+      __pyx_t_13[4] = __pyx_mstate_global->__pyx_kp_u__2;
+      __pyx_t_14 = 35;
       #if __Pyx_PyUnicode_Join_CAN_USE_KIND_AND_LENGTH
-      __pyx_t_15 += __Pyx_PyUnicode_GET_LENGTH(__pyx_t_14[1]) + __Pyx_PyUnicode_GET_LENGTH(__pyx_t_14[3]);
+      __pyx_t_14 += __Pyx_PyUnicode_GET_LENGTH(__pyx_t_13[1]) + __Pyx_PyUnicode_GET_LENGTH(__pyx_t_13[3]);
       #endif
-      __pyx_t_16 = 0;
-      __pyx_t_6 = __Pyx_PyUnicode_Join(__pyx_t_14, 5, __pyx_t_15, __pyx_t_16);
-      if (unlikely(!__pyx_t_6)) __PYX_ERR(0, 314, __pyx_L1_error)
+      __pyx_t_15 = 0;
+      __pyx_t_6 = __Pyx_PyUnicode_Join(__pyx_t_13, 5, __pyx_t_14, __pyx_t_15);
+      if (unlikely(!__pyx_t_6)) __PYX_ERR(0, 343, __pyx_L1_error)
       __Pyx_GOTREF(__pyx_t_6);
       __Pyx_DECREF(__pyx_t_1); __pyx_t_1 = 0;
-      __Pyx_DECREF(__pyx_t_8); __pyx_t_8 = 0;
+      __Pyx_DECREF(__pyx_t_10); __pyx_t_10 = 0;
 
-      /* "citeaudit/formats/_readers.pyx":315
+      /* "citeaudit/formats/_readers.pyx":344
  *             made.append(new_record(citation_type, (
  *                 chunk, None, covered, None, f"$.citations[{at}].retrievedReferences[{place}]",
  *                 None, None, None)))             # <<<<<<<<<<<<<<
  *         if made:
  *             cited.append((start, end + 1, made))
 */
-      __pyx_t_8 = PyTuple_New(8); if (unlikely(!__pyx_t_8)) __PYX_ERR(0, 314, __pyx_L1_error)
-      __Pyx_GOTREF(__pyx_t_8);
+      __pyx_t_10 = PyTuple_New(8); if (unlikely(!__pyx_t_10)) __PYX_ERR(0, 343, __pyx_L1_error)
+      __Pyx_GOTREF(__pyx_t_10);
       __Pyx_INCREF(__pyx_v_chunk);
       __Pyx_GIVEREF(__pyx_v_chunk);
-      if (__Pyx_PyTuple_SET_ITEM(__pyx_t_8, 0, __pyx_v_chunk) != (0)) __PYX_ERR(0, 314, __pyx_L1_error);
+      if (__Pyx_PyTuple_SET_ITEM(__pyx_t_10, 0, __pyx_v_chunk) != (0)) __PYX_ERR(0, 343, __pyx_L1_error);
       __Pyx_INCREF(Py_None);
       __Pyx_GIVEREF(Py_None);
-      if (__Pyx_PyTuple_SET_ITEM(__pyx_t_8, 1, Py_None) != (0)) __PYX_ERR(0, 314, __pyx_L1_error);
+      if (__Pyx_PyTuple_SET_ITEM(__pyx_t_10, 1, Py_None) != (0)) __PYX_ERR(0, 343, __pyx_L1_error);
       __Pyx_INCREF(__pyx_v_covered);
       __Pyx_GIVEREF(__pyx_v_covered);
-      if (__Pyx_PyTuple_SET_ITEM(__pyx_t_8, 2, __pyx_v_covered) != (0)) __PYX_ERR(0, 314, __pyx_L1_error);
+      if (__Pyx_PyTuple_SET_ITEM(__pyx_t_10, 2, __pyx_v_covered) != (0)) __PYX_ERR(0, 343, __pyx_L1_error);
       __Pyx_INCREF(Py_None);
       __Pyx_GIVEREF(Py_None);
-      if (__Pyx_PyTuple_SET_ITEM(__pyx_t_8, 3, Py_None) != (0)) __PYX_ERR(0, 314, __pyx_L1_error);
+      if (__Pyx_PyTuple_SET_ITEM(__pyx_t_10, 3, Py_None) != (0)) __PYX_ERR(0, 343, __pyx_L1_error);
       __Pyx_GIVEREF(__pyx_t_6);
-      if (__Pyx_PyTuple_SET_ITEM(__pyx_t_8, 4, __pyx_t_6) != (0)) __PYX_ERR(0, 314, __pyx_L1_error);
+      if (__Pyx_PyTuple_SET_ITEM(__pyx_t_10, 4, __pyx_t_6) != (0)) __PYX_ERR(0, 343, __pyx_L1_error);
       __Pyx_INCREF(Py_None);
       __Pyx_GIVEREF(Py_None);
-      if (__Pyx_PyTuple_SET_ITEM(__pyx_t_8, 5, Py_None) != (0)) __PYX_ERR(0, 314, __pyx_L1_error);
+      if (__Pyx_PyTuple_SET_ITEM(__pyx_t_10, 5, Py_None) != (0)) __PYX_ERR(0, 343, __pyx_L1_error);
       __Pyx_INCREF(Py_None);
       __Pyx_GIVEREF(Py_None);
-      if (__Pyx_PyTuple_SET_ITEM(__pyx_t_8, 6, Py_None) != (0)) __PYX_ERR(0, 314, __pyx_L1_error);
+      if (__Pyx_PyTuple_SET_ITEM(__pyx_t_10, 6, Py_None) != (0)) __PYX_ERR(0, 343, __pyx_L1_error);
       __Pyx_INCREF(Py_None);
       __Pyx_GIVEREF(Py_None);
-      if (__Pyx_PyTuple_SET_ITEM(__pyx_t_8, 7, Py_None) != (0)) __PYX_ERR(0, 314, __pyx_L1_error);
+      if (__Pyx_PyTuple_SET_ITEM(__pyx_t_10, 7, Py_None) != (0)) __PYX_ERR(0, 343, __pyx_L1_error);
       __pyx_t_6 = 0;
 
-      /* "citeaudit/formats/_readers.pyx":313
+      /* "citeaudit/formats/_readers.pyx":342
  *             if type(chunk) is not str or not chunk:
  *                 return None
  *             made.append(new_record(citation_type, (             # <<<<<<<<<<<<<<
  *                 chunk, None, covered, None, f"$.citations[{at}].retrievedReferences[{place}]",
  *                 None, None, None)))
 */
-      __pyx_t_6 = __pyx_f_9citeaudit_4core_8_records_new_record(__pyx_v_citation_type, ((PyObject*)__pyx_t_8)); if (unlikely(!__pyx_t_6)) __PYX_ERR(0, 313, __pyx_L1_error)
+      __pyx_t_6 = __pyx_f_9citeaudit_4core_8_records_new_record(__pyx_v_citation_type, ((PyObject*)__pyx_t_10)); if (unlikely(!__pyx_t_6)) __PYX_ERR(0, 342, __pyx_L1_error)
       __Pyx_GOTREF(__pyx_t_6);
-      __Pyx_DECREF(__pyx_t_8); __pyx_t_8 = 0;
-      __pyx_t_17 = __Pyx_PyList_Append(__pyx_v_made, __pyx_t_6); if (unlikely(__pyx_t_17 == ((int)-1))) __PYX_ERR(0, 313, __pyx_L1_error)
+      __Pyx_DECREF(__pyx_t_10); __pyx_t_10 = 0;
+      __pyx_t_16 = __Pyx_PyList_Append(__pyx_v_made, __pyx_t_6); if (unlikely(__pyx_t_16 == ((int)-1))) __PYX_ERR(0, 342, __pyx_L1_error)
       __Pyx_DECREF(__pyx_t_6); __pyx_t_6 = 0;
 
     }
 
 
 
-    /* "citeaudit/formats/_readers.pyx":316
+    /* "citeaudit/formats/_readers.pyx":345
  *                 chunk, None, covered, None, f"$.citations[{at}].retrievedReferences[{place}]",
  *                 None, None, None)))
  *         if made:             # <<<<<<<<<<<<<<
@@ -10296,38 +10437,38 @@ static PyObject *__pyx_pf_9citeaudit_7formats_8_readers_8bedrock(CYTHON_UNUSED P
 */
     {
       Py_ssize_t __pyx_temp = __Pyx_PyList_GET_SIZE(__pyx_v_made);
-      if (unlikely(((!CYTHON_ASSUME_SAFE_SIZE) && __pyx_temp < 0))) __PYX_ERR(0, 316, __pyx_L1_error)
+      if (unlikely(((!CYTHON_ASSUME_SAFE_SIZE) && __pyx_temp < 0))) __PYX_ERR(0, 345, __pyx_L1_error)
       __pyx_t_5 = (__pyx_temp != 0);
     }
 
     if (__pyx_t_5) {
 
 
-      /* "citeaudit/formats/_readers.pyx":317
+      /* "citeaudit/formats/_readers.pyx":346
  *                 None, None, None)))
  *         if made:
  *             cited.append((start, end + 1, made))             # <<<<<<<<<<<<<<
  *     return cited
  * 
 */
-      __pyx_t_6 = __Pyx_PyLong_AddObjC(__pyx_v_end, __pyx_mstate_global->__pyx_int_1, 1, 0, 0); if (unlikely(!__pyx_t_6)) __PYX_ERR(0, 317, __pyx_L1_error)
+      __pyx_t_6 = __Pyx_PyLong_AddObjC(__pyx_v_end, __pyx_mstate_global->__pyx_int_1, 1, 0, 0); if (unlikely(!__pyx_t_6)) __PYX_ERR(0, 346, __pyx_L1_error)
       __Pyx_GOTREF(__pyx_t_6);
-      __pyx_t_8 = PyTuple_New(3); if (unlikely(!__pyx_t_8)) __PYX_ERR(0, 317, __pyx_L1_error)
-      __Pyx_GOTREF(__pyx_t_8);
+      __pyx_t_10 = PyTuple_New(3); if (unlikely(!__pyx_t_10)) __PYX_ERR(0, 346, __pyx_L1_error)
+      __Pyx_GOTREF(__pyx_t_10);
       __Pyx_INCREF(__pyx_v_start);
       __Pyx_GIVEREF(__pyx_v_start);
-      if (__Pyx_PyTuple_SET_ITEM(__pyx_t_8, 0, __pyx_v_start) != (0)) __PYX_ERR(0, 317, __pyx_L1_error);
+      if (__Pyx_PyTuple_SET_ITEM(__pyx_t_10, 0, __pyx_v_start) != (0)) __PYX_ERR(0, 346, __pyx_L1_error);
       __Pyx_GIVEREF(__pyx_t_6);
-      if (__Pyx_PyTuple_SET_ITEM(__pyx_t_8, 1, __pyx_t_6) != (0)) __PYX_ERR(0, 317, __pyx_L1_error);
+      if (__Pyx_PyTuple_SET_ITEM(__pyx_t_10, 1, __pyx_t_6) != (0)) __PYX_ERR(0, 346, __pyx_L1_error);
       __Pyx_INCREF(__pyx_v_made);
       __Pyx_GIVEREF(__pyx_v_made);
-      if (__Pyx_PyTuple_SET_ITEM(__pyx_t_8, 2, __pyx_v_made) != (0)) __PYX_ERR(0, 317, __pyx_L1_error);
+      if (__Pyx_PyTuple_SET_ITEM(__pyx_t_10, 2, __pyx_v_made) != (0)) __PYX_ERR(0, 346, __pyx_L1_error);
       __pyx_t_6 = 0;
-      __pyx_t_17 = __Pyx_PyList_Append(__pyx_v_cited, __pyx_t_8); if (unlikely(__pyx_t_17 == ((int)-1))) __PYX_ERR(0, 317, __pyx_L1_error)
-      __Pyx_DECREF(__pyx_t_8); __pyx_t_8 = 0;
+      __pyx_t_16 = __Pyx_PyList_Append(__pyx_v_cited, __pyx_t_10); if (unlikely(__pyx_t_16 == ((int)-1))) __PYX_ERR(0, 346, __pyx_L1_error)
+      __Pyx_DECREF(__pyx_t_10); __pyx_t_10 = 0;
 
 
-      /* "citeaudit/formats/_readers.pyx":316
+      /* "citeaudit/formats/_readers.pyx":345
  *                 chunk, None, covered, None, f"$.citations[{at}].retrievedReferences[{place}]",
  *                 None, None, None)))
  *         if made:             # <<<<<<<<<<<<<<
@@ -10340,7 +10481,7 @@ static PyObject *__pyx_pf_9citeaudit_7formats_8_readers_8bedrock(CYTHON_UNUSED P
 
 
 
-  /* "citeaudit/formats/_readers.pyx":318
+  /* "citeaudit/formats/_readers.pyx":347
  *         if made:
  *             cited.append((start, end + 1, made))
  *     return cited             # <<<<<<<<<<<<<<
@@ -10358,7 +10499,7 @@ static PyObject *__pyx_pf_9citeaudit_7formats_8_readers_8bedrock(CYTHON_UNUSED P
   }
   goto __pyx_L0;
 
-  /* "citeaudit/formats/_readers.pyx":274
+  /* "citeaudit/formats/_readers.pyx":298
  * 
  * 
  * def bedrock(list citations, str text, str chunk_key, object citation_type):             # <<<<<<<<<<<<<<
@@ -10370,7 +10511,7 @@ static PyObject *__pyx_pf_9citeaudit_7formats_8_readers_8bedrock(CYTHON_UNUSED P
   __pyx_L1_error:;
   __Pyx_XDECREF(__pyx_t_1);
   __Pyx_XDECREF(__pyx_t_6);
-  __Pyx_XDECREF(__pyx_t_8);
+  __Pyx_XDECREF(__pyx_t_10);
   __Pyx_AddTraceback("citeaudit.formats._readers.bedrock", __pyx_clineno, __pyx_lineno, __pyx_filename);
   __pyx_r = NULL;
   __pyx_L0:;
@@ -10382,11 +10523,11 @@ static PyObject *__pyx_pf_9citeaudit_7formats_8_readers_8bedrock(CYTHON_UNUSED P
 
   __Pyx_XDECREF(__pyx_v_citation);
   __Pyx_XDECREF(__pyx_v_part);
+  __Pyx_XDECREF(__pyx_v_given);
   __Pyx_XDECREF(__pyx_v_span);
   __Pyx_XDECREF(__pyx_v_start);
   __Pyx_XDECREF(__pyx_v_end);
   __Pyx_XDECREF(__pyx_v_said);
-  __Pyx_XDECREF(__pyx_v_given);
   __Pyx_XDECREF(__pyx_v_covered);
   __Pyx_XDECREF(__pyx_v_reference);
   __Pyx_XDECREF(__pyx_v_metadata);
@@ -10396,7 +10537,7 @@ static PyObject *__pyx_pf_9citeaudit_7formats_8_readers_8bedrock(CYTHON_UNUSED P
   return __pyx_r;
 }
 
-/* "citeaudit/formats/_readers.pyx":321
+/* "citeaudit/formats/_readers.pyx":350
  * 
  * 
  * def mistral(list content, object citation_type):             # <<<<<<<<<<<<<<
@@ -10445,39 +10586,39 @@ PyObject *__pyx_args, PyObject *__pyx_kwds
   {
     PyObject ** const __pyx_pyargnames[] = {&__pyx_mstate_global->__pyx_n_u_content,&__pyx_mstate_global->__pyx_n_u_citation_type,0};
     const Py_ssize_t __pyx_kwds_len = (__pyx_kwds) ? __Pyx_NumKwargs_FASTCALL(__pyx_kwds) : 0;
-    if (unlikely(__pyx_kwds_len < 0)) __PYX_ERR(0, 321, __pyx_L3_error)
+    if (unlikely(__pyx_kwds_len < 0)) __PYX_ERR(0, 350, __pyx_L3_error)
     if (__pyx_kwds_len > 0) {
       switch (__pyx_nargs) {
         case  2:
         values[1] = __Pyx_ArgRef_FASTCALL(__pyx_args, 1);
-        if (!CYTHON_ASSUME_SAFE_MACROS && unlikely(!values[1])) __PYX_ERR(0, 321, __pyx_L3_error)
+        if (!CYTHON_ASSUME_SAFE_MACROS && unlikely(!values[1])) __PYX_ERR(0, 350, __pyx_L3_error)
         CYTHON_FALLTHROUGH;
         case  1:
         values[0] = __Pyx_ArgRef_FASTCALL(__pyx_args, 0);
-        if (!CYTHON_ASSUME_SAFE_MACROS && unlikely(!values[0])) __PYX_ERR(0, 321, __pyx_L3_error)
+        if (!CYTHON_ASSUME_SAFE_MACROS && unlikely(!values[0])) __PYX_ERR(0, 350, __pyx_L3_error)
         CYTHON_FALLTHROUGH;
         case  0: break;
         default: goto __pyx_L5_argtuple_error;
       }
       const Py_ssize_t kwd_pos_args = __pyx_nargs;
-      if (__Pyx_ParseKeywords(__pyx_kwds, __pyx_kwvalues, __pyx_pyargnames, 0, values, kwd_pos_args, __pyx_kwds_len, "mistral", 0) < (0)) __PYX_ERR(0, 321, __pyx_L3_error)
+      if (__Pyx_ParseKeywords(__pyx_kwds, __pyx_kwvalues, __pyx_pyargnames, 0, values, kwd_pos_args, __pyx_kwds_len, "mistral", 0) < (0)) __PYX_ERR(0, 350, __pyx_L3_error)
       for (Py_ssize_t i = __pyx_nargs; i < 2; i++) {
-        if (unlikely(!values[i])) { __Pyx_RaiseArgtupleInvalid("mistral", 1, 2, 2, i); __PYX_ERR(0, 321, __pyx_L3_error) }
+        if (unlikely(!values[i])) { __Pyx_RaiseArgtupleInvalid("mistral", 1, 2, 2, i); __PYX_ERR(0, 350, __pyx_L3_error) }
       }
     } else if (unlikely(__pyx_nargs != 2)) {
       goto __pyx_L5_argtuple_error;
     } else {
       values[0] = __Pyx_ArgRef_FASTCALL(__pyx_args, 0);
-      if (!CYTHON_ASSUME_SAFE_MACROS && unlikely(!values[0])) __PYX_ERR(0, 321, __pyx_L3_error)
+      if (!CYTHON_ASSUME_SAFE_MACROS && unlikely(!values[0])) __PYX_ERR(0, 350, __pyx_L3_error)
       values[1] = __Pyx_ArgRef_FASTCALL(__pyx_args, 1);
-      if (!CYTHON_ASSUME_SAFE_MACROS && unlikely(!values[1])) __PYX_ERR(0, 321, __pyx_L3_error)
+      if (!CYTHON_ASSUME_SAFE_MACROS && unlikely(!values[1])) __PYX_ERR(0, 350, __pyx_L3_error)
     }
     __pyx_v_content = ((PyObject*)values[0]);
     __pyx_v_citation_type = values[1];
   }
   goto __pyx_L6_skip;
   __pyx_L5_argtuple_error:;
-  __Pyx_RaiseArgtupleInvalid("mistral", 1, 2, 2, __pyx_nargs); __PYX_ERR(0, 321, __pyx_L3_error)
+  __Pyx_RaiseArgtupleInvalid("mistral", 1, 2, 2, __pyx_nargs); __PYX_ERR(0, 350, __pyx_L3_error)
   __pyx_L6_skip:;
   goto __pyx_L4_argument_unpacking_done;
   __pyx_L3_error:;
@@ -10488,7 +10629,7 @@ PyObject *__pyx_args, PyObject *__pyx_kwds
   __Pyx_RefNannyFinishContext();
   return NULL;
   __pyx_L4_argument_unpacking_done:;
-  if (unlikely(!__Pyx_ArgTypeTest(((PyObject *)__pyx_v_content), (&PyList_Type), 1, "content", 1))) __PYX_ERR(0, 321, __pyx_L1_error)
+  if (unlikely(!__Pyx_ArgTypeTest(((PyObject *)__pyx_v_content), (&PyList_Type), 1, "content", 1))) __PYX_ERR(0, 350, __pyx_L1_error)
   __pyx_r = __pyx_pf_9citeaudit_7formats_8_readers_10mistral(__pyx_self, __pyx_v_content, __pyx_v_citation_type);
 
   /* function exit code */
@@ -10516,12 +10657,12 @@ static PyObject *__pyx_pf_9citeaudit_7formats_8_readers_10mistral(CYTHON_UNUSED 
   Py_ssize_t __pyx_v_at;
   Py_ssize_t __pyx_v_place;
   Py_ssize_t __pyx_v_offset;
+  PyObject *__pyx_v_chunk = 0;
   PyObject *__pyx_v_last = NULL;
-  PyObject *__pyx_v_chunk = NULL;
+  PyObject *__pyx_v_given = NULL;
   PyObject *__pyx_v_kind = NULL;
   PyObject *__pyx_v_text = NULL;
   PyObject *__pyx_v_path = NULL;
-  PyObject *__pyx_v_given = NULL;
   PyObject *__pyx_v_written = NULL;
   PyObject *__pyx_r = NULL;
   __Pyx_RefNannyDeclarations
@@ -10530,119 +10671,118 @@ static PyObject *__pyx_pf_9citeaudit_7formats_8_readers_10mistral(CYTHON_UNUSED 
   Py_ssize_t __pyx_t_3;
   Py_ssize_t __pyx_t_4;
   int __pyx_t_5;
-  PyObject *__pyx_t_6 = NULL;
-  size_t __pyx_t_7;
-  int __pyx_t_8;
-  int __pyx_t_9;
-  Py_ssize_t __pyx_t_10;
-  PyObject *__pyx_t_11 = NULL;
-  PyObject *__pyx_t_12[3];
-  int __pyx_t_13;
+  int __pyx_t_6;
+  int __pyx_t_7;
+  Py_ssize_t __pyx_t_8;
+  PyObject *__pyx_t_9 = NULL;
+  PyObject *__pyx_t_10 = NULL;
+  PyObject *__pyx_t_11[3];
+  int __pyx_t_12;
+  Py_ssize_t __pyx_t_13;
   Py_ssize_t __pyx_t_14;
-  Py_ssize_t __pyx_t_15;
-  PyObject *__pyx_t_16[4];
-  Py_ssize_t __pyx_t_17;
+  PyObject *__pyx_t_15[4];
+  Py_ssize_t __pyx_t_16;
   int __pyx_lineno = 0;
   const char *__pyx_filename = NULL;
   int __pyx_clineno = 0;
   __Pyx_RefNannySetupContext("mistral", 0);
 
-  /* "citeaudit/formats/_readers.pyx":325
+  /* "citeaudit/formats/_readers.pyx":354
  *     the reference decides.
  *     """
  *     cdef list pieces = [], cited = [], made, ids             # <<<<<<<<<<<<<<
  *     cdef Py_ssize_t at, place, offset = 0
- *     last = None
+ *     cdef dict chunk
 */
-  __pyx_t_1 = PyList_New(0); if (unlikely(!__pyx_t_1)) __PYX_ERR(0, 325, __pyx_L1_error)
+  __pyx_t_1 = PyList_New(0); if (unlikely(!__pyx_t_1)) __PYX_ERR(0, 354, __pyx_L1_error)
   __Pyx_GOTREF(__pyx_t_1);
   __pyx_v_pieces = ((PyObject*)__pyx_t_1);
   __pyx_t_1 = 0;
-  __pyx_t_1 = PyList_New(0); if (unlikely(!__pyx_t_1)) __PYX_ERR(0, 325, __pyx_L1_error)
+  __pyx_t_1 = PyList_New(0); if (unlikely(!__pyx_t_1)) __PYX_ERR(0, 354, __pyx_L1_error)
   __Pyx_GOTREF(__pyx_t_1);
   __pyx_v_cited = ((PyObject*)__pyx_t_1);
   __pyx_t_1 = 0;
 
-  /* "citeaudit/formats/_readers.pyx":326
+  /* "citeaudit/formats/_readers.pyx":355
  *     """
  *     cdef list pieces = [], cited = [], made, ids
  *     cdef Py_ssize_t at, place, offset = 0             # <<<<<<<<<<<<<<
+ *     cdef dict chunk
  *     last = None
- *     for at in range(len(content)):
 */
   __pyx_v_offset = 0;
 
-  /* "citeaudit/formats/_readers.pyx":327
- *     cdef list pieces = [], cited = [], made, ids
+  /* "citeaudit/formats/_readers.pyx":357
  *     cdef Py_ssize_t at, place, offset = 0
+ *     cdef dict chunk
  *     last = None             # <<<<<<<<<<<<<<
  *     for at in range(len(content)):
- *         chunk = content[at]
+ *         given = content[at]
 */
   __Pyx_INCREF(Py_None);
   __pyx_v_last = Py_None;
 
-  /* "citeaudit/formats/_readers.pyx":328
- *     cdef Py_ssize_t at, place, offset = 0
+  /* "citeaudit/formats/_readers.pyx":358
+ *     cdef dict chunk
  *     last = None
  *     for at in range(len(content)):             # <<<<<<<<<<<<<<
- *         chunk = content[at]
- *         if type(chunk) is not dict:
+ *         given = content[at]
+ *         if type(given) is not dict:
 */
   if (unlikely(__pyx_v_content == Py_None)) {
     PyErr_SetString(PyExc_TypeError, "object of type \047NoneType\047 has no len()");
-    __PYX_ERR(0, 328, __pyx_L1_error)
+    __PYX_ERR(0, 358, __pyx_L1_error)
   }
-  __pyx_t_2 = __Pyx_PyList_GET_SIZE(__pyx_v_content); if (unlikely(__pyx_t_2 == ((Py_ssize_t)-1))) __PYX_ERR(0, 328, __pyx_L1_error)
+  __pyx_t_2 = __Pyx_PyList_GET_SIZE(__pyx_v_content); if (unlikely(__pyx_t_2 == ((Py_ssize_t)-1))) __PYX_ERR(0, 358, __pyx_L1_error)
   __pyx_t_3 = __pyx_t_2;
 
   for (__pyx_t_4 = 0; __pyx_t_4 < __pyx_t_3; __pyx_t_4+=1) {
     __pyx_v_at = __pyx_t_4;
 
-    /* "citeaudit/formats/_readers.pyx":329
+    /* "citeaudit/formats/_readers.pyx":359
  *     last = None
  *     for at in range(len(content)):
- *         chunk = content[at]             # <<<<<<<<<<<<<<
- *         if type(chunk) is not dict:
- *             if isinstance(chunk, dict):
+ *         given = content[at]             # <<<<<<<<<<<<<<
+ *         if type(given) is not dict:
+ *             if isinstance(given, dict):
 */
     if (unlikely(__pyx_v_content == Py_None)) {
       PyErr_SetString(PyExc_TypeError, "\047NoneType\047 object is not subscriptable");
-      __PYX_ERR(0, 329, __pyx_L1_error)
+      __PYX_ERR(0, 359, __pyx_L1_error)
     }
-    __pyx_t_1 = __Pyx_GetItemInt_List(__pyx_v_content, __pyx_v_at, Py_ssize_t, 1, PyLong_FromSsize_t, 1, 1, 1, __Pyx_ReferenceSharing_FunctionArgument); if (unlikely(!__pyx_t_1)) __PYX_ERR(0, 329, __pyx_L1_error)
+    __pyx_t_1 = __Pyx_GetItemInt_List(__pyx_v_content, __pyx_v_at, Py_ssize_t, 1, PyLong_FromSsize_t, 1, 1, 1, __Pyx_ReferenceSharing_FunctionArgument); if (unlikely(!__pyx_t_1)) __PYX_ERR(0, 359, __pyx_L1_error)
     __Pyx_GOTREF(__pyx_t_1);
-    __Pyx_XDECREF_SET(__pyx_v_chunk, __pyx_t_1);
+    __Pyx_XDECREF_SET(__pyx_v_given, __pyx_t_1);
     __pyx_t_1 = 0;
 
-    /* "citeaudit/formats/_readers.pyx":330
+    /* "citeaudit/formats/_readers.pyx":360
  *     for at in range(len(content)):
- *         chunk = content[at]
- *         if type(chunk) is not dict:             # <<<<<<<<<<<<<<
- *             if isinstance(chunk, dict):
+ *         given = content[at]
+ *         if type(given) is not dict:             # <<<<<<<<<<<<<<
+ *             if isinstance(given, dict):
  *                 return None
 */
-    __pyx_t_5 = (((PyObject *)Py_TYPE(__pyx_v_chunk)) != ((PyObject *)(&PyDict_Type)));
+    __pyx_t_5 = (((PyObject *)Py_TYPE(__pyx_v_given)) != ((PyObject *)(&PyDict_Type)));
     if (__pyx_t_5) {
 
 
-      /* "citeaudit/formats/_readers.pyx":331
- *         chunk = content[at]
- *         if type(chunk) is not dict:
- *             if isinstance(chunk, dict):             # <<<<<<<<<<<<<<
+      /* "citeaudit/formats/_readers.pyx":361
+ *         given = content[at]
+ *         if type(given) is not dict:
+ *             if isinstance(given, dict):             # <<<<<<<<<<<<<<
  *                 return None
  *             continue
 */
-      __pyx_t_5 = PyDict_Check(__pyx_v_chunk); 
+      __pyx_t_5 = PyDict_Check(__pyx_v_given); 
       if (__pyx_t_5) {
 
 
-        /* "citeaudit/formats/_readers.pyx":332
- *         if type(chunk) is not dict:
- *             if isinstance(chunk, dict):
+        /* "citeaudit/formats/_readers.pyx":362
+ *         if type(given) is not dict:
+ *             if isinstance(given, dict):
  *                 return None             # <<<<<<<<<<<<<<
  *             continue
- *         kind = chunk.get("type")
+ *         chunk = <dict>given
 */
         {
           PyObject *__pyx_temp;
@@ -10654,161 +10794,165 @@ static PyObject *__pyx_pf_9citeaudit_7formats_8_readers_10mistral(CYTHON_UNUSED 
         }
         goto __pyx_L0;
 
-        /* "citeaudit/formats/_readers.pyx":331
- *         chunk = content[at]
- *         if type(chunk) is not dict:
- *             if isinstance(chunk, dict):             # <<<<<<<<<<<<<<
+        /* "citeaudit/formats/_readers.pyx":361
+ *         given = content[at]
+ *         if type(given) is not dict:
+ *             if isinstance(given, dict):             # <<<<<<<<<<<<<<
  *                 return None
  *             continue
 */
       }
 
-      /* "citeaudit/formats/_readers.pyx":333
- *             if isinstance(chunk, dict):
+      /* "citeaudit/formats/_readers.pyx":363
+ *             if isinstance(given, dict):
  *                 return None
  *             continue             # <<<<<<<<<<<<<<
+ *         chunk = <dict>given
  *         kind = chunk.get("type")
- *         text = chunk.get("text")
 */
       goto __pyx_L3_continue;
 
-      /* "citeaudit/formats/_readers.pyx":330
+      /* "citeaudit/formats/_readers.pyx":360
  *     for at in range(len(content)):
- *         chunk = content[at]
- *         if type(chunk) is not dict:             # <<<<<<<<<<<<<<
- *             if isinstance(chunk, dict):
+ *         given = content[at]
+ *         if type(given) is not dict:             # <<<<<<<<<<<<<<
+ *             if isinstance(given, dict):
  *                 return None
 */
     }
 
-    /* "citeaudit/formats/_readers.pyx":334
+    /* "citeaudit/formats/_readers.pyx":364
  *                 return None
  *             continue
+ *         chunk = <dict>given             # <<<<<<<<<<<<<<
+ *         kind = chunk.get("type")
+ *         text = chunk.get("text")
+*/
+    __pyx_t_1 = __pyx_v_given;
+    __Pyx_INCREF(__pyx_t_1);
+    __Pyx_XDECREF_SET(__pyx_v_chunk, ((PyObject*)__pyx_t_1));
+    __pyx_t_1 = 0;
+
+    /* "citeaudit/formats/_readers.pyx":365
+ *             continue
+ *         chunk = <dict>given
  *         kind = chunk.get("type")             # <<<<<<<<<<<<<<
  *         text = chunk.get("text")
  *         if isinstance(text, str) and text and (kind == "text" or kind == "reference"):
 */
-    __pyx_t_6 = __pyx_v_chunk;
-    __Pyx_INCREF(__pyx_t_6);
-    __pyx_t_7 = 0;
-    {
-      PyObject *__pyx_callargs[2] = {__pyx_t_6, __pyx_mstate_global->__pyx_n_u_type};
-      __pyx_t_1 = __Pyx_PyObject_FastCallMethod((PyObject*)__pyx_mstate_global->__pyx_n_u_get, __pyx_callargs+__pyx_t_7, (2-__pyx_t_7) | (1*__Pyx_PY_VECTORCALL_ARGUMENTS_OFFSET));
-      __Pyx_XDECREF(__pyx_t_6); __pyx_t_6 = 0;
-      if (unlikely(!__pyx_t_1)) __PYX_ERR(0, 334, __pyx_L1_error)
-      __Pyx_GOTREF(__pyx_t_1);
+    if (unlikely(__pyx_v_chunk == Py_None)) {
+      PyErr_Format(PyExc_AttributeError, "\047NoneType\047 object has no attribute \047%.30s\047", "get");
+      __PYX_ERR(0, 365, __pyx_L1_error)
     }
+    __pyx_t_1 = __Pyx_PyDict_GetItemDefault(__pyx_v_chunk, __pyx_mstate_global->__pyx_n_u_type, Py_None); if (unlikely(!__pyx_t_1)) __PYX_ERR(0, 365, __pyx_L1_error)
+    __Pyx_GOTREF(__pyx_t_1);
     __Pyx_XDECREF_SET(__pyx_v_kind, __pyx_t_1);
     __pyx_t_1 = 0;
 
-    /* "citeaudit/formats/_readers.pyx":335
- *             continue
+    /* "citeaudit/formats/_readers.pyx":366
+ *         chunk = <dict>given
  *         kind = chunk.get("type")
  *         text = chunk.get("text")             # <<<<<<<<<<<<<<
  *         if isinstance(text, str) and text and (kind == "text" or kind == "reference"):
  *             pieces.append(text)
 */
-    __pyx_t_6 = __pyx_v_chunk;
-    __Pyx_INCREF(__pyx_t_6);
-    __pyx_t_7 = 0;
-    {
-      PyObject *__pyx_callargs[2] = {__pyx_t_6, __pyx_mstate_global->__pyx_n_u_text};
-      __pyx_t_1 = __Pyx_PyObject_FastCallMethod((PyObject*)__pyx_mstate_global->__pyx_n_u_get, __pyx_callargs+__pyx_t_7, (2-__pyx_t_7) | (1*__Pyx_PY_VECTORCALL_ARGUMENTS_OFFSET));
-      __Pyx_XDECREF(__pyx_t_6); __pyx_t_6 = 0;
-      if (unlikely(!__pyx_t_1)) __PYX_ERR(0, 335, __pyx_L1_error)
-      __Pyx_GOTREF(__pyx_t_1);
+    if (unlikely(__pyx_v_chunk == Py_None)) {
+      PyErr_Format(PyExc_AttributeError, "\047NoneType\047 object has no attribute \047%.30s\047", "get");
+      __PYX_ERR(0, 366, __pyx_L1_error)
     }
+    __pyx_t_1 = __Pyx_PyDict_GetItemDefault(__pyx_v_chunk, __pyx_mstate_global->__pyx_n_u_text, Py_None); if (unlikely(!__pyx_t_1)) __PYX_ERR(0, 366, __pyx_L1_error)
+    __Pyx_GOTREF(__pyx_t_1);
     __Pyx_XDECREF_SET(__pyx_v_text, __pyx_t_1);
     __pyx_t_1 = 0;
 
-    /* "citeaudit/formats/_readers.pyx":336
+    /* "citeaudit/formats/_readers.pyx":367
  *         kind = chunk.get("type")
  *         text = chunk.get("text")
  *         if isinstance(text, str) and text and (kind == "text" or kind == "reference"):             # <<<<<<<<<<<<<<
  *             pieces.append(text)
  *             last = (offset, offset + len(text))
 */
-    __pyx_t_8 = PyUnicode_Check(__pyx_v_text); 
-    if (__pyx_t_8) {
+    __pyx_t_6 = PyUnicode_Check(__pyx_v_text); 
+    if (__pyx_t_6) {
 
     } else {
 
-      __pyx_t_5 = __pyx_t_8;
+      __pyx_t_5 = __pyx_t_6;
 
       goto __pyx_L8_bool_binop_done;
     }
-    __pyx_t_8 = __Pyx_PyObject_IsTrue(__pyx_v_text); if (unlikely((__pyx_t_8 < 0))) __PYX_ERR(0, 336, __pyx_L1_error)
-    if (__pyx_t_8) {
+    __pyx_t_6 = __Pyx_PyObject_IsTrue(__pyx_v_text); if (unlikely((__pyx_t_6 < 0))) __PYX_ERR(0, 367, __pyx_L1_error)
+    if (__pyx_t_6) {
 
     } else {
 
-      __pyx_t_5 = __pyx_t_8;
+      __pyx_t_5 = __pyx_t_6;
 
       goto __pyx_L8_bool_binop_done;
     }
-    __pyx_t_8 = __Pyx_PyObject_CompareBoolEq_object_str(__pyx_v_kind, __pyx_mstate_global->__pyx_n_u_text, Py_EQ); if (unlikely((__pyx_t_8 < 0))) __PYX_ERR(0, 336, __pyx_L1_error)
-    if (!__pyx_t_8) {
+    __pyx_t_6 = __Pyx_PyObject_CompareBoolEq_object_str(__pyx_v_kind, __pyx_mstate_global->__pyx_n_u_text, Py_EQ); if (unlikely((__pyx_t_6 < 0))) __PYX_ERR(0, 367, __pyx_L1_error)
+    if (!__pyx_t_6) {
 
     } else {
 
-      __pyx_t_5 = __pyx_t_8;
+      __pyx_t_5 = __pyx_t_6;
 
       goto __pyx_L8_bool_binop_done;
     }
-    __pyx_t_8 = __Pyx_PyObject_CompareBoolEq_object_str(__pyx_v_kind, __pyx_mstate_global->__pyx_n_u_reference, Py_EQ); if (unlikely((__pyx_t_8 < 0))) __PYX_ERR(0, 336, __pyx_L1_error)
+    __pyx_t_6 = __Pyx_PyObject_CompareBoolEq_object_str(__pyx_v_kind, __pyx_mstate_global->__pyx_n_u_reference, Py_EQ); if (unlikely((__pyx_t_6 < 0))) __PYX_ERR(0, 367, __pyx_L1_error)
 
-    __pyx_t_5 = __pyx_t_8;
+    __pyx_t_5 = __pyx_t_6;
 
     __pyx_L8_bool_binop_done:;
     if (__pyx_t_5) {
 
 
-      /* "citeaudit/formats/_readers.pyx":337
+      /* "citeaudit/formats/_readers.pyx":368
  *         text = chunk.get("text")
  *         if isinstance(text, str) and text and (kind == "text" or kind == "reference"):
  *             pieces.append(text)             # <<<<<<<<<<<<<<
  *             last = (offset, offset + len(text))
  *             offset += len(text)
 */
-      __pyx_t_9 = __Pyx_PyList_Append(__pyx_v_pieces, __pyx_v_text); if (unlikely(__pyx_t_9 == ((int)-1))) __PYX_ERR(0, 337, __pyx_L1_error)
+      __pyx_t_7 = __Pyx_PyList_Append(__pyx_v_pieces, __pyx_v_text); if (unlikely(__pyx_t_7 == ((int)-1))) __PYX_ERR(0, 368, __pyx_L1_error)
 
 
-      /* "citeaudit/formats/_readers.pyx":338
+      /* "citeaudit/formats/_readers.pyx":369
  *         if isinstance(text, str) and text and (kind == "text" or kind == "reference"):
  *             pieces.append(text)
  *             last = (offset, offset + len(text))             # <<<<<<<<<<<<<<
  *             offset += len(text)
  *         if kind == "text":
 */
-      __pyx_t_1 = PyLong_FromSsize_t(__pyx_v_offset); if (unlikely(!__pyx_t_1)) __PYX_ERR(0, 338, __pyx_L1_error)
+      __pyx_t_1 = PyLong_FromSsize_t(__pyx_v_offset); if (unlikely(!__pyx_t_1)) __PYX_ERR(0, 369, __pyx_L1_error)
       __Pyx_GOTREF(__pyx_t_1);
-      __pyx_t_10 = PyObject_Length(__pyx_v_text); if (unlikely(__pyx_t_10 == ((Py_ssize_t)-1))) __PYX_ERR(0, 338, __pyx_L1_error)
-      __pyx_t_6 = PyLong_FromSsize_t((__pyx_v_offset + __pyx_t_10)); if (unlikely(!__pyx_t_6)) __PYX_ERR(0, 338, __pyx_L1_error)
-      __Pyx_GOTREF(__pyx_t_6);
+      __pyx_t_8 = PyObject_Length(__pyx_v_text); if (unlikely(__pyx_t_8 == ((Py_ssize_t)-1))) __PYX_ERR(0, 369, __pyx_L1_error)
+      __pyx_t_9 = PyLong_FromSsize_t((__pyx_v_offset + __pyx_t_8)); if (unlikely(!__pyx_t_9)) __PYX_ERR(0, 369, __pyx_L1_error)
+      __Pyx_GOTREF(__pyx_t_9);
 
-      __pyx_t_11 = PyTuple_New(2); if (unlikely(!__pyx_t_11)) __PYX_ERR(0, 338, __pyx_L1_error)
-      __Pyx_GOTREF(__pyx_t_11);
+      __pyx_t_10 = PyTuple_New(2); if (unlikely(!__pyx_t_10)) __PYX_ERR(0, 369, __pyx_L1_error)
+      __Pyx_GOTREF(__pyx_t_10);
       __Pyx_GIVEREF(__pyx_t_1);
-      if (__Pyx_PyTuple_SET_ITEM(__pyx_t_11, 0, __pyx_t_1) != (0)) __PYX_ERR(0, 338, __pyx_L1_error);
-      __Pyx_GIVEREF(__pyx_t_6);
-      if (__Pyx_PyTuple_SET_ITEM(__pyx_t_11, 1, __pyx_t_6) != (0)) __PYX_ERR(0, 338, __pyx_L1_error);
+      if (__Pyx_PyTuple_SET_ITEM(__pyx_t_10, 0, __pyx_t_1) != (0)) __PYX_ERR(0, 369, __pyx_L1_error);
+      __Pyx_GIVEREF(__pyx_t_9);
+      if (__Pyx_PyTuple_SET_ITEM(__pyx_t_10, 1, __pyx_t_9) != (0)) __PYX_ERR(0, 369, __pyx_L1_error);
       __pyx_t_1 = 0;
-      __pyx_t_6 = 0;
-      __Pyx_DECREF_SET(__pyx_v_last, __pyx_t_11);
-      __pyx_t_11 = 0;
+      __pyx_t_9 = 0;
+      __Pyx_DECREF_SET(__pyx_v_last, __pyx_t_10);
+      __pyx_t_10 = 0;
 
-      /* "citeaudit/formats/_readers.pyx":339
+      /* "citeaudit/formats/_readers.pyx":370
  *             pieces.append(text)
  *             last = (offset, offset + len(text))
  *             offset += len(text)             # <<<<<<<<<<<<<<
  *         if kind == "text":
  *             continue
 */
-      __pyx_t_10 = PyObject_Length(__pyx_v_text); if (unlikely(__pyx_t_10 == ((Py_ssize_t)-1))) __PYX_ERR(0, 339, __pyx_L1_error)
-      __pyx_v_offset = (__pyx_v_offset + __pyx_t_10);
+      __pyx_t_8 = PyObject_Length(__pyx_v_text); if (unlikely(__pyx_t_8 == ((Py_ssize_t)-1))) __PYX_ERR(0, 370, __pyx_L1_error)
+      __pyx_v_offset = (__pyx_v_offset + __pyx_t_8);
 
 
-      /* "citeaudit/formats/_readers.pyx":336
+      /* "citeaudit/formats/_readers.pyx":367
  *         kind = chunk.get("type")
  *         text = chunk.get("text")
  *         if isinstance(text, str) and text and (kind == "text" or kind == "reference"):             # <<<<<<<<<<<<<<
@@ -10817,18 +10961,18 @@ static PyObject *__pyx_pf_9citeaudit_7formats_8_readers_10mistral(CYTHON_UNUSED 
 */
     }
 
-    /* "citeaudit/formats/_readers.pyx":340
+    /* "citeaudit/formats/_readers.pyx":371
  *             last = (offset, offset + len(text))
  *             offset += len(text)
  *         if kind == "text":             # <<<<<<<<<<<<<<
  *             continue
  *         path = f"$.choices[0].message.content[{at}]"
 */
-    __pyx_t_5 = __Pyx_PyObject_CompareBoolEq_object_str(__pyx_v_kind, __pyx_mstate_global->__pyx_n_u_text, Py_EQ); if (unlikely((__pyx_t_5 < 0))) __PYX_ERR(0, 340, __pyx_L1_error)
+    __pyx_t_5 = __Pyx_PyObject_CompareBoolEq_object_str(__pyx_v_kind, __pyx_mstate_global->__pyx_n_u_text, Py_EQ); if (unlikely((__pyx_t_5 < 0))) __PYX_ERR(0, 371, __pyx_L1_error)
     if (__pyx_t_5) {
 
 
-      /* "citeaudit/formats/_readers.pyx":341
+      /* "citeaudit/formats/_readers.pyx":372
  *             offset += len(text)
  *         if kind == "text":
  *             continue             # <<<<<<<<<<<<<<
@@ -10837,7 +10981,7 @@ static PyObject *__pyx_pf_9citeaudit_7formats_8_readers_10mistral(CYTHON_UNUSED 
 */
       goto __pyx_L3_continue;
 
-      /* "citeaudit/formats/_readers.pyx":340
+      /* "citeaudit/formats/_readers.pyx":371
  *             last = (offset, offset + len(text))
  *             offset += len(text)
  *         if kind == "text":             # <<<<<<<<<<<<<<
@@ -10846,62 +10990,58 @@ static PyObject *__pyx_pf_9citeaudit_7formats_8_readers_10mistral(CYTHON_UNUSED 
 */
     }
 
-    /* "citeaudit/formats/_readers.pyx":342
+    /* "citeaudit/formats/_readers.pyx":373
  *         if kind == "text":
  *             continue
  *         path = f"$.choices[0].message.content[{at}]"             # <<<<<<<<<<<<<<
  *         if kind == "reference":
  *             given = chunk.get("reference_ids")
 */
-    __pyx_t_11 = __Pyx_PyUnicode_From_Py_ssize_t(__pyx_v_at, 0, ' ', 'd'); if (unlikely(!__pyx_t_11)) __PYX_ERR(0, 342, __pyx_L1_error)
-    __Pyx_GOTREF(__pyx_t_11);
-    __pyx_t_12[0] = __pyx_mstate_global->__pyx_kp_u_choices_0_message_content;
-    __pyx_t_12[1] = __pyx_t_11;
-    __pyx_t_12[2] = __pyx_mstate_global->__pyx_kp_u__2;
-    __pyx_t_10 = 30;
+    __pyx_t_10 = __Pyx_PyUnicode_From_Py_ssize_t(__pyx_v_at, 0, ' ', 'd'); if (unlikely(!__pyx_t_10)) __PYX_ERR(0, 373, __pyx_L1_error)
+    __Pyx_GOTREF(__pyx_t_10);
+    __pyx_t_11[0] = __pyx_mstate_global->__pyx_kp_u_choices_0_message_content;
+    __pyx_t_11[1] = __pyx_t_10;
+    __pyx_t_11[2] = __pyx_mstate_global->__pyx_kp_u__2;
+    __pyx_t_8 = 30;
     #if __Pyx_PyUnicode_Join_CAN_USE_KIND_AND_LENGTH
-    __pyx_t_10 += __Pyx_PyUnicode_GET_LENGTH(__pyx_t_12[1]);
+    __pyx_t_8 += __Pyx_PyUnicode_GET_LENGTH(__pyx_t_11[1]);
     #endif
-    __pyx_t_13 = 0;
-    __pyx_t_6 = __Pyx_PyUnicode_Join(__pyx_t_12, 3, __pyx_t_10, __pyx_t_13);
-    if (unlikely(!__pyx_t_6)) __PYX_ERR(0, 342, __pyx_L1_error)
-    __Pyx_GOTREF(__pyx_t_6);
-    __Pyx_DECREF(__pyx_t_11); __pyx_t_11 = 0;
-    __Pyx_XDECREF_SET(__pyx_v_path, ((PyObject*)__pyx_t_6));
-    __pyx_t_6 = 0;
+    __pyx_t_12 = 0;
+    __pyx_t_9 = __Pyx_PyUnicode_Join(__pyx_t_11, 3, __pyx_t_8, __pyx_t_12);
+    if (unlikely(!__pyx_t_9)) __PYX_ERR(0, 373, __pyx_L1_error)
+    __Pyx_GOTREF(__pyx_t_9);
+    __Pyx_DECREF(__pyx_t_10); __pyx_t_10 = 0;
+    __Pyx_XDECREF_SET(__pyx_v_path, ((PyObject*)__pyx_t_9));
+    __pyx_t_9 = 0;
 
-    /* "citeaudit/formats/_readers.pyx":343
+    /* "citeaudit/formats/_readers.pyx":374
  *             continue
  *         path = f"$.choices[0].message.content[{at}]"
  *         if kind == "reference":             # <<<<<<<<<<<<<<
  *             given = chunk.get("reference_ids")
  *             if type(given) is not list:
 */
-    __pyx_t_5 = __Pyx_PyObject_CompareBoolEq_object_str(__pyx_v_kind, __pyx_mstate_global->__pyx_n_u_reference, Py_EQ); if (unlikely((__pyx_t_5 < 0))) __PYX_ERR(0, 343, __pyx_L1_error)
+    __pyx_t_5 = __Pyx_PyObject_CompareBoolEq_object_str(__pyx_v_kind, __pyx_mstate_global->__pyx_n_u_reference, Py_EQ); if (unlikely((__pyx_t_5 < 0))) __PYX_ERR(0, 374, __pyx_L1_error)
     if (__pyx_t_5) {
 
 
-      /* "citeaudit/formats/_readers.pyx":344
+      /* "citeaudit/formats/_readers.pyx":375
  *         path = f"$.choices[0].message.content[{at}]"
  *         if kind == "reference":
  *             given = chunk.get("reference_ids")             # <<<<<<<<<<<<<<
  *             if type(given) is not list:
  *                 return None
 */
-      __pyx_t_11 = __pyx_v_chunk;
-      __Pyx_INCREF(__pyx_t_11);
-      __pyx_t_7 = 0;
-      {
-        PyObject *__pyx_callargs[2] = {__pyx_t_11, __pyx_mstate_global->__pyx_n_u_reference_ids};
-        __pyx_t_6 = __Pyx_PyObject_FastCallMethod((PyObject*)__pyx_mstate_global->__pyx_n_u_get, __pyx_callargs+__pyx_t_7, (2-__pyx_t_7) | (1*__Pyx_PY_VECTORCALL_ARGUMENTS_OFFSET));
-        __Pyx_XDECREF(__pyx_t_11); __pyx_t_11 = 0;
-        if (unlikely(!__pyx_t_6)) __PYX_ERR(0, 344, __pyx_L1_error)
-        __Pyx_GOTREF(__pyx_t_6);
+      if (unlikely(__pyx_v_chunk == Py_None)) {
+        PyErr_Format(PyExc_AttributeError, "\047NoneType\047 object has no attribute \047%.30s\047", "get");
+        __PYX_ERR(0, 375, __pyx_L1_error)
       }
-      __Pyx_XDECREF_SET(__pyx_v_given, __pyx_t_6);
-      __pyx_t_6 = 0;
+      __pyx_t_9 = __Pyx_PyDict_GetItemDefault(__pyx_v_chunk, __pyx_mstate_global->__pyx_n_u_reference_ids, Py_None); if (unlikely(!__pyx_t_9)) __PYX_ERR(0, 375, __pyx_L1_error)
+      __Pyx_GOTREF(__pyx_t_9);
+      __Pyx_DECREF_SET(__pyx_v_given, __pyx_t_9);
+      __pyx_t_9 = 0;
 
-      /* "citeaudit/formats/_readers.pyx":345
+      /* "citeaudit/formats/_readers.pyx":376
  *         if kind == "reference":
  *             given = chunk.get("reference_ids")
  *             if type(given) is not list:             # <<<<<<<<<<<<<<
@@ -10912,7 +11052,7 @@ static PyObject *__pyx_pf_9citeaudit_7formats_8_readers_10mistral(CYTHON_UNUSED 
       if (__pyx_t_5) {
 
 
-        /* "citeaudit/formats/_readers.pyx":346
+        /* "citeaudit/formats/_readers.pyx":377
  *             given = chunk.get("reference_ids")
  *             if type(given) is not list:
  *                 return None             # <<<<<<<<<<<<<<
@@ -10929,7 +11069,7 @@ static PyObject *__pyx_pf_9citeaudit_7formats_8_readers_10mistral(CYTHON_UNUSED 
         }
         goto __pyx_L0;
 
-        /* "citeaudit/formats/_readers.pyx":345
+        /* "citeaudit/formats/_readers.pyx":376
  *         if kind == "reference":
  *             given = chunk.get("reference_ids")
  *             if type(given) is not list:             # <<<<<<<<<<<<<<
@@ -10938,31 +11078,31 @@ static PyObject *__pyx_pf_9citeaudit_7formats_8_readers_10mistral(CYTHON_UNUSED 
 */
       }
 
-      /* "citeaudit/formats/_readers.pyx":347
+      /* "citeaudit/formats/_readers.pyx":378
  *             if type(given) is not list:
  *                 return None
  *             ids = <list>given             # <<<<<<<<<<<<<<
  *             made = []
  *             for place in range(len(ids)):
 */
-      __pyx_t_6 = __pyx_v_given;
-      __Pyx_INCREF(__pyx_t_6);
-      __Pyx_XDECREF_SET(__pyx_v_ids, ((PyObject*)__pyx_t_6));
-      __pyx_t_6 = 0;
+      __pyx_t_9 = __pyx_v_given;
+      __Pyx_INCREF(__pyx_t_9);
+      __Pyx_XDECREF_SET(__pyx_v_ids, ((PyObject*)__pyx_t_9));
+      __pyx_t_9 = 0;
 
-      /* "citeaudit/formats/_readers.pyx":348
+      /* "citeaudit/formats/_readers.pyx":379
  *                 return None
  *             ids = <list>given
  *             made = []             # <<<<<<<<<<<<<<
  *             for place in range(len(ids)):
  *                 written = ids[place]
 */
-      __pyx_t_6 = PyList_New(0); if (unlikely(!__pyx_t_6)) __PYX_ERR(0, 348, __pyx_L1_error)
-      __Pyx_GOTREF(__pyx_t_6);
-      __Pyx_XDECREF_SET(__pyx_v_made, ((PyObject*)__pyx_t_6));
-      __pyx_t_6 = 0;
+      __pyx_t_9 = PyList_New(0); if (unlikely(!__pyx_t_9)) __PYX_ERR(0, 379, __pyx_L1_error)
+      __Pyx_GOTREF(__pyx_t_9);
+      __Pyx_XDECREF_SET(__pyx_v_made, ((PyObject*)__pyx_t_9));
+      __pyx_t_9 = 0;
 
-      /* "citeaudit/formats/_readers.pyx":349
+      /* "citeaudit/formats/_readers.pyx":380
  *             ids = <list>given
  *             made = []
  *             for place in range(len(ids)):             # <<<<<<<<<<<<<<
@@ -10971,15 +11111,15 @@ static PyObject *__pyx_pf_9citeaudit_7formats_8_readers_10mistral(CYTHON_UNUSED 
 */
       if (unlikely(__pyx_v_ids == Py_None)) {
         PyErr_SetString(PyExc_TypeError, "object of type \047NoneType\047 has no len()");
-        __PYX_ERR(0, 349, __pyx_L1_error)
+        __PYX_ERR(0, 380, __pyx_L1_error)
       }
-      __pyx_t_10 = __Pyx_PyList_GET_SIZE(__pyx_v_ids); if (unlikely(__pyx_t_10 == ((Py_ssize_t)-1))) __PYX_ERR(0, 349, __pyx_L1_error)
-      __pyx_t_14 = __pyx_t_10;
+      __pyx_t_8 = __Pyx_PyList_GET_SIZE(__pyx_v_ids); if (unlikely(__pyx_t_8 == ((Py_ssize_t)-1))) __PYX_ERR(0, 380, __pyx_L1_error)
+      __pyx_t_13 = __pyx_t_8;
 
-      for (__pyx_t_15 = 0; __pyx_t_15 < __pyx_t_14; __pyx_t_15+=1) {
-        __pyx_v_place = __pyx_t_15;
+      for (__pyx_t_14 = 0; __pyx_t_14 < __pyx_t_13; __pyx_t_14+=1) {
+        __pyx_v_place = __pyx_t_14;
 
-        /* "citeaudit/formats/_readers.pyx":350
+        /* "citeaudit/formats/_readers.pyx":381
  *             made = []
  *             for place in range(len(ids)):
  *                 written = ids[place]             # <<<<<<<<<<<<<<
@@ -10988,38 +11128,38 @@ static PyObject *__pyx_pf_9citeaudit_7formats_8_readers_10mistral(CYTHON_UNUSED 
 */
         if (unlikely(__pyx_v_ids == Py_None)) {
           PyErr_SetString(PyExc_TypeError, "\047NoneType\047 object is not subscriptable");
-          __PYX_ERR(0, 350, __pyx_L1_error)
+          __PYX_ERR(0, 381, __pyx_L1_error)
         }
-        __pyx_t_6 = __Pyx_GetItemInt_List(__pyx_v_ids, __pyx_v_place, Py_ssize_t, 1, PyLong_FromSsize_t, 1, 1, 1, __Pyx_ReferenceSharing_OwnStrongReference); if (unlikely(!__pyx_t_6)) __PYX_ERR(0, 350, __pyx_L1_error)
-        __Pyx_GOTREF(__pyx_t_6);
-        __Pyx_XDECREF_SET(__pyx_v_written, __pyx_t_6);
-        __pyx_t_6 = 0;
+        __pyx_t_9 = __Pyx_GetItemInt_List(__pyx_v_ids, __pyx_v_place, Py_ssize_t, 1, PyLong_FromSsize_t, 1, 1, 1, __Pyx_ReferenceSharing_OwnStrongReference); if (unlikely(!__pyx_t_9)) __PYX_ERR(0, 381, __pyx_L1_error)
+        __Pyx_GOTREF(__pyx_t_9);
+        __Pyx_XDECREF_SET(__pyx_v_written, __pyx_t_9);
+        __pyx_t_9 = 0;
 
-        /* "citeaudit/formats/_readers.pyx":351
+        /* "citeaudit/formats/_readers.pyx":382
  *             for place in range(len(ids)):
  *                 written = ids[place]
  *                 if type(written) is not int and type(written) is not str:             # <<<<<<<<<<<<<<
  *                     return None
  *                 made.append(new_record(citation_type, (str(written), None, last, None,
 */
-        __pyx_t_8 = (((PyObject *)Py_TYPE(__pyx_v_written)) != ((PyObject *)(&PyLong_Type)));
-        if (__pyx_t_8) {
+        __pyx_t_6 = (((PyObject *)Py_TYPE(__pyx_v_written)) != ((PyObject *)(&PyLong_Type)));
+        if (__pyx_t_6) {
 
         } else {
 
-          __pyx_t_5 = __pyx_t_8;
+          __pyx_t_5 = __pyx_t_6;
 
           goto __pyx_L18_bool_binop_done;
         }
-        __pyx_t_8 = (((PyObject *)Py_TYPE(__pyx_v_written)) != ((PyObject *)(&PyUnicode_Type)));
+        __pyx_t_6 = (((PyObject *)Py_TYPE(__pyx_v_written)) != ((PyObject *)(&PyUnicode_Type)));
 
-        __pyx_t_5 = __pyx_t_8;
+        __pyx_t_5 = __pyx_t_6;
 
         __pyx_L18_bool_binop_done:;
         if (__pyx_t_5) {
 
 
-          /* "citeaudit/formats/_readers.pyx":352
+          /* "citeaudit/formats/_readers.pyx":383
  *                 written = ids[place]
  *                 if type(written) is not int and type(written) is not str:
  *                     return None             # <<<<<<<<<<<<<<
@@ -11036,7 +11176,7 @@ static PyObject *__pyx_pf_9citeaudit_7formats_8_readers_10mistral(CYTHON_UNUSED 
           }
           goto __pyx_L0;
 
-          /* "citeaudit/formats/_readers.pyx":351
+          /* "citeaudit/formats/_readers.pyx":382
  *             for place in range(len(ids)):
  *                 written = ids[place]
  *                 if type(written) is not int and type(written) is not str:             # <<<<<<<<<<<<<<
@@ -11045,86 +11185,86 @@ static PyObject *__pyx_pf_9citeaudit_7formats_8_readers_10mistral(CYTHON_UNUSED 
 */
         }
 
-        /* "citeaudit/formats/_readers.pyx":353
+        /* "citeaudit/formats/_readers.pyx":384
  *                 if type(written) is not int and type(written) is not str:
  *                     return None
  *                 made.append(new_record(citation_type, (str(written), None, last, None,             # <<<<<<<<<<<<<<
  *                                                        f"{path}.reference_ids[{place}]", None,
  *                                                        None, None)))
 */
-        __pyx_t_6 = __Pyx_PyObject_Unicode(__pyx_v_written); if (unlikely(!__pyx_t_6)) __PYX_ERR(0, 353, __pyx_L1_error)
-        __Pyx_GOTREF(__pyx_t_6);
+        __pyx_t_9 = __Pyx_PyObject_Unicode(__pyx_v_written); if (unlikely(!__pyx_t_9)) __PYX_ERR(0, 384, __pyx_L1_error)
+        __Pyx_GOTREF(__pyx_t_9);
 
-        /* "citeaudit/formats/_readers.pyx":354
+        /* "citeaudit/formats/_readers.pyx":385
  *                     return None
  *                 made.append(new_record(citation_type, (str(written), None, last, None,
  *                                                        f"{path}.reference_ids[{place}]", None,             # <<<<<<<<<<<<<<
  *                                                        None, None)))
  *         elif kind == "tool_reference" and isinstance(chunk.get("url"), str):
 */
-        __pyx_t_11 = __Pyx_PyUnicode_From_Py_ssize_t(__pyx_v_place, 0, ' ', 'd'); if (unlikely(!__pyx_t_11)) __PYX_ERR(0, 354, __pyx_L1_error)
-        __Pyx_GOTREF(__pyx_t_11);
-        __pyx_t_16[0] = __pyx_v_path;
-        __pyx_t_16[1] = __pyx_mstate_global->__pyx_kp_u_reference_ids_2;
-        __pyx_t_16[2] = __pyx_t_11;
-        __pyx_t_16[3] = __pyx_mstate_global->__pyx_kp_u__2;
-        __pyx_t_17 = 16;
+        __pyx_t_10 = __Pyx_PyUnicode_From_Py_ssize_t(__pyx_v_place, 0, ' ', 'd'); if (unlikely(!__pyx_t_10)) __PYX_ERR(0, 385, __pyx_L1_error)
+        __Pyx_GOTREF(__pyx_t_10);
+        __pyx_t_15[0] = __pyx_v_path;
+        __pyx_t_15[1] = __pyx_mstate_global->__pyx_kp_u_reference_ids_2;
+        __pyx_t_15[2] = __pyx_t_10;
+        __pyx_t_15[3] = __pyx_mstate_global->__pyx_kp_u__2;
+        __pyx_t_16 = 16;
         #if __Pyx_PyUnicode_Join_CAN_USE_KIND_AND_LENGTH
-        __pyx_t_17 += __Pyx_PyUnicode_GET_LENGTH(__pyx_t_16[0]) + __Pyx_PyUnicode_GET_LENGTH(__pyx_t_16[2]);
+        __pyx_t_16 += __Pyx_PyUnicode_GET_LENGTH(__pyx_t_15[0]) + __Pyx_PyUnicode_GET_LENGTH(__pyx_t_15[2]);
         #endif
-        __pyx_t_13 = 0;
+        __pyx_t_12 = 0;
         #if __Pyx_PyUnicode_Join_CAN_USE_KIND_AND_LENGTH
-        __pyx_t_13 |= __Pyx_PyUnicode_KIND_04(__pyx_t_16[0]);
+        __pyx_t_12 |= __Pyx_PyUnicode_KIND_04(__pyx_t_15[0]);
         #endif
-        __pyx_t_1 = __Pyx_PyUnicode_Join(__pyx_t_16, 4, __pyx_t_17, __pyx_t_13);
-        if (unlikely(!__pyx_t_1)) __PYX_ERR(0, 354, __pyx_L1_error)
+        __pyx_t_1 = __Pyx_PyUnicode_Join(__pyx_t_15, 4, __pyx_t_16, __pyx_t_12);
+        if (unlikely(!__pyx_t_1)) __PYX_ERR(0, 385, __pyx_L1_error)
         __Pyx_GOTREF(__pyx_t_1);
-        __Pyx_DECREF(__pyx_t_11); __pyx_t_11 = 0;
+        __Pyx_DECREF(__pyx_t_10); __pyx_t_10 = 0;
 
-        /* "citeaudit/formats/_readers.pyx":353
+        /* "citeaudit/formats/_readers.pyx":384
  *                 if type(written) is not int and type(written) is not str:
  *                     return None
  *                 made.append(new_record(citation_type, (str(written), None, last, None,             # <<<<<<<<<<<<<<
  *                                                        f"{path}.reference_ids[{place}]", None,
  *                                                        None, None)))
 */
-        __pyx_t_11 = PyTuple_New(8); if (unlikely(!__pyx_t_11)) __PYX_ERR(0, 353, __pyx_L1_error)
-        __Pyx_GOTREF(__pyx_t_11);
-        __Pyx_GIVEREF(__pyx_t_6);
-        if (__Pyx_PyTuple_SET_ITEM(__pyx_t_11, 0, __pyx_t_6) != (0)) __PYX_ERR(0, 353, __pyx_L1_error);
+        __pyx_t_10 = PyTuple_New(8); if (unlikely(!__pyx_t_10)) __PYX_ERR(0, 384, __pyx_L1_error)
+        __Pyx_GOTREF(__pyx_t_10);
+        __Pyx_GIVEREF(__pyx_t_9);
+        if (__Pyx_PyTuple_SET_ITEM(__pyx_t_10, 0, __pyx_t_9) != (0)) __PYX_ERR(0, 384, __pyx_L1_error);
         __Pyx_INCREF(Py_None);
         __Pyx_GIVEREF(Py_None);
-        if (__Pyx_PyTuple_SET_ITEM(__pyx_t_11, 1, Py_None) != (0)) __PYX_ERR(0, 353, __pyx_L1_error);
+        if (__Pyx_PyTuple_SET_ITEM(__pyx_t_10, 1, Py_None) != (0)) __PYX_ERR(0, 384, __pyx_L1_error);
         __Pyx_INCREF(__pyx_v_last);
         __Pyx_GIVEREF(__pyx_v_last);
-        if (__Pyx_PyTuple_SET_ITEM(__pyx_t_11, 2, __pyx_v_last) != (0)) __PYX_ERR(0, 353, __pyx_L1_error);
+        if (__Pyx_PyTuple_SET_ITEM(__pyx_t_10, 2, __pyx_v_last) != (0)) __PYX_ERR(0, 384, __pyx_L1_error);
         __Pyx_INCREF(Py_None);
         __Pyx_GIVEREF(Py_None);
-        if (__Pyx_PyTuple_SET_ITEM(__pyx_t_11, 3, Py_None) != (0)) __PYX_ERR(0, 353, __pyx_L1_error);
+        if (__Pyx_PyTuple_SET_ITEM(__pyx_t_10, 3, Py_None) != (0)) __PYX_ERR(0, 384, __pyx_L1_error);
         __Pyx_GIVEREF(__pyx_t_1);
-        if (__Pyx_PyTuple_SET_ITEM(__pyx_t_11, 4, __pyx_t_1) != (0)) __PYX_ERR(0, 353, __pyx_L1_error);
+        if (__Pyx_PyTuple_SET_ITEM(__pyx_t_10, 4, __pyx_t_1) != (0)) __PYX_ERR(0, 384, __pyx_L1_error);
         __Pyx_INCREF(Py_None);
         __Pyx_GIVEREF(Py_None);
-        if (__Pyx_PyTuple_SET_ITEM(__pyx_t_11, 5, Py_None) != (0)) __PYX_ERR(0, 353, __pyx_L1_error);
+        if (__Pyx_PyTuple_SET_ITEM(__pyx_t_10, 5, Py_None) != (0)) __PYX_ERR(0, 384, __pyx_L1_error);
         __Pyx_INCREF(Py_None);
         __Pyx_GIVEREF(Py_None);
-        if (__Pyx_PyTuple_SET_ITEM(__pyx_t_11, 6, Py_None) != (0)) __PYX_ERR(0, 353, __pyx_L1_error);
+        if (__Pyx_PyTuple_SET_ITEM(__pyx_t_10, 6, Py_None) != (0)) __PYX_ERR(0, 384, __pyx_L1_error);
         __Pyx_INCREF(Py_None);
         __Pyx_GIVEREF(Py_None);
-        if (__Pyx_PyTuple_SET_ITEM(__pyx_t_11, 7, Py_None) != (0)) __PYX_ERR(0, 353, __pyx_L1_error);
-        __pyx_t_6 = 0;
+        if (__Pyx_PyTuple_SET_ITEM(__pyx_t_10, 7, Py_None) != (0)) __PYX_ERR(0, 384, __pyx_L1_error);
+        __pyx_t_9 = 0;
         __pyx_t_1 = 0;
-        __pyx_t_1 = __pyx_f_9citeaudit_4core_8_records_new_record(__pyx_v_citation_type, ((PyObject*)__pyx_t_11)); if (unlikely(!__pyx_t_1)) __PYX_ERR(0, 353, __pyx_L1_error)
+        __pyx_t_1 = __pyx_f_9citeaudit_4core_8_records_new_record(__pyx_v_citation_type, ((PyObject*)__pyx_t_10)); if (unlikely(!__pyx_t_1)) __PYX_ERR(0, 384, __pyx_L1_error)
         __Pyx_GOTREF(__pyx_t_1);
-        __Pyx_DECREF(__pyx_t_11); __pyx_t_11 = 0;
-        __pyx_t_9 = __Pyx_PyList_Append(__pyx_v_made, __pyx_t_1); if (unlikely(__pyx_t_9 == ((int)-1))) __PYX_ERR(0, 353, __pyx_L1_error)
+        __Pyx_DECREF(__pyx_t_10); __pyx_t_10 = 0;
+        __pyx_t_7 = __Pyx_PyList_Append(__pyx_v_made, __pyx_t_1); if (unlikely(__pyx_t_7 == ((int)-1))) __PYX_ERR(0, 384, __pyx_L1_error)
         __Pyx_DECREF(__pyx_t_1); __pyx_t_1 = 0;
 
       }
 
 
 
-      /* "citeaudit/formats/_readers.pyx":343
+      /* "citeaudit/formats/_readers.pyx":374
  *             continue
  *         path = f"$.choices[0].message.content[{at}]"
  *         if kind == "reference":             # <<<<<<<<<<<<<<
@@ -11134,104 +11274,104 @@ static PyObject *__pyx_pf_9citeaudit_7formats_8_readers_10mistral(CYTHON_UNUSED 
       goto __pyx_L13;
     }
 
-    /* "citeaudit/formats/_readers.pyx":356
+    /* "citeaudit/formats/_readers.pyx":387
  *                                                        f"{path}.reference_ids[{place}]", None,
  *                                                        None, None)))
  *         elif kind == "tool_reference" and isinstance(chunk.get("url"), str):             # <<<<<<<<<<<<<<
  *             made = [new_record(citation_type, (chunk["url"], None, last, None, path, None,
  *                                                None, None))]
 */
-    __pyx_t_8 = __Pyx_PyObject_CompareBoolEq_object_str(__pyx_v_kind, __pyx_mstate_global->__pyx_n_u_tool_reference, Py_EQ); if (unlikely((__pyx_t_8 < 0))) __PYX_ERR(0, 356, __pyx_L1_error)
-    if (__pyx_t_8) {
+    __pyx_t_6 = __Pyx_PyObject_CompareBoolEq_object_str(__pyx_v_kind, __pyx_mstate_global->__pyx_n_u_tool_reference, Py_EQ); if (unlikely((__pyx_t_6 < 0))) __PYX_ERR(0, 387, __pyx_L1_error)
+    if (__pyx_t_6) {
 
     } else {
 
-      __pyx_t_5 = __pyx_t_8;
+      __pyx_t_5 = __pyx_t_6;
 
       goto __pyx_L20_bool_binop_done;
     }
-    __pyx_t_11 = __pyx_v_chunk;
-    __Pyx_INCREF(__pyx_t_11);
-    __pyx_t_7 = 0;
-    {
-      PyObject *__pyx_callargs[2] = {__pyx_t_11, __pyx_mstate_global->__pyx_n_u_url};
-      __pyx_t_1 = __Pyx_PyObject_FastCallMethod((PyObject*)__pyx_mstate_global->__pyx_n_u_get, __pyx_callargs+__pyx_t_7, (2-__pyx_t_7) | (1*__Pyx_PY_VECTORCALL_ARGUMENTS_OFFSET));
-      __Pyx_XDECREF(__pyx_t_11); __pyx_t_11 = 0;
-      if (unlikely(!__pyx_t_1)) __PYX_ERR(0, 356, __pyx_L1_error)
-      __Pyx_GOTREF(__pyx_t_1);
+    if (unlikely(__pyx_v_chunk == Py_None)) {
+      PyErr_Format(PyExc_AttributeError, "\047NoneType\047 object has no attribute \047%.30s\047", "get");
+      __PYX_ERR(0, 387, __pyx_L1_error)
     }
-    __pyx_t_8 = PyUnicode_Check(__pyx_t_1); 
+    __pyx_t_1 = __Pyx_PyDict_GetItemDefault(__pyx_v_chunk, __pyx_mstate_global->__pyx_n_u_url, Py_None); if (unlikely(!__pyx_t_1)) __PYX_ERR(0, 387, __pyx_L1_error)
+    __Pyx_GOTREF(__pyx_t_1);
+    __pyx_t_6 = PyUnicode_Check(__pyx_t_1); 
     __Pyx_DECREF(__pyx_t_1); __pyx_t_1 = 0;
 
-    __pyx_t_5 = __pyx_t_8;
+    __pyx_t_5 = __pyx_t_6;
 
     __pyx_L20_bool_binop_done:;
     if (__pyx_t_5) {
 
 
-      /* "citeaudit/formats/_readers.pyx":357
+      /* "citeaudit/formats/_readers.pyx":388
  *                                                        None, None)))
  *         elif kind == "tool_reference" and isinstance(chunk.get("url"), str):
  *             made = [new_record(citation_type, (chunk["url"], None, last, None, path, None,             # <<<<<<<<<<<<<<
  *                                                None, None))]
  *         else:
 */
-      __pyx_t_1 = __Pyx_PyObject_Dict_GetItem(__pyx_v_chunk, __pyx_mstate_global->__pyx_n_u_url); if (unlikely(!__pyx_t_1)) __PYX_ERR(0, 357, __pyx_L1_error)
+      if (unlikely(__pyx_v_chunk == Py_None)) {
+        PyErr_SetString(PyExc_TypeError, "\047NoneType\047 object is not subscriptable");
+        __PYX_ERR(0, 388, __pyx_L1_error)
+      }
+      __pyx_t_1 = __Pyx_PyDict_GetItem(__pyx_v_chunk, __pyx_mstate_global->__pyx_n_u_url); if (unlikely(!__pyx_t_1)) __PYX_ERR(0, 388, __pyx_L1_error)
       __Pyx_GOTREF(__pyx_t_1);
 
-      /* "citeaudit/formats/_readers.pyx":358
+      /* "citeaudit/formats/_readers.pyx":389
  *         elif kind == "tool_reference" and isinstance(chunk.get("url"), str):
  *             made = [new_record(citation_type, (chunk["url"], None, last, None, path, None,
  *                                                None, None))]             # <<<<<<<<<<<<<<
  *         else:
  *             continue
 */
-      __pyx_t_11 = PyTuple_New(8); if (unlikely(!__pyx_t_11)) __PYX_ERR(0, 357, __pyx_L1_error)
-      __Pyx_GOTREF(__pyx_t_11);
+      __pyx_t_10 = PyTuple_New(8); if (unlikely(!__pyx_t_10)) __PYX_ERR(0, 388, __pyx_L1_error)
+      __Pyx_GOTREF(__pyx_t_10);
       __Pyx_GIVEREF(__pyx_t_1);
-      if (__Pyx_PyTuple_SET_ITEM(__pyx_t_11, 0, __pyx_t_1) != (0)) __PYX_ERR(0, 357, __pyx_L1_error);
+      if (__Pyx_PyTuple_SET_ITEM(__pyx_t_10, 0, __pyx_t_1) != (0)) __PYX_ERR(0, 388, __pyx_L1_error);
       __Pyx_INCREF(Py_None);
       __Pyx_GIVEREF(Py_None);
-      if (__Pyx_PyTuple_SET_ITEM(__pyx_t_11, 1, Py_None) != (0)) __PYX_ERR(0, 357, __pyx_L1_error);
+      if (__Pyx_PyTuple_SET_ITEM(__pyx_t_10, 1, Py_None) != (0)) __PYX_ERR(0, 388, __pyx_L1_error);
       __Pyx_INCREF(__pyx_v_last);
       __Pyx_GIVEREF(__pyx_v_last);
-      if (__Pyx_PyTuple_SET_ITEM(__pyx_t_11, 2, __pyx_v_last) != (0)) __PYX_ERR(0, 357, __pyx_L1_error);
+      if (__Pyx_PyTuple_SET_ITEM(__pyx_t_10, 2, __pyx_v_last) != (0)) __PYX_ERR(0, 388, __pyx_L1_error);
       __Pyx_INCREF(Py_None);
       __Pyx_GIVEREF(Py_None);
-      if (__Pyx_PyTuple_SET_ITEM(__pyx_t_11, 3, Py_None) != (0)) __PYX_ERR(0, 357, __pyx_L1_error);
+      if (__Pyx_PyTuple_SET_ITEM(__pyx_t_10, 3, Py_None) != (0)) __PYX_ERR(0, 388, __pyx_L1_error);
       __Pyx_INCREF(__pyx_v_path);
       __Pyx_GIVEREF(__pyx_v_path);
-      if (__Pyx_PyTuple_SET_ITEM(__pyx_t_11, 4, __pyx_v_path) != (0)) __PYX_ERR(0, 357, __pyx_L1_error);
+      if (__Pyx_PyTuple_SET_ITEM(__pyx_t_10, 4, __pyx_v_path) != (0)) __PYX_ERR(0, 388, __pyx_L1_error);
       __Pyx_INCREF(Py_None);
       __Pyx_GIVEREF(Py_None);
-      if (__Pyx_PyTuple_SET_ITEM(__pyx_t_11, 5, Py_None) != (0)) __PYX_ERR(0, 357, __pyx_L1_error);
+      if (__Pyx_PyTuple_SET_ITEM(__pyx_t_10, 5, Py_None) != (0)) __PYX_ERR(0, 388, __pyx_L1_error);
       __Pyx_INCREF(Py_None);
       __Pyx_GIVEREF(Py_None);
-      if (__Pyx_PyTuple_SET_ITEM(__pyx_t_11, 6, Py_None) != (0)) __PYX_ERR(0, 357, __pyx_L1_error);
+      if (__Pyx_PyTuple_SET_ITEM(__pyx_t_10, 6, Py_None) != (0)) __PYX_ERR(0, 388, __pyx_L1_error);
       __Pyx_INCREF(Py_None);
       __Pyx_GIVEREF(Py_None);
-      if (__Pyx_PyTuple_SET_ITEM(__pyx_t_11, 7, Py_None) != (0)) __PYX_ERR(0, 357, __pyx_L1_error);
+      if (__Pyx_PyTuple_SET_ITEM(__pyx_t_10, 7, Py_None) != (0)) __PYX_ERR(0, 388, __pyx_L1_error);
       __pyx_t_1 = 0;
 
-      /* "citeaudit/formats/_readers.pyx":357
+      /* "citeaudit/formats/_readers.pyx":388
  *                                                        None, None)))
  *         elif kind == "tool_reference" and isinstance(chunk.get("url"), str):
  *             made = [new_record(citation_type, (chunk["url"], None, last, None, path, None,             # <<<<<<<<<<<<<<
  *                                                None, None))]
  *         else:
 */
-      __pyx_t_1 = __pyx_f_9citeaudit_4core_8_records_new_record(__pyx_v_citation_type, ((PyObject*)__pyx_t_11)); if (unlikely(!__pyx_t_1)) __PYX_ERR(0, 357, __pyx_L1_error)
+      __pyx_t_1 = __pyx_f_9citeaudit_4core_8_records_new_record(__pyx_v_citation_type, ((PyObject*)__pyx_t_10)); if (unlikely(!__pyx_t_1)) __PYX_ERR(0, 388, __pyx_L1_error)
       __Pyx_GOTREF(__pyx_t_1);
-      __Pyx_DECREF(__pyx_t_11); __pyx_t_11 = 0;
-      __pyx_t_11 = PyList_New(1); if (unlikely(!__pyx_t_11)) __PYX_ERR(0, 357, __pyx_L1_error)
-      __Pyx_GOTREF(__pyx_t_11);
+      __Pyx_DECREF(__pyx_t_10); __pyx_t_10 = 0;
+      __pyx_t_10 = PyList_New(1); if (unlikely(!__pyx_t_10)) __PYX_ERR(0, 388, __pyx_L1_error)
+      __Pyx_GOTREF(__pyx_t_10);
       __Pyx_GIVEREF(__pyx_t_1);
-      if (__Pyx_PyList_SET_ITEM(__pyx_t_11, 0, __pyx_t_1) != (0)) __PYX_ERR(0, 357, __pyx_L1_error);
+      if (__Pyx_PyList_SET_ITEM(__pyx_t_10, 0, __pyx_t_1) != (0)) __PYX_ERR(0, 388, __pyx_L1_error);
       __pyx_t_1 = 0;
-      __Pyx_XDECREF_SET(__pyx_v_made, ((PyObject*)__pyx_t_11));
-      __pyx_t_11 = 0;
+      __Pyx_XDECREF_SET(__pyx_v_made, ((PyObject*)__pyx_t_10));
+      __pyx_t_10 = 0;
 
-      /* "citeaudit/formats/_readers.pyx":356
+      /* "citeaudit/formats/_readers.pyx":387
  *                                                        f"{path}.reference_ids[{place}]", None,
  *                                                        None, None)))
  *         elif kind == "tool_reference" and isinstance(chunk.get("url"), str):             # <<<<<<<<<<<<<<
@@ -11241,7 +11381,7 @@ static PyObject *__pyx_pf_9citeaudit_7formats_8_readers_10mistral(CYTHON_UNUSED 
       goto __pyx_L13;
     }
 
-    /* "citeaudit/formats/_readers.pyx":360
+    /* "citeaudit/formats/_readers.pyx":391
  *                                                None, None))]
  *         else:
  *             continue             # <<<<<<<<<<<<<<
@@ -11253,7 +11393,7 @@ static PyObject *__pyx_pf_9citeaudit_7formats_8_readers_10mistral(CYTHON_UNUSED 
     }
     __pyx_L13:;
 
-    /* "citeaudit/formats/_readers.pyx":361
+    /* "citeaudit/formats/_readers.pyx":392
  *         else:
  *             continue
  *         if last is None:             # <<<<<<<<<<<<<<
@@ -11264,7 +11404,7 @@ static PyObject *__pyx_pf_9citeaudit_7formats_8_readers_10mistral(CYTHON_UNUSED 
     if (__pyx_t_5) {
 
 
-      /* "citeaudit/formats/_readers.pyx":362
+      /* "citeaudit/formats/_readers.pyx":393
  *             continue
  *         if last is None:
  *             return None             # <<<<<<<<<<<<<<
@@ -11281,7 +11421,7 @@ static PyObject *__pyx_pf_9citeaudit_7formats_8_readers_10mistral(CYTHON_UNUSED 
       }
       goto __pyx_L0;
 
-      /* "citeaudit/formats/_readers.pyx":361
+      /* "citeaudit/formats/_readers.pyx":392
  *         else:
  *             continue
  *         if last is None:             # <<<<<<<<<<<<<<
@@ -11290,7 +11430,7 @@ static PyObject *__pyx_pf_9citeaudit_7formats_8_readers_10mistral(CYTHON_UNUSED 
 */
     }
 
-    /* "citeaudit/formats/_readers.pyx":363
+    /* "citeaudit/formats/_readers.pyx":394
  *         if last is None:
  *             return None
  *         if made:             # <<<<<<<<<<<<<<
@@ -11299,33 +11439,33 @@ static PyObject *__pyx_pf_9citeaudit_7formats_8_readers_10mistral(CYTHON_UNUSED 
 */
     {
       Py_ssize_t __pyx_temp = __Pyx_PyList_GET_SIZE(__pyx_v_made);
-      if (unlikely(((!CYTHON_ASSUME_SAFE_SIZE) && __pyx_temp < 0))) __PYX_ERR(0, 363, __pyx_L1_error)
+      if (unlikely(((!CYTHON_ASSUME_SAFE_SIZE) && __pyx_temp < 0))) __PYX_ERR(0, 394, __pyx_L1_error)
       __pyx_t_5 = (__pyx_temp != 0);
     }
 
     if (__pyx_t_5) {
 
 
-      /* "citeaudit/formats/_readers.pyx":364
+      /* "citeaudit/formats/_readers.pyx":395
  *             return None
  *         if made:
  *             cited.append((*last, made))             # <<<<<<<<<<<<<<
  *     return pieces, cited
 */
-      __pyx_t_11 = PySequence_List(__pyx_v_last); if (unlikely(!__pyx_t_11)) __PYX_ERR(0, 364, __pyx_L1_error)
-      __Pyx_GOTREF(__pyx_t_11);
-      if (__Pyx_ListComp_Append(__pyx_t_11, __pyx_v_made) < (0)) __PYX_ERR(0, 364, __pyx_L1_error)
+      __pyx_t_10 = PySequence_List(__pyx_v_last); if (unlikely(!__pyx_t_10)) __PYX_ERR(0, 395, __pyx_L1_error)
+      __Pyx_GOTREF(__pyx_t_10);
+      if (__Pyx_ListComp_Append(__pyx_t_10, __pyx_v_made) < (0)) __PYX_ERR(0, 395, __pyx_L1_error)
       {
-        PyObject *__pyx_temp = PyList_AsTuple(__pyx_t_11);
-        __Pyx_DECREF(__pyx_t_11);
-        __pyx_t_11 = __pyx_temp; if (unlikely(!__pyx_t_11)) __PYX_ERR(0, 364, __pyx_L1_error)
-        __Pyx_GOTREF(__pyx_t_11);
+        PyObject *__pyx_temp = PyList_AsTuple(__pyx_t_10);
+        __Pyx_DECREF(__pyx_t_10);
+        __pyx_t_10 = __pyx_temp; if (unlikely(!__pyx_t_10)) __PYX_ERR(0, 395, __pyx_L1_error)
+        __Pyx_GOTREF(__pyx_t_10);
       }
-      __pyx_t_9 = __Pyx_PyList_Append(__pyx_v_cited, __pyx_t_11); if (unlikely(__pyx_t_9 == ((int)-1))) __PYX_ERR(0, 364, __pyx_L1_error)
-      __Pyx_DECREF(__pyx_t_11); __pyx_t_11 = 0;
+      __pyx_t_7 = __Pyx_PyList_Append(__pyx_v_cited, __pyx_t_10); if (unlikely(__pyx_t_7 == ((int)-1))) __PYX_ERR(0, 395, __pyx_L1_error)
+      __Pyx_DECREF(__pyx_t_10); __pyx_t_10 = 0;
 
 
-      /* "citeaudit/formats/_readers.pyx":363
+      /* "citeaudit/formats/_readers.pyx":394
  *         if last is None:
  *             return None
  *         if made:             # <<<<<<<<<<<<<<
@@ -11338,31 +11478,31 @@ static PyObject *__pyx_pf_9citeaudit_7formats_8_readers_10mistral(CYTHON_UNUSED 
 
 
 
-  /* "citeaudit/formats/_readers.pyx":365
+  /* "citeaudit/formats/_readers.pyx":396
  *         if made:
  *             cited.append((*last, made))
  *     return pieces, cited             # <<<<<<<<<<<<<<
 */
-  __pyx_t_11 = PyTuple_New(2); if (unlikely(!__pyx_t_11)) __PYX_ERR(0, 365, __pyx_L1_error)
-  __Pyx_GOTREF(__pyx_t_11);
+  __pyx_t_10 = PyTuple_New(2); if (unlikely(!__pyx_t_10)) __PYX_ERR(0, 396, __pyx_L1_error)
+  __Pyx_GOTREF(__pyx_t_10);
   __Pyx_INCREF(__pyx_v_pieces);
   __Pyx_GIVEREF(__pyx_v_pieces);
-  if (__Pyx_PyTuple_SET_ITEM(__pyx_t_11, 0, __pyx_v_pieces) != (0)) __PYX_ERR(0, 365, __pyx_L1_error);
+  if (__Pyx_PyTuple_SET_ITEM(__pyx_t_10, 0, __pyx_v_pieces) != (0)) __PYX_ERR(0, 396, __pyx_L1_error);
   __Pyx_INCREF(__pyx_v_cited);
   __Pyx_GIVEREF(__pyx_v_cited);
-  if (__Pyx_PyTuple_SET_ITEM(__pyx_t_11, 1, __pyx_v_cited) != (0)) __PYX_ERR(0, 365, __pyx_L1_error);
+  if (__Pyx_PyTuple_SET_ITEM(__pyx_t_10, 1, __pyx_v_cited) != (0)) __PYX_ERR(0, 396, __pyx_L1_error);
   {
     PyObject *__pyx_temp;
     {
       __pyx_temp = __pyx_r;
-      __pyx_r = __pyx_t_11;
+      __pyx_r = __pyx_t_10;
     }
     __Pyx_XDECREF(__pyx_temp);
   }
-  __pyx_t_11 = 0;
+  __pyx_t_10 = 0;
   goto __pyx_L0;
 
-  /* "citeaudit/formats/_readers.pyx":321
+  /* "citeaudit/formats/_readers.pyx":350
  * 
  * 
  * def mistral(list content, object citation_type):             # <<<<<<<<<<<<<<
@@ -11373,8 +11513,8 @@ static PyObject *__pyx_pf_9citeaudit_7formats_8_readers_10mistral(CYTHON_UNUSED 
   /* function exit code */
   __pyx_L1_error:;
   __Pyx_XDECREF(__pyx_t_1);
-  __Pyx_XDECREF(__pyx_t_6);
-  __Pyx_XDECREF(__pyx_t_11);
+  __Pyx_XDECREF(__pyx_t_9);
+  __Pyx_XDECREF(__pyx_t_10);
   __Pyx_AddTraceback("citeaudit.formats._readers.mistral", __pyx_clineno, __pyx_lineno, __pyx_filename);
   __pyx_r = NULL;
   __pyx_L0:;
@@ -11385,12 +11525,12 @@ static PyObject *__pyx_pf_9citeaudit_7formats_8_readers_10mistral(CYTHON_UNUSED 
 
 
 
-  __Pyx_XDECREF(__pyx_v_last);
   __Pyx_XDECREF(__pyx_v_chunk);
+  __Pyx_XDECREF(__pyx_v_last);
+  __Pyx_XDECREF(__pyx_v_given);
   __Pyx_XDECREF(__pyx_v_kind);
   __Pyx_XDECREF(__pyx_v_text);
   __Pyx_XDECREF(__pyx_v_path);
-  __Pyx_XDECREF(__pyx_v_given);
   __Pyx_XDECREF(__pyx_v_written);
   __Pyx_XGIVEREF(__pyx_r);
   __Pyx_RefNannyFinishContext();
@@ -11794,79 +11934,79 @@ __Pyx_RefNannySetupContext("PyInit__readers", 0);
   if (PyDict_SetItem(__pyx_mstate_global->__pyx_d, __pyx_mstate_global->__pyx_n_u_cohere, __pyx_t_2) < (0)) __PYX_ERR(0, 26, __pyx_L1_error)
   __Pyx_DECREF(__pyx_t_2); __pyx_t_2 = 0;
 
-  /* "citeaudit/formats/_readers.pyx":83
+  /* "citeaudit/formats/_readers.pyx":85
  * 
  * 
  * def anthropic(list content, dict located, object citation_type, object location_type):             # <<<<<<<<<<<<<<
  *     """The text blocks of a response's ``content`` and their cited ranges
  *     ``(pieces, cited)``, or None: the reference decides.
 */
-  __pyx_t_2 = __Pyx_CyFunction_New(&__pyx_mdef_9citeaudit_7formats_8_readers_3anthropic, 0, __pyx_mstate_global->__pyx_n_u_anthropic, NULL, __pyx_mstate_global->__pyx_n_u_citeaudit_formats__readers, __pyx_mstate_global->__pyx_d, ((PyObject *)__pyx_mstate_global->__pyx_codeobj_tab[1])); if (unlikely(!__pyx_t_2)) __PYX_ERR(0, 83, __pyx_L1_error)
+  __pyx_t_2 = __Pyx_CyFunction_New(&__pyx_mdef_9citeaudit_7formats_8_readers_3anthropic, 0, __pyx_mstate_global->__pyx_n_u_anthropic, NULL, __pyx_mstate_global->__pyx_n_u_citeaudit_formats__readers, __pyx_mstate_global->__pyx_d, ((PyObject *)__pyx_mstate_global->__pyx_codeobj_tab[1])); if (unlikely(!__pyx_t_2)) __PYX_ERR(0, 85, __pyx_L1_error)
   __Pyx_GOTREF(__pyx_t_2);
   #if CYTHON_COMPILING_IN_CPYTHON && PY_VERSION_HEX >= 0x030E0000
   PyUnstable_Object_EnableDeferredRefcount(__pyx_t_2);
   #endif
-  if (PyDict_SetItem(__pyx_mstate_global->__pyx_d, __pyx_mstate_global->__pyx_n_u_anthropic, __pyx_t_2) < (0)) __PYX_ERR(0, 83, __pyx_L1_error)
+  if (PyDict_SetItem(__pyx_mstate_global->__pyx_d, __pyx_mstate_global->__pyx_n_u_anthropic, __pyx_t_2) < (0)) __PYX_ERR(0, 85, __pyx_L1_error)
   __Pyx_DECREF(__pyx_t_2); __pyx_t_2 = 0;
 
-  /* "citeaudit/formats/_readers.pyx":144
+  /* "citeaudit/formats/_readers.pyx":153
  * 
  * 
  * def openai_responses(list output, dict urls, object citation_type):             # <<<<<<<<<<<<<<
  *     """The ``output_text`` parts of a response's messages and their cited ranges
  *     ``(pieces, cited)``, or None: the reference decides.
 */
-  __pyx_t_2 = __Pyx_CyFunction_New(&__pyx_mdef_9citeaudit_7formats_8_readers_5openai_responses, 0, __pyx_mstate_global->__pyx_n_u_openai_responses, NULL, __pyx_mstate_global->__pyx_n_u_citeaudit_formats__readers, __pyx_mstate_global->__pyx_d, ((PyObject *)__pyx_mstate_global->__pyx_codeobj_tab[2])); if (unlikely(!__pyx_t_2)) __PYX_ERR(0, 144, __pyx_L1_error)
+  __pyx_t_2 = __Pyx_CyFunction_New(&__pyx_mdef_9citeaudit_7formats_8_readers_5openai_responses, 0, __pyx_mstate_global->__pyx_n_u_openai_responses, NULL, __pyx_mstate_global->__pyx_n_u_citeaudit_formats__readers, __pyx_mstate_global->__pyx_d, ((PyObject *)__pyx_mstate_global->__pyx_codeobj_tab[2])); if (unlikely(!__pyx_t_2)) __PYX_ERR(0, 153, __pyx_L1_error)
   __Pyx_GOTREF(__pyx_t_2);
   #if CYTHON_COMPILING_IN_CPYTHON && PY_VERSION_HEX >= 0x030E0000
   PyUnstable_Object_EnableDeferredRefcount(__pyx_t_2);
   #endif
-  if (PyDict_SetItem(__pyx_mstate_global->__pyx_d, __pyx_mstate_global->__pyx_n_u_openai_responses, __pyx_t_2) < (0)) __PYX_ERR(0, 144, __pyx_L1_error)
+  if (PyDict_SetItem(__pyx_mstate_global->__pyx_d, __pyx_mstate_global->__pyx_n_u_openai_responses, __pyx_t_2) < (0)) __PYX_ERR(0, 153, __pyx_L1_error)
   __Pyx_DECREF(__pyx_t_2); __pyx_t_2 = 0;
 
-  /* "citeaudit/formats/_readers.pyx":213
+  /* "citeaudit/formats/_readers.pyx":234
  * 
  * 
  * def gemini(list supports, list texts, list starts, dict encoded, str base,             # <<<<<<<<<<<<<<
  *            object located, object citation_type):
  *     """A candidate's grounding supports as cited ranges, or None: the reference decides."""
 */
-  __pyx_t_2 = __Pyx_CyFunction_New(&__pyx_mdef_9citeaudit_7formats_8_readers_7gemini, 0, __pyx_mstate_global->__pyx_n_u_gemini, NULL, __pyx_mstate_global->__pyx_n_u_citeaudit_formats__readers, __pyx_mstate_global->__pyx_d, ((PyObject *)__pyx_mstate_global->__pyx_codeobj_tab[3])); if (unlikely(!__pyx_t_2)) __PYX_ERR(0, 213, __pyx_L1_error)
+  __pyx_t_2 = __Pyx_CyFunction_New(&__pyx_mdef_9citeaudit_7formats_8_readers_7gemini, 0, __pyx_mstate_global->__pyx_n_u_gemini, NULL, __pyx_mstate_global->__pyx_n_u_citeaudit_formats__readers, __pyx_mstate_global->__pyx_d, ((PyObject *)__pyx_mstate_global->__pyx_codeobj_tab[3])); if (unlikely(!__pyx_t_2)) __PYX_ERR(0, 234, __pyx_L1_error)
   __Pyx_GOTREF(__pyx_t_2);
   #if CYTHON_COMPILING_IN_CPYTHON && PY_VERSION_HEX >= 0x030E0000
   PyUnstable_Object_EnableDeferredRefcount(__pyx_t_2);
   #endif
-  if (PyDict_SetItem(__pyx_mstate_global->__pyx_d, __pyx_mstate_global->__pyx_n_u_gemini, __pyx_t_2) < (0)) __PYX_ERR(0, 213, __pyx_L1_error)
+  if (PyDict_SetItem(__pyx_mstate_global->__pyx_d, __pyx_mstate_global->__pyx_n_u_gemini, __pyx_t_2) < (0)) __PYX_ERR(0, 234, __pyx_L1_error)
   __Pyx_DECREF(__pyx_t_2); __pyx_t_2 = 0;
 
-  /* "citeaudit/formats/_readers.pyx":274
+  /* "citeaudit/formats/_readers.pyx":298
  * 
  * 
  * def bedrock(list citations, str text, str chunk_key, object citation_type):             # <<<<<<<<<<<<<<
  *     """A RetrieveAndGenerate response's citations as cited ranges, or None: the reference
  *     decides.
 */
-  __pyx_t_2 = __Pyx_CyFunction_New(&__pyx_mdef_9citeaudit_7formats_8_readers_9bedrock, 0, __pyx_mstate_global->__pyx_n_u_bedrock, NULL, __pyx_mstate_global->__pyx_n_u_citeaudit_formats__readers, __pyx_mstate_global->__pyx_d, ((PyObject *)__pyx_mstate_global->__pyx_codeobj_tab[4])); if (unlikely(!__pyx_t_2)) __PYX_ERR(0, 274, __pyx_L1_error)
+  __pyx_t_2 = __Pyx_CyFunction_New(&__pyx_mdef_9citeaudit_7formats_8_readers_9bedrock, 0, __pyx_mstate_global->__pyx_n_u_bedrock, NULL, __pyx_mstate_global->__pyx_n_u_citeaudit_formats__readers, __pyx_mstate_global->__pyx_d, ((PyObject *)__pyx_mstate_global->__pyx_codeobj_tab[4])); if (unlikely(!__pyx_t_2)) __PYX_ERR(0, 298, __pyx_L1_error)
   __Pyx_GOTREF(__pyx_t_2);
   #if CYTHON_COMPILING_IN_CPYTHON && PY_VERSION_HEX >= 0x030E0000
   PyUnstable_Object_EnableDeferredRefcount(__pyx_t_2);
   #endif
-  if (PyDict_SetItem(__pyx_mstate_global->__pyx_d, __pyx_mstate_global->__pyx_n_u_bedrock, __pyx_t_2) < (0)) __PYX_ERR(0, 274, __pyx_L1_error)
+  if (PyDict_SetItem(__pyx_mstate_global->__pyx_d, __pyx_mstate_global->__pyx_n_u_bedrock, __pyx_t_2) < (0)) __PYX_ERR(0, 298, __pyx_L1_error)
   __Pyx_DECREF(__pyx_t_2); __pyx_t_2 = 0;
 
-  /* "citeaudit/formats/_readers.pyx":321
+  /* "citeaudit/formats/_readers.pyx":350
  * 
  * 
  * def mistral(list content, object citation_type):             # <<<<<<<<<<<<<<
  *     """A chat completion message's text and reference chunks ``(pieces, cited)``, or None:
  *     the reference decides.
 */
-  __pyx_t_2 = __Pyx_CyFunction_New(&__pyx_mdef_9citeaudit_7formats_8_readers_11mistral, 0, __pyx_mstate_global->__pyx_n_u_mistral, NULL, __pyx_mstate_global->__pyx_n_u_citeaudit_formats__readers, __pyx_mstate_global->__pyx_d, ((PyObject *)__pyx_mstate_global->__pyx_codeobj_tab[5])); if (unlikely(!__pyx_t_2)) __PYX_ERR(0, 321, __pyx_L1_error)
+  __pyx_t_2 = __Pyx_CyFunction_New(&__pyx_mdef_9citeaudit_7formats_8_readers_11mistral, 0, __pyx_mstate_global->__pyx_n_u_mistral, NULL, __pyx_mstate_global->__pyx_n_u_citeaudit_formats__readers, __pyx_mstate_global->__pyx_d, ((PyObject *)__pyx_mstate_global->__pyx_codeobj_tab[5])); if (unlikely(!__pyx_t_2)) __PYX_ERR(0, 350, __pyx_L1_error)
   __Pyx_GOTREF(__pyx_t_2);
   #if CYTHON_COMPILING_IN_CPYTHON && PY_VERSION_HEX >= 0x030E0000
   PyUnstable_Object_EnableDeferredRefcount(__pyx_t_2);
   #endif
-  if (PyDict_SetItem(__pyx_mstate_global->__pyx_d, __pyx_mstate_global->__pyx_n_u_mistral, __pyx_t_2) < (0)) __PYX_ERR(0, 321, __pyx_L1_error)
+  if (PyDict_SetItem(__pyx_mstate_global->__pyx_d, __pyx_mstate_global->__pyx_n_u_mistral, __pyx_t_2) < (0)) __PYX_ERR(0, 350, __pyx_L1_error)
   __Pyx_DECREF(__pyx_t_2); __pyx_t_2 = 0;
 
   /* "citeaudit/formats/_readers.pyx":1
@@ -11989,47 +12129,47 @@ static int __Pyx_InitConstants(__pyx_mstatetype *__pyx_mstate) {
   int __pyx_clineno = 0;
   CYTHON_UNUSED_VAR(__pyx_mstate);
   {
-    const struct { const unsigned int length: 8; } str_length_index[] = {{0},{2},{29},{12},{10},{20},{9},{15},{1},{1},{4},{179},{1},{1},{2},{14},{12},{10},{22},{10},{7},{8},{6},{34},{5},{4},{16},{15},{20},{12},{17},{8},{8},{10},{8},{7},{12},{8},{13},{11},{9},{18},{2},{4},{7},{5},{5},{5},{9},{8},{13},{9},{26},{5},{10},{5},{18},{6},{23},{7},{13},{5},{7},{6},{6},{7},{3},{8},{9},{6},{6},{13},{7},{9},{5},{10},{6},{21},{3},{5},{21},{23},{4},{2},{3},{5},{7},{4},{5},{4},{5},{4},{7},{13},{3},{4},{7},{8},{7},{5},{4},{4},{5},{6},{6},{16},{6},{11},{4},{9},{7},{10},{5},{4},{6},{5},{3},{6},{3},{9},{13},{10},{19},{4},{7},{10},{4},{6},{9},{7},{4},{5},{10},{11},{6},{5},{8},{7},{8},{6},{4},{16},{5},{14},{4},{4},{3},{12},{4},{6},{26},{5},{7}};
-    const struct { const unsigned int length: 10; } bytes_length_index[] = {{677},{513},{558},{434},{641},{669}};
+    const struct { const unsigned int length: 8; } str_length_index[] = {{0},{2},{29},{12},{10},{20},{9},{15},{1},{1},{4},{179},{1},{1},{2},{14},{12},{10},{22},{10},{7},{8},{6},{34},{5},{4},{16},{15},{20},{12},{17},{8},{8},{10},{8},{7},{12},{8},{13},{11},{9},{18},{2},{4},{7},{5},{5},{5},{9},{8},{13},{9},{26},{5},{10},{5},{18},{6},{23},{7},{13},{5},{7},{6},{6},{7},{3},{8},{9},{6},{6},{13},{7},{9},{5},{10},{5},{6},{21},{3},{5},{21},{23},{4},{2},{3},{5},{7},{4},{5},{4},{5},{4},{7},{13},{3},{4},{7},{8},{7},{5},{4},{4},{5},{6},{6},{16},{6},{11},{4},{9},{7},{10},{5},{4},{6},{5},{3},{6},{3},{9},{13},{10},{19},{4},{7},{10},{4},{6},{9},{7},{4},{5},{10},{11},{6},{5},{8},{7},{8},{6},{4},{16},{5},{14},{4},{4},{3},{12},{4},{6},{26},{5},{7}};
+    const struct { const unsigned int length: 10; } bytes_length_index[] = {{693},{549},{567},{441},{677},{732}};
     #ifndef CYTHON_COMPRESS_STRINGS
       #define CYTHON_COMPRESS_STRINGS 90
     #endif
-    #if (CYTHON_COMPRESS_STRINGS) == 2 /* compression: bz2 (2626 bytes) */
-static const char cstring[] = "BZh91AY&SYo2\341=\000\000\227\177\377\377\377\377\377\377\377\377\372\277\377\377\376\277\377\377\377\300@@@@@@@@@@@@\000@\000`\t\337\036\047{\264v\333iv\350\32096\325B\001\274\000!\270j\236B%\003@\017Q\241\2650f\203B`\232f\221\264\332M\023jA\352h\000h4\000\032h4\320\310i\220J!2b\002h\324\047\215M\010\323(4\000\321\240\000\000\032\000\000\r\000\320\r\000\032\000h\004\325D\323\324\362\217SA\210y\252\032\000\000\000\332\217P\000\000\000\000\003@\006\203\322h\000H\220!&\244\375\032\204\375OJm=\024\320\0004\030M\031\0314\320\321\24044i\243\023&\023L\010\003@\001\006\000\230L\t\204\302i\202b0\004\300\021\241\223\000\230\000\000\001\030\t\200\000\001$\242\247\376\204\004H\320h\000\r4\032z\200\006\200\000\000\000\000\000h\000\0004\321\242Q`\352\201\367\027\340_\225\372\306\307\235\321\373\204\3110042C\264\330\302q\361\342)\311\324\024\014\214\206a\231&`\204\024\002\001\neM\242\224H\277\373!\016\024\250\020(\213\240\035\323\322=%\010\251 \025\370\250(UL)\2678\023\223\213K\013\006\240\000\323\t\343\303#\006\304 \232\0335Rb\377\232!\003M\241\261\2611\310I\022\201I\2154\233\223\205PW\3302\032x\242n\210\207\246B\320\355\025\211&\255\026\245\372\317\00645j\026\270\305RL\002`a\210\253\210\256\270\010 A\220\303\014\356\253J\242\252tV\327E\024Q)h\352Qfa\243\030\226\333\234P\005%&S\0234\211\001\"E\305|\300\252\211d\222\224\222\311b=\216To\020\301\263\262\31394\010\365\204J\214\356q\307}\nC\035>\331\02722\270~\333\330\317\222\263\357o\303\017\275l\272\244E\376\342\270\315\341\026\030\005d\001V \2645\265\251I\271\266UV\320\024\251KX\333Z\301\206\047qS\014\021n\373\260\030I`\243\335\254\2021\252\020\232\0264n\315\234\331^\235+N\362(E\007\244\312\312\340\361\363*\262\023\255\334H\215\237Gk\237?n\037\252J\034F\215iI\323VF?C=>\373\273\316%\375\337\226\230#\004,\341\227m\2303P\245\232\264\334\306<\360\212\312\020\306\213\2342u\202\311\220Y\305\n\222\010\033m\325\305\245<\324\310Z\301*\034[\315l>\037o\030\203\000))T\221\035\047C\216\374\356dj\266\200\242\202X\021\261]\272\250\221 \263Pg""\242\021\352\257\260)\262I\242\257\315\350\347\327|\375+\243\345\363\371p\347\355\322z\225|V0K\0031\240.3R\255\261\272:\3112L\205-/\227\206x\331*\212\205\256\305{\346\371\266\025\202\312#W\252\364\267\207\321\"H\262bi\025\331}V,PED,\224<\366\304\"\017\331\305\270\326s\271\206\376\370HI\026\317\334\277\243\010fG\345\265\037\230\317\320\323\257\241\332\317\177\343\037=\256\272\2562$\306\032imE\2205\r\nJnR\211\350\214\221)\270\221\020\347\216U\246\312\360\317\252\236+\322S\047\321\256(B\020I\225F\275\363I\025\211\022$H\304\345j\"\205!M(C\203\202\327\310\260\243\351\t\033\243\346\023,\246\272iy]\337[\201\316s\317\262tQg\332\030\366\355\266`\310~\273\322\335p\047\007M\254\340f\354_\306\236\341\201\327`k\3678\\i\037\303\277\213@\233F\0316yF\244,F\234\306\312\371\020\325\356\340\337\336\275z\223`\n\324v\327\331\300\025\312M_\237\036\227\363\003iq\205\265g\3610\267\370\271\224\265T^\305\203\006fn\001eY\343Nj\026\003Z\250\206\262\374\254\273\034\020\301\026\030\260\360\260\257;\220\025\346\235\231\021\2750\354\304\\\250\271\254fV\354\325\tF\355o\247\314F\271\177q\\\255b,\3321W&\343N\247\235\363\207\243\331\247\203[3\330Y\356\354(\250\225\213RE\3257\250u\343\314\351\237l9\006\275\244\323]*\250\271\331\202\252\263:W\271C\336\301\210\026**\216\3222\204q\270\250\312u^\205\351}\351y\257z\356N\346(\256\201\253\350\201\225\262t\264\022 i\241l\266\217=#+9XA3\240\265L\006\0333\202EU\232\333U\020\210\313\230\252^\350\"V?uae\"In[\013j}\034(\215tKK\036\224\305\211&3\246\366^\\\307\242\217n\267\320\266\212\341\217\226btT\201\333Lr\247+$2\313,\2706s\243\253R\200\356>^6\337N\256_\036\357\036\002`\230\031\270\352N4\313M\227\351ktC\r\304\260,\342\260\312!\267\302\315\222\241\250\275\302\244\3479\3177\026\375\232\223\254\317\243Z\323C\010iy\242\r\016N\346yD4*l\340\271\357Z\354#\213\204KGVu5A\304\020H:\272\035M\317\334~Z2\326\260\010\212\263\205S\332\271\351\010\2322\006;\002\351U\304\372*\214U\255t\336\343D\312\325e{\005\2246\352\343$^\241D\363\027I.\366\220;B\261\271cm\266Ttf\331\321\337""\264\244\224\335E\262\2746a\247\226\332\267\240\254\202\035\320\206\266M\031\273\002w&\013\212i\275\315\312K\0048U\023\220\224\010\302D\035\221@\303\000\202\336\246\324\007\336\0146\344\327]\006\273uE\273\027J\265\275E\275\216\014\364\031\256 \314\261f3\261Q\002\250\020\025\001l\206\224\263\365;\262\"A3\270\252\020\006J\032\220`\3241\322p\233^&C\030\315\316\246\240n6\2452\274\257^\324\3154\240\244\345l\021h\246$\337\267\3008iY\024\006\252\256\203\014\n\037Ul\031\222\352\033[\006\017z\r\223\254m\344ji]byp\321K\306\345\257\013h\346\356\244\007\2438\300`\3077\216\r\205M\241\326\327\224\330F\211\\\332pL\016A\244\313\023\"\024\332\\f3\032W{\n\032\2432R\352_Dg\301\2646\331,(V\223\241\021\003\207\001\023F\\S\236\211\352\212Nu\317\020\253yk\266\221\242#\354\215\261\030\347\312\017jT\361\342\224\274\224\242\021[X\312[\022mf(&\"\030\246&!\263GO1yw\017!\316\303v\222\355\344\031(\014\tCsY\265@\305L\004\301\013\3228\326+\336\2173\231\351\326k\305%;fguIR\025UQS\365*\",\022\017+\340\303\231K-\323\241\0167\350\236\212\303E\316\013Y\233G\276\2074]T\204s\021\317>\303\244\206\034\204.Rc\033\004\233o\226~Hh\330iCN\021\t\245\307^\020\372\335\000\333\365\330\317\r\202\366\226\302:\332\342\3521\215\241\020\306\2349\265\003\3502q\000\345\272\351\016j=\203U\023\34755&60\244Cn!\034\356\036\374\337.D\216\234\3750\350\230s\376ylv>>\313\223%#\211\007r\351p\\\354\313\047IT\227h\360w\204\232\200\222k\201\006!6\241\250\217g\361\341**\017\230\324V!\r}k\216\036Dx\360\316\253=f\021.]lH\336\022\272\314m\215\246\3167\047\220\243\314\370\002}\240\335\272\234\223y\327`\357p\312n\372\214\336\234\320\355\313\177\312`\376\323\243+\251)\035\221\331\325\236xs80}\322\2063\200/\335\315\036\224\023\242\222\273\t0\315\215x\030\271\327\270C~jK\217\027Y\211\311\302\032\001\273\033\333\242\353\354\004!\365\032v\003\340\023!\223\317|\210?\265p>\010\211\3653\263\003\"\006\204h\301k\375\333]\310\010\r\200\032\010E\330\312\205P\264\364\013\035\324^\204\010\010B\237\n\020\311\251W\315J;\267\236+\240\301\024\027\304,\250""\330%\034\047n\3510WV\205\203\020\032\312\025C\n\304\031\273\200?\022Oj\020`2f\326\216\232\024\325\313\314^Y\025\224\2450$\202P\243I\254\005\261q\364|\356\364\361\003Z\301\221\031[\370\013@\247\333\017\334Zn\262\322\0245\212\334\005h\240Xz\342\002\014\230y\354\372.\244\301\241\007\240\013\206I\364\332\016\214\340\350\"@\316\253^\302\030\3153C\010\316\261\257R\225:\314V\005\246\221R\260\250FU\266\366\301\324\245R\235Z\211R\272\023\367\212\250\251Vt\375\020\341\374b\351SB5I\2123\301O\024\220\345\017\355\034{\352V`\232\047\225\023\230\303o\033\210\234\3463\217\2226t\350n\230\344f\023\023y\277\222\240\343\200b\2754=lK\3036\274\362JD\344\047\022[}\354\271\047\304o}\047\\\316\334\260\355\245\t\273=\371re$\312N\014\254}\300E\222\"@F\003\310s\267\024\227e\013Q\033Z-\267\200E;\2653JqN\2338\235\006\033\2267c\341\2252N\245\2426\374\355\305\047z\271\305fn\222\250Y\225\2273#\005\233\364\360\345\220w\034\203\270lR\221\215b\214\204cjH\271\213\316\320\257\036<r\253OWV\315<\360\243\343\241\003J\362heY\343\047\356\327G5v\244.&\340\311\310\265\260\0243\2668\027G\210\376\270Xx k10\3148\030\276T\341C,\232\"K\207\226\225y\23196@t\023H3\022\356\316\36440\255\006\256\201\316a\330\330A\271\222\032:\031\2332\201\010\352\034\301\203\230C$tUJ)\206\016\255CB\224\020j\220\252\035\251a\346\217E\201\376U\224\230F\t.\r\250\200\357\211\302\262\240h\245\345\242\035)\250\356\245\261a=\363\275\333\021\030\242/`\334\2427\256\0350|\270\266;\353\026\275ZB\2059\256E[\024\242\200\245\222Y`\273\213l\315U\031\347(+\313Z\211\377\213\271\"\234(H7\231p\236\200";
-    PyObject *data = __Pyx_DecompressString(cstring, 2626, 2);
+    #if (CYTHON_COMPRESS_STRINGS) == 2 /* compression: bz2 (2655 bytes) */
+static const char cstring[] = "BZh91AY&SY\014\221\234w\000\000\247\177\377\377\377\377\377\377\377\377\372\277\377\377\376\277\377\377\377\300@@@@@@@@@@@@\000@\000`\n\037\017v\235\354\362^\303\275\207\240\024P\007\233\323U\345\000\340\367\rS\310E\010i\241\350M\007\251\265<\236\223\324\301\032\036\221\350\322\236\230\323F\204\231=L\200\r\003\324\000\0324\320\362L\2152\tB\000\200F\232\232\251\373&\2324\246\305M\032?Th\000\000\000h\310\000\006\207\2502z\200h\003M\0005=\001$P\0002\017S\324\000\000\003&@\000\000\000\006\200\031\001\210\000\000\002DB)\014\232h4\364\211\241\264\232hi\211\2652d4\362\2365=B\014#\000\230##\010`FM\006\200\0100\004\302`L&\023L\023\021\200&\000\215\014\230\004\300\000\000\010\300L\000\000\t\024\224\375\250\232j\2324\000\000\000\000\032\000\3654h\000\000i\220\000\001\241\240\001\241\246\215\020\252\033X@}\361Q\370_\224~\261\261\346\210\211 `\301\223\202nO\030S\047\217H\250(\t\250?\271\003M\246\302 !@EuWv\202\252i\237\3702\0210+DE\252f\222\0475:\311\326ZE\261$,\272\264\026\2030\254\240T\\\316I\031+v\355\006Y \032awe\343\023i$\024!\263<\201\243\376h\201\014m\r\246\322`\345 S\010%\264\3016\345\031*\210\225$\031j\265\356X2\203)\005\264tx\215\006V\005sE\364\340\353`\320\351\231Me\270*h\023\006\351%);\304Yd\002!M\210\242\254 Z\211ek\312\373iJR\351\366Z\222UU\222JV_\261\"\"M&\314\214\3112bL\231\202d\240\252\211D\222N\214\3132\014\365Gw\014:\266\035\216DI)\201\210\021\010\222\032\204\244,=\347{wSw~\277\322\375%o#\003\352\236\004\217\336\037)\006\272\370Nb\014[\312^\322\202\340\0032.\215\010\273\240wfC\000\232A\222\004A\016bM\341\006d+b\310\215j\222\362\277XU\305B\237\005j\024\245\262\225\201{\201\334x\373\232\344\236\246\007\302\240Q#a}\345\363\224\255.\213\241?\216\315\237\345\323\237\237\3672\374\201\314\254\334x9\313\r\3161\370Y\225\362_\303\277_\234\230\221\214\205\2002\262\360e\225+sW\022\336\010\024Y\302w\302\010eYd\310NHt !\266\333\264E\246\231u\325\227\\\022T\3715:+\365|\353\201\n\201R\245I\020\002\000\367\372\037J6_0\230P\047\266W&8\245&M\013\212yg\n\205}\206W\205\047V\371""\272]\375$\221\215\372\255\372\331S\316\363\373e\347\340\274\350j\273Y\n\005\220\265\246\3002L\025\263ln\256\322\231,\205:\256\226\023\331\311\262!\024\325l\357\336\302!B vl=o\307\352\251T+$U\224\274\257\3231\024\204\005\260\364\356\210D>\357\245z\335\357|\303\257\254(%\013\362\374\031y%-I\267\2075}#g\217wG\217\335Y\327\371\210\331\267\332[\336P\260c!9\220\3045s\003\236+\231\207\257\034YZ.{\2360\312\345\271\322\205\364C\237r-\225J\330Y\344\272\202JD\213\013iq\326\233\212-\n%\t\314\362\267\244\320\222\022\222\022\345\313\010\225.!\372\202\247I\033\020\260\225\262\224b[\223\306p\031\232F<\273\372\300\315`\022H\260\204<soe\273d\030\206\227\240\014\336-\234\226\270@\017\221\000\"_\251m\003\200\260k\260\r\264\215\350Z\304\205\2071v\210h`\231\222\024\3666\025\373\367\345<\202\371A\376\031\332b\223WC\320\247\251\376ds.\222\302\334\376^\274=\\ZnU\027\315a\206\324\355a}\271\322z\240\262\034\345D\026\354\313Le\332\207j\047\261\023\315\357\360\360\204\010\242x(\341\tx1\005RP,0\350\033\206\034w\312\264\307\2423\372(\347\257\370\025\352\346E\261\303*\360v\223\337\023\342<\212E\267r\350l\357/\364x\220\264\255\353jQ\366\273\327\277\"&i\236\325\231\350e\354\214{\333O]\032\326\334k\226>\n\332\320B\014\206\r\224\331\021UC\003M<P\30511LN\216\254;6\366\2300\374:EN\264\203q\0321;\242\355o\354\3333\325\322\362(\3701\306V\274\366\313\024eU\261p\266\022\240\330\262\251\223\344\211q\036\013+\346%W\025\274\302\330\303\304\210\347\320\300\276):2U\233\326\213db\321E\"\355\361\202\340+\306\215u\026B\324\017w`\365N\316\3448p8p\345\307\336S~\365\001\375\375\272a\224\367\366\367\363\364\367\346\206ff\276\373\223\275/\335\206[\234\355\222\327\353\222\364/N\353\323\205\003o\211\270\326\016E\367\312\226Yeuwu\335\232{,\366t,\340\304\271\342l\223\203\263~\272\3203T\343\313\030\305n\274\246\307\210\230\017\270\362\355\223\311 \222}\320|\361\216\330\360\331\303\243kL**\333;\255\333\224RU4\340\014\374\314\253otam(\256s\336\2748\274\214S5\353$\214\252\261V\305\250\214\215L\005\362\226m`wB\270\3331\266\355""\020@\352\314\307W\215\257\254\252;\013#\0303\014\265\313}\020\"\340e\233 \347U\303r\221f)\255tM\371=\3355Y!\342TNt\200\214T\223\372H\014k\t.JsFD\262\0066\325\317\306n\177\025\027\035\037e\353\222\213\223<3\201\253\"Mba\266<\2009\010\034C\254<I\317\311\360\031K*V\245X\330;8Fh\3241\322\220\233^\305\371&8\315\266VPt\350CZ\353^\251Ck\321\030\203\335*\241*&\205\221\333\310x\342\342\210\016U]\014\363!\033na\270.\361\3270\304b\203\234\261n\207\032\255\234\207\353\257L(*\273\251\223b\275g\006\017~\366\250\240\242\275nc\211k\240\374.\341c\024\205qt\365\246\263q\277v\207\002S\300\304\324j7/V\2709F\306\023\205 \207=UPUU\035X\021\203\34030\254\254\014\3645\330\367\361~\341K,\272\315\002\336\245\273\t\216\021#}0\240\317\215e\027%\261\")8\225\255\002\213\2034\335B\3076\202&\202\032&\206\232q\323\326\326j2\361s\275\371\364\3152\352A\253!\202\262\347\3506\300eL\304\315\023RS\232\341c\024\"\033\r\223\330th\225\263\013\014\337hZ\210[m\245\261\336\250\210\262%\022\356Z\374\311\266\033\266!\337\035\233.\r\230\340\0306\255\237\215\017O\361*\213\372DD=\024<g\223\364 \241\200\001\332Lcbl\022\356/\250\232Za\212L\034\222$\223\\\365\255\035\236C\r\255\016#\030\2279iQ\354\322\001\206\3066$I\2159\014\244A\332e\"\020\336ww\262\310\225\037!\263E\002B\030\330\321FCp\224\036\034\001\177N\017L\323\314\333\360\027\r\311\265\276\273\204\351\215\325\307P\204\252\210A\364\304]\341i7\047Y,O\253\343|\002Z\201J\317\031\251\001\265\rD|\277\226\221J\2463\351k\032n\211%!\235\345\355\362\024n\215\343\3573\214\302\024\365my%\352o\270i\215\215\247\2639\230X8\n\215\307X\047{C[\231\021IV#N\323T\364\r\323}\340\370Q\275]&\207\370\237d\333\356\265(\027Z\017|:\331\361\344r\330\317\201\037\273\240\264!V&g\"\351T\310\242|\020\270`\334E\363\364]\006/\017\337E*\010\034\245 \337\337_\227\367\301#\235\032\304\367<\325xT8\270\230\3200\266a\363\351\341M\241\341\255\277LVX\256\275\336\007\337\340\246\373\302\272\346\007\340\003\010E\214\005WU\206*?\340\200\354-\005s\026\003\006l%$\204\035G\305jdU\201\207\254\005\327Q\254""\271?\371|\226*\317!\345\252\240VB\n\273\357\n\315\360\201SV\220\374\374BB\321\034k\334M-\241\210\305\242\337\002\223LQ\247WY\264R4\203H\320\370T\356=\206\027x(1\255\205P\235,\336\260\324\245M5W\300B\206\331Q\250S\352S\035c\007H\226\241G\\\305\004f\254h\370\235 X\211\366\321\016\212\000:\203sM\311\356OP\004\266\272\027\373N\321\2359m [\tIi\316&\310\313K~\3606\333\321-\031\315\303o\216hnt\274\3533\010\346\355\333\272KM\230\nX\317D\277\354\274\230\023\233\230%\024\311Q\366\244\312D\2510\345<H\275\2633\210\304.~\361H\227(\014\212m\nz\221\356ftd\022vT$%\\\274\270\376\026Yv\312y\315r#\356\031\264(\240H\275#)\224\031eE\0218\\!\030[HE\250\262{\254\262\034\264aP3dZ\221\334\217e\242j8h5o(qb\366cZ\215\265@\215\237S0F\343\3228\0326\254\252K\2262\331\271\003\2266.2@\247\365H\024\373\232x}Hs!\237O\311\016\346GB\214\354||r\320\233v\355\007Bs\344\302JG^\004\252+\334\324\366\230\210\335X\216\344\325\364=\227\252\210\316\347\006\010\242\207\252\213\245{\245\214\266{:B\201\247\303\271\257\341\2426b\266\n\302#\254;LVd\330\350\350\014\311\254\222%\335\232L\020\255\022\224r\265Hd(\201\231\324,#Q\002\022\362\252%(\201b\031\251H\004\321\014\326\027*\311d\220\354D\263\330R\225A%R\025C\316Y\253\002\021\377\313*\365\252\004y\025X\220\252\354\242\3120dZ40\221-+\0136\222^\266\3555\371\264\350\223`[h\226BA\n]\023pP\3118S\\\211z\272\n\342!\362\226\257G-\352BpEj\255s\\\227\013\r\366\231\333d\254\221\203\256{\"\377\305\334\221N\024$\003$g\035\300";
+    PyObject *data = __Pyx_DecompressString(cstring, 2655, 2);
     #define __Pyx_DecompressString_LZSS_UNUSED
     if (unlikely(!data)) __PYX_ERR(0, 1, __pyx_L1_error)
     const char* const bytes = __Pyx_PyBytes_AsString(data);
     #if !CYTHON_ASSUME_SAFE_MACROS
     if (likely(bytes)); else { Py_DECREF(data); __PYX_ERR(0, 1, __pyx_L1_error) }
     #endif
-    #elif (CYTHON_COMPRESS_STRINGS) == 1 /* compression: zlib (2727 bytes) */
-static const char cstring[] = "x\332\225WKW\333H\026\036\047\016\020B&\030\314#\217\356\266\007\002L\367\2643n^\031r\346\364qx\207\031\006\363\010I\030\216O!\225mu\214dK\262\r=\317%\313Z\326RK-\265\324RK/\265\3242?\241\177\302\334[\222\025\0238sfrb\225T\217[\267\276\357\273\367\026\203\203\3239\251\252)\0225N~\177\232;\247\206A*4\047i\252IU\363\004\006\025\223\230\212\246\032\370\036\367\306\363zF\265\246Yo\232\0479\235\226\251NU\211\226\024\3318Y\371qWS\351\256f\322\214Y%ff\365\322\254jjF122\255)gT\047&\255]f\014SW$\223\3528I\315\354\255\357}\277\360r!CT9\243\323\237\250d\032\031\243y&\325\210aP#\243\2253gM\245f*j\306\274\254S#\227\331.g.\265fF\245T\316\230Z\246\016\363z\027\230U\252f\014j\342Kf\226\250\252\026\272]\202\345\212Z\231\315\310\212\016\233(-\212\2537H\315\240\271\223\323\323\334i\356\363\\\343\344\264\347\270\2471\030\247p`p\236\266\250\274\337=9\216\033ZS\307\267\222\242\312\364\"Cd\271\004\246\250Tm\252\037W\014]z\001\306(i\312\212\371\242\254\351\347\3044^\224tJd\252\033\271\372\345E\323,\177\377r\357O\205\335\303\255\355\335\235\355\335\315\322\352_v\017\327w\017\241\335Z\337_/\035\354l\357\355\255\257\225J{\227\027\360[\003\370J\273\364\302\004\047J\245\310mZ\202\177\002\204R\205\232\260\3379v\224\233\252\204\3559QT\321jr\263&\246\252\344<li\033\233F\223\324\272]&5Lh\024\243$i:P\255\250\264\007\033\242\232U]\253+\0221.UI\321r\361$\203\230g\304\240gT\3265\351\343Y\r\036\022\230\254\t\034\304\243\364\221^v\201\355\266H\014\215\321\216\221\312EH\345\272H\341\210,\036\340\340\205\211o\206T\203m\001\365\222\251\023\211\236\021\330P\253\002/H\030\234\230\352\245\262\002\307\215\267\014y\214\232\220-IkbO\013V\3112,\224)\260\032?e\252\342\377m\234\tm\270\244L\316\225\332eY\2415\331\270f_|(\262h\352\304\254\226\025\3350\305\243\204\204T\350\271\242*\025\252\212H\000\t\031u81\335#\272\t\224U@\222j\005\240Te\320\351*\302\005\333b\264\306\235\245\020D%\354\256*\225\252\"C\340\t\247\242N\334\007\177\306G\350\370\250jm\025$a\002\025\270\243h\272\220\327\264\3669\000\033\205\36795\211LL8\031""\204g(\005C\005\230Q\307\3703\324\3469D\260V.Cliu\252\022\005\210\t\017`\204\351 |\nr\352p$\374\t\334\360\245D\304w\210\037\276\031\210O]\241\340r\275\006\334\325\265z\243\t\373\310:i\307Y\345Zz\211?\214[\202\320 0\203V\316\201V\360O\246e\322\254\231\206\3623\215BS<\321J\370\t\273\253\206\211n\230]/\305[\350_8\202i\252.\036u*\033\315z]\203\316\250\201\t\300\030\236\324\024a\370\231H\3746LM\253\225b\177\021\354\246\252\230M\275\006\377c\261\300\273\321\"\265&5\332\364\254dP\242KU\204\024\034/u\211j\243\230\333\272\002f\325\177\047~\351\373\325\275\tF>%\007\256\372\256(\313\263U\326\340\211``\204\315\361,\317\007\003\017\256\026\256\032\354>\237\260\022\301\320(\203\236a\177x\316\276k\347q\322,O\363\"\047\320\311\372\231\311\363\376\263e\347o^\266w\331=\353\300N\332\005\373\330\331t\363\221\211\0216\203\233\014]m\263#\330f\236\023\336\010\206\036]\231\340\300&\317\363-k\023\354\017O\260F\217\345\337\331;\016|\377\372\252\302\016y\212\347\354\007\016\230zt\325f2\330\370\321\376\316)\342\276Kl\224\025\202\2414<\340k\221\335e\335]C\237\372Y\233\313\326\224uh\247\354\347v\333\221\335)\367\320Ky3\235\376\216\351\037\034\006\303i\366\232I\340\371]+\017~\314\333\262\223u\026\335\204;\341\365{\215\310\326\243\253&+\260b\270E?\37094\302\246YE\200\2013\330\026\034b\325j\330\367\354\003\347\256\223wv\334\310\367\"#\270\334`Y\366\007\276\006\233\254\300\214\204\223\n\375\323\301\373m~l\025z|\206\251\301P\212=\341\313\326\264E\254\226]\3744\3640\030\036\007\047S|\212\357\363\226u\014\000\027\203\341\047\360Y\344ek\315\356\267\033N\"\030MG vQ\022\026W\300\2072_\267\322\326\221=\005\313\"ZY\037#\254\005\346\304\374\026\333gF\270bX\034\020\372\0327(K\013\272\300Y1\207\017ZY\013x\233\344\t\376\330\232\261\373l\022\014\217\300A\227\300\321\347\274\341g^\271\257<\350C\200\336\200\237\033\366\254\223r@.\017\257\216\001\364\n\177\007.\375\006xn\271\373\256\001:J>\270\312\203H\007\204H\203\344\214%\001k\320\375\205ZG\001\312\002/v)\036\344\263V*&\352\002\345\003>\016\240\276\026X\303\237|a""\233\300\310\006\020\377\301k\304\375\374\201\265\000\204\365\331\222\363\304\215\345\322\207\244\306\020%\331\032\234-\205L\312\3007A\\\376\233\254F\274yO\351\264\374\243\267\261;\341^\211^\"\306\304\261\236\333-\347\300M\272\257\3353\357\016\3101\021\314|\353\177\373G\267\350\226\275\215\316\254_<\362\217\216\375\343\023\377\344\257\261?\003<\331{pt\202` \265\330\001l1\334\005a\214\275E\"G\3312\237\346g\020\311\267\2229\031\361\027\005\342\016o[$\324\317\320\004\273\264\222V\301*\"\345[ \333\204\365\265\000\361\215+yO:\371\317\301\213\032\225\3544\252Q\254\274&\214\t\320\327{\253l\357\272Y\377\325\241\177x\204\300\200\220\313\\\004k\036e>\301\357\000}ik\3372\354/\004\360)\371\025?\264R\"\n.\354\306\377#\203\007W/\005\356\003\030\325\267\301w=m\364\200\031\207{\314|\265\033J=\332\n3\315\"\277\313\027x\003r\336\261\275\006a\277\3404\334>\267\342\025c3\030\366\213!\373a\260o\362\227=\016%\320>\271a\271\2375E\274\026\001\273M\260j\200\270\212.\365\226:\243\2355\177o\337\337?\010\262\323\326\232?\367\312\315\273\033\"\227\365\210\016\223\371\264\340\370\266t\216\031\222m\360l\017\nb \305\306CX\221B\035\217\216Y\344\254\333\363eF\200C \221[\241JB9l\361M+\312\343b\020u\223\352\016b\232[\203B\362\322Yv\263\267\251\3451\037\207\324\006B\232\001\276\377\341\024\234\017n\313{\013b\373\037\322\305$\373;\230H\316\331\t\321yC*\341F\211\033\201\3633d*TM\350\316\303k\314\367\274^O\242\317\355\246\263\352\264!\024\306<\251\223\302Z0\013v\262a\260lZ?@\tL\330)\304@\022\375\237\013\023\356\340?\312\331\304n\364\364\246\331zTX{\342\252\213QX<\005G\200\327}>\006\314\032!ba\376\027\t\026\305~\337\232\200\322\273\346$\001\273\367B\206\351\247\300\323p\230\265\337X\304\237]\006-e\335\025\200u\311/\356\007\313+\376\312n\207t~\366\337\177\010\226!\367\004\017G\330\224?6c\311\366\267`\345\310\235v\211{\021\225A\310\341\304\377\346\005\234\276\340\274s\337\202\034\307C\331\275XtD\215\272Q\200\343\010\317\362%@9\211ay\2031\274\214\334gc\220]{\013P\227\254\220\241q\310\016\317E\006\332rW\335""\220\252\021\366\374s\320|)sQ\260{*\3600\273\047\256\021\221\354\323\354\003\304m\277\325\270\r\361\264\010\017H\202\246\360Z\320;\nb\356\013\363\220\323\357\374\323+vY\333\217\310\350\022\324\307(\370\264\n\326!!?\345\213\"\004\"\202\006\255Y\220EH\312\004\273\340&\3348\n\335\301>^\261\212\361 \200\343O/9\004\256@0\216\211&\037\244\237\3609\221\014\033AzB\034}]0\276\212\300\004\223\337@\300\247\047y?l=hg\375\357^\271\213^\237W\356l\370\373\357\374w\357\203W\257!d\322c\030h\023Qv\037\306\022\001\032\212\266\235\004\047\252X\004\036\363I\221~\250\235\267\013\330? \026\034\331Y\274\247\215\263*\324\276\254\265(T\036\271?\000h\232\321\355i\331\235\365\322\336A\047\331)t\216\374\375\367\250\256p\207\256a\202F!\356\375\251yg\tnZ\367\000\320y\254}U\357\047\177\017\336AQ\216\352\025\240\373\272|u7\345\316yYo\245\363\326?x\037\311\026\245(\362\214\010\330`x\214\035\363\327\234\212\372\016wQ\224\312\224\220\301-\002\314;\251\033\267a,\250B5]\001\316\000\367X\345\016\341\3722\207\3118\010\325\236\357\211\375q\\\200\267B\371\226\233t\230i~\033g\307\207\321\005\014\363\351\016d\373\002?\010s%r\215)G\310rE\334\3566\340\326v\350\244\001\220*\244\234\224(\363\343\260\313t\3575:\274D\206\306\205\rl\346\305\215\005\204\272\026\025\276X\354\363\234\204t\023\304w\233\037\001\235\363\241\262\272\232\215$\266!4\033\212\353)T\273P\2630\330D\221\007\223\217\273\357\377\202\213\324\230#\27109\003jY\023\342\200u\246\240!\021<\376\232K\226\030D\241,\340\205\365Sh\026\253<\212B\301\274\352/\357@\312\2176\307?\014\026l\303\231v*\356\201\227\004=\034w6\375\003\270\026\275\013\236e\300\315q\253\r\212\233r\016\335\021w\336U\274\213N#\3625v\360+\376\001\366\277k/9#Xy`\032\t&\247\255\302\047\0309\026\177x\300\327\033\233:\363\376\322\233\316tG\206\352\212\177\027L>\345+\230\310\203gS@[\032\203\346\016`1b/B\002\320\335q\267\341\rv\262\340\353\344\224\265\014\027\333\021!\373\021o\271\223\305\256\274\365g\047\345\377\260\325It\236DJ\005\254R\020\005=E\362\232xBq\376\007\343\215\302\324";
-    PyObject *data = __Pyx_DecompressString(cstring, 2727, 1);
+    #elif (CYTHON_COMPRESS_STRINGS) == 1 /* compression: zlib (2753 bytes) */
+static const char cstring[] = "x\332\235WKW\333H\026\0367\016\220\204Ll0\217<\272\333n\010\316tO;\343\346\225&gN\037\007\010\020f\030\214!$a8>\205T\266\3251\222-\2251\364<\227^jYK-\265\324RK-\275\324\322\313\374\204\371\tsoI\026&a\346\314\231\234XU*U\335{\353\273\337}p\347\316\\N\252i\212D\215\343\337\235\344\316\250a\220*\315I\232\312\250\312\216\341\243\302\010S4\325\300y\264\032\355\033\370\252\265X\243\305\216s:\255P\235\252\022-+\262q\274\372\323\256\246\322]\215\3214\253\021\226^\273d5MM+FZ\246u\345\224\352\204\321\372e\332`\272\"1\252\343&5\275\267\261\367\375\342\363\3054Q\345\264N\177\246\0223\322F\353T\252\023\303\240FZ\253\244O[J\235)j\232]6\250\221KoW\322\227Z+\255R*\247\231\226n\300\276\301\003\254F\325\264A\031N\322Y\242\252Z`v\031\216+j5\233\226\025\035\224(\347\024O\277\"u\203\346\216ONr\047\271\253\275\306\361\311\300uO\"0N\340\302`<=\247\362~\377\346\370\335\320Z:\316\312\212*\323\2134\221\3452\210\242R\255\245~X5t\351\031\010\243\244%+\354YE\323\317\0103\236\225uJd\252\033\271\306\345E\213U\276\177\276\367\207\302\356\301\326\366\356\316\366\356fy\355O\273\007\033\273\0070nm\354o\224K;\333{{\033\353\345\362\336\345\005\374\326\001\276\362.\275``D\271\034\232M\313\360O\200P\256R\006\372\316p\241\322R%\034\317\210\242\212Q\223[u\261U%g\301H\33384[\244\336_b\324`0(FY\322tp\265\242\322\001l\210\312j\272\326P$b\\\252\222\242\345\242M\006a\247\304\240\247T\3265\351\303i\035\036\022\210\254\013\034\304\243\374\201^\366\201\355\217\350\030\032\241\035!\225\013\221\312\365\221\302/\262x\200\201\027\014g\206T\007\265\200z\231\351D\242\247\004\024j5\360\013:\014nL\365rE\201\353F*\003?\206C\340-Ik\341\3129\234\222e8(S\360j\364\224\251\212\377\267q\047\214\301\221\n9S\352\227\025\205\326e\343\232|\361\242\310bh\020V\253(\272\301\304\243\214\016\251\200*\271J\317\024U\251RU\204\003\360\310h\300\265\351\036\321\031\370\255\n\274T\253:n\004\262\256!f\240\033C6Z,\007H*\301rM\251\326\024\031\242OX\026.\2422\374\031\037`\341\203\252\265U\340\005\003\177\240F1\364q\257k\3553@7\214\3613\312\210L""\030\\\017b4\340\203\241\002\326Hf\374\031j\353\014\302X\253T \300\264\006U\211\002\336\t.`\0049!x\n\0175\340J\370\023\340\341\244L\304{\000\"\316\014\004\251\241P0\271Q\007\0076\264F\263\005zd\235\264\243\324r-\307D/\306\r\221h\020\330A\253g\340[\260O\246\025\322\2523C\371\205\206\361)\236(%x\005\355\252\301\320\014\326\267R\314\002\373\202/\230\253\032\342\321\240\262\321j44X\014\007\330\000\036\303\2332\021\213W\216\304w\203iZ\275\034\331\213`\267T\205\265\364:\374\217\030\003s\343\234\324[\324h\323\323\262A\211.\325\020R0\274\334wT\033\031\335\326\025\020\253\3763\366\257\341_\335\2326\t\016\267;\303\035j\346\3155\263\311c\275\321\2049\312c<\331\033\275\333Y\3544\315\021\263\315Iol\302\314\367F\307\315y\261\303O<\265\207\354<\356\0351\031\317\363B4\365\037\2578\177\3612\203\247\251\265`\311v\306^q\262n\362\272\244p\030\353l\233\207<\303\0278\341\315\336\330\375\016\003s6A\356\226\265\tj\022\323fs@\301o\355\035\007\336\177\335\251\232\007<\311s\366]\007$\336\357\264M\031d\374d\177\347\024Q\375\2629a\026zc)x\300\333\2229\004z\003\345W\246\311\326\254u`\047\355\047v\333\221\335Y\367\300Kz\363\335\221.\363K\007\275D\312|iJ|\332\032\262\362`\307\202-;\031g\311\215\271\323\336\210\327\014e\335\357\264\314\202Y\014T\214\200\235c\343\346\234Y\345\305\0204s\013.\261f5\355[v\311\031r\362\316\216\033\332^4\t\0367\314\214\371#_\007%\253\260#\346\204\300\353`\3756?\262\n\0036\303\326\336X\322|\310W\2549\213X\347v\361\343\330\275^b\n\214L\362Y\276\317\317\255#\273`\027{\211\207\360Z\344\025k\335\036\261\233N\2547\221\nA\354\243$$\256\202\r\025\276a\245\254C{\026\216\005\232\022\346\260I\314s\020\047\366\237\233\373\246\021\234H\210\013\302Z\3633\227\245\204\273\300X\261\207\337\2612\026\370m\006\210\364\300\232\267\207m\322K\214\303E\227\301\320\047\274\351\247_\270/<XC\200^\203\235\257\354\254\223t\2005\367:G\000z\225\277\005\223\276\001?\237\273\373\256\001t\212\337\355\344\201\264\243\202\264\275\370\274%\201\3272\037\343\243\237r\3676h\310\334\304\335\tT\036\260;\316\013""\274\210\323\2309\005\027=\260\222\3767?\272)\267\350V\275R\367\216\277_\272I\000BQ\304\201\231\213\201\266`\3170z;\334\223\004\201-pf\314J\006\007\016\371\234\000\350\277rn\334[\360\224\356\271\177\370&R5\240\243\357\245Iq\347\047\366\271Sr\343\356K\367\324\373\002\270\032\353\315\177\353\177\373{\260\275\342\275\352f\375\342\241\177x\344\037\035\373\307\177\216\374\031\335\370\332\245\320\274\022\250H\364cr\322|\303\005P+`\364\251\025\273\331\3233\241s\303(\335\341m\213\004\344\202O\303\374g;.(\210q\007\362~\004\n\306\354\257\034\346\346\335\327\236\324}\210\201\025\0058\362X\262S\310X!\340\032y\246\3015\357\254\212\275\353f\374\027\007\376\301!\342\003d\257p\021\320y\014\205i\376\005\317\002\177\367-\303\376\204$\037\343_\242gE\244\\\330\315\377\203*w;\317\205\027F1\001\334\004\346\365\014\3639_Z\346z\220I\177\335\251\365\243\356~\347\242\2371\203\244\264\304\207\370\"oZ\267 v\327!C,:Mw\030\210X\214\304`\206X\352\363\r\363\302&\177>`P\014\345\223\317$\217\000\0211\264\213\000\341&H5\200jE\227z\313\335\211\356\272\277\267\217,\317\314Y\353\376\323\027\340\233W\"\355\rPp\334|z\235\272\267!\021\306\"\245\220L\315W\001z!\n\021\377CtGL\235\047\203\204s\332_\3714y\300%\320\237[V\301*\366Y\261\3057\2550\345\217!\005\216\004\203\222\375\317\333ba\310~\356\254\270\231\233h\363\200OA\036\004F\315\203\343\377\346\024\234\367\356\271\367\246\233\377_r\313\214\371W\020\021\177j\307>\342b\357s\316\214\014F~\024H\277\000\223\262\020\362\2019\367\302\034z\215\002\003\323\353\211\367\211\335r\326\234\266+y\223\020\037I\254\037YAL\340\025b\361\203U\n\356\037\244\371\314@1\003E\367\375\3739\233\330\315\201\325\224\271\301SA\375\271\212\263>TA\301\025\316\032\303\010\230\004\027\033\001pA\315\020I\031Y\177\333\232\206P^w\342\000\341;\301\307\324#pX\"\310\364\257-\342gW\200T\031w\025\320]\366\213\373\275\225U\177u\267K\272\277\370\357\336\367V %\365\356\215\233\263\376\344<T\377oA\312\241;\347\022\367\",\235\220\367\211\377\3653\270}\301y\353\276\001^N\005\374{\266\344\210\272\366Y""\321\216\">\303\227\001\3548\306\347g\216\013\032\232\333\346$\3240\243\037rmxi~\222\257\003\257\315\003\247?\365\032\352\215C\366z\313K\310\370{\030\014O\256B\353\323`\020\035\300@IO\230\267D_\022\006G\312|\017\321=b5orGJ\004\021\360\234\211+\t\337O@\375\030\016\222\2263\342\374\335+\366]\272\037z\252\357\275a\223\202Mk ]\334\241%\322R\350\275a^\265\372\036{$d\303\216\013\316\240\223)\334\264g\032\001\364\347\226\035\002\255\025|\307\254\224\357\245\036\362\247\"\2016{\251i\201\300\206`\305\232\315\240\345\232\371\032\262Cj\206\217\200\005w\354\214\377\335\013w\311\033\366*\335W\376\376[\377\355\273\336\213\227\020]\251I\214\311i+.\202<\201\325\005x\026\252\305\212Q\303\372\361\200\317\210\\E\355\274]\300\365Qq\340\020\332\306<&\375\032\224\315\214\265$\"!4\177\024@eaW\266\342f\275\024\324\356x\267\320=\364\367\337!\003\003\r}\301\004\205B\212\360g\027\234e\350\340n\001\256\013X6k\336\317\376\036\314\201u\216\352\025`\371:\305u7\351>\3652\336j\367\215_z\027R\033\351*R\222\010\352^b\322<\342/\241\321]\204F\017\352\0372fV\260\341\006\222\346\235\344\215]\367\360 I\377sj\t\333\020\334\026\244\3135\036|\020\001\022%\217)\244\"\266\242Q\2677\300\333@\354o\242<{\305\375\261\316\216 RI\2640\202xB\3345\352N\230\253\220)\256\310#\032\010,\231c\375\306%(\231\t\221\265\344\260\216\014$\360B\250wB\3245\030\026\304\335A\335zX]#\205\013\234\0044!\350\227m~\0104X\010\030\371\030\330\230\004{BjnZ+\320\003\004\244\014(\017\303bH\371\024\306\007\"5\363\240?\377\207-9\223\216\004\177\222\314\244\201lA\225\201\343Lx1\326{\360\025\227,\361\021y\266\210}\364\307@:6\026\310)\005S\267\277\262\003\305%\264\001\377^Y\264\rg\316\251\272%/\016t:\352n\372%h\310\336\366\036\247\001\323)\253\r\204\235u\016\334qw\301U\274\213n3492\360K\376\036\364\017\331\313\3168\3268\330Fz3sV\341#|9\022\177\017\301\333k\233:\013\376\362\353\356\\W\206J\216]\325\314#\276\212\265\242\367x\026\260Oa\314}ae\355q{\t\322\210\356N\271M\357N7\003\266\316\314\002RY!=\013\275\347J7\203Ky\353\217N\322\377a\253\033\303&M""\020\035\260J>\022\310\346\243\3621@\257\200\333\377\006\270\211\377X";
+    PyObject *data = __Pyx_DecompressString(cstring, 2753, 1);
     #define __Pyx_DecompressString_LZSS_UNUSED
     if (unlikely(!data)) __PYX_ERR(0, 1, __pyx_L1_error)
     const char* const bytes = __Pyx_PyBytes_AsString(data);
     #if !CYTHON_ASSUME_SAFE_MACROS
     if (likely(bytes)); else { Py_DECREF(data); __PYX_ERR(0, 1, __pyx_L1_error) }
     #endif
-    #elif (CYTHON_COMPRESS_STRINGS) > 0 && (CYTHON_COMPRESS_STRINGS) <= 90 /* compression: lzss (3645 bytes) */
-static const char cstring[] = "\377\n\n$.choi\377ces[0].m\377essage.c\177ontent[\032\000\377itations\360\010\001\r\006\037\006\023\010outp\377ut[.refe\377rence_id\377s[:?None\377Note tha\377t Cython\377 is deli\377berately\377 stricte\375r!\001n PEP-\377484 and \377rejects \377subclass\377es of bu\377iltin ty\377pes. If \377you need\237 to p%\000%\tt\177hen set\200\000\177e \047anno\317\003\375_<\000ing\047 d\333irb\000iv\242\000o \377False.[]\357].].\"\007s[]+.c\204&]\232&]\356\000\272\000\237evedR\362\005(\001s\367our\322!_ind\177ex add_t\000\377echunk:s\367rc/J\000eaud\377it/forma\377ts/_read\377ers.pyxu\377tf-8PLAN\377THINKING\377_CONTENT\376\005\000HERE_SK\377IPPED__P\353yx\001\000D\274 _Ne\333xt\202\000__\334\004e_\367___\261\"_get\357item\r\001fun\275c\025\001main\003\002owdul&\002nam\002\003{ew6\001qual\013\005\357testK\000is_wcor\350@ine\221(\377anthropi\377casyncio\375.\034\006satbas\377ebedrock+bl\002\000cc\000l\203\"\210\"\217_key\321%\331%\225Ae\224\345&\241&.\243$.\242%\300!d\346\000\002_t\371\000\317!scl\374\231\000\363 _trace\377backcohe\356\335@ont\357\000er_\203fi\354\000j\006\345\204\003\353\204\004\250Cc\377ountcove\377reddecodgeen\000\003\010\001de\317@\307ndI\324A\010\000\333Cfa\377milyfiel\263dsS\nh\002ido\002p\377athfirst\372\000\002_\215Agemin\317igen\205\205\002\300`sp\377onsePart~\260@giveng\355 ?ndingC\270at\000\304\252\206\001\014\006_\277#\343`\301\206\001hi\177ghidids\361b\370\016\004\365A\371Askind\377knownlas\275t\210@ated\002\002i\373on\356\"lowma\373de\200\207\004metad\313at\327\000s\311 \206bsn\370\340`\304\204\001\310\204\001snumb\377eroffset\377openai_rEe\273\003s\211\207\003\217\207\003\230Bp\320\0008\000\001\263\"\t\001_at\002\002\234\205\002z\032\001s\234!piecA\000\375l\271@popquo\216\241\000raw\315\207\006\322\207\n\343\207\006s\373re\364\205\016saids\377egmentse\377tdefault\017size\224\206\004\234\206\002\241\210\001\244\206\003\016{\000nst\365 \000\002\331B\n\002\350\273\206\003\024\003\243\210\001p\000\002ped\177support\000\004\3167\001get\203\204\001""\207\204\001Re\374\277G\227\204\001stool_\374\223\211\006\264\210\001unitur\345l\000\000_\321\207\005\014\000sva\377luesweb_?search\317!\266\000u_\241Ew\311\204\001wrih\000\377n\200\001\360\006\000\005\027\377\220a\340\004\010\210\006\210\377e\2201\220C\220q\230\377\001\330\010\022\220(\230!\377\2301\330\010\013\2104\210\377q\220\t\230\027\240\001\330\367\014\023\220\017\000\020\320\020(\367\250\003\250\031\000\022\220\047\230\377\024\230Q\230a\330\010\020\377\220\007\220t\2301\320\034\3377\260{\300!+\t\005\240\377S\250\004\250A\250W\260wG\2701<\004\022\220&a\001\337\014\210I\220Ud\0003\230\377a\230q\330\014\017\210t\376~\000G\2301\230H\240G\336]\000\020\027\220qO\010,\250\373K\260\r\000\016\210g\220T\177\230\021\230.\250\013\260\235\000\337\017\210w\220d\250\000?\250\367+\260Q\253\0016\220\023\220\317A\330\014\024\002\000\272\0005\220\363\003\220n\005\305\003\007\220w\230\377d\240#\240T\250\021\250\377%\250w\260d\270#\270\377T\300\021\300&\310\007\310\377t\320ST\330\020\024\220wB\220c\356\000\003\2401\205\000\3773\250d\260!\2605\270\177\001\270\027\300\007\300q\376\004\277\017\210u\220A\220l\0025|\370\000\273\000\022\220$\220g\210\"\366\243!\220H\302\000C\240q\250\377\005\250S\260\003\2601\260\333K\270\265\004Q\220\254 \017\210\377s\220!\2209\230D\240w\003\240:\037\000\001\260\021\345#}r\273\000I\230W\240A\346$\374\373!(\000\330\014\021\220\032\230\3777\240$\240a\240v\250\177Q\340\014\r\330\020\026\242\000\377\021\230#\230R\230v\240\275W\336 Q\330\020\032\014\000Q\377\230f\240D\250\007\250q?\260\001\330\023\024\330\277#\236%\376\314B:\220Q\220f\230E\377\240\024\240U\250#\250Q~\317E\220\006\220a\220vL\000\376\362 \017\210v\220R\220s`\375C\330A\017\002\213@\244L\024\220\253A\374\354 \037\002\230\n\240!\2401\377\330\020\030\230\001\230\031\240\377&\250\006\250a\330\020\022\372\346\0006\255@%\230q\320 \317;\270;\300\021\000\305`\220J~\245\000F\250\047\260\021\260\254`w\r\210W\362 g\230X\220\000}\"\345@v\270R\270s\305`\377\004\013\2101\200\001\360\010\276\240\204\002""\330\004&\240c\263@!u\330\236\204\r\023\310 A\230Q\246\204\005_\n\230\047\240\021\240Fx\225\204\001\357\230A\330\010\334a4\220q_\320\030/\250t\217@F\366@\367Z\300q\017\006\230\013\2404~\256@\006\250c\260\032\270\361\204\0069\006\321A\232&\004\220D\331\000\251@\227\016\210d\355@a\235\204\001\273y\022\377\3003\300i\310v\320U\335V\257ft\2204\335\205\003\013\210\372\201E\025\322\002%\250v\260S\377\270\004\270B\270b\300\002\377\300&\310\001\330&*\320\377*=\270Q\270f\300F\377\310\047\320QU\320UW\277\320W[\320[\\\252F\010\247\230\004\230\356\010\330\204\001a\305\205\001v\277\220S\230\001\330\020\375\005\025\373\220V\310\206\001\023\2207\230$O\230b\240\001\210!\273O\030\271D\276\202\206\004K\230w\240a\272c\014\377\027\220y\240\004\240A\240\376\252`\024\220H\230D\240\001\373\240\036\300\"J\270c\300\032s\3101\263\206\007\240\204\001c\250\024\324`\352\272\206\002\014\214j\027\335`Y\240f\377\250N\270!\320;T\320\025T\317\000V\305\204\001f\233A\350@\343\204\001\367\027\230\002\274@\024\240R\240\363s\250\347@\365I\340\004\035\230wT\240\021\201\205\002x\250q\333\202)\367\013\2108\363\"\010\240\003\240\0011\2531\251\207\013\360\210\001\306$\357\210\002\353\206\001\361F\261h\354\207\002\367\207\002\323f\013\210\346\207\0015\377\230\003\2304\230q\240\005\377\240W\250D\260\003\2604\177\260q\270\006\270g\300\334\205\005\342\361\206\0035\335\211\001\324\211\001\351\206\001G\2308>\206\010\001\330\010\016\210\233\207\002M\nW\007\220u\253\206\002Q\271 GS\000\367s\270#\224`e\3006\310\377\023\310D\320PR\320R\377S\330!$\240D\320(\037;\2701\270F\307\210\002\352h\311\212\001\361$\337\211\002\273\212\021\236\211\001\220F\230!\234\262\211\010\343\212\002\021\220\026\206\213\003\330\212\001r;\230\021\275\205\001w\220b\232\213\001\376\206\021\3771\330\014\026\220f\230H\034\240c\306\212\003H\230G\214\207\001\304\212\001\030\002\362\264a\021\341\212\005\343\210\001D\250\003\250\2778\2607\270!\330\233p\031\357\230\026\230v\360`\020&\240\377a\240}\260A\260Z\270\327v\300V\352`\010\215\207\037\030\220""\377|\2401\330\004(\250\001\221\330\300\207\001\241\207\016\252\210\003\001\330\214\005\260\205\006zS\230\021\270\207\002\267\204\003\r\261\207\001u\354\206\005\370\372H\262\206\007\301\211\001%\250u\260C\377\260w\270c\300\025\300c\257\310\021\330\014\225\215\001\021\317 \014\376\251\205\001G\2402\240S\250\001;\250\021\235!c\230\021\344#\222\214\004\376^\001\320\017.\250a\250q\235\330\245\214\007\024\220E\322\215\004\214\215\0067\361\240\234%\267\215\003\207\216\002\014\020\220\t?\230\025\230a\230s\363\211\003\372\212\003\374\334\211\002\341\207\001\t\240\027\250\004\250\327D\260\004\271 Y\202\204\002\024\033\363\2301\335\214\001\341\215\001J\240a\320\377\0477\260s\270!\270:\376\324 6\320QR\3307:\377\320:N\310a\310z\320\377YZ\3307=\270Q\330\377\r\022\220#\320\025&\240\367d\250*\377 U\270$\270\367a\270x\200\215\004\220J\230a\367\320\037/\373\000A\260X\270\337V\3006\310\026\346\210\003/5\351\260\237\214\002\360\215\0161\332\206\005!\2306\033\240\021\227A8\220\332\212\004\250G\211\220\001\037\t\220\025\220a\364\213\n\255\205\005\234C\337\026\240s\250%\302\212\002H\270\337C\270q\330\014\250@\022\220a%\343\212\005\244\220\017\254\216\002\332\205\001g\220\375\215\002\347\020\220\005\302\217\002\360\204\004\024\220Z\237\230q\240\007\240\374\217\010\350\047\024\236\232\205\002\014\027\220t\261\002\332B\023\377\230D\240\006\240a\240x?\250q\260\007\260~\337\206\001\260C\371R\206D\231E\006\220e\2301\377\230C\230q\240\001\330\020\377\033\2305\240\001\240\021\330;\020\023\201\213\002\n\240\047\224`\217C\377\027\220x\230t\2401\240\375A\025\005\006\230g\240Q\330\376\025\005|\2401\320$6\260\347a\260q9\001\345\207\0011\330\024w\032\230(\216\217\002q\330\024\231\001\3271\230E\355BC\334\214\001\330\030\373\037\230\025\000\030\230\007\230q\377\240\n\250!\320+;\270\3775\300\006\300f\310F\320\377RX\320XY\330;B\377\300!\330\024\025\330\020\031\223\230\027\327\212\004\225\0007\300\217\001p\004\030\357\230\006\230h\201\213\001\031\230\030\377\240\024\240Q\240e\2501\335\250\236\000\030\230""\010\212\213\002U\250\375!\244\222\001\026\220h\230d\240\247!\2405\341\204\002\325\004\010\313 t\375\250\270\221\0037\270\047\300\024\300\377S\310\004\310A\310U\320\243RY\332a\205\204\003Q\005a\262\217\001\n\377\240!\320#3\2606\270\177\027\300\005\300Q\3303\370\214\001\237h\300j\320P\t\000\317`\260\337n\300A\300Q\260\204\014r\270\377\021\270(\300!\300:\310\017V\320SY\260\204\004\207\204\001\343\207\002\267\206\002\377\330\020\025\220W\230B\230\365e\333\216\002\004\276\000\010\022\220#r\202b\004\224\213\001\363k1\260\021\375\224\016\220\213\221\001\263\222\002\212\225\001\237\207\001&\371@\342\214\001T\017\260\021\260(\211\212\001\374b\275\214\002\363\206\006i\026\345\222\001\222\223\001d\267\225\020\017\210\346\207\001\325)\225\211\006\r\277\225\001\006\227\223\001\014\210\177K\220u\230A\230S\244b\317\014\023\2205\355\217\002\231\225\002:\230\376\332\222\001F\250#\250T\260\024\377\260Q\260h\270c\300\021>\342\216\002\026\220d\230$\273\225\t\277\223\003\330\376\215\003?\002\272\226\0013\220\256\220\001\014\024\263\220D\261\217\004\353\225\0063\230\375\"\006\376\003\001\024\220I\230U\240!\037\2403\240a\240\327`\254\204\005\334d9F\257\204\002\327c\033\2304\255\204\004\375`\275u\341\204\001\330\030\031\330\005\004\177\377\250c\260\025\260c\270\021\177\330\030 \240\004\240D\376\210\002\357\030\037\230t\342\221\002\001\330\031\357\036\230c\240\030\002\007\240t\213\2504\255\224\001\340\256\204\003\342\216\001\352ai>\324\211\001\3207K\3101\330\204\005\225\227\001\3774\250s\260$\260g\270\367S\300\004\215`W\310G\320\377SW\320WX\330\034 \377\240\001\240\026\240w\250d\377\260#\260T\270\022\2703\277\270i\300x\310q\202\205\004\027\375\220\232\004\035\230Z\240q\250\237\003\2506\260\022\366\213\001$\000a\377\330\030$\240A\340\030\035\363\230W\364\227\002\013\000J\250e\260\3773\3206J\310$\310d\367\320RS\224\227\001\030\033\230:\376\305\212\001\330\034#\2401\330\024\376\261\205\001\002\240\047\250\022\2505\377\260\007\260r\270\026\270q\377\300\n\310!\3101\330\030\337#\2407\250\047Y""\002\047\300\337\022\3007\310!\017\0011\240\377M\260\021\3202H\310\001\363\310\032\243\204\004\251 \021\033\2301\000\232\215\010\260j\227\204\003";
-    PyObject *data = __Pyx_DecompressString_LZSS(cstring, 3645, 4963);
+    #elif (CYTHON_COMPRESS_STRINGS) > 0 && (CYTHON_COMPRESS_STRINGS) <= 90 /* compression: lzss (3703 bytes) */
+static const char cstring[] = "\377\n\n$.choi\377ces[0].m\377essage.c\177ontent[\032\000\377itations\360\010\001\r\006\037\006\023\010outp\377ut[.refe\377rence_id\377s[:?None\377Note tha\377t Cython\377 is deli\377berately\377 stricte\375r!\001n PEP-\377484 and \377rejects \377subclass\377es of bu\377iltin ty\377pes. If \377you need\237 to p%\000%\tt\177hen set\200\000\177e \047anno\317\003\375_<\000ing\047 d\333irb\000iv\242\000o \377False.[]\357].].\"\007s[]+.c\204&]\232&]\356\000\272\000\237evedR\362\005(\001s\367our\322!_ind\177ex add_t\000\377echunk:s\367rc/J\000eaud\377it/forma\377ts/_read\377ers.pyxu\377tf-8PLAN\377THINKING\377_CONTENT\376\005\000HERE_SK\377IPPED__P\353yx\001\000D\274 _Ne\333xt\202\000__\334\004e_\367___\261\"_get\357item\r\001fun\275c\025\001main\003\002owdul&\002nam\002\003{ew6\001qual\013\005\357testK\000is_wcor\350@ine\221(\377anthropi\377casyncio\375.\034\006satbas\377ebedrock+bl\002\000cc\000l\203\"\210\"\217_key\321%\331%\225Ae\224\345&\241&.\243$.\242%\300!d\346\000\002_t\371\000\317!scl\374\231\000\363 _trace\377backcohe\356\335@ont\357\000er_\203fi\354\000j\006\345\204\003\353\204\004\250Cc\377ountcove\377reddecodgeen\000\003\010\001de\317@\307ndI\324A\010\000\333Cfa\377milyfiel\263dsS\nh\002ido\002p\377athfirst\352\000\002_\215Afh\000dge\177minigen\212\205\002\376\305`sponseP\367art\265@give\373ng\362 nding!C\275ay\000\257\206\001\014\006_\304#\350`\376\306\206\001highidi\303ds\366b\016\004\372A\376Ask\377indknown\357last\215@ate\335d\002\002ion\363\"lo\337wmade\205\207\004me_tadat\334\000s\316 \306\213bsn\345`\311\204\001\315\204\001sn\377umberoff\377setopena/i_re\273\003s\216\207\003\224\207\003\302\235Bp\320\000\000\001\270\"\t\001_a\321t\002\002\241\205\002\032\001s\241!pi\353ecA\000l\276@popwquo\241\000raw\322\207\006\334\327\207\n\350\207\006sre\371\205\016sa\377idsegmen\377tsetdefa\177ultsize\231\206\004p\241\206\002\246\210\001\251\206\003{\000nst\365 @\000\002\336B\n\002\300\206\003\024\003\250\210\001p\000\002\377pedsupposrt\000\0047\001get\210\204""\001\346\214\204\001Re\277G\234\204\001sto\347ol_\230\211\006\271\210\001uni/turl\000\000_\326\207\005\014\000\377svaluesw\377eb_searc\251h\317!\266\000_\241Ew\316\204\001w\373rih\000n\200\001\360\006\337\000\005\027\220a\003\001\t\210\377\006\210e\2201\220C\220\377q\230\001\330\010\020\220\010\377\230\001\230\021\330\010\013\210\3774\210q\220\007\220w\230\377a\330\014\023\2201\330\010\367\022\220&\035\002\320\020(\250\353\003\250\016\000\020\034\000t\2301\333\230A3\001\007\220\010\000\320\034\3377\260{\300!2\te\240\3773\240d\250!\2507\260\347\047\270\021<\013J\004\014\210I\377\220U\230!\2303\230a\177\230q\330\014\017\210t\214\000\335GU\000H\240Gd\000\020\027{\220qV\010,\250K\260\r\000\377\016\210g\220T\230\021\230\357.\250\013\260\231\000\017\210w\373\220dA\000?\250+\260Q\376\271\0016\220\023\220A\330\0149\024\002\000\310\0005\220\003\277\000\301\003\376\317\007d\240#\240T\250\021\377\250%\250w\260d\270#\377\270T\300\021\300&\310\007\377\310t\320ST\330\020\024\377\220B\220c\230\027\240\003\373\2401\205\0003\250d\260!\377\2605\270\001\270\027\300\007\373\300q\214$\017\210u\220A\345\220l\0025\251 \273\000\022\220$\357\220g\230Q\256$\220H\230\377H\240C\240q\250\005\250\377S\260\003\2601\260K\270\376\265\004Q\220a\330\010\017\210\177s\220!\2209\230Db\000\255:\037\000\001\260\362$r\273\000I\237\230W\240A\330\252\007(\000\330\377\014\021\220\032\2307\240$\377\240a\240v\250Q\340\014\357\r\330\020\026\242\000\021\230#\377\230R\230v\240W\250A\337\250Q\330\020\032\014\000Q\230\377f\240D\250\007\250q\260\037\001\330\023\024\330\277#\236%\312@\377\013\210:\220Q\220f\230\177E\240\024\240U\250#4\000\376\337C\020\220\006\220a\220v\374L\000\362 \017\210v\220R\220\301s\231@\347D\017\002\213@\244L\024\220\370\253A\354 \216aq\230\n\240!\337\2401\330\020\030\306`\031\240\377&\250\006\250a\330\020\022\372\346\0006\255@%\230q\320 \317;\270;\300\021\000\323`\220J~\245\000F\250\047\260\021\260\263`w\r\210W\362 g\230X\220\000}\"\345@v\270R\270s\314`\377\004\013\2101\200\001\360\010\276""\260\204\002\330\004&\240c\263@!W\340\004\010\254\204\r\t\217`!\250\204\021\363\023\220z\000\330\204\003\004\230A\230\276\240`\020\220\001\220\026\346\000T\377\240\021\320\"9\270\024\270\377Q\270g\300S\310\n\320CRS\351\204\021\207!\326`\231\204\0014\244\205\003R\233\205\003\006\352A\232\205\004\021N\000u\312@\367\001\240\021\330Av\220U\230\365$\317\204\002\010\330y\022\3003\300\277i\310v\320UV\314ft\351\220[\006\236E\025\357\002%\250v\377\260S\270\004\270B\270b\377\300\002\300&\310\001\330&\357*\320*=\271\000f\300F\377\310\047\320QU\320UW?\320W[\320[\\\256\206\004\314\206\001\370\353\004\305\206\n\327AS\230\001\330\020\376\214\206\005\025\220V\2301\330\010w\023\2207\262\000b\240\001\232\204\001\362\330O\030\326D\237\206\004K\230w\240\375a\327c\014\030\230\006\230j\343\250\004\376b\364\205\001M\0009\240D\377\250\001\250\036\260t\2701?\270J\300c\310\032\325\205\001\330\206\006N\304\204\001c\250\024\256\204\001\337\206\001\014\260j\377\027\220v\230Y\240f\250\377N\270!\320;T\320T\212\326\000V\351\204\001f\352\207\001\214`\207\205\001\027\377\230\002\230\047\240\024\240R\337\240s\250!\330\230j\340\004s\035\230\327@\245\205\002x\250q\370\2020\027\013\2108\201B\010\375\206\001\2711\324\207\013t\235\211\r\226\207\001D\304\211\003\016\210h\227\210\002\266\242\210\002x\220\253\211\004\013\210\221\210\0015\377\230\003\2304\230q\240\005\377\240W\250D\260\003\2604\377\260q\270\006\270g\300Q\304\330\207\006\236\207\0015\226\212\001\215\212\001\224\207\001G\230\3678\2401\325F\001\330\010\016\271\210\306\207\002M\n\007\220u\326\206\002Q\372\300 GS\000s\270#\270Q\377\270e\3006\310\023\310D\367\320PR\342\204\001!$\240D\227\320(;\231@F\362\210\002\370h\022;\220(\255\204\013\t\230\027\220`\233\207\005\177\003\2201\220F\230!\335\211\0108\234\213\002\374\204\001\276\213\004\007\220r\301\213\001\223\212\001\315b\321\213\003\007\220\255\207\r\302\000\026\220\177f\230H\240A\240Q\357\212\005GH\230G\267\207\001\213b\377AW\275b\371\021\216\213\005\220\211\001D\250\003\2508\317\2607\270!\361d""\347\207\n\031\230\367\026\230vL\000\020&\240a\377\240}\260A\260Z\270v\277\300V\3101\330\010\272\207\037\030\377\220|\2401\330\004(\250+\001\340\355\207\001\330\315\207\017\007\356\206\t\224\215\004\377\017\210z\230\021\230\047\240\325\021\200\205\004\r\300\215\001\006\330\212\003u\220\370\374D\203h\353\211\013%\250u\260C\377\260w\270c\300\025\300c\177\310\021\330\014\022\220\047\277\210\002\367\014\024\220\210!2\240S\250\037\001\250\021\330\014\341\212\003\325\215\002\306\214\004\376f\000\017\320\017.\250a\250\373q\330\331\214\007\024\220E\230\024\214\372\213\003\301\215\0057\240\243%\274\216\003\311\216\002\014\377\020\220\t\230\025\230a\230\341s\247\212\003\256\213\003\220\212\002\334\210\001\t\240\027\277\250\004\250D\260\004\300 Y\236\213\204\002\024\033\2301\221\215\001\225\216\001J\377\240a\320\0477\260s\270\367!\270:\333 6\320QR\377\3307:\320:N\310a\377\310z\320YZ\3307=\377\270Q\330\r\022\220#\320\277\025&\240d\250*\206@U\277\270$\270a\270x\264\215\004\220\277J\230a\320\037/\373\000A\377\260X\270V\3006\310\026N\375\210\003/5\260\323\214\002\244\216\0161\352\206\005\337!\2306\240\021\352\206\0018\220\370\216\213\004\257G\313\220\003\t\220\025\220a\304\257\214\005\226\217\001a\276\217\001\243\212\n\260C&\240\371\001\245N\224\206\001\004\220A\220Xs\230S\356\204\001\314@\022\220%\253\206\007\260\221\221\001\201\205\t\375\216\002\200\206\001g\220\316\216\002\020\363\220\005\223\220\002\226\205\004\024\220Z\230Oq\240\007\240\315\220\010\205G\024\300\205\002\317\014\027\220t\316\002\367B\023\230\377D\240\006\240a\240x\250\237q\260\007\260~\205\207\001\315CR\374\243D\266E\006\220e\2301\230\327C\230q\276\003u\321\214\002\020\023~\265\213\002\006\230g\240Q\330\254C\375\033\252\"\020\027\220x\230t_\2401\240A\330\021\020\027\366\204\001\177\320$6\260a\260q\034\001~\222\210\0011\330\024\032\230(\346\217\002wq\330\024\240\0011\230E\221b\377C\250t\2601\330\030\037\375\230\025\000\030\230\007\230q\240\377\n\250!\320+;\2705\377\300\006\300f\310F\320R\377X\320XY\330;B\300""\377!\330\024\025\330\020\031\230\047\027\240\004\340\206\002\234\0007\230\220\001\224\004\372\256\213\001h\274\213\001\031\230\030\240\024\177\240Q\240e\2501\250\236\000w\030\230\010,\002U\250!\374\222\001\377\026\220h\230d\240!\240i5\205\205\002\334\004\010\322 t\250\220\222\003\3777\270\047\300\024\300S\310\377\004\310A\310U\320RY\350\376a\251\204\003Q\005a\212\220\001\n\240!\377\320#3\2606\270\027\300\337\005\300Q\3303\263\215\001h\300\347j\320P\t\000\363`\260n\300\367A\300Q\324\204\014r\270\021\270\377(\300!\300:\310V\320\303SY\324\204\004\253\204\001\216\210\002\333\206\002\330\020\377\025\220W\230B\230e\240\2474\240q\374\214\001\246\225\001#\211b\004\234\301\213\001\227\204\0131\260\021\341\225\022\362\221\001q\240\347\225\014\310\207\020\200\220\004\231\226\001\242\225\001H\375A\330+\014\r\253\226\0011\262\207\010\026\332\223\001\207\224\001!d\266\222\003\307\226\003\276\212\004\254\210\003)\337\211\006\250\210\007o\014\210K\220\305aS\240\277\220\001\235\014\310\207\001\021\230!\211\226\007\305\207\002\023\217\220:\230Q\326h\320\226\002\332\221\001\0148\225\221\005\255\215\003\326\217\001\026\220d\374\220\004\320\226\004\334\317\224\003\316\226\002\014\023\220\324\214\001\014\023\367\2203\220\235\206\001\014\024\220DY\230\227\222\003\373\226\0063\230\265B\006\003\001\377\024\220I\230U\240!\240\3773\240a\240q\330\024\034\277\230E\240\021\240!\223\204\005G\317\2407\250!\216\204\004\355\204\003\024\033{\2304\354\204\004\024\027\220u\245\"\367\030\031\330\005\004\177\250c\260\377\025\260c\270\021\330\030 {\240\004\337\213\004\030\037\230t\301B\177\001\330\031\036\230c\240\030\002_\007\240t\2504\304\225\001\340\355\204\003\364\325\217\001\251\204\001i\267\212\001\3207K\310\3711\227\205\005\254\230\0014\250s\260$\277\260g\270S\300\004\314`W\377\310G\320SW\320WX\367\330\034 \321 \026\240w\250\377d\260#\260T\270\022\270\1773\270i\300x\310q\301\205\004\376\230\006\035\230Z\240q\250\003\317\2506\260\022\340\214\001$\000a\330\377\030$\240A\340\030\035\230\371W\213\231""\002\013\000J\250e\2603\377\3206J\310$\310d\320{RS\253\230\001\030\033\230:\250\213\001\177\330\034#\2401\330\024\360\205\001\377\002\240\047\250\022\2505\260\377\007\260r\270\026\270q\300\377\n\310!\3101\330\030#\372\247 \047Y\002\047\300\022\3007\371\310\263 0\000\240M\260\021\320\2172H\310\001\241\222\001\275\205\002\251 \021\007\033\2301\206\216\010\223\214\006\333a\326\204\003";
+    PyObject *data = __Pyx_DecompressString_LZSS(cstring, 3703, 5135);
     #define __Pyx_DecompressString_UNUSED
     if (unlikely(!data)) __PYX_ERR(0, 1, __pyx_L1_error)
     const char* const bytes = __Pyx_PyBytes_AsString(data);
     #if !CYTHON_ASSUME_SAFE_MACROS
     if (likely(bytes)); else { Py_DECREF(data); __PYX_ERR(0, 1, __pyx_L1_error) }
     #endif
-    #else /* compression: none (4963 bytes) */
-static const char bytes[] = "\n\n$.choices[0].message.content[$.citations[$.content[$.message.citations[$.output[.reference_ids[:?NoneNote that Cython is deliberately stricter than PEP-484 and rejects subclasses of builtin types. If you need to pass subclasses then set the \047annotation_typing\047 directive to False.[]].].annotations[].citations[].content[].retrievedReferences[].sources[_index add_notechunk:src/citeaudit/formats/_readers.pyxutf-8PLANTHINKING_CONTENT_COHERE_SKIPPED__Pyx_PyDict_NextRef__annotate____class_getitem____func____main____module____name____new____qualname____test___is_coroutineannotationsanthropicasyncio.coroutinesatbasebedrockblockcamelchunkchunk_keycitationcitation_typecitationsciteaudit.formats._readerscitedcited_textcitescline_in_tracebackcoherecontainer_file_citationcontentcontent_indexcountcovereddecodeencodeencodedendendIndexend_indexfamilyfieldsfile_citationfile_idfile_pathfirstfirst_itemgeminigeneratedResponsePartgetgivengroundingChunkIndicesgrounding_chunk_indiceshighididsindexindicesitemitemskindknownlastlocatedlocation_typelowmademessagemetadatamistralnamesnextnotenotesnumberoffsetopenai_responsesoutputoutput_textpartpartIndexpart_atpart_indexpartspathpiecesplacepopquotedrawreferencereference_idsreferencesretrievedReferencessaidsegmentsetdefaultsizesourcesource_idsourcesspanstartstartIndexstart_indexstartsstripstrippedsupportsupportstargettexttextResponseParttextstool_referencetypeuniturlurl_citationurlsvaluesweb_search_result_locationwherewritten\200\001\360\006\000\005\027\220a\340\004\010\210\006\210e\2201\220C\220q\230\001\330\010\022\220(\230!\2301\330\010\013\2104\210q\220\t\230\027\240\001\330\014\023\2201\330\010\020\320\020(\250\003\2501\330\010\022\220\047\230\024\230Q\230a\330\010\020\220\007\220t\2301\320\0347\260{\300!\330\010\013\2104\210q\220\t\230\027\240\005\240S\250\004\250A\250W\260G\2701\330\014\023\2201\330\010\022\220&\230\001\330\010\014\210I\220U\230!\2303\230a\230q\330\014\017\210t\2201\220G\2301\230H\240G\2501\330\020\027\220q\330""\010\020\220\007\220t\2301\320\034,\250K\260q\330\010\016\210g\220T\230\021\230.\250\013\2601\330\010\017\210w\220d\230!\230?\250+\260Q\330\010\013\2106\220\023\220A\330\014\024\220A\330\010\013\2105\220\003\2201\330\014\023\2201\330\010\013\2104\210q\220\007\220w\230d\240#\240T\250\021\250%\250w\260d\270#\270T\300\021\300&\310\007\310t\320ST\330\020\024\220B\220c\230\027\240\003\2401\240G\2503\250d\260!\2605\270\001\270\027\300\007\300q\330\014\023\2201\330\010\017\210u\220A\220Q\330\010\013\2105\220\007\220q\330\014\022\220$\220g\230Q\230a\330\014\023\2201\220H\230H\240C\240q\250\005\250S\260\003\2601\260K\270q\330\010\016\210g\220Q\220a\330\010\017\210s\220!\2209\230D\240\003\240:\250S\260\001\260\021\330\010\013\2104\210r\220\023\220I\230W\240A\330\014\023\2201\330\010\013\2104\210s\220!\330\014\021\220\032\2307\240$\240a\240v\250Q\340\014\r\330\020\026\220c\230\021\230#\230R\230v\240W\250A\250Q\330\020\032\230#\230Q\230f\240D\250\007\250q\260\001\330\023\024\330\020\027\220q\330\010\017\210w\220d\230!\2301\330\010\013\210:\220Q\220f\230E\240\024\240U\250#\250Q\330\014\023\2201\330\010\020\220\006\220a\220v\230R\230q\330\010\017\210v\220R\220s\230!\2301\330\010\020\220\007\220q\330\010\017\210q\330\010\014\210I\220U\230!\2303\230a\230q\330\014\024\220G\2301\230A\330\014\020\220\007\220q\230\n\240!\2401\330\020\030\230\001\230\031\240&\250\006\250a\330\020\022\220!\2206\230\021\230%\230q\320 ;\270;\300a\330\020\023\2201\220J\230f\240F\250\047\260\021\260!\330\010\r\210W\220B\220g\230X\240U\250\"\250K\260v\270R\270s\300!\330\004\013\2101\200\001\360\010\000\005\027\220a\330\004&\240c\250\021\250!\330\004\010\210\006\210e\2201\220C\220q\230\001\330\010\023\2209\230A\230Q\330\010\013\2104\210q\220\n\230\047\240\021\330\014\023\2201\330\010\017\210x\220t\2301\230A\330\010\017\210t\2204\220q\320\030/\250t\2601\260F\270#\270Z\300q\330\010\017\210t\2204\220q\230\013\2404\240q\250\006\250c\260\032\2701\330\010\013\2104\210q\220\006\220g\230Q\330\014\023\2201\330\010\020""\220\004\220D\230\001\230\021\330\010\016\210d\220$\220a\220q\330\010\013\2104\210q\220\007\220w\230d\240#\240T\250\021\250%\250w\260d\270#\270T\300\022\3003\300i\310v\320UV\330\014\023\2201\330\010\017\210t\2204\220q\230\001\330\010\013\210:\220Q\220f\230E\240\025\240c\250\021\250%\250v\260S\270\004\270B\270b\300\002\300&\310\001\330&*\320*=\270Q\270f\300F\310\047\320QU\320UW\320W[\320[\\\330\014\023\2201\330\010\020\220\010\230\004\230A\230Q\330\010\013\2104\210q\220\007\220w\230a\330\014\017\210v\220S\230\001\330\020\021\330\014\023\2201\330\010\025\220V\2301\330\010\023\2207\230$\230b\240\001\330\010\017\210q\330\010\014\210I\220U\230!\2303\230a\230q\330\014\030\230\n\240!\2401\330\014\017\210t\2201\220K\230w\240a\330\020\027\220q\330\014\027\220y\240\004\240A\240Q\330\014\024\220H\230D\240\001\240\036\250t\2601\260J\270c\300\032\3101\330\014\017\210t\2201\220G\2307\240$\240c\250\024\250Q\330\020\027\220q\330\014\020\220\007\220q\230\n\240!\2401\330\020\027\220v\230Y\240f\250N\270!\320;T\320TU\320UV\330\020\026\220f\230A\330\010\013\2101\330\014\021\220\027\230\002\230\047\240\024\240R\240s\250!\330\004\013\2101\200\001\360\010\000\005\027\220a\340\004\035\230T\240\021\240$\240a\240x\250q\330\004\010\210\006\210e\2201\220C\220q\230\001\330\010\023\2209\230A\230Q\330\010\013\2104\210q\220\n\230\047\240\021\330\014\023\2201\330\010\013\2108\2204\220q\230\010\240\003\2401\330\014\023\2201\330\010\020\220\010\230\004\230A\230Q\330\010\013\2106\220\023\220A\330\014\024\220A\330\010\013\2104\210q\220\007\220w\230a\330\014\023\2201\330\010\017\210u\220D\230\001\230\021\330\010\016\210h\220d\230!\2301\330\010\017\210x\220t\2301\230A\330\010\013\2105\220\003\2205\230\003\2304\230q\240\005\240W\250D\260\003\2604\260q\270\006\270g\300Q\330\014\023\2201\330\010\017\210s\220!\2205\230\001\330\010\013\2104\210r\220\023\220G\2308\2401\330\014\023\2201\330\010\020\220\001\330\010\016\210a\330\010\017\210x\220t\2301\230A\330\010\013\2105\220\007\220u\230E\240\024\240Q\240f\250G""\2604\260s\270#\270Q\270e\3006\310\023\310D\320PR\320RS\330!$\240D\320(;\2701\270F\300&\310\007\310v\320UV\330\014\023\2201\330\010\022\220(\230$\230a\230q\330\010\013\2104\210q\220\t\230\027\240\001\330\014\023\2201\330\010\020\220\003\2201\220F\230!\330\010\013\2106\220\023\220A\330\014\023\2201\330\010\021\220\026\220q\230\001\330\010\020\220\007\220r\230\021\330\010\017\210w\220b\230\001\330\010\020\220\007\220q\330\010\017\210q\330\010\014\210I\220U\230!\2301\330\014\026\220f\230H\240A\240Q\330\014\017\210t\2201\220H\230G\2401\330\020\027\220q\330\014\026\220f\230D\240\001\240\021\330\014\017\210t\2201\220I\230W\240D\250\003\2508\2607\270!\330\020\027\220q\330\014\020\220\007\220q\230\n\240!\2401\330\020\031\230\026\230v\240Q\330\020&\240a\240}\260A\260Z\270v\300V\3101\330\010\r\210W\220B\220g\230X\240U\250\"\250K\260v\270R\270s\300!\330\004\013\2101\200\001\360\010\000\005\030\220|\2401\330\004(\250\001\330\004\013\2101\330\004\010\210\006\210e\2201\220C\220q\230\001\330\010\020\220\007\220q\230\001\330\010\013\2104\210q\220\007\220w\230a\330\014\017\210z\230\021\230\047\240\021\330\020\027\220q\330\014\r\330\010\017\210u\220D\230\001\230\021\330\010\017\210u\220D\230\001\230\021\330\010\013\210:\220Q\220f\230E\240\024\240U\250%\250u\260C\260w\270c\300\025\300c\310\021\330\014\022\220\047\230\021\230!\330\014\024\220H\230G\2402\240S\250\001\250\021\330\014\026\220c\230\021\230!\330\010\013\2105\220\003\2201\330\014\r\330\010\017\320\017.\250a\250q\330\010\013\2105\220\003\2201\330\014\024\220E\230\024\230Q\230a\330\014\017\210t\2201\220G\2307\240!\330\020\027\220q\330\014\022\220&\230\001\330\014\023\2201\330\014\020\220\t\230\025\230a\230s\240!\2401\330\020\032\230#\230Q\230a\330\020\023\2204\220q\230\t\240\027\250\004\250D\260\004\260A\260Y\270g\300Q\330\024\033\2301\330\020\024\220G\2301\230J\240a\320\0477\260s\270!\270:\300V\3106\320QR\3307:\320:N\310a\310z\320YZ\3307=\270Q\330\r\022\220#\320\025&\240d\250*\260A\260U\270$\270a\270x\300q\330\014\023\2201""\220J\230a\320\037/\250u\260A\260X\270V\3006\310\026\310v\320UV\330/5\260Q\340\014\r\330\010\013\2105\220\003\2201\330\014\023\2201\330\010\013\2101\330\014\021\220\027\230\002\230!\2306\240\021\330\004\013\2108\2201\200\001\360\010\000\005\030\220|\2401\330\004(\250\001\340\004\010\210\t\220\025\220a\220s\230!\2301\330\010\020\220\007\220q\230\001\330\010\013\2104\210z\230\021\230\047\240\026\240s\250%\250t\2601\260H\270C\270q\330\014\r\330\010\022\220%\220t\2301\230A\330\010\013\2104\210q\220\t\230\027\240\001\330\014\023\2201\330\010\017\210u\220A\330\010\016\210g\220Q\220a\330\010\020\220\005\220T\230\021\230!\330\010\013\2106\220\024\220Z\230q\240\007\240q\330\014\017\210t\2201\220G\2307\240!\330\020\027\220q\330\014\024\220F\230!\330\014\027\220t\2306\240\021\330\014\022\220\047\230\023\230D\240\006\240a\240x\250q\260\007\260~\300Q\330\014\024\220E\230\024\230R\230s\240!\2401\330\014\023\2201\330\014\020\220\006\220e\2301\230C\230q\240\001\330\020\033\2305\240\001\240\021\330\020\023\2204\220q\230\n\240\047\250\021\330\024\033\2301\330\020\027\220x\230t\2401\240A\330\020\023\2204\220q\230\006\230g\240Q\330\024\033\2301\330\020\027\220|\2401\320$6\260a\260q\330\020\023\2205\230\003\2301\330\024\032\230(\240$\240a\240q\330\024\027\220t\2301\230E\240\027\250\004\250C\250t\2601\330\030\037\230q\330\024\030\230\007\230q\240\n\250!\320+;\2705\300\006\300f\310F\320RX\320XY\330;B\300!\330\024\025\330\020\031\230\027\240\004\240A\240Q\330\020\023\2207\230#\230Q\330\024\033\2301\330\020\030\230\006\230h\240a\330\020\031\230\030\240\024\240Q\240e\2501\250A\330\020\030\230\010\240\004\240A\240U\250!\2501\330\020\026\220h\230d\240!\2405\250\001\250\021\330\020\023\2204\220q\230\010\240\007\240t\2503\250d\260!\2607\270\047\300\024\300S\310\004\310A\310U\320RY\320YZ\330\024\033\2301\330\020\031\230\030\240\024\240Q\240a\330\020\030\230\n\240!\320#3\2606\270\027\300\005\300Q\3303=\270Q\270h\300j\320PQ\33035\260Q\260n\300A\300Q\330\020\024\220G\2301\230J\240a\320\0477\260r""\270\021\270(\300!\300:\310V\320SY\320YZ\3307=\270V\3006\310\021\330\014\017\210u\220D\230\001\330\020\025\220W\230B\230e\2404\240q\250\004\250A\330\010\022\220#\220Q\220a\330\004\013\2108\2201\200\001\360\010\000\005\030\220|\2401\330\0041\260\021\340\004\010\210\006\210e\2201\220C\220q\230\001\330\010\017\210v\220Q\220a\330\010\013\2104\210z\230\021\230&\240\006\240c\250\024\250T\260\021\260(\270#\270Q\330\014\r\330\010\013\2101\330\014\022\220\047\230\021\230!\330\014\026\220a\330\010\022\220$\220d\230!\2301\330\010\013\2104\210q\220\t\230\027\240\001\330\014\017\210z\230\021\230)\2401\330\020\027\220q\330\014\r\330\010\020\220\006\220a\330\010\014\210K\220u\230A\230S\240\001\240\021\330\014\023\2205\230\001\230\021\330\014\017\210t\220:\230Q\230f\240F\250#\250T\260\024\260Q\260h\270c\300\021\330\020\021\330\014\026\220d\230$\230a\230q\330\014\017\210t\2201\220I\230W\240A\330\020\027\220q\330\014\023\2205\230\001\330\014\023\2203\220a\220q\330\014\024\220D\230\004\230A\230Q\330\014\017\210t\2201\220G\2303\230a\330\020\030\230\006\230a\330\020\024\220I\230U\240!\2403\240a\240q\330\024\033\2305\240\001\240\021\330\024\027\220t\2301\230F\240\047\250\021\330\030\037\230q\330\024\033\2304\230t\2401\240A\330\024\027\220u\230C\230q\330\030\031\330\024\027\220u\230C\230\177\250c\260\025\260c\270\021\330\030 \240\004\240D\250\001\250\021\330\030\037\230t\2404\240q\250\001\330\031\036\230c\240\021\330\030 \240\007\240t\2504\250q\260\001\340\030\037\230q\330\024\035\230T\240\024\240Q\240i\250u\260C\3207K\3101\330\024\027\220t\2301\230H\240G\2504\250s\260$\260g\270S\300\004\300A\300W\310G\320SW\320WX\330\034 \240\001\240\026\240w\250d\260#\260T\270\022\2703\270i\300x\310q\330\030\037\230q\330\024\027\220u\230C\230q\330\030\035\230Z\240q\250\003\2506\260\022\2607\270!\2703\270a\330\030$\240A\340\030\035\230W\240G\2501\330\030$\240J\250e\2603\3206J\310$\310d\320RS\320ST\330\030\033\230:\240S\250\001\330\034#\2401\330\024\031\230\027\240\002\240\047\250\022\2505\260\007\260r""\270\026\270q\300\n\310!\3101\330\030#\2407\250\047\260\022\2607\270\047\300\022\3007\310!\330\030#\2401\240M\260\021\3202H\310\001\310\032\320SY\320YZ\330\030\031\330\021\033\2301\230G\2401\330\020\027\220q\330\014\022\220\047\230\021\230!\330\014\026\220a\330\004\013\2108\2201";
+    #else /* compression: none (5135 bytes) */
+static const char bytes[] = "\n\n$.choices[0].message.content[$.citations[$.content[$.message.citations[$.output[.reference_ids[:?NoneNote that Cython is deliberately stricter than PEP-484 and rejects subclasses of builtin types. If you need to pass subclasses then set the \047annotation_typing\047 directive to False.[]].].annotations[].citations[].content[].retrievedReferences[].sources[_index add_notechunk:src/citeaudit/formats/_readers.pyxutf-8PLANTHINKING_CONTENT_COHERE_SKIPPED__Pyx_PyDict_NextRef__annotate____class_getitem____func____main____module____name____new____qualname____test___is_coroutineannotationsanthropicasyncio.coroutinesatbasebedrockblockcamelchunkchunk_keycitationcitation_typecitationsciteaudit.formats._readerscitedcited_textcitescline_in_tracebackcoherecontainer_file_citationcontentcontent_indexcountcovereddecodeencodeencodedendendIndexend_indexfamilyfieldsfile_citationfile_idfile_pathfirstfirst_itemfoundgeminigeneratedResponsePartgetgivengroundingChunkIndicesgrounding_chunk_indiceshighididsindexindicesitemitemskindknownlastlocatedlocation_typelowmademessagemetadatamistralnamesnextnotenotesnumberoffsetopenai_responsesoutputoutput_textpartpartIndexpart_atpart_indexpartspathpiecesplacepopquotedrawreferencereference_idsreferencesretrievedReferencessaidsegmentsetdefaultsizesourcesource_idsourcesspanstartstartIndexstart_indexstartsstripstrippedsupportsupportstargettexttextResponseParttextstool_referencetypeuniturlurl_citationurlsvaluesweb_search_result_locationwherewritten\200\001\360\006\000\005\027\220a\360\006\000\005\t\210\006\210e\2201\220C\220q\230\001\330\010\020\220\010\230\001\230\021\330\010\013\2104\210q\220\007\220w\230a\330\014\023\2201\330\010\022\220&\230\001\330\010\020\320\020(\250\003\2501\330\010\020\220\007\220t\2301\230A\330\010\020\220\007\220t\2301\320\0347\260{\300!\330\010\013\2104\210q\220\007\220w\230e\2403\240d\250!\2507\260\047\270\021\330\014\023\2201\330\010\022\220&\230\001\330\010\022\220&\230\001\330\010\014\210I\220U\230!\2303\230a\230q\330""\014\017\210t\2201\220G\2301\230H\240G\2501\330\020\027\220q\330\010\020\220\007\220t\2301\320\034,\250K\260q\330\010\016\210g\220T\230\021\230.\250\013\2601\330\010\017\210w\220d\230!\230?\250+\260Q\330\010\013\2106\220\023\220A\330\014\024\220A\330\010\013\2105\220\003\2201\330\014\023\2201\330\010\013\2104\210q\220\007\220w\230d\240#\240T\250\021\250%\250w\260d\270#\270T\300\021\300&\310\007\310t\320ST\330\020\024\220B\220c\230\027\240\003\2401\240G\2503\250d\260!\2605\270\001\270\027\300\007\300q\330\014\023\2201\330\010\017\210u\220A\220Q\330\010\013\2105\220\007\220q\330\014\022\220$\220g\230Q\230a\330\014\023\2201\220H\230H\240C\240q\250\005\250S\260\003\2601\260K\270q\330\010\016\210g\220Q\220a\330\010\017\210s\220!\2209\230D\240\003\240:\250S\260\001\260\021\330\010\013\2104\210r\220\023\220I\230W\240A\330\014\023\2201\330\010\013\2104\210s\220!\330\014\021\220\032\2307\240$\240a\240v\250Q\340\014\r\330\020\026\220c\230\021\230#\230R\230v\240W\250A\250Q\330\020\032\230#\230Q\230f\240D\250\007\250q\260\001\330\023\024\330\020\027\220q\330\010\017\210w\220d\230!\2301\330\010\013\210:\220Q\220f\230E\240\024\240U\250#\250Q\330\014\023\2201\330\010\020\220\006\220a\220v\230R\230q\330\010\017\210v\220R\220s\230!\2301\330\010\020\220\007\220q\330\010\017\210q\330\010\014\210I\220U\230!\2303\230a\230q\330\014\024\220G\2301\230A\330\014\020\220\007\220q\230\n\240!\2401\330\020\030\230\001\230\031\240&\250\006\250a\330\020\022\220!\2206\230\021\230%\230q\320 ;\270;\300a\330\020\023\2201\220J\230f\240F\250\047\260\021\260!\330\010\r\210W\220B\220g\230X\240U\250\"\250K\260v\270R\270s\300!\330\004\013\2101\200\001\360\010\000\005\027\220a\330\004&\240c\250\021\250!\340\004\010\210\006\210e\2201\220C\220q\230\001\330\010\020\220\t\230\021\230!\330\010\013\2104\210q\220\007\220w\230a\330\014\023\2201\330\010\023\2206\230\021\330\010\020\220\010\230\004\230A\230Q\330\010\020\220\001\220\026\220v\230T\240\021\320\"9\270\024\270Q\270g\300S\310\n\320RS\330\010\013\2104\210q""\220\007\220w\230a\330\014\023\2201\330\010\017\210v\220Q\330\010\017\210t\2204\220q\230\001\330\010\013\2104\210q\220\006\220g\230Q\330\014\023\2201\330\010\021\220\026\220u\230D\240\001\240\021\330\010\017\210v\220U\230$\230a\230q\330\010\013\2104\210q\220\007\220w\230d\240#\240T\250\021\250%\250w\260d\270#\270T\300\022\3003\300i\310v\320UV\330\014\023\2201\330\010\017\210t\2204\220q\230\001\330\010\013\210:\220Q\220f\230E\240\025\240c\250\021\250%\250v\260S\270\004\270B\270b\300\002\300&\310\001\330&*\320*=\270Q\270f\300F\310\047\320QU\320UW\320W[\320[\\\330\014\023\2201\330\010\020\220\010\230\004\230A\230Q\330\010\013\2104\210q\220\007\220w\230a\330\014\017\210v\220S\230\001\330\020\021\330\014\023\2201\330\010\025\220V\2301\330\010\023\2207\230$\230b\240\001\330\010\017\210q\330\010\014\210I\220U\230!\2303\230a\230q\330\014\030\230\n\240!\2401\330\014\017\210t\2201\220K\230w\240a\330\020\027\220q\330\014\030\230\006\230j\250\004\250A\250Q\330\014\024\220A\220V\2309\240D\250\001\250\036\260t\2701\270J\300c\310\032\320ST\330\014\017\210t\2201\220G\2307\240$\240c\250\024\250Q\330\020\027\220q\330\014\020\220\007\220q\230\n\240!\2401\330\020\027\220v\230Y\240f\250N\270!\320;T\320TU\320UV\330\020\026\220f\230A\330\010\013\2101\330\014\021\220\027\230\002\230\047\240\024\240R\240s\250!\330\004\013\2101\200\001\360\010\000\005\027\220a\340\004\035\230T\240\021\240$\240a\240x\250q\340\004\010\210\006\210e\2201\220C\220q\230\001\330\010\020\220\t\230\021\230!\330\010\013\2104\210q\220\007\220w\230a\330\014\023\2201\330\010\023\2206\230\021\330\010\013\2108\2204\220q\230\010\240\003\2401\330\014\023\2201\330\010\020\220\010\230\004\230A\230Q\330\010\013\2106\220\023\220A\330\014\024\220A\330\010\013\2104\210q\220\007\220w\230a\330\014\023\2201\330\010\017\210u\220D\230\001\230\021\330\010\016\210h\220d\230!\2301\330\010\017\210x\220t\2301\230A\330\010\013\2105\220\003\2205\230\003\2304\230q\240\005\240W\250D\260\003\2604\260q\270\006\270g\300Q\330\014\023\2201\330\010""\017\210s\220!\2205\230\001\330\010\013\2104\210r\220\023\220G\2308\2401\330\014\023\2201\330\010\020\220\001\330\010\016\210a\330\010\017\210x\220t\2301\230A\330\010\013\2105\220\007\220u\230E\240\024\240Q\240f\250G\2604\260s\270#\270Q\270e\3006\310\023\310D\320PR\320RS\330!$\240D\320(;\2701\270F\300&\310\007\310v\320UV\330\014\023\2201\330\010\022\220(\230$\230a\230q\330\010\013\2104\210q\220\t\230\027\240\001\330\014\023\2201\330\010\020\220\003\2201\220F\230!\330\010\013\2106\220\023\220A\330\014\023\2201\330\010\021\220\026\220q\230\001\330\010\020\220\007\220r\230\021\330\010\017\210w\220b\230\001\330\010\020\220\007\220q\330\010\017\210q\330\010\014\210I\220U\230!\2301\330\014\026\220f\230H\240A\240Q\330\014\017\210t\2201\220H\230G\2401\330\020\027\220q\330\014\027\220v\230W\240D\250\001\250\021\330\014\017\210t\2201\220I\230W\240D\250\003\2508\2607\270!\330\020\027\220q\330\014\020\220\007\220q\230\n\240!\2401\330\020\031\230\026\230v\240Q\330\020&\240a\240}\260A\260Z\270v\300V\3101\330\010\r\210W\220B\220g\230X\240U\250\"\250K\260v\270R\270s\300!\330\004\013\2101\200\001\360\010\000\005\030\220|\2401\330\004(\250\001\340\004\013\2101\330\004\010\210\006\210e\2201\220C\220q\230\001\330\010\020\220\007\220q\230\001\330\010\013\2104\210q\220\007\220w\230a\330\014\017\210z\230\021\230\047\240\021\330\020\027\220q\330\014\r\330\010\020\220\006\220a\330\010\017\210u\220D\230\001\230\021\330\010\017\210u\220D\230\001\230\021\330\010\013\210:\220Q\220f\230E\240\024\240U\250%\250u\260C\260w\270c\300\025\300c\310\021\330\014\022\220\047\230\021\230!\330\014\024\220H\230G\2402\240S\250\001\250\021\330\014\026\220c\230\021\230!\330\010\013\2105\220\003\2201\330\014\r\330\010\017\320\017.\250a\250q\330\010\013\2105\220\003\2201\330\014\024\220E\230\024\230Q\230a\330\014\017\210t\2201\220G\2307\240!\330\020\027\220q\330\014\022\220&\230\001\330\014\023\2201\330\014\020\220\t\230\025\230a\230s\240!\2401\330\020\032\230#\230Q\230a\330\020\023\2204\220q\230\t\240\027\250""\004\250D\260\004\260A\260Y\270g\300Q\330\024\033\2301\330\020\024\220G\2301\230J\240a\320\0477\260s\270!\270:\300V\3106\320QR\3307:\320:N\310a\310z\320YZ\3307=\270Q\330\r\022\220#\320\025&\240d\250*\260A\260U\270$\270a\270x\300q\330\014\023\2201\220J\230a\320\037/\250u\260A\260X\270V\3006\310\026\310v\320UV\330/5\260Q\340\014\r\330\010\013\2105\220\003\2201\330\014\023\2201\330\010\013\2101\330\014\021\220\027\230\002\230!\2306\240\021\330\004\013\2108\2201\200\001\360\010\000\005\030\220|\2401\330\004(\250\001\360\006\000\005\t\210\t\220\025\220a\220s\230!\2301\330\010\017\210w\220a\220q\330\010\013\2104\210q\220\006\220g\230Q\330\014\017\210z\230\021\230&\240\001\330\020\027\220q\330\014\r\330\010\020\220\006\220a\330\010\013\2105\220\004\220A\220X\230S\240\001\330\014\r\330\010\022\220%\220t\2301\230A\330\010\013\2104\210q\220\t\230\027\240\001\330\014\023\2201\330\010\017\210u\220A\330\010\016\210g\220Q\220a\330\010\020\220\005\220T\230\021\230!\330\010\013\2106\220\024\220Z\230q\240\007\240q\330\014\017\210t\2201\220G\2307\240!\330\020\027\220q\330\014\024\220F\230!\330\014\027\220t\2306\240\021\330\014\022\220\047\230\023\230D\240\006\240a\240x\250q\260\007\260~\300Q\330\014\024\220E\230\024\230R\230s\240!\2401\330\014\023\2201\330\014\020\220\006\220e\2301\230C\230q\240\001\330\020\027\220u\230A\230Q\330\020\023\2204\220q\230\006\230g\240Q\330\024\033\2301\330\020\033\2306\240\021\330\020\027\220x\230t\2401\240A\330\020\023\2204\220q\230\006\230g\240Q\330\024\033\2301\330\020\027\220|\2401\320$6\260a\260q\330\020\023\2205\230\003\2301\330\024\032\230(\240$\240a\240q\330\024\027\220t\2301\230E\240\027\250\004\250C\250t\2601\330\030\037\230q\330\024\030\230\007\230q\240\n\250!\320+;\2705\300\006\300f\310F\320RX\320XY\330;B\300!\330\024\025\330\020\031\230\027\240\004\240A\240Q\330\020\023\2207\230#\230Q\330\024\033\2301\330\020\030\230\006\230h\240a\330\020\031\230\030\240\024\240Q\240e\2501\250A\330\020\030\230\010\240\004\240A\240U\250!\2501\330\020\026\220h""\230d\240!\2405\250\001\250\021\330\020\023\2204\220q\230\010\240\007\240t\2503\250d\260!\2607\270\047\300\024\300S\310\004\310A\310U\320RY\320YZ\330\024\033\2301\330\020\031\230\030\240\024\240Q\240a\330\020\030\230\n\240!\320#3\2606\270\027\300\005\300Q\3303=\270Q\270h\300j\320PQ\33035\260Q\260n\300A\300Q\330\020\024\220G\2301\230J\240a\320\0477\260r\270\021\270(\300!\300:\310V\320SY\320YZ\3307=\270V\3006\310\021\330\014\017\210u\220D\230\001\330\020\025\220W\230B\230e\2404\240q\250\004\250A\330\010\022\220#\220Q\220a\330\004\013\2108\2201\200\001\360\010\000\005\030\220|\2401\330\0041\260\021\360\006\000\005\t\210\006\210e\2201\220C\220q\230\001\330\010\020\220\006\220a\220q\330\010\013\2104\210q\220\007\220w\230a\330\014\017\210z\230\021\230\047\240\021\330\020\027\220q\330\014\r\330\010\017\210v\220Q\330\010\013\2104\210t\2201\220H\230C\230q\330\014\r\330\010\013\2101\330\014\022\220\047\230\021\230!\330\014\026\220a\330\010\022\220$\220d\230!\2301\330\010\013\2104\210q\220\t\230\027\240\001\330\014\017\210z\230\021\230)\2401\330\020\027\220q\330\014\r\330\010\020\220\006\220a\330\010\014\210K\220u\230A\230S\240\001\240\021\330\014\024\220E\230\021\230!\330\014\017\210t\2201\220G\2307\240!\330\020\023\220:\230Q\230g\240Q\330\024\033\2301\330\020\021\330\014\023\2206\230\021\330\014\017\210t\2204\220q\230\010\240\003\2401\330\020\021\330\014\026\220d\230$\230a\230q\330\014\017\210t\2201\220I\230W\240A\330\020\027\220q\330\014\023\2205\230\001\330\014\023\2203\220a\220q\330\014\024\220D\230\004\230A\230Q\330\014\017\210t\2201\220G\2303\230a\330\020\030\230\006\230a\330\020\024\220I\230U\240!\2403\240a\240q\330\024\034\230E\240\021\240!\330\024\027\220t\2301\230G\2407\250!\330\030\037\230q\330\024\033\2306\240\021\330\024\033\2304\230t\2401\240A\330\024\027\220u\230C\230q\330\030\031\330\024\027\220u\230C\230\177\250c\260\025\260c\270\021\330\030 \240\004\240D\250\001\250\021\330\030\037\230t\2404\240q\250\001\330\031\036\230c\240\021\330\030 \240\007\240t\2504""\250q\260\001\340\030\037\230q\330\024\035\230T\240\024\240Q\240i\250u\260C\3207K\3101\330\024\027\220t\2301\230H\240G\2504\250s\260$\260g\270S\300\004\300A\300W\310G\320SW\320WX\330\034 \240\001\240\026\240w\250d\260#\260T\270\022\2703\270i\300x\310q\330\030\037\230q\330\024\027\220u\230C\230q\330\030\035\230Z\240q\250\003\2506\260\022\2607\270!\2703\270a\330\030$\240A\340\030\035\230W\240G\2501\330\030$\240J\250e\2603\3206J\310$\310d\320RS\320ST\330\030\033\230:\240S\250\001\330\034#\2401\330\024\031\230\027\240\002\240\047\250\022\2505\260\007\260r\270\026\270q\300\n\310!\3101\330\030#\2407\250\047\260\022\2607\270\047\300\022\3007\310!\330\030#\2401\240M\260\021\3202H\310\001\310\032\320SY\320YZ\330\030\031\330\021\033\2301\230G\2401\330\020\027\220q\330\014\022\220\047\230\021\230!\330\014\026\220a\330\004\013\2108\2201";
     PyObject *data = NULL;
     #define __Pyx_DecompressString_UNUSED
     #define __Pyx_DecompressString_LZSS_UNUSED
     #endif
     PyObject **stringtab = __pyx_mstate->__pyx_string_tab;
     Py_ssize_t pos = 0;
-    for (int i = 0; i < 153; i++) {
+    for (int i = 0; i < 154; i++) {
       Py_ssize_t bytes_length = str_length_index[i].length;
       PyObject *string = PyUnicode_DecodeUTF8(bytes + pos, bytes_length, NULL);
       if (likely(string) && i >= 25) PyUnicode_InternInPlace(&string);
@@ -12040,8 +12180,8 @@ static const char bytes[] = "\n\n$.choices[0].message.content[$.citations[$.cont
       stringtab[i] = string;
       pos += bytes_length;
     }
-    for (int i = 153; i < 159; i++) {
-      Py_ssize_t bytes_length = bytes_length_index[i-153].length;
+    for (int i = 154; i < 160; i++) {
+      Py_ssize_t bytes_length = bytes_length_index[i-154].length;
       PyObject *string = PyBytes_FromStringAndSize(bytes + pos, bytes_length);
       stringtab[i] = string;
       pos += bytes_length;
@@ -12051,14 +12191,14 @@ static const char bytes[] = "\n\n$.choices[0].message.content[$.citations[$.cont
       }
     }
     Py_XDECREF(data);
-    for (Py_ssize_t i = 0; i < 159; i++) {
+    for (Py_ssize_t i = 0; i < 160; i++) {
       if (unlikely(PyObject_Hash(stringtab[i]) == -1)) {
         __PYX_ERR(0, 1, __pyx_L1_error)
       }
     }
     #if CYTHON_IMMORTAL_CONSTANTS
     {
-      PyObject **table = stringtab + 153;
+      PyObject **table = stringtab + 154;
       for (Py_ssize_t i=0; i<6; ++i) {
         #if PY_VERSION_HEX >= 0x030F0000
         PyUnstable_SetImmortal(table[i]);
@@ -12123,7 +12263,7 @@ typedef struct {
     unsigned int argcount : 3;
     unsigned int num_posonly_args : 1;
     unsigned int num_kwonly_args : 1;
-    unsigned int nlocals : 5;
+    unsigned int nlocals : 6;
     unsigned int flags : 10;
     unsigned int first_line : 9;
 } __Pyx_PyCode_New_function_description;
@@ -12145,34 +12285,34 @@ static int __Pyx_CreateCodeObjects(__pyx_mstatetype *__pyx_mstate) {
   PyObject* tuple_dedup_map = PyDict_New();
   if (unlikely(!tuple_dedup_map)) return -1;
   {
-    const __Pyx_PyCode_New_function_description descr = {5, 0, 0, 27, (unsigned int)(CO_OPTIMIZED|CO_NEWLOCALS), 26};
-    PyObject* const varnames[] = {__pyx_mstate->__pyx_n_u_citations, __pyx_mstate->__pyx_n_u_texts, __pyx_mstate->__pyx_n_u_starts, __pyx_mstate->__pyx_n_u_known, __pyx_mstate->__pyx_n_u_citation_type, __pyx_mstate->__pyx_n_u_cited, __pyx_mstate->__pyx_n_u_made, __pyx_mstate->__pyx_n_u_at, __pyx_mstate->__pyx_n_u_place, __pyx_mstate->__pyx_n_u_count, __pyx_mstate->__pyx_n_u_start, __pyx_mstate->__pyx_n_u_end, __pyx_mstate->__pyx_n_u_first, __pyx_mstate->__pyx_n_u_last, __pyx_mstate->__pyx_n_u_size, __pyx_mstate->__pyx_n_u_first_item, __pyx_mstate->__pyx_n_u_citation, __pyx_mstate->__pyx_n_u_index_2, __pyx_mstate->__pyx_n_u_text, __pyx_mstate->__pyx_n_u_low, __pyx_mstate->__pyx_n_u_high, __pyx_mstate->__pyx_n_u_said, __pyx_mstate->__pyx_n_u_sources, __pyx_mstate->__pyx_n_u_offset, __pyx_mstate->__pyx_n_u_span, __pyx_mstate->__pyx_n_u_source, __pyx_mstate->__pyx_n_u_written};
-    __pyx_mstate_global->__pyx_codeobj_tab[0] = __Pyx_PyCode_New(descr, varnames, __pyx_mstate->__pyx_kp_u_src_citeaudit_formats__readers_p, __pyx_mstate->__pyx_n_u_cohere, __pyx_mstate->__pyx_kp_b_iso88591_a_T_axq_e1Cq_9AQ_4q_1_84q_1_1_A, tuple_dedup_map); if (unlikely(!__pyx_mstate_global->__pyx_codeobj_tab[0])) goto bad;
+    const __Pyx_PyCode_New_function_description descr = {5, 0, 0, 28, (unsigned int)(CO_OPTIMIZED|CO_NEWLOCALS), 26};
+    PyObject* const varnames[] = {__pyx_mstate->__pyx_n_u_citations, __pyx_mstate->__pyx_n_u_texts, __pyx_mstate->__pyx_n_u_starts, __pyx_mstate->__pyx_n_u_known, __pyx_mstate->__pyx_n_u_citation_type, __pyx_mstate->__pyx_n_u_cited, __pyx_mstate->__pyx_n_u_made, __pyx_mstate->__pyx_n_u_at, __pyx_mstate->__pyx_n_u_place, __pyx_mstate->__pyx_n_u_count, __pyx_mstate->__pyx_n_u_start, __pyx_mstate->__pyx_n_u_end, __pyx_mstate->__pyx_n_u_first, __pyx_mstate->__pyx_n_u_last, __pyx_mstate->__pyx_n_u_size, __pyx_mstate->__pyx_n_u_first_item, __pyx_mstate->__pyx_n_u_citation, __pyx_mstate->__pyx_n_u_given, __pyx_mstate->__pyx_n_u_index_2, __pyx_mstate->__pyx_n_u_text, __pyx_mstate->__pyx_n_u_low, __pyx_mstate->__pyx_n_u_high, __pyx_mstate->__pyx_n_u_said, __pyx_mstate->__pyx_n_u_sources, __pyx_mstate->__pyx_n_u_offset, __pyx_mstate->__pyx_n_u_span, __pyx_mstate->__pyx_n_u_source, __pyx_mstate->__pyx_n_u_written};
+    __pyx_mstate_global->__pyx_codeobj_tab[0] = __Pyx_PyCode_New(descr, varnames, __pyx_mstate->__pyx_kp_u_src_citeaudit_formats__readers_p, __pyx_mstate->__pyx_n_u_cohere, __pyx_mstate->__pyx_kp_b_iso88591_a_T_axq_e1Cq_4q_wa_1_6_84q_1_1, tuple_dedup_map); if (unlikely(!__pyx_mstate_global->__pyx_codeobj_tab[0])) goto bad;
   }
   {
-    const __Pyx_PyCode_New_function_description descr = {4, 0, 0, 31, (unsigned int)(CO_OPTIMIZED|CO_NEWLOCALS), 83};
-    PyObject* const varnames[] = {__pyx_mstate->__pyx_n_u_content, __pyx_mstate->__pyx_n_u_located, __pyx_mstate->__pyx_n_u_citation_type, __pyx_mstate->__pyx_n_u_location_type, __pyx_mstate->__pyx_n_u_pieces, __pyx_mstate->__pyx_n_u_cited, __pyx_mstate->__pyx_n_u_made, __pyx_mstate->__pyx_n_u_given, __pyx_mstate->__pyx_n_u_index_2, __pyx_mstate->__pyx_n_u_at, __pyx_mstate->__pyx_n_u_offset, __pyx_mstate->__pyx_n_u_low, __pyx_mstate->__pyx_n_u_text, __pyx_mstate->__pyx_n_u_stripped, __pyx_mstate->__pyx_n_u_block, __pyx_mstate->__pyx_n_u_written, __pyx_mstate->__pyx_n_u_cites, __pyx_mstate->__pyx_n_u_span, __pyx_mstate->__pyx_n_u_citation, __pyx_mstate->__pyx_n_u_kind, __pyx_mstate->__pyx_n_u_path, __pyx_mstate->__pyx_n_u_url, __pyx_mstate->__pyx_n_u_fields, __pyx_mstate->__pyx_n_u_family, __pyx_mstate->__pyx_n_u_unit, __pyx_mstate->__pyx_n_u_names, __pyx_mstate->__pyx_n_u_number, __pyx_mstate->__pyx_n_u_start, __pyx_mstate->__pyx_n_u_end, __pyx_mstate->__pyx_n_u_quoted, __pyx_mstate->__pyx_n_u_where};
-    __pyx_mstate_global->__pyx_codeobj_tab[1] = __Pyx_PyCode_New(descr, varnames, __pyx_mstate->__pyx_kp_u_src_citeaudit_formats__readers_p, __pyx_mstate->__pyx_n_u_anthropic, __pyx_mstate->__pyx_kp_b_iso88591_1_as_1_q_4z_s_t1HCq_t1A_4q_1_uA, tuple_dedup_map); if (unlikely(!__pyx_mstate_global->__pyx_codeobj_tab[1])) goto bad;
+    const __Pyx_PyCode_New_function_description descr = {4, 0, 0, 32, (unsigned int)(CO_OPTIMIZED|CO_NEWLOCALS), 85};
+    PyObject* const varnames[] = {__pyx_mstate->__pyx_n_u_content, __pyx_mstate->__pyx_n_u_located, __pyx_mstate->__pyx_n_u_citation_type, __pyx_mstate->__pyx_n_u_location_type, __pyx_mstate->__pyx_n_u_pieces, __pyx_mstate->__pyx_n_u_cited, __pyx_mstate->__pyx_n_u_made, __pyx_mstate->__pyx_n_u_given, __pyx_mstate->__pyx_n_u_index_2, __pyx_mstate->__pyx_n_u_at, __pyx_mstate->__pyx_n_u_offset, __pyx_mstate->__pyx_n_u_low, __pyx_mstate->__pyx_n_u_text, __pyx_mstate->__pyx_n_u_stripped, __pyx_mstate->__pyx_n_u_block, __pyx_mstate->__pyx_n_u_citation, __pyx_mstate->__pyx_n_u_item, __pyx_mstate->__pyx_n_u_written, __pyx_mstate->__pyx_n_u_cites, __pyx_mstate->__pyx_n_u_span, __pyx_mstate->__pyx_n_u_kind, __pyx_mstate->__pyx_n_u_path, __pyx_mstate->__pyx_n_u_url, __pyx_mstate->__pyx_n_u_fields, __pyx_mstate->__pyx_n_u_family, __pyx_mstate->__pyx_n_u_unit, __pyx_mstate->__pyx_n_u_names, __pyx_mstate->__pyx_n_u_number, __pyx_mstate->__pyx_n_u_start, __pyx_mstate->__pyx_n_u_end, __pyx_mstate->__pyx_n_u_quoted, __pyx_mstate->__pyx_n_u_where};
+    __pyx_mstate_global->__pyx_codeobj_tab[1] = __Pyx_PyCode_New(descr, varnames, __pyx_mstate->__pyx_kp_u_src_citeaudit_formats__readers_p, __pyx_mstate->__pyx_n_u_anthropic, __pyx_mstate->__pyx_kp_b_iso88591_1_as_1_waq_4q_gQ_z_q_a_5_AXS_t1, tuple_dedup_map); if (unlikely(!__pyx_mstate_global->__pyx_codeobj_tab[1])) goto bad;
   }
   {
-    const __Pyx_PyCode_New_function_description descr = {3, 0, 0, 26, (unsigned int)(CO_OPTIMIZED|CO_NEWLOCALS), 144};
-    PyObject* const varnames[] = {__pyx_mstate->__pyx_n_u_output, __pyx_mstate->__pyx_n_u_urls, __pyx_mstate->__pyx_n_u_citation_type, __pyx_mstate->__pyx_n_u_pieces, __pyx_mstate->__pyx_n_u_cited, __pyx_mstate->__pyx_n_u_parts, __pyx_mstate->__pyx_n_u_notes, __pyx_mstate->__pyx_n_u_at, __pyx_mstate->__pyx_n_u_part_at, __pyx_mstate->__pyx_n_u_index_2, __pyx_mstate->__pyx_n_u_offset, __pyx_mstate->__pyx_n_u_size, __pyx_mstate->__pyx_n_u_text, __pyx_mstate->__pyx_n_u_item, __pyx_mstate->__pyx_n_u_content, __pyx_mstate->__pyx_n_u_part, __pyx_mstate->__pyx_n_u_written, __pyx_mstate->__pyx_n_u_given, __pyx_mstate->__pyx_n_u_note, __pyx_mstate->__pyx_n_u_kind, __pyx_mstate->__pyx_n_u_first, __pyx_mstate->__pyx_n_u_last, __pyx_mstate->__pyx_n_u_target, __pyx_mstate->__pyx_n_u_low, __pyx_mstate->__pyx_n_u_high, __pyx_mstate->__pyx_n_u_source_id};
-    __pyx_mstate_global->__pyx_codeobj_tab[2] = __Pyx_PyCode_New(descr, varnames, __pyx_mstate->__pyx_kp_u_src_citeaudit_formats__readers_p, __pyx_mstate->__pyx_n_u_openai_responses, __pyx_mstate->__pyx_kp_b_iso88591_1_1_e1Cq_vQa_4z_c_T_Q_1_a_d_1_4, tuple_dedup_map); if (unlikely(!__pyx_mstate_global->__pyx_codeobj_tab[2])) goto bad;
+    const __Pyx_PyCode_New_function_description descr = {3, 0, 0, 26, (unsigned int)(CO_OPTIMIZED|CO_NEWLOCALS), 153};
+    PyObject* const varnames[] = {__pyx_mstate->__pyx_n_u_output, __pyx_mstate->__pyx_n_u_urls, __pyx_mstate->__pyx_n_u_citation_type, __pyx_mstate->__pyx_n_u_pieces, __pyx_mstate->__pyx_n_u_cited, __pyx_mstate->__pyx_n_u_parts, __pyx_mstate->__pyx_n_u_notes, __pyx_mstate->__pyx_n_u_at, __pyx_mstate->__pyx_n_u_part_at, __pyx_mstate->__pyx_n_u_index_2, __pyx_mstate->__pyx_n_u_offset, __pyx_mstate->__pyx_n_u_size, __pyx_mstate->__pyx_n_u_text, __pyx_mstate->__pyx_n_u_item, __pyx_mstate->__pyx_n_u_part, __pyx_mstate->__pyx_n_u_note, __pyx_mstate->__pyx_n_u_given, __pyx_mstate->__pyx_n_u_content, __pyx_mstate->__pyx_n_u_written, __pyx_mstate->__pyx_n_u_kind, __pyx_mstate->__pyx_n_u_first, __pyx_mstate->__pyx_n_u_last, __pyx_mstate->__pyx_n_u_target, __pyx_mstate->__pyx_n_u_low, __pyx_mstate->__pyx_n_u_high, __pyx_mstate->__pyx_n_u_source_id};
+    __pyx_mstate_global->__pyx_codeobj_tab[2] = __Pyx_PyCode_New(descr, varnames, __pyx_mstate->__pyx_kp_u_src_citeaudit_formats__readers_p, __pyx_mstate->__pyx_n_u_openai_responses, __pyx_mstate->__pyx_kp_b_iso88591_1_1_e1Cq_aq_4q_wa_z_q_vQ_4t1HCq, tuple_dedup_map); if (unlikely(!__pyx_mstate_global->__pyx_codeobj_tab[2])) goto bad;
   }
   {
-    const __Pyx_PyCode_New_function_description descr = {7, 0, 0, 30, (unsigned int)(CO_OPTIMIZED|CO_NEWLOCALS), 213};
-    PyObject* const varnames[] = {__pyx_mstate->__pyx_n_u_supports, __pyx_mstate->__pyx_n_u_texts, __pyx_mstate->__pyx_n_u_starts, __pyx_mstate->__pyx_n_u_encoded, __pyx_mstate->__pyx_n_u_base, __pyx_mstate->__pyx_n_u_located, __pyx_mstate->__pyx_n_u_citation_type, __pyx_mstate->__pyx_n_u_cited, __pyx_mstate->__pyx_n_u_made, __pyx_mstate->__pyx_n_u_indices, __pyx_mstate->__pyx_n_u_at, __pyx_mstate->__pyx_n_u_place, __pyx_mstate->__pyx_n_u_count, __pyx_mstate->__pyx_n_u_size, __pyx_mstate->__pyx_n_u_support, __pyx_mstate->__pyx_n_u_camel, __pyx_mstate->__pyx_n_u_segment, __pyx_mstate->__pyx_n_u_given, __pyx_mstate->__pyx_n_u_start, __pyx_mstate->__pyx_n_u_end, __pyx_mstate->__pyx_n_u_part, __pyx_mstate->__pyx_n_u_text, __pyx_mstate->__pyx_n_u_raw, __pyx_mstate->__pyx_n_u_low, __pyx_mstate->__pyx_n_u_covered, __pyx_mstate->__pyx_n_u_said, __pyx_mstate->__pyx_n_u_first, __pyx_mstate->__pyx_n_u_last, __pyx_mstate->__pyx_n_u_span, __pyx_mstate->__pyx_n_u_index_2};
-    __pyx_mstate_global->__pyx_codeobj_tab[3] = __Pyx_PyCode_New(descr, varnames, __pyx_mstate->__pyx_kp_u_src_citeaudit_formats__readers_p, __pyx_mstate->__pyx_n_u_gemini, __pyx_mstate->__pyx_kp_b_iso88591_a_e1Cq_1_4q_1_1_Qa_t1_7_4q_S_AW, tuple_dedup_map); if (unlikely(!__pyx_mstate_global->__pyx_codeobj_tab[3])) goto bad;
+    const __Pyx_PyCode_New_function_description descr = {7, 0, 0, 31, (unsigned int)(CO_OPTIMIZED|CO_NEWLOCALS), 234};
+    PyObject* const varnames[] = {__pyx_mstate->__pyx_n_u_supports, __pyx_mstate->__pyx_n_u_texts, __pyx_mstate->__pyx_n_u_starts, __pyx_mstate->__pyx_n_u_encoded, __pyx_mstate->__pyx_n_u_base, __pyx_mstate->__pyx_n_u_located, __pyx_mstate->__pyx_n_u_citation_type, __pyx_mstate->__pyx_n_u_cited, __pyx_mstate->__pyx_n_u_made, __pyx_mstate->__pyx_n_u_indices, __pyx_mstate->__pyx_n_u_at, __pyx_mstate->__pyx_n_u_place, __pyx_mstate->__pyx_n_u_count, __pyx_mstate->__pyx_n_u_size, __pyx_mstate->__pyx_n_u_support, __pyx_mstate->__pyx_n_u_segment, __pyx_mstate->__pyx_n_u_given, __pyx_mstate->__pyx_n_u_camel, __pyx_mstate->__pyx_n_u_found, __pyx_mstate->__pyx_n_u_start, __pyx_mstate->__pyx_n_u_end, __pyx_mstate->__pyx_n_u_part, __pyx_mstate->__pyx_n_u_text, __pyx_mstate->__pyx_n_u_raw, __pyx_mstate->__pyx_n_u_low, __pyx_mstate->__pyx_n_u_covered, __pyx_mstate->__pyx_n_u_said, __pyx_mstate->__pyx_n_u_first, __pyx_mstate->__pyx_n_u_last, __pyx_mstate->__pyx_n_u_span, __pyx_mstate->__pyx_n_u_index_2};
+    __pyx_mstate_global->__pyx_codeobj_tab[3] = __Pyx_PyCode_New(descr, varnames, __pyx_mstate->__pyx_kp_u_src_citeaudit_formats__readers_p, __pyx_mstate->__pyx_n_u_gemini, __pyx_mstate->__pyx_kp_b_iso88591_a_e1Cq_4q_wa_1_1_t1A_t1_7_4q_we, tuple_dedup_map); if (unlikely(!__pyx_mstate_global->__pyx_codeobj_tab[3])) goto bad;
   }
   {
-    const __Pyx_PyCode_New_function_description descr = {4, 0, 0, 21, (unsigned int)(CO_OPTIMIZED|CO_NEWLOCALS), 274};
-    PyObject* const varnames[] = {__pyx_mstate->__pyx_n_u_citations, __pyx_mstate->__pyx_n_u_text, __pyx_mstate->__pyx_n_u_chunk_key, __pyx_mstate->__pyx_n_u_citation_type, __pyx_mstate->__pyx_n_u_cited, __pyx_mstate->__pyx_n_u_made, __pyx_mstate->__pyx_n_u_references, __pyx_mstate->__pyx_n_u_at, __pyx_mstate->__pyx_n_u_place, __pyx_mstate->__pyx_n_u_size, __pyx_mstate->__pyx_n_u_citation, __pyx_mstate->__pyx_n_u_part, __pyx_mstate->__pyx_n_u_span, __pyx_mstate->__pyx_n_u_start, __pyx_mstate->__pyx_n_u_end, __pyx_mstate->__pyx_n_u_said, __pyx_mstate->__pyx_n_u_given, __pyx_mstate->__pyx_n_u_covered, __pyx_mstate->__pyx_n_u_reference, __pyx_mstate->__pyx_n_u_metadata, __pyx_mstate->__pyx_n_u_chunk_2};
-    __pyx_mstate_global->__pyx_codeobj_tab[4] = __Pyx_PyCode_New(descr, varnames, __pyx_mstate->__pyx_kp_u_src_citeaudit_formats__readers_p, __pyx_mstate->__pyx_n_u_bedrock, __pyx_mstate->__pyx_kp_b_iso88591_a_c_e1Cq_9AQ_4q_1_xt1A_t4q_t1F, tuple_dedup_map); if (unlikely(!__pyx_mstate_global->__pyx_codeobj_tab[4])) goto bad;
+    const __Pyx_PyCode_New_function_description descr = {4, 0, 0, 21, (unsigned int)(CO_OPTIMIZED|CO_NEWLOCALS), 298};
+    PyObject* const varnames[] = {__pyx_mstate->__pyx_n_u_citations, __pyx_mstate->__pyx_n_u_text, __pyx_mstate->__pyx_n_u_chunk_key, __pyx_mstate->__pyx_n_u_citation_type, __pyx_mstate->__pyx_n_u_cited, __pyx_mstate->__pyx_n_u_made, __pyx_mstate->__pyx_n_u_references, __pyx_mstate->__pyx_n_u_at, __pyx_mstate->__pyx_n_u_place, __pyx_mstate->__pyx_n_u_size, __pyx_mstate->__pyx_n_u_citation, __pyx_mstate->__pyx_n_u_part, __pyx_mstate->__pyx_n_u_given, __pyx_mstate->__pyx_n_u_span, __pyx_mstate->__pyx_n_u_start, __pyx_mstate->__pyx_n_u_end, __pyx_mstate->__pyx_n_u_said, __pyx_mstate->__pyx_n_u_covered, __pyx_mstate->__pyx_n_u_reference, __pyx_mstate->__pyx_n_u_metadata, __pyx_mstate->__pyx_n_u_chunk_2};
+    __pyx_mstate_global->__pyx_codeobj_tab[4] = __Pyx_PyCode_New(descr, varnames, __pyx_mstate->__pyx_kp_u_src_citeaudit_formats__readers_p, __pyx_mstate->__pyx_n_u_bedrock, __pyx_mstate->__pyx_kp_b_iso88591_a_c_e1Cq_4q_wa_1_6_AQ_vT_9_QgS, tuple_dedup_map); if (unlikely(!__pyx_mstate_global->__pyx_codeobj_tab[4])) goto bad;
   }
   {
-    const __Pyx_PyCode_New_function_description descr = {2, 0, 0, 16, (unsigned int)(CO_OPTIMIZED|CO_NEWLOCALS), 321};
-    PyObject* const varnames[] = {__pyx_mstate->__pyx_n_u_content, __pyx_mstate->__pyx_n_u_citation_type, __pyx_mstate->__pyx_n_u_pieces, __pyx_mstate->__pyx_n_u_cited, __pyx_mstate->__pyx_n_u_made, __pyx_mstate->__pyx_n_u_ids, __pyx_mstate->__pyx_n_u_at, __pyx_mstate->__pyx_n_u_place, __pyx_mstate->__pyx_n_u_offset, __pyx_mstate->__pyx_n_u_last, __pyx_mstate->__pyx_n_u_chunk_2, __pyx_mstate->__pyx_n_u_kind, __pyx_mstate->__pyx_n_u_text, __pyx_mstate->__pyx_n_u_path, __pyx_mstate->__pyx_n_u_given, __pyx_mstate->__pyx_n_u_written};
-    __pyx_mstate_global->__pyx_codeobj_tab[5] = __Pyx_PyCode_New(descr, varnames, __pyx_mstate->__pyx_kp_u_src_citeaudit_formats__readers_p, __pyx_mstate->__pyx_n_u_mistral, __pyx_mstate->__pyx_kp_b_iso88591_1_1_e1Cq_q_4q_wa_z_q_uD_uD_QfE, tuple_dedup_map); if (unlikely(!__pyx_mstate_global->__pyx_codeobj_tab[5])) goto bad;
+    const __Pyx_PyCode_New_function_description descr = {2, 0, 0, 16, (unsigned int)(CO_OPTIMIZED|CO_NEWLOCALS), 350};
+    PyObject* const varnames[] = {__pyx_mstate->__pyx_n_u_content, __pyx_mstate->__pyx_n_u_citation_type, __pyx_mstate->__pyx_n_u_pieces, __pyx_mstate->__pyx_n_u_cited, __pyx_mstate->__pyx_n_u_made, __pyx_mstate->__pyx_n_u_ids, __pyx_mstate->__pyx_n_u_at, __pyx_mstate->__pyx_n_u_place, __pyx_mstate->__pyx_n_u_offset, __pyx_mstate->__pyx_n_u_chunk_2, __pyx_mstate->__pyx_n_u_last, __pyx_mstate->__pyx_n_u_given, __pyx_mstate->__pyx_n_u_kind, __pyx_mstate->__pyx_n_u_text, __pyx_mstate->__pyx_n_u_path, __pyx_mstate->__pyx_n_u_written};
+    __pyx_mstate_global->__pyx_codeobj_tab[5] = __Pyx_PyCode_New(descr, varnames, __pyx_mstate->__pyx_kp_u_src_citeaudit_formats__readers_p, __pyx_mstate->__pyx_n_u_mistral, __pyx_mstate->__pyx_kp_b_iso88591_1_1_e1Cq_q_4q_wa_z_q_a_uD_uD_Qf, tuple_dedup_map); if (unlikely(!__pyx_mstate_global->__pyx_codeobj_tab[5])) goto bad;
   }
   Py_DECREF(tuple_dedup_map);
   return 0;
@@ -13841,77 +13981,6 @@ static CYTHON_INLINE PyObject *__Pyx_PyIter_Next2(PyObject* iterator, PyObject* 
     return __Pyx_PyIter_Next2Default(defval);
 }
 
-/* PyDictVersioning (used by GetModuleGlobalName) */
-#if CYTHON_USE_DICT_VERSIONS && CYTHON_USE_TYPE_SLOTS
-static CYTHON_INLINE PY_UINT64_T __Pyx_get_tp_dict_version(PyObject *obj) {
-    PyObject *dict = Py_TYPE(obj)->tp_dict;
-    return likely(dict) ? __PYX_GET_DICT_VERSION(dict) : 0;
-}
-static CYTHON_INLINE PY_UINT64_T __Pyx_get_object_dict_version(PyObject *obj) {
-    PyObject **dictptr = NULL;
-    Py_ssize_t offset = Py_TYPE(obj)->tp_dictoffset;
-    if (offset) {
-#if CYTHON_COMPILING_IN_CPYTHON
-        dictptr = (likely(offset > 0)) ? (PyObject **) ((char *)obj + offset) : _PyObject_GetDictPtr(obj);
-#else
-        dictptr = _PyObject_GetDictPtr(obj);
-#endif
-    }
-    return (dictptr && *dictptr) ? __PYX_GET_DICT_VERSION(*dictptr) : 0;
-}
-static CYTHON_INLINE int __Pyx_object_dict_version_matches(PyObject* obj, PY_UINT64_T tp_dict_version, PY_UINT64_T obj_dict_version) {
-    PyObject *dict = Py_TYPE(obj)->tp_dict;
-    if (unlikely(!dict) || unlikely(tp_dict_version != __PYX_GET_DICT_VERSION(dict)))
-        return 0;
-    return obj_dict_version == __Pyx_get_object_dict_version(obj);
-}
-#endif
-
-/* GetModuleGlobalName */
-#if CYTHON_USE_DICT_VERSIONS
-static PyObject *__Pyx__GetModuleGlobalName(PyObject *name, PY_UINT64_T *dict_version, PyObject **dict_cached_value)
-#else
-static CYTHON_INLINE PyObject *__Pyx__GetModuleGlobalName(PyObject *name)
-#endif
-{
-    PyObject *result;
-#if CYTHON_COMPILING_IN_LIMITED_API
-    if (unlikely(!__pyx_m)) {
-        if (!PyErr_Occurred())
-            PyErr_SetNone(PyExc_NameError);
-        return NULL;
-    }
-    result = PyObject_GetAttr(__pyx_m, name);
-    if (likely(result)) {
-        return result;
-    }
-    if (!__Pyx_IgnoreException(PyExc_Exception)) {
-        return NULL; // BaseException
-    }
-#elif CYTHON_AVOID_BORROWED_REFS || CYTHON_AVOID_THREAD_UNSAFE_BORROWED_REFS
-    if (unlikely(__Pyx_PyDict_GetItemRef(__pyx_mstate_global->__pyx_d, name, &result) == -1)) {
-        if (!__Pyx_IgnoreException(PyExc_Exception)) {
-            return NULL; // BaseException
-        }
-    }
-    __PYX_UPDATE_DICT_CACHE(__pyx_mstate_global->__pyx_d, result, *dict_cached_value, *dict_version)
-    if (likely(result)) {
-        return result;
-    }
-#else
-    result = _PyDict_GetItem_KnownHash(__pyx_mstate_global->__pyx_d, name, ((PyASCIIObject *) name)->hash);
-    __PYX_UPDATE_DICT_CACHE(__pyx_mstate_global->__pyx_d, result, *dict_cached_value, *dict_version)
-    if (likely(result)) {
-        return __Pyx_NewRef(result);
-    }
-    PyObject *exc = PyErr_Occurred();
-    if (unlikely(exc) && !__Pyx_IgnoreGivenException(exc, PyExc_Exception)) {
-        return NULL; // BaseException
-    }
-#endif
-    return __Pyx_GetBuiltinName(name);
-}
-
 /* PyObjectCall2Args (used by CallUnboundCMethod1) */
 static CYTHON_INLINE PyObject* __Pyx_PyObject_Call2Args(PyObject* function, PyObject* arg1, PyObject* arg2) {
     PyObject *args[3] = {NULL, arg1, arg2};
@@ -13999,6 +14068,77 @@ static PyObject* __Pyx_PyDict_GetItemDefault(PyObject* d, PyObject* key, PyObjec
             value = __Pyx_CallUnboundCMethod2(&__pyx_mstate_global->__pyx_umethod_PyDict_Type_get, d, key, default_value);
     }
     return value;
+}
+
+/* PyDictVersioning (used by GetModuleGlobalName) */
+#if CYTHON_USE_DICT_VERSIONS && CYTHON_USE_TYPE_SLOTS
+static CYTHON_INLINE PY_UINT64_T __Pyx_get_tp_dict_version(PyObject *obj) {
+    PyObject *dict = Py_TYPE(obj)->tp_dict;
+    return likely(dict) ? __PYX_GET_DICT_VERSION(dict) : 0;
+}
+static CYTHON_INLINE PY_UINT64_T __Pyx_get_object_dict_version(PyObject *obj) {
+    PyObject **dictptr = NULL;
+    Py_ssize_t offset = Py_TYPE(obj)->tp_dictoffset;
+    if (offset) {
+#if CYTHON_COMPILING_IN_CPYTHON
+        dictptr = (likely(offset > 0)) ? (PyObject **) ((char *)obj + offset) : _PyObject_GetDictPtr(obj);
+#else
+        dictptr = _PyObject_GetDictPtr(obj);
+#endif
+    }
+    return (dictptr && *dictptr) ? __PYX_GET_DICT_VERSION(*dictptr) : 0;
+}
+static CYTHON_INLINE int __Pyx_object_dict_version_matches(PyObject* obj, PY_UINT64_T tp_dict_version, PY_UINT64_T obj_dict_version) {
+    PyObject *dict = Py_TYPE(obj)->tp_dict;
+    if (unlikely(!dict) || unlikely(tp_dict_version != __PYX_GET_DICT_VERSION(dict)))
+        return 0;
+    return obj_dict_version == __Pyx_get_object_dict_version(obj);
+}
+#endif
+
+/* GetModuleGlobalName */
+#if CYTHON_USE_DICT_VERSIONS
+static PyObject *__Pyx__GetModuleGlobalName(PyObject *name, PY_UINT64_T *dict_version, PyObject **dict_cached_value)
+#else
+static CYTHON_INLINE PyObject *__Pyx__GetModuleGlobalName(PyObject *name)
+#endif
+{
+    PyObject *result;
+#if CYTHON_COMPILING_IN_LIMITED_API
+    if (unlikely(!__pyx_m)) {
+        if (!PyErr_Occurred())
+            PyErr_SetNone(PyExc_NameError);
+        return NULL;
+    }
+    result = PyObject_GetAttr(__pyx_m, name);
+    if (likely(result)) {
+        return result;
+    }
+    if (!__Pyx_IgnoreException(PyExc_Exception)) {
+        return NULL; // BaseException
+    }
+#elif CYTHON_AVOID_BORROWED_REFS || CYTHON_AVOID_THREAD_UNSAFE_BORROWED_REFS
+    if (unlikely(__Pyx_PyDict_GetItemRef(__pyx_mstate_global->__pyx_d, name, &result) == -1)) {
+        if (!__Pyx_IgnoreException(PyExc_Exception)) {
+            return NULL; // BaseException
+        }
+    }
+    __PYX_UPDATE_DICT_CACHE(__pyx_mstate_global->__pyx_d, result, *dict_cached_value, *dict_version)
+    if (likely(result)) {
+        return result;
+    }
+#else
+    result = _PyDict_GetItem_KnownHash(__pyx_mstate_global->__pyx_d, name, ((PyASCIIObject *) name)->hash);
+    __PYX_UPDATE_DICT_CACHE(__pyx_mstate_global->__pyx_d, result, *dict_cached_value, *dict_version)
+    if (likely(result)) {
+        return __Pyx_NewRef(result);
+    }
+    PyObject *exc = PyErr_Occurred();
+    if (unlikely(exc) && !__Pyx_IgnoreGivenException(exc, PyExc_Exception)) {
+        return NULL; // BaseException
+    }
+#endif
+    return __Pyx_GetBuiltinName(name);
 }
 
 /* PyObjectCompare */

@@ -30,10 +30,12 @@ def cohere(list citations, dict texts, dict starts, object known, object citatio
     cdef list cited = [], made
     cdef Py_ssize_t at, place, count, start, end, first, last, size
     cdef object first_item = next(iter(texts), 0)
+    cdef dict citation
     for at in range(len(citations)):
-        citation = citations[at]
-        if type(citation) is not dict:
+        given = citations[at]
+        if type(given) is not dict:
             return None
+        citation = <dict>given
         if citation.get("type") in _COHERE_SKIPPED:
             return None
         index = citation.get("content_index")
@@ -70,7 +72,7 @@ def cohere(list citations, dict texts, dict starts, object known, object citatio
             source = (<list>sources)[place]
             if type(source) is not dict:
                 return None
-            written = source.get("id")
+            written = (<dict>source).get("id")
             if type(written) is not str or written not in known:
                 return None
             made.append(new_record(citation_type, (
@@ -87,9 +89,15 @@ def anthropic(list content, dict located, object citation_type, object location_
     cdef list pieces = [], cited = [], made, given
     cdef Py_ssize_t index, at, offset = 0, low
     cdef str text, stripped
+    cdef dict block, citation
     for index in range(len(content)):
-        block = content[index]
-        if not isinstance(block, dict) or block.get("type") != "text":
+        item = content[index]
+        if type(item) is not dict:
+            if isinstance(item, dict):
+                return None
+            continue
+        block = <dict>item
+        if block.get("type") != "text":
             continue  # tool use, thinking, web search results: not answer text
         written = block.get("text")
         if type(written) is not str:
@@ -106,9 +114,10 @@ def anthropic(list content, dict located, object citation_type, object location_
             span = (low, low + len(stripped))
             made = []
             for at in range(len(given)):
-                citation = given[at]
-                if type(citation) is not dict:
+                item = given[at]
+                if type(item) is not dict:
                     return None
+                citation = <dict>item
                 kind = citation.get("type")
                 if type(kind) is not str:
                     return None
@@ -148,9 +157,15 @@ def openai_responses(list output, dict urls, object citation_type):
     cdef list pieces = [], cited = [], parts, notes
     cdef Py_ssize_t at, part_at, index, offset = 0, size
     cdef str text
+    cdef dict item, part, note
     for at in range(len(output)):
-        item = output[at]
-        if not isinstance(item, dict) or item.get("type") != "message":
+        given = output[at]
+        if type(given) is not dict:
+            if isinstance(given, dict):
+                return None
+            continue
+        item = <dict>given
+        if item.get("type") != "message":
             continue
         if pieces:
             pieces.append("\n\n")  # one message's text from the next
@@ -162,8 +177,13 @@ def openai_responses(list output, dict urls, object citation_type):
             continue
         parts = <list>content
         for part_at in range(len(parts)):
-            part = parts[part_at]
-            if not isinstance(part, dict) or part.get("type") != "output_text":
+            given = parts[part_at]
+            if type(given) is not dict:
+                if isinstance(given, dict):
+                    return None
+                continue
+            part = <dict>given
+            if part.get("type") != "output_text":
                 continue
             written = part.get("text")
             if type(written) is not str:
@@ -174,9 +194,10 @@ def openai_responses(list output, dict urls, object citation_type):
             if type(given) is list:
                 notes = <list>given
                 for index in range(len(notes)):
-                    note = notes[index]
-                    if type(note) is not dict:
+                    given = notes[index]
+                    if type(given) is not dict:
                         return None
+                    note = <dict>given
                     kind = note.get("type")
                     if kind == "file_path":
                         continue  # a link to a file the model wrote, not a citation
@@ -215,15 +236,18 @@ def gemini(list supports, list texts, list starts, dict encoded, str base,
     """A candidate's grounding supports as cited ranges, or None: the reference decides."""
     cdef list cited = [], made, indices
     cdef Py_ssize_t at, place, count, size
+    cdef dict support, segment
     for at in range(len(supports)):
-        support = supports[at]
-        if type(support) is not dict:
+        given = supports[at]
+        if type(given) is not dict:
             return None
+        support = <dict>given
         camel = "groundingChunkIndices" in support
-        segment = support.get("segment")
+        found = support.get("segment")
         given = support.get("groundingChunkIndices" if camel else "grounding_chunk_indices")
-        if type(segment) is not dict or type(given) is not list:
+        if type(found) is not dict or type(given) is not list:
             return None
+        segment = <dict>found
         indices = <list>given
         for place in range(len(indices)):
             if type(indices[place]) is not int:
@@ -277,17 +301,22 @@ def bedrock(list citations, str text, str chunk_key, object citation_type):
     """
     cdef list cited = [], made, references
     cdef Py_ssize_t at, place, size = len(text)
+    cdef dict citation, part
     for at in range(len(citations)):
-        citation = citations[at]
-        if type(citation) is not dict:
+        given = citations[at]
+        if type(given) is not dict:
             return None
-        part = citation.get("generatedResponsePart")
-        part = part.get("textResponsePart") if type(part) is dict else None
-        span = part.get("span") if type(part) is dict else None
+        citation = <dict>given
+        given = citation.get("generatedResponsePart")
+        given = (<dict>given).get("textResponsePart") if type(given) is dict else None
+        if type(given) is not dict:
+            return None
+        part = <dict>given
+        span = part.get("span")
         if type(span) is not dict:
             return None
-        start = span.get("start")
-        end = span.get("end")
+        start = (<dict>span).get("start")
+        end = (<dict>span).get("end")
         if type(start) is not int or type(end) is not int or not 0 <= start <= end < size:
             return None
         said = part.get("text")
@@ -306,8 +335,8 @@ def bedrock(list citations, str text, str chunk_key, object citation_type):
             reference = references[place]
             if type(reference) is not dict:
                 return None
-            metadata = reference.get("metadata")
-            chunk = metadata.get(chunk_key) if type(metadata) is dict else None
+            metadata = (<dict>reference).get("metadata")
+            chunk = (<dict>metadata).get(chunk_key) if type(metadata) is dict else None
             if type(chunk) is not str or not chunk:
                 return None
             made.append(new_record(citation_type, (
@@ -324,13 +353,15 @@ def mistral(list content, object citation_type):
     """
     cdef list pieces = [], cited = [], made, ids
     cdef Py_ssize_t at, place, offset = 0
+    cdef dict chunk
     last = None
     for at in range(len(content)):
-        chunk = content[at]
-        if type(chunk) is not dict:
-            if isinstance(chunk, dict):
+        given = content[at]
+        if type(given) is not dict:
+            if isinstance(given, dict):
                 return None
             continue
+        chunk = <dict>given
         kind = chunk.get("type")
         text = chunk.get("text")
         if isinstance(text, str) and text and (kind == "text" or kind == "reference"):

@@ -31,6 +31,7 @@ class TextFormat(SourcesAsGiven):
     """Free text (``str``)."""
 
     name = "text"
+    keys = ()
     expects = "free text (a string)"
 
     def recognises(self, answer: object) -> bool:
