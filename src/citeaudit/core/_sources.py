@@ -18,7 +18,8 @@ from typing import Any, NamedTuple
 
 from citeaudit.errors import SnapshotError
 
-__all__ = ["NO_METADATA", "Snapshot", "Source", "kind_of", "load_snapshot", "passage", "resolve_id"]
+__all__ = ["NO_METADATA", "Snapshot", "Source", "kind_of", "load_snapshot", "numbered_ids",
+           "passage", "resolve_id"]
 
 _URL_KEYS = ("url", "source_url")
 NO_METADATA: Mapping[str, Any] = MappingProxyType({})
@@ -186,12 +187,12 @@ def _numbering(ids: tuple[str, ...]) -> tuple[str, int] | None:
     first = ids[0]
     prefix = first.rstrip("0123456789")
     count = len(ids)
-    if prefix == first or ids[-1] != f"{prefix}{count}" or ids != _numbered(prefix, count):
+    if prefix == first or ids[-1] != f"{prefix}{count}" or ids != numbered_ids(count, prefix):
         return None
     return (prefix, count)
 
 
-def _numbered(prefix: str, count: int) -> tuple[str, ...]:
+def numbered_ids(count: int, prefix: str = "") -> tuple[str, ...]:
     """The ids ``prefix + "1"`` .. ``prefix + str(count)`` (kept for the sizes requests have,
     not for a dataset's whole snapshot).
     """
@@ -261,7 +262,7 @@ def _sources(data: Any, carried: bool = False) -> Iterator[Source]:
     elif isinstance(data, list | tuple):
         if {*map(type, data)} == _STRINGS:  # the common case: every field but two fixed
             yield from map(tuple.__new__, repeat(Source), zip(
-                _numbered("", len(data)), data, *_NO_FIELDS, strict=False))
+                numbered_ids(len(data)), data, *_NO_FIELDS, strict=False))
             return
         new = tuple.__new__
         for index, value in enumerate(data):

@@ -71,7 +71,11 @@ class AnthropicFormat:
             raise SnapshotError("an Anthropic response is audited against its request: an"
                                 " object with \"messages\" (the documents it sent)",
                                 origin="<snapshot>", place="$.messages")
-        found = list(_request_sources(request))
+        messages = request["messages"]
+        found = _read.anthropic_documents(messages, Source, NO_METADATA) if _read is not None \
+            else None
+        if found is None:
+            found = list(_request_sources(request))
         web = [Source(result["url"], "", result["url"], _text_or_none(result.get("title")))
                for block in as_list(plain(answer).get("content"))
                if isinstance(block, dict) and block.get("type") == "web_search_tool_result"

@@ -54,15 +54,20 @@ class BedrockFormat:
     def snapshot(self, answer: object, sources: object) -> Snapshot:
         if isinstance(sources, Snapshot):
             return sources
-        given = load_snapshot(sources) if sources is not None else Snapshot(())
-        known = {s.id for s in given.sources}
-        found: list[Source] = []
-        for citation in as_list(plain(answer).get("citations")):
+        given = load_snapshot(sources) if sources is not None else None
+        known = {s.id for s in given.sources} if given is not None else set()
+        citations = plain(answer).get("citations")
+        read = _read.bedrock_references(citations, known, _CHUNK_ID, Source, MappingProxyType) \
+            if _read is not None and type(citations) is list else None
+        found: list[Source] = read if read is not None else []
+        for citation in as_list(citations) if read is None else ():
             for reference in _references(citation):
                 source_id = _source_id(reference)
                 if source_id not in known:  # a chunk cited again: read once
                     known.add(source_id)
                     found.append(_source(source_id, reference))
+        if given is None:
+            return Snapshot(tuple(found))
         return Snapshot(given.sources + tuple(found), ids_from=given.ids_from) if found \
             else given
 

@@ -69,12 +69,16 @@ class GeminiFormat:
     def snapshot(self, answer: object, sources: object) -> Snapshot:
         if isinstance(sources, Snapshot):
             return sources
-        given = load_snapshot(sources) if sources is not None else Snapshot(())
         metadata, _ = _get(_candidate(plain(answer)), "grounding_metadata")
         chunks, _ = _get(metadata, "grounding_chunks")
-        found = [_chunk(chunk, index) for index, chunk in enumerate(as_list(chunks))]
-        return Snapshot(given.sources + tuple(found), ids_from=given.ids_from) if found \
-            else given
+        read = _read.gemini_chunks(chunks, Source, NO_METADATA) if _read is not None and \
+            type(chunks) is list else None
+        found = tuple(read) if read is not None else tuple(
+            _chunk(chunk, index) for index, chunk in enumerate(as_list(chunks)))
+        if sources is None:
+            return Snapshot(found)
+        given = load_snapshot(sources)
+        return Snapshot(given.sources + found, ids_from=given.ids_from) if found else given
 
     def parse(self, answer: object, reading: Reading) -> Answer:
         candidate = _candidate(plain(answer))

@@ -10,12 +10,11 @@ grammar follows from these ids, and the claim policy applies.
 
 from __future__ import annotations
 
-import dataclasses
 from types import MappingProxyType
 from typing import Any
 
-from citeaudit.core._answer import Answer, Reading
-from citeaudit.core._sources import Snapshot, Source
+from citeaudit.core._answer import Answer, AnswerKind, Reading
+from citeaudit.core._sources import NO_METADATA, Snapshot, Source, numbered_ids
 from citeaudit.formats._ranges import plain
 from citeaudit.formats._text import parse_text
 
@@ -33,10 +32,9 @@ def _text(value: Any) -> str | None:
     return value if isinstance(value, str) and value else None
 
 
-def _read(name: str, response: Any, reading: Reading) -> Answer:
+def _read(name: AnswerKind, response: Any, reading: Reading) -> Answer:
     content = _message(response).get("content")
-    parsed = parse_text(content if isinstance(content, str) else "", reading)
-    return dataclasses.replace(parsed, kind=name)
+    return parse_text(content if isinstance(content, str) else "", reading, name)
 
 
 class PerplexityFormat:
@@ -60,10 +58,12 @@ class PerplexityFormat:
         results = response.get("search_results")
         found: list[Source] = []
         if isinstance(results, list) and results:
-            for index, result in enumerate(results, start=1):
+            new = tuple.__new__  # no keyword handling per source
+            for source_id, result in zip(numbered_ids(len(results)), results, strict=True):
                 item = result if isinstance(result, dict) else {}
-                found.append(Source(str(index), _text(item.get("snippet")) or "",
-                                    _text(item.get("url")), _text(item.get("title"))))
+                found.append(new(Source, (source_id, _text(item.get("snippet")) or "",
+                                          _text(item.get("url")), _text(item.get("title")),
+                                          None, None, NO_METADATA)))
         else:
             for index, url in enumerate(response.get("citations") or [], start=1):
                 found.append(Source(str(index), "", _text(url)))

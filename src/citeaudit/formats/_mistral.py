@@ -165,6 +165,9 @@ def _owners(response: dict[str, Any]) -> list[tuple[str, Any]]:
 
 def _references_by_url(response: dict[str, Any]) -> list[dict[str, Any]]:
     """The answer's ``tool_reference`` chunks."""
+    if _read is not None:
+        return [chunk for owner in _owners(response) if isinstance(owner[1], dict)
+                for chunk in _read.of_type(as_list(owner[1].get("content")), "tool_reference")]
     return [chunk for owner in _owners(response) if isinstance(owner[1], dict)
             for chunk in as_list(owner[1].get("content"))
             if isinstance(chunk, dict) and chunk.get("type") == "tool_reference"]
@@ -207,9 +210,11 @@ def _tool_results(request: dict[str, Any]) -> Iterator[Source]:
             except ValueError:
                 continue  # a tool that returned prose: nothing it numbers
         if isinstance(results, dict):
-            for key, result in results.items():
-                if isinstance(result, dict):
-                    yield _source(str(key), result)
+            read = _read.mistral_results(results, _KEPT, Source, NO_METADATA) if _read is \
+                not None and type(results) is dict else None
+            yield from read if read is not None else (
+                _source(str(key), result) for key, result in results.items()
+                if isinstance(result, dict))
 
 
 def _source(key: str, result: dict[str, Any]) -> Source:

@@ -2492,6 +2492,44 @@ static CYTHON_INLINE int __Pyx_ListComp_Append(PyObject* list, PyObject* x);
 #define __Pyx_ListComp_Append(L,x) PyList_Append(L,x)
 #endif
 
+/* pyfrozenset_new.proto (used by PySetContains) */
+static PyObject* __Pyx_PyFrozenSet_New(PyObject* it);
+
+/* PySetContains.proto */
+static CYTHON_INLINE int __Pyx_PySet_ContainsTF(PyObject* key, PyObject* set, int eq);
+
+/* PyObjectCallMethod0.proto (used by dict_iter_common) */
+static CYTHON_INLINE PyObject* __Pyx_PyObject_CallMethod0(PyObject* obj, PyObject* method_name);
+
+/* RaiseNoneIterError.proto (used by UnpackTupleError) */
+static CYTHON_INLINE void __Pyx_RaiseNoneNotIterableError(void);
+
+/* UnpackTupleError.proto (used by UnpackTuple2) */
+static void __Pyx_UnpackTupleError(PyObject *, Py_ssize_t index);
+
+/* UnpackTuple2.proto (used by dict_iter_common) */
+static CYTHON_INLINE int __Pyx_unpack_tuple2(
+    PyObject* tuple, PyObject** value1, PyObject** value2, int is_tuple, int has_known_size, int decref_tuple);
+static CYTHON_INLINE int __Pyx_unpack_tuple2_exact(
+    PyObject* tuple, PyObject** value1, PyObject** value2, int decref_tuple);
+static int __Pyx_unpack_tuple2_generic(
+    PyObject* tuple, PyObject** value1, PyObject** value2, int has_known_size, int decref_tuple);
+
+/* dict_iter_common.proto (used by dict_iter) */
+static PyObject *__Pyx_dict_call_to_get_iterable(PyObject* iterable, PyObject* method_name);
+static CYTHON_INLINE int __Pyx_dict_iter_next(PyObject* dict_or_iter, Py_ssize_t orig_length, Py_ssize_t* ppos,
+                                              PyObject** pkey, PyObject** pvalue, PyObject** pitem, int is_dict);
+
+/* dict_iter.proto */
+static CYTHON_INLINE PyObject* __Pyx_dict_iterator(PyObject* dict, int is_dict, PyObject* method_name,
+                                                   Py_ssize_t* p_orig_length, int* p_is_dict);
+
+/* py_dict_keys.proto */
+#define __Pyx_PyDict_keys_TypePtr  (&PyDictKeys_Type)
+#define __Pyx_PyDict_keys_Check(obj)  PyObject_TypeCheck((obj), __Pyx_PyDict_keys_TypePtr)
+#define __Pyx_PyDict_keys_CheckExact(obj)  Py_IS_TYPE((obj), __Pyx_PyDict_keys_TypePtr)
+static CYTHON_INLINE PyObject* __Pyx_PyDict_Keys(PyObject* d);
+
 /* TypeImport.proto */
 #ifndef __PYX_HAVE_RT_ImportType_proto_3_3_1
 #define __PYX_HAVE_RT_ImportType_proto_3_3_1
@@ -2862,6 +2900,11 @@ static PyObject *__pyx_pf_9citeaudit_7formats_8_readers_4openai_responses(CYTHON
 static PyObject *__pyx_pf_9citeaudit_7formats_8_readers_6gemini(CYTHON_UNUSED PyObject *__pyx_self, PyObject *__pyx_v_supports, PyObject *__pyx_v_texts, PyObject *__pyx_v_starts, PyObject *__pyx_v_encoded, PyObject *__pyx_v_base, PyObject *__pyx_v_located, PyObject *__pyx_v_citation_type); /* proto */
 static PyObject *__pyx_pf_9citeaudit_7formats_8_readers_8bedrock(CYTHON_UNUSED PyObject *__pyx_self, PyObject *__pyx_v_citations, PyObject *__pyx_v_text, PyObject *__pyx_v_chunk_key, PyObject *__pyx_v_citation_type); /* proto */
 static PyObject *__pyx_pf_9citeaudit_7formats_8_readers_10mistral(CYTHON_UNUSED PyObject *__pyx_self, PyObject *__pyx_v_content, PyObject *__pyx_v_citation_type); /* proto */
+static PyObject *__pyx_pf_9citeaudit_7formats_8_readers_12anthropic_documents(CYTHON_UNUSED PyObject *__pyx_self, PyObject *__pyx_v_messages, PyObject *__pyx_v_source_type, PyObject *__pyx_v_no_metadata); /* proto */
+static PyObject *__pyx_pf_9citeaudit_7formats_8_readers_14gemini_chunks(CYTHON_UNUSED PyObject *__pyx_self, PyObject *__pyx_v_chunks, PyObject *__pyx_v_source_type, PyObject *__pyx_v_no_metadata); /* proto */
+static PyObject *__pyx_pf_9citeaudit_7formats_8_readers_16bedrock_references(CYTHON_UNUSED PyObject *__pyx_self, PyObject *__pyx_v_citations, PyObject *__pyx_v_given_ids, PyObject *__pyx_v_chunk_key, PyObject *__pyx_v_source_type, PyObject *__pyx_v_read_only); /* proto */
+static PyObject *__pyx_pf_9citeaudit_7formats_8_readers_18mistral_results(CYTHON_UNUSED PyObject *__pyx_self, PyObject *__pyx_v_results, PyObject *__pyx_v_kept_keys, PyObject *__pyx_v_source_type, PyObject *__pyx_v_no_metadata); /* proto */
+static PyObject *__pyx_pf_9citeaudit_7formats_8_readers_20of_type(CYTHON_UNUSED PyObject *__pyx_self, PyObject *__pyx_v_items, PyObject *__pyx_v_kind); /* proto */
 /* #### Code section: late_includes ### */
 /* #### Code section: module_state ### */
 /* SmallCodeConfig */
@@ -2888,13 +2931,15 @@ namespace {
     PyTypeObject *__pyx_ptype_7cpython_4type_type;
     __Pyx_CachedCFunction __pyx_umethod_PyDict_Type_get;
     __Pyx_CachedCFunction __pyx_umethod_PyDict_Type_items;
+    __Pyx_CachedCFunction __pyx_umethod_PyDict_Type_keys;
     __Pyx_CachedCFunction __pyx_umethod_PyDict_Type_pop;
     __Pyx_CachedCFunction __pyx_umethod_PyDict_Type_values;
+    __Pyx_CachedCFunction __pyx_umethod_PyDict_Type__update;
     __Pyx_CachedCFunction __pyx_umethod_PyUnicode_Type__index;
     __Pyx_CachedCFunction __pyx_umethod_PyUnicode_Type__strip;
     PyObject *__pyx_frozenset[1];
-    PyObject *__pyx_codeobj_tab[6];
-    PyObject *__pyx_string_tab[160];
+    PyObject *__pyx_codeobj_tab[11];
+    PyObject *__pyx_string_tab[200];
     PyObject *__pyx_number_tab[2];
 /* #### Code section: module_state_contents ### */
 /* PyFrozenDict.module_state_decls */
@@ -2950,165 +2995,205 @@ static __pyx_mstatetype * const __pyx_mstate_global = &__pyx_mstate_global_stati
 #endif
 /* #### Code section: constant_name_defines ### */
 #define __pyx_kp_u__3 __pyx_string_tab[0]
-#define __pyx_kp_u__5 __pyx_string_tab[1]
-#define __pyx_kp_u_choices_0_message_content __pyx_string_tab[2]
-#define __pyx_kp_u_citations_3 __pyx_string_tab[3]
-#define __pyx_kp_u_content_2 __pyx_string_tab[4]
-#define __pyx_kp_u_message_citations __pyx_string_tab[5]
-#define __pyx_kp_u_output_2 __pyx_string_tab[6]
-#define __pyx_kp_u_reference_ids_2 __pyx_string_tab[7]
-#define __pyx_kp_u__4 __pyx_string_tab[8]
-#define __pyx_kp_u_ __pyx_string_tab[9]
-#define __pyx_kp_u_None __pyx_string_tab[10]
-#define __pyx_kp_u_Note_that_Cython_is_deliberately __pyx_string_tab[11]
-#define __pyx_kp_u__6 __pyx_string_tab[12]
-#define __pyx_kp_u__2 __pyx_string_tab[13]
-#define __pyx_kp_u__7 __pyx_string_tab[14]
-#define __pyx_kp_u_annotations_2 __pyx_string_tab[15]
-#define __pyx_kp_u_citations_2 __pyx_string_tab[16]
-#define __pyx_kp_u_content_3 __pyx_string_tab[17]
-#define __pyx_kp_u_retrievedReferences_2 __pyx_string_tab[18]
-#define __pyx_kp_u_sources_2 __pyx_string_tab[19]
-#define __pyx_kp_u_index __pyx_string_tab[20]
-#define __pyx_kp_u_add_note __pyx_string_tab[21]
-#define __pyx_kp_u_chunk __pyx_string_tab[22]
-#define __pyx_kp_u_src_citeaudit_formats__readers_p __pyx_string_tab[23]
-#define __pyx_kp_u_utf_8 __pyx_string_tab[24]
-#define __pyx_n_u_PLAN __pyx_string_tab[25]
-#define __pyx_n_u_THINKING_CONTENT __pyx_string_tab[26]
-#define __pyx_n_u_COHERE_SKIPPED __pyx_string_tab[27]
-#define __pyx_n_u_Pyx_PyDict_NextRef __pyx_string_tab[28]
-#define __pyx_n_u_annotate __pyx_string_tab[29]
-#define __pyx_n_u_class_getitem __pyx_string_tab[30]
-#define __pyx_n_u_func __pyx_string_tab[31]
-#define __pyx_n_u_main __pyx_string_tab[32]
-#define __pyx_n_u_module __pyx_string_tab[33]
-#define __pyx_n_u_name __pyx_string_tab[34]
-#define __pyx_n_u_new __pyx_string_tab[35]
-#define __pyx_n_u_qualname __pyx_string_tab[36]
-#define __pyx_n_u_test __pyx_string_tab[37]
-#define __pyx_n_u_is_coroutine __pyx_string_tab[38]
-#define __pyx_n_u_annotations __pyx_string_tab[39]
-#define __pyx_n_u_anthropic __pyx_string_tab[40]
-#define __pyx_n_u_asyncio_coroutines __pyx_string_tab[41]
-#define __pyx_n_u_at __pyx_string_tab[42]
-#define __pyx_n_u_base __pyx_string_tab[43]
-#define __pyx_n_u_bedrock __pyx_string_tab[44]
-#define __pyx_n_u_block __pyx_string_tab[45]
-#define __pyx_n_u_camel __pyx_string_tab[46]
-#define __pyx_n_u_chunk_2 __pyx_string_tab[47]
-#define __pyx_n_u_chunk_key __pyx_string_tab[48]
-#define __pyx_n_u_citation __pyx_string_tab[49]
-#define __pyx_n_u_citation_type __pyx_string_tab[50]
-#define __pyx_n_u_citations __pyx_string_tab[51]
-#define __pyx_n_u_citeaudit_formats__readers __pyx_string_tab[52]
-#define __pyx_n_u_cited __pyx_string_tab[53]
-#define __pyx_n_u_cited_text __pyx_string_tab[54]
-#define __pyx_n_u_cites __pyx_string_tab[55]
-#define __pyx_n_u_cline_in_traceback __pyx_string_tab[56]
-#define __pyx_n_u_cohere __pyx_string_tab[57]
-#define __pyx_n_u_container_file_citation __pyx_string_tab[58]
-#define __pyx_n_u_content __pyx_string_tab[59]
-#define __pyx_n_u_content_index __pyx_string_tab[60]
-#define __pyx_n_u_count __pyx_string_tab[61]
-#define __pyx_n_u_covered __pyx_string_tab[62]
-#define __pyx_n_u_decode __pyx_string_tab[63]
-#define __pyx_n_u_encode __pyx_string_tab[64]
-#define __pyx_n_u_encoded __pyx_string_tab[65]
-#define __pyx_n_u_end __pyx_string_tab[66]
-#define __pyx_n_u_endIndex __pyx_string_tab[67]
-#define __pyx_n_u_end_index __pyx_string_tab[68]
-#define __pyx_n_u_family __pyx_string_tab[69]
-#define __pyx_n_u_fields __pyx_string_tab[70]
-#define __pyx_n_u_file_citation __pyx_string_tab[71]
-#define __pyx_n_u_file_id __pyx_string_tab[72]
-#define __pyx_n_u_file_path __pyx_string_tab[73]
-#define __pyx_n_u_first __pyx_string_tab[74]
-#define __pyx_n_u_first_item __pyx_string_tab[75]
-#define __pyx_n_u_found __pyx_string_tab[76]
-#define __pyx_n_u_gemini __pyx_string_tab[77]
-#define __pyx_n_u_generatedResponsePart __pyx_string_tab[78]
-#define __pyx_n_u_get __pyx_string_tab[79]
-#define __pyx_n_u_given __pyx_string_tab[80]
-#define __pyx_n_u_groundingChunkIndices __pyx_string_tab[81]
-#define __pyx_n_u_grounding_chunk_indices __pyx_string_tab[82]
-#define __pyx_n_u_high __pyx_string_tab[83]
-#define __pyx_n_u_id __pyx_string_tab[84]
-#define __pyx_n_u_ids __pyx_string_tab[85]
-#define __pyx_n_u_index_2 __pyx_string_tab[86]
-#define __pyx_n_u_indices __pyx_string_tab[87]
-#define __pyx_n_u_item __pyx_string_tab[88]
-#define __pyx_n_u_items __pyx_string_tab[89]
-#define __pyx_n_u_kind __pyx_string_tab[90]
-#define __pyx_n_u_known __pyx_string_tab[91]
-#define __pyx_n_u_last __pyx_string_tab[92]
-#define __pyx_n_u_located __pyx_string_tab[93]
-#define __pyx_n_u_location_type __pyx_string_tab[94]
-#define __pyx_n_u_low __pyx_string_tab[95]
-#define __pyx_n_u_made __pyx_string_tab[96]
-#define __pyx_n_u_message __pyx_string_tab[97]
-#define __pyx_n_u_metadata __pyx_string_tab[98]
-#define __pyx_n_u_mistral __pyx_string_tab[99]
-#define __pyx_n_u_names __pyx_string_tab[100]
-#define __pyx_n_u_next __pyx_string_tab[101]
-#define __pyx_n_u_note __pyx_string_tab[102]
-#define __pyx_n_u_notes __pyx_string_tab[103]
-#define __pyx_n_u_number __pyx_string_tab[104]
-#define __pyx_n_u_offset __pyx_string_tab[105]
-#define __pyx_n_u_openai_responses __pyx_string_tab[106]
-#define __pyx_n_u_output __pyx_string_tab[107]
-#define __pyx_n_u_output_text __pyx_string_tab[108]
-#define __pyx_n_u_part __pyx_string_tab[109]
-#define __pyx_n_u_partIndex __pyx_string_tab[110]
-#define __pyx_n_u_part_at __pyx_string_tab[111]
-#define __pyx_n_u_part_index __pyx_string_tab[112]
-#define __pyx_n_u_parts __pyx_string_tab[113]
-#define __pyx_n_u_path __pyx_string_tab[114]
-#define __pyx_n_u_pieces __pyx_string_tab[115]
-#define __pyx_n_u_place __pyx_string_tab[116]
-#define __pyx_n_u_pop __pyx_string_tab[117]
-#define __pyx_n_u_quoted __pyx_string_tab[118]
-#define __pyx_n_u_raw __pyx_string_tab[119]
-#define __pyx_n_u_reference __pyx_string_tab[120]
-#define __pyx_n_u_reference_ids __pyx_string_tab[121]
-#define __pyx_n_u_references __pyx_string_tab[122]
-#define __pyx_n_u_retrievedReferences __pyx_string_tab[123]
-#define __pyx_n_u_said __pyx_string_tab[124]
-#define __pyx_n_u_segment __pyx_string_tab[125]
-#define __pyx_n_u_setdefault __pyx_string_tab[126]
-#define __pyx_n_u_size __pyx_string_tab[127]
-#define __pyx_n_u_source __pyx_string_tab[128]
-#define __pyx_n_u_source_id __pyx_string_tab[129]
-#define __pyx_n_u_sources __pyx_string_tab[130]
-#define __pyx_n_u_span __pyx_string_tab[131]
-#define __pyx_n_u_start __pyx_string_tab[132]
-#define __pyx_n_u_startIndex __pyx_string_tab[133]
-#define __pyx_n_u_start_index __pyx_string_tab[134]
-#define __pyx_n_u_starts __pyx_string_tab[135]
-#define __pyx_n_u_strip __pyx_string_tab[136]
-#define __pyx_n_u_stripped __pyx_string_tab[137]
-#define __pyx_n_u_support __pyx_string_tab[138]
-#define __pyx_n_u_supports __pyx_string_tab[139]
-#define __pyx_n_u_target __pyx_string_tab[140]
-#define __pyx_n_u_text __pyx_string_tab[141]
-#define __pyx_n_u_textResponsePart __pyx_string_tab[142]
-#define __pyx_n_u_texts __pyx_string_tab[143]
-#define __pyx_n_u_tool_reference __pyx_string_tab[144]
-#define __pyx_n_u_type __pyx_string_tab[145]
-#define __pyx_n_u_unit __pyx_string_tab[146]
-#define __pyx_n_u_url __pyx_string_tab[147]
-#define __pyx_n_u_url_citation __pyx_string_tab[148]
-#define __pyx_n_u_urls __pyx_string_tab[149]
-#define __pyx_n_u_values __pyx_string_tab[150]
-#define __pyx_n_u_web_search_result_location __pyx_string_tab[151]
-#define __pyx_n_u_where __pyx_string_tab[152]
-#define __pyx_n_u_written __pyx_string_tab[153]
-#define __pyx_kp_b_iso88591_a_e1Cq_4q_wa_1_1_t1A_t1_7_4q_we __pyx_string_tab[154]
-#define __pyx_kp_b_iso88591_a_c_e1Cq_4q_wa_1_6_AQ_vT_9_QgS __pyx_string_tab[155]
-#define __pyx_kp_b_iso88591_a_T_axq_e1Cq_4q_wa_1_6_84q_1_1 __pyx_string_tab[156]
-#define __pyx_kp_b_iso88591_1_1_e1Cq_q_4q_wa_z_q_a_uD_uD_Qf __pyx_string_tab[157]
-#define __pyx_kp_b_iso88591_1_as_1_waq_4q_gQ_z_q_a_5_AXS_t1 __pyx_string_tab[158]
-#define __pyx_kp_b_iso88591_1_1_e1Cq_aq_4q_wa_z_q_vQ_4t1HCq __pyx_string_tab[159]
+#define __pyx_kp_u__8 __pyx_string_tab[1]
+#define __pyx_kp_u__5 __pyx_string_tab[2]
+#define __pyx_kp_u_choices_0_message_content __pyx_string_tab[3]
+#define __pyx_kp_u_citations_3 __pyx_string_tab[4]
+#define __pyx_kp_u_content_2 __pyx_string_tab[5]
+#define __pyx_kp_u_message_citations __pyx_string_tab[6]
+#define __pyx_kp_u_output_2 __pyx_string_tab[7]
+#define __pyx_kp_u_reference_ids_2 __pyx_string_tab[8]
+#define __pyx_kp_u__4 __pyx_string_tab[9]
+#define __pyx_kp_u_ __pyx_string_tab[10]
+#define __pyx_kp_u_None __pyx_string_tab[11]
+#define __pyx_kp_u_Note_that_Cython_is_deliberately __pyx_string_tab[12]
+#define __pyx_kp_u__6 __pyx_string_tab[13]
+#define __pyx_kp_u__2 __pyx_string_tab[14]
+#define __pyx_kp_u__7 __pyx_string_tab[15]
+#define __pyx_kp_u_annotations_2 __pyx_string_tab[16]
+#define __pyx_kp_u_citations_2 __pyx_string_tab[17]
+#define __pyx_kp_u_content_3 __pyx_string_tab[18]
+#define __pyx_kp_u_retrievedReferences_2 __pyx_string_tab[19]
+#define __pyx_kp_u_sources_2 __pyx_string_tab[20]
+#define __pyx_kp_u_index __pyx_string_tab[21]
+#define __pyx_kp_u_add_note __pyx_string_tab[22]
+#define __pyx_kp_u_chunk __pyx_string_tab[23]
+#define __pyx_kp_u_document_2 __pyx_string_tab[24]
+#define __pyx_kp_u_src_citeaudit_formats__readers_p __pyx_string_tab[25]
+#define __pyx_kp_u_utf_8 __pyx_string_tab[26]
+#define __pyx_n_u_PLAN __pyx_string_tab[27]
+#define __pyx_n_u_THINKING_CONTENT __pyx_string_tab[28]
+#define __pyx_n_u_COHERE_SKIPPED __pyx_string_tab[29]
+#define __pyx_n_u_Pyx_PyDict_NextRef __pyx_string_tab[30]
+#define __pyx_n_u_annotate __pyx_string_tab[31]
+#define __pyx_n_u_class_getitem __pyx_string_tab[32]
+#define __pyx_n_u_func __pyx_string_tab[33]
+#define __pyx_n_u_main __pyx_string_tab[34]
+#define __pyx_n_u_module __pyx_string_tab[35]
+#define __pyx_n_u_name __pyx_string_tab[36]
+#define __pyx_n_u_new __pyx_string_tab[37]
+#define __pyx_n_u_qualname __pyx_string_tab[38]
+#define __pyx_n_u_test __pyx_string_tab[39]
+#define __pyx_n_u_is_coroutine __pyx_string_tab[40]
+#define __pyx_n_u_annotations __pyx_string_tab[41]
+#define __pyx_n_u_anthropic __pyx_string_tab[42]
+#define __pyx_n_u_anthropic_documents __pyx_string_tab[43]
+#define __pyx_n_u_asyncio_coroutines __pyx_string_tab[44]
+#define __pyx_n_u_at __pyx_string_tab[45]
+#define __pyx_n_u_base __pyx_string_tab[46]
+#define __pyx_n_u_bedrock __pyx_string_tab[47]
+#define __pyx_n_u_bedrock_references __pyx_string_tab[48]
+#define __pyx_n_u_block __pyx_string_tab[49]
+#define __pyx_n_u_camel __pyx_string_tab[50]
+#define __pyx_n_u_chunk_2 __pyx_string_tab[51]
+#define __pyx_n_u_chunk_key __pyx_string_tab[52]
+#define __pyx_n_u_chunks __pyx_string_tab[53]
+#define __pyx_n_u_citation __pyx_string_tab[54]
+#define __pyx_n_u_citation_type __pyx_string_tab[55]
+#define __pyx_n_u_citations __pyx_string_tab[56]
+#define __pyx_n_u_citeaudit_formats__readers __pyx_string_tab[57]
+#define __pyx_n_u_cited __pyx_string_tab[58]
+#define __pyx_n_u_cited_text __pyx_string_tab[59]
+#define __pyx_n_u_cites __pyx_string_tab[60]
+#define __pyx_n_u_cline_in_traceback __pyx_string_tab[61]
+#define __pyx_n_u_cohere __pyx_string_tab[62]
+#define __pyx_n_u_container_file_citation __pyx_string_tab[63]
+#define __pyx_n_u_content __pyx_string_tab[64]
+#define __pyx_n_u_content_index __pyx_string_tab[65]
+#define __pyx_n_u_context __pyx_string_tab[66]
+#define __pyx_n_u_count __pyx_string_tab[67]
+#define __pyx_n_u_covered __pyx_string_tab[68]
+#define __pyx_n_u_data __pyx_string_tab[69]
+#define __pyx_n_u_decode __pyx_string_tab[70]
+#define __pyx_n_u_document __pyx_string_tab[71]
+#define __pyx_n_u_documents __pyx_string_tab[72]
+#define __pyx_n_u_encode __pyx_string_tab[73]
+#define __pyx_n_u_encoded __pyx_string_tab[74]
+#define __pyx_n_u_end __pyx_string_tab[75]
+#define __pyx_n_u_endIndex __pyx_string_tab[76]
+#define __pyx_n_u_end_index __pyx_string_tab[77]
+#define __pyx_n_u_family __pyx_string_tab[78]
+#define __pyx_n_u_fields __pyx_string_tab[79]
+#define __pyx_n_u_file_citation __pyx_string_tab[80]
+#define __pyx_n_u_file_id __pyx_string_tab[81]
+#define __pyx_n_u_file_path __pyx_string_tab[82]
+#define __pyx_n_u_first __pyx_string_tab[83]
+#define __pyx_n_u_first_item __pyx_string_tab[84]
+#define __pyx_n_u_found __pyx_string_tab[85]
+#define __pyx_n_u_gemini __pyx_string_tab[86]
+#define __pyx_n_u_gemini_chunks __pyx_string_tab[87]
+#define __pyx_n_u_generatedResponsePart __pyx_string_tab[88]
+#define __pyx_n_u_get __pyx_string_tab[89]
+#define __pyx_n_u_given __pyx_string_tab[90]
+#define __pyx_n_u_given_ids __pyx_string_tab[91]
+#define __pyx_n_u_groundingChunkIndices __pyx_string_tab[92]
+#define __pyx_n_u_grounding_chunk_indices __pyx_string_tab[93]
+#define __pyx_n_u_high __pyx_string_tab[94]
+#define __pyx_n_u_id __pyx_string_tab[95]
+#define __pyx_n_u_ids __pyx_string_tab[96]
+#define __pyx_n_u_index_2 __pyx_string_tab[97]
+#define __pyx_n_u_indices __pyx_string_tab[98]
+#define __pyx_n_u_item __pyx_string_tab[99]
+#define __pyx_n_u_items __pyx_string_tab[100]
+#define __pyx_n_u_kept __pyx_string_tab[101]
+#define __pyx_n_u_kept_keys __pyx_string_tab[102]
+#define __pyx_n_u_key __pyx_string_tab[103]
+#define __pyx_n_u_keys __pyx_string_tab[104]
+#define __pyx_n_u_kind __pyx_string_tab[105]
+#define __pyx_n_u_known __pyx_string_tab[106]
+#define __pyx_n_u_last __pyx_string_tab[107]
+#define __pyx_n_u_located __pyx_string_tab[108]
+#define __pyx_n_u_location __pyx_string_tab[109]
+#define __pyx_n_u_location_type __pyx_string_tab[110]
+#define __pyx_n_u_low __pyx_string_tab[111]
+#define __pyx_n_u_made __pyx_string_tab[112]
+#define __pyx_n_u_message __pyx_string_tab[113]
+#define __pyx_n_u_messages __pyx_string_tab[114]
+#define __pyx_n_u_metadata __pyx_string_tab[115]
+#define __pyx_n_u_mistral __pyx_string_tab[116]
+#define __pyx_n_u_mistral_results __pyx_string_tab[117]
+#define __pyx_n_u_names __pyx_string_tab[118]
+#define __pyx_n_u_next __pyx_string_tab[119]
+#define __pyx_n_u_no_metadata __pyx_string_tab[120]
+#define __pyx_n_u_note __pyx_string_tab[121]
+#define __pyx_n_u_notes __pyx_string_tab[122]
+#define __pyx_n_u_number __pyx_string_tab[123]
+#define __pyx_n_u_of_type __pyx_string_tab[124]
+#define __pyx_n_u_offset __pyx_string_tab[125]
+#define __pyx_n_u_openai_responses __pyx_string_tab[126]
+#define __pyx_n_u_output __pyx_string_tab[127]
+#define __pyx_n_u_output_text __pyx_string_tab[128]
+#define __pyx_n_u_part __pyx_string_tab[129]
+#define __pyx_n_u_partIndex __pyx_string_tab[130]
+#define __pyx_n_u_part_at __pyx_string_tab[131]
+#define __pyx_n_u_part_index __pyx_string_tab[132]
+#define __pyx_n_u_parts __pyx_string_tab[133]
+#define __pyx_n_u_path __pyx_string_tab[134]
+#define __pyx_n_u_pieces __pyx_string_tab[135]
+#define __pyx_n_u_place __pyx_string_tab[136]
+#define __pyx_n_u_pop __pyx_string_tab[137]
+#define __pyx_n_u_quoted __pyx_string_tab[138]
+#define __pyx_n_u_raw __pyx_string_tab[139]
+#define __pyx_n_u_read_only __pyx_string_tab[140]
+#define __pyx_n_u_reference __pyx_string_tab[141]
+#define __pyx_n_u_reference_ids __pyx_string_tab[142]
+#define __pyx_n_u_references __pyx_string_tab[143]
+#define __pyx_n_u_result __pyx_string_tab[144]
+#define __pyx_n_u_results __pyx_string_tab[145]
+#define __pyx_n_u_retrievedContext __pyx_string_tab[146]
+#define __pyx_n_u_retrievedReferences __pyx_string_tab[147]
+#define __pyx_n_u_retrieved_context __pyx_string_tab[148]
+#define __pyx_n_u_said __pyx_string_tab[149]
+#define __pyx_n_u_search_result __pyx_string_tab[150]
+#define __pyx_n_u_segment __pyx_string_tab[151]
+#define __pyx_n_u_setdefault __pyx_string_tab[152]
+#define __pyx_n_u_size __pyx_string_tab[153]
+#define __pyx_n_u_snippet __pyx_string_tab[154]
+#define __pyx_n_u_snippets __pyx_string_tab[155]
+#define __pyx_n_u_source __pyx_string_tab[156]
+#define __pyx_n_u_source_id __pyx_string_tab[157]
+#define __pyx_n_u_source_type __pyx_string_tab[158]
+#define __pyx_n_u_sources __pyx_string_tab[159]
+#define __pyx_n_u_span __pyx_string_tab[160]
+#define __pyx_n_u_start __pyx_string_tab[161]
+#define __pyx_n_u_startIndex __pyx_string_tab[162]
+#define __pyx_n_u_start_index __pyx_string_tab[163]
+#define __pyx_n_u_starts __pyx_string_tab[164]
+#define __pyx_n_u_strip __pyx_string_tab[165]
+#define __pyx_n_u_stripped __pyx_string_tab[166]
+#define __pyx_n_u_support __pyx_string_tab[167]
+#define __pyx_n_u_supports __pyx_string_tab[168]
+#define __pyx_n_u_target __pyx_string_tab[169]
+#define __pyx_n_u_text __pyx_string_tab[170]
+#define __pyx_n_u_textResponsePart __pyx_string_tab[171]
+#define __pyx_n_u_texts __pyx_string_tab[172]
+#define __pyx_n_u_title __pyx_string_tab[173]
+#define __pyx_n_u_tool_reference __pyx_string_tab[174]
+#define __pyx_n_u_tool_result __pyx_string_tab[175]
+#define __pyx_n_u_type __pyx_string_tab[176]
+#define __pyx_n_u_unit __pyx_string_tab[177]
+#define __pyx_n_u_update __pyx_string_tab[178]
+#define __pyx_n_u_uri __pyx_string_tab[179]
+#define __pyx_n_u_url __pyx_string_tab[180]
+#define __pyx_n_u_url_citation __pyx_string_tab[181]
+#define __pyx_n_u_urls __pyx_string_tab[182]
+#define __pyx_n_u_value __pyx_string_tab[183]
+#define __pyx_n_u_values __pyx_string_tab[184]
+#define __pyx_n_u_web __pyx_string_tab[185]
+#define __pyx_n_u_web_search_result_location __pyx_string_tab[186]
+#define __pyx_n_u_where __pyx_string_tab[187]
+#define __pyx_n_u_written __pyx_string_tab[188]
+#define __pyx_kp_b_iso88591_a_4q_c_e4q_1_WAQ_q_fD_D_A_1 __pyx_string_tab[189]
+#define __pyx_kp_b_iso88591_a_e1Cq_4q_wa_1_1_t1A_t1_7_4q_we __pyx_string_tab[190]
+#define __pyx_kp_b_iso88591_a_c_e1Cq_4q_wa_1_6_AQ_vT_9_QgS __pyx_string_tab[191]
+#define __pyx_kp_b_iso88591_a_as_1_aq_4q_wa_1_vV4q_4q_S_A_V __pyx_string_tab[192]
+#define __pyx_kp_b_iso88591_a_T_axq_e1Cq_4q_wa_1_6_84q_1_1 __pyx_string_tab[193]
+#define __pyx_kp_b_iso88591_a_1_4q_z_1_q_6_Qa_4q_z_1_q_HF_t __pyx_string_tab[194]
+#define __pyx_kp_b_iso88591_1_1_e1Cq_q_4q_wa_z_q_a_uD_uD_Qf __pyx_string_tab[195]
+#define __pyx_kp_b_iso88591_1_as_1_waq_4q_gQ_z_q_a_5_AXS_t1 __pyx_string_tab[196]
+#define __pyx_kp_b_iso88591_1_1_e1Cq_aq_4q_wa_z_q_vQ_4t1HCq __pyx_string_tab[197]
+#define __pyx_kp_b_iso88591_a_YgV1_4q_wa_z_q_q_6_Qa_4q_c_Yc __pyx_string_tab[198]
+#define __pyx_kp_b_iso88591_a_S_A_4q_z_A_q_fIT_4q_G1_z_a_q __pyx_string_tab[199]
 #define __pyx_int_0 __pyx_number_tab[0]
 #define __pyx_int_1 __pyx_number_tab[1]
 /* #### Code section: module_state_clear ### */
@@ -3128,13 +3213,15 @@ static CYTHON_SMALL_CODE int __pyx_m_clear(PyObject *m) {
   Py_CLEAR(clear_module_state->__pyx_ptype_7cpython_4type_type);
   Py_CLEAR(clear_module_state->__pyx_umethod_PyDict_Type_get.method);
   Py_CLEAR(clear_module_state->__pyx_umethod_PyDict_Type_items.method);
+  Py_CLEAR(clear_module_state->__pyx_umethod_PyDict_Type_keys.method);
   Py_CLEAR(clear_module_state->__pyx_umethod_PyDict_Type_pop.method);
   Py_CLEAR(clear_module_state->__pyx_umethod_PyDict_Type_values.method);
+  Py_CLEAR(clear_module_state->__pyx_umethod_PyDict_Type__update.method);
   Py_CLEAR(clear_module_state->__pyx_umethod_PyUnicode_Type__index.method);
   Py_CLEAR(clear_module_state->__pyx_umethod_PyUnicode_Type__strip.method);
   for (int i=0; i<1; ++i) { Py_CLEAR(clear_module_state->__pyx_frozenset[i]); }
-  for (int i=0; i<6; ++i) { Py_CLEAR(clear_module_state->__pyx_codeobj_tab[i]); }
-  for (int i=0; i<160; ++i) { Py_CLEAR(clear_module_state->__pyx_string_tab[i]); }
+  for (int i=0; i<11; ++i) { Py_CLEAR(clear_module_state->__pyx_codeobj_tab[i]); }
+  for (int i=0; i<200; ++i) { Py_CLEAR(clear_module_state->__pyx_string_tab[i]); }
   for (int i=0; i<2; ++i) { Py_CLEAR(clear_module_state->__pyx_number_tab[i]); }
 /* #### Code section: module_state_clear_contents ### */
 /* CommonTypesMetaclass.module_state_clear */
@@ -3161,13 +3248,15 @@ static CYTHON_SMALL_CODE int __pyx_m_traverse(PyObject *m, visitproc visit, void
   Py_VISIT(traverse_module_state->__pyx_ptype_7cpython_4type_type);
   Py_VISIT(traverse_module_state->__pyx_umethod_PyDict_Type_get.method);
   Py_VISIT(traverse_module_state->__pyx_umethod_PyDict_Type_items.method);
+  Py_VISIT(traverse_module_state->__pyx_umethod_PyDict_Type_keys.method);
   Py_VISIT(traverse_module_state->__pyx_umethod_PyDict_Type_pop.method);
   Py_VISIT(traverse_module_state->__pyx_umethod_PyDict_Type_values.method);
+  Py_VISIT(traverse_module_state->__pyx_umethod_PyDict_Type__update.method);
   Py_VISIT(traverse_module_state->__pyx_umethod_PyUnicode_Type__index.method);
   Py_VISIT(traverse_module_state->__pyx_umethod_PyUnicode_Type__strip.method);
   for (int i=0; i<1; ++i) { __Pyx_VISIT_CONST(traverse_module_state->__pyx_frozenset[i]); }
-  for (int i=0; i<6; ++i) { __Pyx_VISIT_CONST(traverse_module_state->__pyx_codeobj_tab[i]); }
-  for (int i=0; i<160; ++i) { __Pyx_VISIT_CONST(traverse_module_state->__pyx_string_tab[i]); }
+  for (int i=0; i<11; ++i) { __Pyx_VISIT_CONST(traverse_module_state->__pyx_codeobj_tab[i]); }
+  for (int i=0; i<200; ++i) { __Pyx_VISIT_CONST(traverse_module_state->__pyx_string_tab[i]); }
   for (int i=0; i<2; ++i) { __Pyx_VISIT_CONST(traverse_module_state->__pyx_number_tab[i]); }
 /* #### Code section: module_state_traverse_contents ### */
 /* CommonTypesMetaclass.module_state_traverse */
@@ -11451,6 +11540,7 @@ static PyObject *__pyx_pf_9citeaudit_7formats_8_readers_10mistral(CYTHON_UNUSED 
  *         if made:
  *             cited.append((*last, made))             # <<<<<<<<<<<<<<
  *     return pieces, cited
+ * 
 */
       __pyx_t_10 = PySequence_List(__pyx_v_last); if (unlikely(!__pyx_t_10)) __PYX_ERR(0, 395, __pyx_L1_error)
       __Pyx_GOTREF(__pyx_t_10);
@@ -11482,6 +11572,8 @@ static PyObject *__pyx_pf_9citeaudit_7formats_8_readers_10mistral(CYTHON_UNUSED 
  *         if made:
  *             cited.append((*last, made))
  *     return pieces, cited             # <<<<<<<<<<<<<<
+ * 
+ * 
 */
   __pyx_t_10 = PyTuple_New(2); if (unlikely(!__pyx_t_10)) __PYX_ERR(0, 396, __pyx_L1_error)
   __Pyx_GOTREF(__pyx_t_10);
@@ -11532,6 +11624,3425 @@ static PyObject *__pyx_pf_9citeaudit_7formats_8_readers_10mistral(CYTHON_UNUSED 
   __Pyx_XDECREF(__pyx_v_text);
   __Pyx_XDECREF(__pyx_v_path);
   __Pyx_XDECREF(__pyx_v_written);
+  __Pyx_XGIVEREF(__pyx_r);
+  __Pyx_RefNannyFinishContext();
+  return __pyx_r;
+}
+
+/* "citeaudit/formats/_readers.pyx":401
+ * # The snapshots: the sources a response's request (or the response itself) carries.
+ * 
+ * def anthropic_documents(list messages, object source_type, object no_metadata):             # <<<<<<<<<<<<<<
+ *     """The request's text ``document`` blocks as sources (``_anthropic._request_sources``
+ *     where every document is plain text), or None: the reference decides.
+*/
+
+/* Python wrapper */
+static PyObject *__pyx_pw_9citeaudit_7formats_8_readers_13anthropic_documents(PyObject *__pyx_self, 
+#if CYTHON_VECTORCALL
+PyObject *const *__pyx_args, Py_ssize_t __pyx_nargs, PyObject *__pyx_kwds
+#else
+PyObject *__pyx_args, PyObject *__pyx_kwds
+#endif
+); /*proto*/
+PyDoc_STRVAR(__pyx_doc_9citeaudit_7formats_8_readers_12anthropic_documents, "The request\047s text ``document`` blocks as sources (``_anthropic._request_sources``\n    where every document is plain text), or None: the reference decides.\n    ");
+static PyMethodDef __pyx_mdef_9citeaudit_7formats_8_readers_13anthropic_documents = {"anthropic_documents", (PyCFunction)(void(*)(void))(__Pyx_PyCFunction_FastCallWithKeywords)__pyx_pw_9citeaudit_7formats_8_readers_13anthropic_documents, __Pyx_METH_FASTCALL|METH_KEYWORDS, __pyx_doc_9citeaudit_7formats_8_readers_12anthropic_documents};
+static PyObject *__pyx_pw_9citeaudit_7formats_8_readers_13anthropic_documents(PyObject *__pyx_self, 
+#if CYTHON_VECTORCALL
+PyObject *const *__pyx_args, Py_ssize_t __pyx_nargs, PyObject *__pyx_kwds
+#else
+PyObject *__pyx_args, PyObject *__pyx_kwds
+#endif
+) {
+  PyObject *__pyx_v_messages = 0;
+  PyObject *__pyx_v_source_type = 0;
+  PyObject *__pyx_v_no_metadata = 0;
+  #if !CYTHON_VECTORCALL
+  CYTHON_UNUSED Py_ssize_t __pyx_nargs;
+  #endif
+  CYTHON_UNUSED PyObject *const *__pyx_kwvalues;
+  PyObject* values[3] = {0,0,0};
+  int __pyx_lineno = 0;
+  const char *__pyx_filename = NULL;
+  int __pyx_clineno = 0;
+  PyObject *__pyx_r = 0;
+  __Pyx_RefNannyDeclarations
+  __Pyx_RefNannySetupContext("anthropic_documents (wrapper)", 0);
+  #if !CYTHON_VECTORCALL
+  #if CYTHON_ASSUME_SAFE_SIZE
+  __pyx_nargs = PyTuple_GET_SIZE(__pyx_args);
+  #else
+  __pyx_nargs = PyTuple_Size(__pyx_args); if (unlikely(__pyx_nargs < 0)) return NULL;
+  #endif
+  #endif
+  __pyx_kwvalues = __Pyx_KwValues_FASTCALL(__pyx_args, __pyx_nargs);
+  {
+    PyObject ** const __pyx_pyargnames[] = {&__pyx_mstate_global->__pyx_n_u_messages,&__pyx_mstate_global->__pyx_n_u_source_type,&__pyx_mstate_global->__pyx_n_u_no_metadata,0};
+    const Py_ssize_t __pyx_kwds_len = (__pyx_kwds) ? __Pyx_NumKwargs_FASTCALL(__pyx_kwds) : 0;
+    if (unlikely(__pyx_kwds_len < 0)) __PYX_ERR(0, 401, __pyx_L3_error)
+    if (__pyx_kwds_len > 0) {
+      switch (__pyx_nargs) {
+        case  3:
+        values[2] = __Pyx_ArgRef_FASTCALL(__pyx_args, 2);
+        if (!CYTHON_ASSUME_SAFE_MACROS && unlikely(!values[2])) __PYX_ERR(0, 401, __pyx_L3_error)
+        CYTHON_FALLTHROUGH;
+        case  2:
+        values[1] = __Pyx_ArgRef_FASTCALL(__pyx_args, 1);
+        if (!CYTHON_ASSUME_SAFE_MACROS && unlikely(!values[1])) __PYX_ERR(0, 401, __pyx_L3_error)
+        CYTHON_FALLTHROUGH;
+        case  1:
+        values[0] = __Pyx_ArgRef_FASTCALL(__pyx_args, 0);
+        if (!CYTHON_ASSUME_SAFE_MACROS && unlikely(!values[0])) __PYX_ERR(0, 401, __pyx_L3_error)
+        CYTHON_FALLTHROUGH;
+        case  0: break;
+        default: goto __pyx_L5_argtuple_error;
+      }
+      const Py_ssize_t kwd_pos_args = __pyx_nargs;
+      if (__Pyx_ParseKeywords(__pyx_kwds, __pyx_kwvalues, __pyx_pyargnames, 0, values, kwd_pos_args, __pyx_kwds_len, "anthropic_documents", 0) < (0)) __PYX_ERR(0, 401, __pyx_L3_error)
+      for (Py_ssize_t i = __pyx_nargs; i < 3; i++) {
+        if (unlikely(!values[i])) { __Pyx_RaiseArgtupleInvalid("anthropic_documents", 1, 3, 3, i); __PYX_ERR(0, 401, __pyx_L3_error) }
+      }
+    } else if (unlikely(__pyx_nargs != 3)) {
+      goto __pyx_L5_argtuple_error;
+    } else {
+      values[0] = __Pyx_ArgRef_FASTCALL(__pyx_args, 0);
+      if (!CYTHON_ASSUME_SAFE_MACROS && unlikely(!values[0])) __PYX_ERR(0, 401, __pyx_L3_error)
+      values[1] = __Pyx_ArgRef_FASTCALL(__pyx_args, 1);
+      if (!CYTHON_ASSUME_SAFE_MACROS && unlikely(!values[1])) __PYX_ERR(0, 401, __pyx_L3_error)
+      values[2] = __Pyx_ArgRef_FASTCALL(__pyx_args, 2);
+      if (!CYTHON_ASSUME_SAFE_MACROS && unlikely(!values[2])) __PYX_ERR(0, 401, __pyx_L3_error)
+    }
+    __pyx_v_messages = ((PyObject*)values[0]);
+    __pyx_v_source_type = values[1];
+    __pyx_v_no_metadata = values[2];
+  }
+  goto __pyx_L6_skip;
+  __pyx_L5_argtuple_error:;
+  __Pyx_RaiseArgtupleInvalid("anthropic_documents", 1, 3, 3, __pyx_nargs); __PYX_ERR(0, 401, __pyx_L3_error)
+  __pyx_L6_skip:;
+  goto __pyx_L4_argument_unpacking_done;
+  __pyx_L3_error:;
+  for (Py_ssize_t __pyx_temp=0; __pyx_temp < (Py_ssize_t)(sizeof(values)/sizeof(values[0])); ++__pyx_temp) {
+    Py_XDECREF(values[__pyx_temp]);
+  }
+  __Pyx_AddTraceback("citeaudit.formats._readers.anthropic_documents", __pyx_clineno, __pyx_lineno, __pyx_filename);
+  __Pyx_RefNannyFinishContext();
+  return NULL;
+  __pyx_L4_argument_unpacking_done:;
+  if (unlikely(!__Pyx_ArgTypeTest(((PyObject *)__pyx_v_messages), (&PyList_Type), 1, "messages", 1))) __PYX_ERR(0, 401, __pyx_L1_error)
+  __pyx_r = __pyx_pf_9citeaudit_7formats_8_readers_12anthropic_documents(__pyx_self, __pyx_v_messages, __pyx_v_source_type, __pyx_v_no_metadata);
+
+  /* function exit code */
+  goto __pyx_L0;
+  __pyx_L1_error:;
+  __pyx_r = NULL;
+  for (Py_ssize_t __pyx_temp=0; __pyx_temp < (Py_ssize_t)(sizeof(values)/sizeof(values[0])); ++__pyx_temp) {
+    Py_XDECREF(values[__pyx_temp]);
+  }
+  goto __pyx_L7_cleaned_up;
+  __pyx_L0:;
+  for (Py_ssize_t __pyx_temp=0; __pyx_temp < (Py_ssize_t)(sizeof(values)/sizeof(values[0])); ++__pyx_temp) {
+    Py_XDECREF(values[__pyx_temp]);
+  }
+  __pyx_L7_cleaned_up:;
+  __Pyx_RefNannyFinishContext();
+  return __pyx_r;
+}
+
+static PyObject *__pyx_pf_9citeaudit_7formats_8_readers_12anthropic_documents(CYTHON_UNUSED PyObject *__pyx_self, PyObject *__pyx_v_messages, PyObject *__pyx_v_source_type, PyObject *__pyx_v_no_metadata) {
+  PyObject *__pyx_v_found = 0;
+  PyObject *__pyx_v_block = 0;
+  Py_ssize_t __pyx_v_documents;
+  PyObject *__pyx_v_message = NULL;
+  PyObject *__pyx_v_content = NULL;
+  PyObject *__pyx_v_item = NULL;
+  PyObject *__pyx_v_kind = NULL;
+  PyObject *__pyx_v_source = NULL;
+  PyObject *__pyx_v_data = NULL;
+  PyObject *__pyx_v_title = NULL;
+  PyObject *__pyx_r = NULL;
+  __Pyx_RefNannyDeclarations
+  PyObject *__pyx_t_1 = NULL;
+  Py_ssize_t __pyx_t_2;
+  PyObject *__pyx_t_3 = NULL;
+  int __pyx_t_4;
+  Py_ssize_t __pyx_t_5;
+  PyObject *__pyx_t_6 = NULL;
+  int __pyx_t_7;
+  PyObject *__pyx_t_8 = NULL;
+  PyObject *__pyx_t_9 = NULL;
+  int __pyx_t_10;
+  int __pyx_lineno = 0;
+  const char *__pyx_filename = NULL;
+  int __pyx_clineno = 0;
+  __Pyx_RefNannySetupContext("anthropic_documents", 0);
+
+  /* "citeaudit/formats/_readers.pyx":405
+ *     where every document is plain text), or None: the reference decides.
+ *     """
+ *     cdef list found = []             # <<<<<<<<<<<<<<
+ *     cdef dict block
+ *     cdef Py_ssize_t documents = 0
+*/
+  __pyx_t_1 = PyList_New(0); if (unlikely(!__pyx_t_1)) __PYX_ERR(0, 405, __pyx_L1_error)
+  __Pyx_GOTREF(__pyx_t_1);
+  __pyx_v_found = ((PyObject*)__pyx_t_1);
+  __pyx_t_1 = 0;
+
+  /* "citeaudit/formats/_readers.pyx":407
+ *     cdef list found = []
+ *     cdef dict block
+ *     cdef Py_ssize_t documents = 0             # <<<<<<<<<<<<<<
+ *     for message in messages:
+ *         if type(message) is not dict:
+*/
+  __pyx_v_documents = 0;
+
+  /* "citeaudit/formats/_readers.pyx":408
+ *     cdef dict block
+ *     cdef Py_ssize_t documents = 0
+ *     for message in messages:             # <<<<<<<<<<<<<<
+ *         if type(message) is not dict:
+ *             if isinstance(message, dict):
+*/
+  if (unlikely(__pyx_v_messages == Py_None)) {
+    PyErr_SetString(PyExc_TypeError, "\047NoneType\047 object is not iterable");
+    __PYX_ERR(0, 408, __pyx_L1_error)
+  }
+  __pyx_t_1 = __pyx_v_messages; __Pyx_INCREF(__pyx_t_1);
+  __pyx_t_2 = 0;
+  for (;;) {
+    {
+      Py_ssize_t __pyx_temp = __Pyx_PyList_GET_SIZE(__pyx_t_1);
+      #if !CYTHON_ASSUME_SAFE_SIZE
+      if (unlikely((__pyx_temp < 0))) __PYX_ERR(0, 408, __pyx_L1_error)
+      #endif
+      if (__pyx_t_2 >= __pyx_temp) break;
+    }
+    __pyx_t_3 = __Pyx_PyList_GET_ITEM_REF(__pyx_t_1, __pyx_t_2, __Pyx_ReferenceSharing_OwnStrongReference);
+    ++__pyx_t_2;
+    if (unlikely(!__pyx_t_3)) __PYX_ERR(0, 408, __pyx_L1_error)
+    __Pyx_GOTREF(__pyx_t_3);
+    __Pyx_XDECREF_SET(__pyx_v_message, __pyx_t_3);
+    __pyx_t_3 = 0;
+
+    /* "citeaudit/formats/_readers.pyx":409
+ *     cdef Py_ssize_t documents = 0
+ *     for message in messages:
+ *         if type(message) is not dict:             # <<<<<<<<<<<<<<
+ *             if isinstance(message, dict):
+ *                 return None
+*/
+    __pyx_t_4 = (((PyObject *)Py_TYPE(__pyx_v_message)) != ((PyObject *)(&PyDict_Type)));
+    if (__pyx_t_4) {
+
+
+      /* "citeaudit/formats/_readers.pyx":410
+ *     for message in messages:
+ *         if type(message) is not dict:
+ *             if isinstance(message, dict):             # <<<<<<<<<<<<<<
+ *                 return None
+ *             continue
+*/
+      __pyx_t_4 = PyDict_Check(__pyx_v_message); 
+      if (__pyx_t_4) {
+
+
+        /* "citeaudit/formats/_readers.pyx":411
+ *         if type(message) is not dict:
+ *             if isinstance(message, dict):
+ *                 return None             # <<<<<<<<<<<<<<
+ *             continue
+ *         content = (<dict>message).get("content")
+*/
+        {
+          PyObject *__pyx_temp;
+          {
+            __pyx_temp = __pyx_r;
+            __pyx_r = Py_None; __Pyx_INCREF(Py_None);
+          }
+          __Pyx_XDECREF(__pyx_temp);
+        }
+        __Pyx_DECREF(__pyx_t_1); __pyx_t_1 = 0;
+        goto __pyx_L0;
+
+        /* "citeaudit/formats/_readers.pyx":410
+ *     for message in messages:
+ *         if type(message) is not dict:
+ *             if isinstance(message, dict):             # <<<<<<<<<<<<<<
+ *                 return None
+ *             continue
+*/
+      }
+
+      /* "citeaudit/formats/_readers.pyx":412
+ *             if isinstance(message, dict):
+ *                 return None
+ *             continue             # <<<<<<<<<<<<<<
+ *         content = (<dict>message).get("content")
+ *         if type(content) is not list:
+*/
+      goto __pyx_L3_continue;
+
+      /* "citeaudit/formats/_readers.pyx":409
+ *     cdef Py_ssize_t documents = 0
+ *     for message in messages:
+ *         if type(message) is not dict:             # <<<<<<<<<<<<<<
+ *             if isinstance(message, dict):
+ *                 return None
+*/
+    }
+
+    /* "citeaudit/formats/_readers.pyx":413
+ *                 return None
+ *             continue
+ *         content = (<dict>message).get("content")             # <<<<<<<<<<<<<<
+ *         if type(content) is not list:
+ *             if isinstance(content, list):
+*/
+    if (unlikely(__pyx_v_message == Py_None)) {
+      PyErr_Format(PyExc_AttributeError, "\047NoneType\047 object has no attribute \047%.30s\047", "get");
+      __PYX_ERR(0, 413, __pyx_L1_error)
+    }
+    __pyx_t_3 = __Pyx_PyDict_GetItemDefault(((PyObject*)__pyx_v_message), __pyx_mstate_global->__pyx_n_u_content, Py_None); if (unlikely(!__pyx_t_3)) __PYX_ERR(0, 413, __pyx_L1_error)
+    __Pyx_GOTREF(__pyx_t_3);
+    __Pyx_XDECREF_SET(__pyx_v_content, __pyx_t_3);
+    __pyx_t_3 = 0;
+
+    /* "citeaudit/formats/_readers.pyx":414
+ *             continue
+ *         content = (<dict>message).get("content")
+ *         if type(content) is not list:             # <<<<<<<<<<<<<<
+ *             if isinstance(content, list):
+ *                 return None
+*/
+    __pyx_t_4 = (((PyObject *)Py_TYPE(__pyx_v_content)) != ((PyObject *)(&PyList_Type)));
+    if (__pyx_t_4) {
+
+
+      /* "citeaudit/formats/_readers.pyx":415
+ *         content = (<dict>message).get("content")
+ *         if type(content) is not list:
+ *             if isinstance(content, list):             # <<<<<<<<<<<<<<
+ *                 return None
+ *             continue
+*/
+      __pyx_t_4 = PyList_Check(__pyx_v_content); 
+      if (__pyx_t_4) {
+
+
+        /* "citeaudit/formats/_readers.pyx":416
+ *         if type(content) is not list:
+ *             if isinstance(content, list):
+ *                 return None             # <<<<<<<<<<<<<<
+ *             continue
+ *         for item in <list>content:
+*/
+        {
+          PyObject *__pyx_temp;
+          {
+            __pyx_temp = __pyx_r;
+            __pyx_r = Py_None; __Pyx_INCREF(Py_None);
+          }
+          __Pyx_XDECREF(__pyx_temp);
+        }
+        __Pyx_DECREF(__pyx_t_1); __pyx_t_1 = 0;
+        goto __pyx_L0;
+
+        /* "citeaudit/formats/_readers.pyx":415
+ *         content = (<dict>message).get("content")
+ *         if type(content) is not list:
+ *             if isinstance(content, list):             # <<<<<<<<<<<<<<
+ *                 return None
+ *             continue
+*/
+      }
+
+      /* "citeaudit/formats/_readers.pyx":417
+ *             if isinstance(content, list):
+ *                 return None
+ *             continue             # <<<<<<<<<<<<<<
+ *         for item in <list>content:
+ *             if type(item) is not dict:
+*/
+      goto __pyx_L3_continue;
+
+      /* "citeaudit/formats/_readers.pyx":414
+ *             continue
+ *         content = (<dict>message).get("content")
+ *         if type(content) is not list:             # <<<<<<<<<<<<<<
+ *             if isinstance(content, list):
+ *                 return None
+*/
+    }
+
+    /* "citeaudit/formats/_readers.pyx":418
+ *                 return None
+ *             continue
+ *         for item in <list>content:             # <<<<<<<<<<<<<<
+ *             if type(item) is not dict:
+ *                 if isinstance(item, dict):
+*/
+    if (unlikely(__pyx_v_content == Py_None)) {
+      PyErr_SetString(PyExc_TypeError, "\047NoneType\047 object is not iterable");
+      __PYX_ERR(0, 418, __pyx_L1_error)
+    }
+    __pyx_t_3 = ((PyObject*)__pyx_v_content); __Pyx_INCREF(__pyx_t_3);
+    __pyx_t_5 = 0;
+    for (;;) {
+      {
+        Py_ssize_t __pyx_temp = __Pyx_PyList_GET_SIZE(__pyx_t_3);
+        #if !CYTHON_ASSUME_SAFE_SIZE
+        if (unlikely((__pyx_temp < 0))) __PYX_ERR(0, 418, __pyx_L1_error)
+        #endif
+        if (__pyx_t_5 >= __pyx_temp) break;
+      }
+      __pyx_t_6 = __Pyx_PyList_GET_ITEM_REF(__pyx_t_3, __pyx_t_5, __Pyx_ReferenceSharing_OwnStrongReference);
+      ++__pyx_t_5;
+      if (unlikely(!__pyx_t_6)) __PYX_ERR(0, 418, __pyx_L1_error)
+      __Pyx_GOTREF(__pyx_t_6);
+      __Pyx_XDECREF_SET(__pyx_v_item, __pyx_t_6);
+      __pyx_t_6 = 0;
+
+      /* "citeaudit/formats/_readers.pyx":419
+ *             continue
+ *         for item in <list>content:
+ *             if type(item) is not dict:             # <<<<<<<<<<<<<<
+ *                 if isinstance(item, dict):
+ *                     return None
+*/
+      __pyx_t_4 = (((PyObject *)Py_TYPE(__pyx_v_item)) != ((PyObject *)(&PyDict_Type)));
+      if (__pyx_t_4) {
+
+
+        /* "citeaudit/formats/_readers.pyx":420
+ *         for item in <list>content:
+ *             if type(item) is not dict:
+ *                 if isinstance(item, dict):             # <<<<<<<<<<<<<<
+ *                     return None
+ *                 continue
+*/
+        __pyx_t_4 = PyDict_Check(__pyx_v_item); 
+        if (__pyx_t_4) {
+
+
+          /* "citeaudit/formats/_readers.pyx":421
+ *             if type(item) is not dict:
+ *                 if isinstance(item, dict):
+ *                     return None             # <<<<<<<<<<<<<<
+ *                 continue
+ *             block = <dict>item
+*/
+          {
+            PyObject *__pyx_temp;
+            {
+              __pyx_temp = __pyx_r;
+              __pyx_r = Py_None; __Pyx_INCREF(Py_None);
+            }
+            __Pyx_XDECREF(__pyx_temp);
+          }
+          __Pyx_DECREF(__pyx_t_1); __pyx_t_1 = 0;
+          __Pyx_DECREF(__pyx_t_3); __pyx_t_3 = 0;
+          goto __pyx_L0;
+
+          /* "citeaudit/formats/_readers.pyx":420
+ *         for item in <list>content:
+ *             if type(item) is not dict:
+ *                 if isinstance(item, dict):             # <<<<<<<<<<<<<<
+ *                     return None
+ *                 continue
+*/
+        }
+
+        /* "citeaudit/formats/_readers.pyx":422
+ *                 if isinstance(item, dict):
+ *                     return None
+ *                 continue             # <<<<<<<<<<<<<<
+ *             block = <dict>item
+ *             kind = block.get("type")
+*/
+        goto __pyx_L9_continue;
+
+        /* "citeaudit/formats/_readers.pyx":419
+ *             continue
+ *         for item in <list>content:
+ *             if type(item) is not dict:             # <<<<<<<<<<<<<<
+ *                 if isinstance(item, dict):
+ *                     return None
+*/
+      }
+
+      /* "citeaudit/formats/_readers.pyx":423
+ *                     return None
+ *                 continue
+ *             block = <dict>item             # <<<<<<<<<<<<<<
+ *             kind = block.get("type")
+ *             if kind == "search_result" or kind == "tool_result":
+*/
+      __pyx_t_6 = __pyx_v_item;
+      __Pyx_INCREF(__pyx_t_6);
+      __Pyx_XDECREF_SET(__pyx_v_block, ((PyObject*)__pyx_t_6));
+      __pyx_t_6 = 0;
+
+      /* "citeaudit/formats/_readers.pyx":424
+ *                 continue
+ *             block = <dict>item
+ *             kind = block.get("type")             # <<<<<<<<<<<<<<
+ *             if kind == "search_result" or kind == "tool_result":
+ *                 return None
+*/
+      if (unlikely(__pyx_v_block == Py_None)) {
+        PyErr_Format(PyExc_AttributeError, "\047NoneType\047 object has no attribute \047%.30s\047", "get");
+        __PYX_ERR(0, 424, __pyx_L1_error)
+      }
+      __pyx_t_6 = __Pyx_PyDict_GetItemDefault(__pyx_v_block, __pyx_mstate_global->__pyx_n_u_type, Py_None); if (unlikely(!__pyx_t_6)) __PYX_ERR(0, 424, __pyx_L1_error)
+      __Pyx_GOTREF(__pyx_t_6);
+      __Pyx_XDECREF_SET(__pyx_v_kind, __pyx_t_6);
+      __pyx_t_6 = 0;
+
+      /* "citeaudit/formats/_readers.pyx":425
+ *             block = <dict>item
+ *             kind = block.get("type")
+ *             if kind == "search_result" or kind == "tool_result":             # <<<<<<<<<<<<<<
+ *                 return None
+ *             if kind != "document":
+*/
+      __pyx_t_7 = __Pyx_PyObject_CompareBoolEq_object_str(__pyx_v_kind, __pyx_mstate_global->__pyx_n_u_search_result, Py_EQ); if (unlikely((__pyx_t_7 < 0))) __PYX_ERR(0, 425, __pyx_L1_error)
+      if (!__pyx_t_7) {
+
+      } else {
+
+        __pyx_t_4 = __pyx_t_7;
+
+        goto __pyx_L14_bool_binop_done;
+      }
+      __pyx_t_7 = __Pyx_PyObject_CompareBoolEq_object_str(__pyx_v_kind, __pyx_mstate_global->__pyx_n_u_tool_result, Py_EQ); if (unlikely((__pyx_t_7 < 0))) __PYX_ERR(0, 425, __pyx_L1_error)
+
+      __pyx_t_4 = __pyx_t_7;
+
+      __pyx_L14_bool_binop_done:;
+      if (__pyx_t_4) {
+
+
+        /* "citeaudit/formats/_readers.pyx":426
+ *             kind = block.get("type")
+ *             if kind == "search_result" or kind == "tool_result":
+ *                 return None             # <<<<<<<<<<<<<<
+ *             if kind != "document":
+ *                 continue
+*/
+        {
+          PyObject *__pyx_temp;
+          {
+            __pyx_temp = __pyx_r;
+            __pyx_r = Py_None; __Pyx_INCREF(Py_None);
+          }
+          __Pyx_XDECREF(__pyx_temp);
+        }
+        __Pyx_DECREF(__pyx_t_1); __pyx_t_1 = 0;
+        __Pyx_DECREF(__pyx_t_3); __pyx_t_3 = 0;
+        goto __pyx_L0;
+
+        /* "citeaudit/formats/_readers.pyx":425
+ *             block = <dict>item
+ *             kind = block.get("type")
+ *             if kind == "search_result" or kind == "tool_result":             # <<<<<<<<<<<<<<
+ *                 return None
+ *             if kind != "document":
+*/
+      }
+
+      /* "citeaudit/formats/_readers.pyx":427
+ *             if kind == "search_result" or kind == "tool_result":
+ *                 return None
+ *             if kind != "document":             # <<<<<<<<<<<<<<
+ *                 continue
+ *             source = block.get("source")
+*/
+      __pyx_t_4 = __Pyx_PyObject_CompareBoolNe_object_str(__pyx_v_kind, __pyx_mstate_global->__pyx_n_u_document, Py_NE); if (unlikely((__pyx_t_4 < 0))) __PYX_ERR(0, 427, __pyx_L1_error)
+      if (__pyx_t_4) {
+
+
+        /* "citeaudit/formats/_readers.pyx":428
+ *                 return None
+ *             if kind != "document":
+ *                 continue             # <<<<<<<<<<<<<<
+ *             source = block.get("source")
+ *             if type(source) is not dict or (<dict>source).get("type") != "text" or \
+*/
+        goto __pyx_L9_continue;
+
+        /* "citeaudit/formats/_readers.pyx":427
+ *             if kind == "search_result" or kind == "tool_result":
+ *                 return None
+ *             if kind != "document":             # <<<<<<<<<<<<<<
+ *                 continue
+ *             source = block.get("source")
+*/
+      }
+
+      /* "citeaudit/formats/_readers.pyx":429
+ *             if kind != "document":
+ *                 continue
+ *             source = block.get("source")             # <<<<<<<<<<<<<<
+ *             if type(source) is not dict or (<dict>source).get("type") != "text" or \
+ *                     "context" in block:
+*/
+      if (unlikely(__pyx_v_block == Py_None)) {
+        PyErr_Format(PyExc_AttributeError, "\047NoneType\047 object has no attribute \047%.30s\047", "get");
+        __PYX_ERR(0, 429, __pyx_L1_error)
+      }
+      __pyx_t_6 = __Pyx_PyDict_GetItemDefault(__pyx_v_block, __pyx_mstate_global->__pyx_n_u_source, Py_None); if (unlikely(!__pyx_t_6)) __PYX_ERR(0, 429, __pyx_L1_error)
+      __Pyx_GOTREF(__pyx_t_6);
+      __Pyx_XDECREF_SET(__pyx_v_source, __pyx_t_6);
+      __pyx_t_6 = 0;
+
+      /* "citeaudit/formats/_readers.pyx":430
+ *                 continue
+ *             source = block.get("source")
+ *             if type(source) is not dict or (<dict>source).get("type") != "text" or \             # <<<<<<<<<<<<<<
+ *                     "context" in block:
+ *                 return None
+*/
+      __pyx_t_7 = (((PyObject *)Py_TYPE(__pyx_v_source)) != ((PyObject *)(&PyDict_Type)));
+      if (!__pyx_t_7) {
+
+      } else {
+
+        __pyx_t_4 = __pyx_t_7;
+
+        goto __pyx_L18_bool_binop_done;
+      }
+      if (unlikely(__pyx_v_source == Py_None)) {
+        PyErr_Format(PyExc_AttributeError, "\047NoneType\047 object has no attribute \047%.30s\047", "get");
+        __PYX_ERR(0, 430, __pyx_L1_error)
+      }
+      __pyx_t_6 = __Pyx_PyDict_GetItemDefault(((PyObject*)__pyx_v_source), __pyx_mstate_global->__pyx_n_u_type, Py_None); if (unlikely(!__pyx_t_6)) __PYX_ERR(0, 430, __pyx_L1_error)
+      __Pyx_GOTREF(__pyx_t_6);
+      __pyx_t_7 = __Pyx_PyObject_CompareBoolNe_object_str(__pyx_t_6, __pyx_mstate_global->__pyx_n_u_text, Py_NE); if (unlikely((__pyx_t_7 < 0))) __PYX_ERR(0, 430, __pyx_L1_error)
+      __Pyx_DECREF(__pyx_t_6); __pyx_t_6 = 0;
+      if (!__pyx_t_7) {
+
+      } else {
+
+        __pyx_t_4 = __pyx_t_7;
+
+        goto __pyx_L18_bool_binop_done;
+      }
+
+      /* "citeaudit/formats/_readers.pyx":431
+ *             source = block.get("source")
+ *             if type(source) is not dict or (<dict>source).get("type") != "text" or \
+ *                     "context" in block:             # <<<<<<<<<<<<<<
+ *                 return None
+ *             data = (<dict>source).get("data")
+*/
+      if (unlikely(__pyx_v_block == Py_None)) {
+        PyErr_SetString(PyExc_TypeError, "\047NoneType\047 object is not iterable");
+        __PYX_ERR(0, 431, __pyx_L1_error)
+      }
+      __pyx_t_7 = (__Pyx_PyDict_ContainsTF(__pyx_mstate_global->__pyx_n_u_context, __pyx_v_block, Py_EQ)); if (unlikely((__pyx_t_7 < 0))) __PYX_ERR(0, 431, __pyx_L1_error)
+
+      __pyx_t_4 = __pyx_t_7;
+
+      __pyx_L18_bool_binop_done:;
+
+      /* "citeaudit/formats/_readers.pyx":430
+ *                 continue
+ *             source = block.get("source")
+ *             if type(source) is not dict or (<dict>source).get("type") != "text" or \             # <<<<<<<<<<<<<<
+ *                     "context" in block:
+ *                 return None
+*/
+      if (__pyx_t_4) {
+
+
+        /* "citeaudit/formats/_readers.pyx":432
+ *             if type(source) is not dict or (<dict>source).get("type") != "text" or \
+ *                     "context" in block:
+ *                 return None             # <<<<<<<<<<<<<<
+ *             data = (<dict>source).get("data")
+ *             title = block.get("title")
+*/
+        {
+          PyObject *__pyx_temp;
+          {
+            __pyx_temp = __pyx_r;
+            __pyx_r = Py_None; __Pyx_INCREF(Py_None);
+          }
+          __Pyx_XDECREF(__pyx_temp);
+        }
+        __Pyx_DECREF(__pyx_t_1); __pyx_t_1 = 0;
+        __Pyx_DECREF(__pyx_t_3); __pyx_t_3 = 0;
+        goto __pyx_L0;
+
+        /* "citeaudit/formats/_readers.pyx":430
+ *                 continue
+ *             source = block.get("source")
+ *             if type(source) is not dict or (<dict>source).get("type") != "text" or \             # <<<<<<<<<<<<<<
+ *                     "context" in block:
+ *                 return None
+*/
+      }
+
+      /* "citeaudit/formats/_readers.pyx":433
+ *                     "context" in block:
+ *                 return None
+ *             data = (<dict>source).get("data")             # <<<<<<<<<<<<<<
+ *             title = block.get("title")
+ *             if type(data) is not str:
+*/
+      if (unlikely(__pyx_v_source == Py_None)) {
+        PyErr_Format(PyExc_AttributeError, "\047NoneType\047 object has no attribute \047%.30s\047", "get");
+        __PYX_ERR(0, 433, __pyx_L1_error)
+      }
+      __pyx_t_6 = __Pyx_PyDict_GetItemDefault(((PyObject*)__pyx_v_source), __pyx_mstate_global->__pyx_n_u_data, Py_None); if (unlikely(!__pyx_t_6)) __PYX_ERR(0, 433, __pyx_L1_error)
+      __Pyx_GOTREF(__pyx_t_6);
+      __Pyx_XDECREF_SET(__pyx_v_data, __pyx_t_6);
+      __pyx_t_6 = 0;
+
+      /* "citeaudit/formats/_readers.pyx":434
+ *                 return None
+ *             data = (<dict>source).get("data")
+ *             title = block.get("title")             # <<<<<<<<<<<<<<
+ *             if type(data) is not str:
+ *                 return None
+*/
+      if (unlikely(__pyx_v_block == Py_None)) {
+        PyErr_Format(PyExc_AttributeError, "\047NoneType\047 object has no attribute \047%.30s\047", "get");
+        __PYX_ERR(0, 434, __pyx_L1_error)
+      }
+      __pyx_t_6 = __Pyx_PyDict_GetItemDefault(__pyx_v_block, __pyx_mstate_global->__pyx_n_u_title, Py_None); if (unlikely(!__pyx_t_6)) __PYX_ERR(0, 434, __pyx_L1_error)
+      __Pyx_GOTREF(__pyx_t_6);
+      __Pyx_XDECREF_SET(__pyx_v_title, __pyx_t_6);
+      __pyx_t_6 = 0;
+
+      /* "citeaudit/formats/_readers.pyx":435
+ *             data = (<dict>source).get("data")
+ *             title = block.get("title")
+ *             if type(data) is not str:             # <<<<<<<<<<<<<<
+ *                 return None
+ *             found.append(new_record(source_type, (
+*/
+      __pyx_t_4 = (((PyObject *)Py_TYPE(__pyx_v_data)) != ((PyObject *)(&PyUnicode_Type)));
+      if (__pyx_t_4) {
+
+
+        /* "citeaudit/formats/_readers.pyx":436
+ *             title = block.get("title")
+ *             if type(data) is not str:
+ *                 return None             # <<<<<<<<<<<<<<
+ *             found.append(new_record(source_type, (
+ *                 f"document:{documents}", data, None,
+*/
+        {
+          PyObject *__pyx_temp;
+          {
+            __pyx_temp = __pyx_r;
+            __pyx_r = Py_None; __Pyx_INCREF(Py_None);
+          }
+          __Pyx_XDECREF(__pyx_temp);
+        }
+        __Pyx_DECREF(__pyx_t_1); __pyx_t_1 = 0;
+        __Pyx_DECREF(__pyx_t_3); __pyx_t_3 = 0;
+        goto __pyx_L0;
+
+        /* "citeaudit/formats/_readers.pyx":435
+ *             data = (<dict>source).get("data")
+ *             title = block.get("title")
+ *             if type(data) is not str:             # <<<<<<<<<<<<<<
+ *                 return None
+ *             found.append(new_record(source_type, (
+*/
+      }
+
+      /* "citeaudit/formats/_readers.pyx":438
+ *                 return None
+ *             found.append(new_record(source_type, (
+ *                 f"document:{documents}", data, None,             # <<<<<<<<<<<<<<
+ *                 title if isinstance(title, str) and title else None, None, None, no_metadata)))
+ *             documents += 1
+*/
+      __pyx_t_6 = __Pyx_PyUnicode_From_Py_ssize_t(__pyx_v_documents, 0, ' ', 'd'); if (unlikely(!__pyx_t_6)) __PYX_ERR(0, 438, __pyx_L1_error)
+      __Pyx_GOTREF(__pyx_t_6);
+      __pyx_t_8 = __Pyx_PyUnicode_Concat(__pyx_mstate_global->__pyx_kp_u_document_2, __pyx_t_6); if (unlikely(!__pyx_t_8)) __PYX_ERR(0, 438, __pyx_L1_error)
+      __Pyx_GOTREF(__pyx_t_8);
+      __Pyx_DECREF(__pyx_t_6); __pyx_t_6 = 0;
+
+      /* "citeaudit/formats/_readers.pyx":439
+ *             found.append(new_record(source_type, (
+ *                 f"document:{documents}", data, None,
+ *                 title if isinstance(title, str) and title else None, None, None, no_metadata)))             # <<<<<<<<<<<<<<
+ *             documents += 1
+ *     return found
+*/
+      __pyx_t_7 = PyUnicode_Check(__pyx_v_title); 
+      if (__pyx_t_7) {
+
+      } else {
+
+        __pyx_t_4 = __pyx_t_7;
+
+        goto __pyx_L22_bool_binop_done;
+      }
+      __pyx_t_7 = __Pyx_PyObject_IsTrue(__pyx_v_title); if (unlikely((__pyx_t_7 < 0))) __PYX_ERR(0, 439, __pyx_L1_error)
+
+      __pyx_t_4 = __pyx_t_7;
+
+      __pyx_L22_bool_binop_done:;
+      if (__pyx_t_4) {
+        __Pyx_INCREF(__pyx_v_title);
+        __pyx_t_6 = __pyx_v_title;
+      } else {
+        __Pyx_INCREF(Py_None);
+        __pyx_t_6 = Py_None;
+      }
+
+
+      /* "citeaudit/formats/_readers.pyx":438
+ *                 return None
+ *             found.append(new_record(source_type, (
+ *                 f"document:{documents}", data, None,             # <<<<<<<<<<<<<<
+ *                 title if isinstance(title, str) and title else None, None, None, no_metadata)))
+ *             documents += 1
+*/
+      __pyx_t_9 = PyTuple_New(7); if (unlikely(!__pyx_t_9)) __PYX_ERR(0, 438, __pyx_L1_error)
+      __Pyx_GOTREF(__pyx_t_9);
+      __Pyx_GIVEREF(__pyx_t_8);
+      if (__Pyx_PyTuple_SET_ITEM(__pyx_t_9, 0, __pyx_t_8) != (0)) __PYX_ERR(0, 438, __pyx_L1_error);
+      __Pyx_INCREF(__pyx_v_data);
+      __Pyx_GIVEREF(__pyx_v_data);
+      if (__Pyx_PyTuple_SET_ITEM(__pyx_t_9, 1, __pyx_v_data) != (0)) __PYX_ERR(0, 438, __pyx_L1_error);
+      __Pyx_INCREF(Py_None);
+      __Pyx_GIVEREF(Py_None);
+      if (__Pyx_PyTuple_SET_ITEM(__pyx_t_9, 2, Py_None) != (0)) __PYX_ERR(0, 438, __pyx_L1_error);
+      __Pyx_GIVEREF(__pyx_t_6);
+      if (__Pyx_PyTuple_SET_ITEM(__pyx_t_9, 3, __pyx_t_6) != (0)) __PYX_ERR(0, 438, __pyx_L1_error);
+      __Pyx_INCREF(Py_None);
+      __Pyx_GIVEREF(Py_None);
+      if (__Pyx_PyTuple_SET_ITEM(__pyx_t_9, 4, Py_None) != (0)) __PYX_ERR(0, 438, __pyx_L1_error);
+      __Pyx_INCREF(Py_None);
+      __Pyx_GIVEREF(Py_None);
+      if (__Pyx_PyTuple_SET_ITEM(__pyx_t_9, 5, Py_None) != (0)) __PYX_ERR(0, 438, __pyx_L1_error);
+      __Pyx_INCREF(__pyx_v_no_metadata);
+      __Pyx_GIVEREF(__pyx_v_no_metadata);
+      if (__Pyx_PyTuple_SET_ITEM(__pyx_t_9, 6, __pyx_v_no_metadata) != (0)) __PYX_ERR(0, 438, __pyx_L1_error);
+      __pyx_t_8 = 0;
+      __pyx_t_6 = 0;
+
+      /* "citeaudit/formats/_readers.pyx":437
+ *             if type(data) is not str:
+ *                 return None
+ *             found.append(new_record(source_type, (             # <<<<<<<<<<<<<<
+ *                 f"document:{documents}", data, None,
+ *                 title if isinstance(title, str) and title else None, None, None, no_metadata)))
+*/
+      __pyx_t_6 = __pyx_f_9citeaudit_4core_8_records_new_record(__pyx_v_source_type, ((PyObject*)__pyx_t_9)); if (unlikely(!__pyx_t_6)) __PYX_ERR(0, 437, __pyx_L1_error)
+      __Pyx_GOTREF(__pyx_t_6);
+      __Pyx_DECREF(__pyx_t_9); __pyx_t_9 = 0;
+      __pyx_t_10 = __Pyx_PyList_Append(__pyx_v_found, __pyx_t_6); if (unlikely(__pyx_t_10 == ((int)-1))) __PYX_ERR(0, 437, __pyx_L1_error)
+      __Pyx_DECREF(__pyx_t_6); __pyx_t_6 = 0;
+
+
+      /* "citeaudit/formats/_readers.pyx":440
+ *                 f"document:{documents}", data, None,
+ *                 title if isinstance(title, str) and title else None, None, None, no_metadata)))
+ *             documents += 1             # <<<<<<<<<<<<<<
+ *     return found
+ * 
+*/
+      __pyx_v_documents = (__pyx_v_documents + 1);
+
+      /* "citeaudit/formats/_readers.pyx":418
+ *                 return None
+ *             continue
+ *         for item in <list>content:             # <<<<<<<<<<<<<<
+ *             if type(item) is not dict:
+ *                 if isinstance(item, dict):
+*/
+      __pyx_L9_continue:;
+    }
+    __Pyx_DECREF(__pyx_t_3); __pyx_t_3 = 0;
+
+    /* "citeaudit/formats/_readers.pyx":408
+ *     cdef dict block
+ *     cdef Py_ssize_t documents = 0
+ *     for message in messages:             # <<<<<<<<<<<<<<
+ *         if type(message) is not dict:
+ *             if isinstance(message, dict):
+*/
+    __pyx_L3_continue:;
+  }
+  __Pyx_DECREF(__pyx_t_1); __pyx_t_1 = 0;
+
+  /* "citeaudit/formats/_readers.pyx":441
+ *                 title if isinstance(title, str) and title else None, None, None, no_metadata)))
+ *             documents += 1
+ *     return found             # <<<<<<<<<<<<<<
+ * 
+ * 
+*/
+  {
+    PyObject *__pyx_temp;
+    {
+      __pyx_temp = __pyx_r;
+      __Pyx_INCREF(__pyx_v_found);
+      __pyx_r = __pyx_v_found;
+    }
+    __Pyx_XDECREF(__pyx_temp);
+  }
+  goto __pyx_L0;
+
+  /* "citeaudit/formats/_readers.pyx":401
+ * # The snapshots: the sources a response's request (or the response itself) carries.
+ * 
+ * def anthropic_documents(list messages, object source_type, object no_metadata):             # <<<<<<<<<<<<<<
+ *     """The request's text ``document`` blocks as sources (``_anthropic._request_sources``
+ *     where every document is plain text), or None: the reference decides.
+*/
+
+  /* function exit code */
+  __pyx_L1_error:;
+  __Pyx_XDECREF(__pyx_t_1);
+  __Pyx_XDECREF(__pyx_t_3);
+  __Pyx_XDECREF(__pyx_t_6);
+  __Pyx_XDECREF(__pyx_t_8);
+  __Pyx_XDECREF(__pyx_t_9);
+  __Pyx_AddTraceback("citeaudit.formats._readers.anthropic_documents", __pyx_clineno, __pyx_lineno, __pyx_filename);
+  __pyx_r = NULL;
+  __pyx_L0:;
+  __Pyx_XDECREF(__pyx_v_found);
+  __Pyx_XDECREF(__pyx_v_block);
+
+  __Pyx_XDECREF(__pyx_v_message);
+  __Pyx_XDECREF(__pyx_v_content);
+  __Pyx_XDECREF(__pyx_v_item);
+  __Pyx_XDECREF(__pyx_v_kind);
+  __Pyx_XDECREF(__pyx_v_source);
+  __Pyx_XDECREF(__pyx_v_data);
+  __Pyx_XDECREF(__pyx_v_title);
+  __Pyx_XGIVEREF(__pyx_r);
+  __Pyx_RefNannyFinishContext();
+  return __pyx_r;
+}
+
+/* "citeaudit/formats/_readers.pyx":444
+ * 
+ * 
+ * def gemini_chunks(list chunks, object source_type, object no_metadata):             # <<<<<<<<<<<<<<
+ *     """A candidate's grounding chunks as sources (``_gemini._chunk``), or None: the reference
+ *     decides.
+*/
+
+/* Python wrapper */
+static PyObject *__pyx_pw_9citeaudit_7formats_8_readers_15gemini_chunks(PyObject *__pyx_self, 
+#if CYTHON_VECTORCALL
+PyObject *const *__pyx_args, Py_ssize_t __pyx_nargs, PyObject *__pyx_kwds
+#else
+PyObject *__pyx_args, PyObject *__pyx_kwds
+#endif
+); /*proto*/
+PyDoc_STRVAR(__pyx_doc_9citeaudit_7formats_8_readers_14gemini_chunks, "A candidate\047s grounding chunks as sources (``_gemini._chunk``), or None: the reference\n    decides.\n    ");
+static PyMethodDef __pyx_mdef_9citeaudit_7formats_8_readers_15gemini_chunks = {"gemini_chunks", (PyCFunction)(void(*)(void))(__Pyx_PyCFunction_FastCallWithKeywords)__pyx_pw_9citeaudit_7formats_8_readers_15gemini_chunks, __Pyx_METH_FASTCALL|METH_KEYWORDS, __pyx_doc_9citeaudit_7formats_8_readers_14gemini_chunks};
+static PyObject *__pyx_pw_9citeaudit_7formats_8_readers_15gemini_chunks(PyObject *__pyx_self, 
+#if CYTHON_VECTORCALL
+PyObject *const *__pyx_args, Py_ssize_t __pyx_nargs, PyObject *__pyx_kwds
+#else
+PyObject *__pyx_args, PyObject *__pyx_kwds
+#endif
+) {
+  PyObject *__pyx_v_chunks = 0;
+  PyObject *__pyx_v_source_type = 0;
+  PyObject *__pyx_v_no_metadata = 0;
+  #if !CYTHON_VECTORCALL
+  CYTHON_UNUSED Py_ssize_t __pyx_nargs;
+  #endif
+  CYTHON_UNUSED PyObject *const *__pyx_kwvalues;
+  PyObject* values[3] = {0,0,0};
+  int __pyx_lineno = 0;
+  const char *__pyx_filename = NULL;
+  int __pyx_clineno = 0;
+  PyObject *__pyx_r = 0;
+  __Pyx_RefNannyDeclarations
+  __Pyx_RefNannySetupContext("gemini_chunks (wrapper)", 0);
+  #if !CYTHON_VECTORCALL
+  #if CYTHON_ASSUME_SAFE_SIZE
+  __pyx_nargs = PyTuple_GET_SIZE(__pyx_args);
+  #else
+  __pyx_nargs = PyTuple_Size(__pyx_args); if (unlikely(__pyx_nargs < 0)) return NULL;
+  #endif
+  #endif
+  __pyx_kwvalues = __Pyx_KwValues_FASTCALL(__pyx_args, __pyx_nargs);
+  {
+    PyObject ** const __pyx_pyargnames[] = {&__pyx_mstate_global->__pyx_n_u_chunks,&__pyx_mstate_global->__pyx_n_u_source_type,&__pyx_mstate_global->__pyx_n_u_no_metadata,0};
+    const Py_ssize_t __pyx_kwds_len = (__pyx_kwds) ? __Pyx_NumKwargs_FASTCALL(__pyx_kwds) : 0;
+    if (unlikely(__pyx_kwds_len < 0)) __PYX_ERR(0, 444, __pyx_L3_error)
+    if (__pyx_kwds_len > 0) {
+      switch (__pyx_nargs) {
+        case  3:
+        values[2] = __Pyx_ArgRef_FASTCALL(__pyx_args, 2);
+        if (!CYTHON_ASSUME_SAFE_MACROS && unlikely(!values[2])) __PYX_ERR(0, 444, __pyx_L3_error)
+        CYTHON_FALLTHROUGH;
+        case  2:
+        values[1] = __Pyx_ArgRef_FASTCALL(__pyx_args, 1);
+        if (!CYTHON_ASSUME_SAFE_MACROS && unlikely(!values[1])) __PYX_ERR(0, 444, __pyx_L3_error)
+        CYTHON_FALLTHROUGH;
+        case  1:
+        values[0] = __Pyx_ArgRef_FASTCALL(__pyx_args, 0);
+        if (!CYTHON_ASSUME_SAFE_MACROS && unlikely(!values[0])) __PYX_ERR(0, 444, __pyx_L3_error)
+        CYTHON_FALLTHROUGH;
+        case  0: break;
+        default: goto __pyx_L5_argtuple_error;
+      }
+      const Py_ssize_t kwd_pos_args = __pyx_nargs;
+      if (__Pyx_ParseKeywords(__pyx_kwds, __pyx_kwvalues, __pyx_pyargnames, 0, values, kwd_pos_args, __pyx_kwds_len, "gemini_chunks", 0) < (0)) __PYX_ERR(0, 444, __pyx_L3_error)
+      for (Py_ssize_t i = __pyx_nargs; i < 3; i++) {
+        if (unlikely(!values[i])) { __Pyx_RaiseArgtupleInvalid("gemini_chunks", 1, 3, 3, i); __PYX_ERR(0, 444, __pyx_L3_error) }
+      }
+    } else if (unlikely(__pyx_nargs != 3)) {
+      goto __pyx_L5_argtuple_error;
+    } else {
+      values[0] = __Pyx_ArgRef_FASTCALL(__pyx_args, 0);
+      if (!CYTHON_ASSUME_SAFE_MACROS && unlikely(!values[0])) __PYX_ERR(0, 444, __pyx_L3_error)
+      values[1] = __Pyx_ArgRef_FASTCALL(__pyx_args, 1);
+      if (!CYTHON_ASSUME_SAFE_MACROS && unlikely(!values[1])) __PYX_ERR(0, 444, __pyx_L3_error)
+      values[2] = __Pyx_ArgRef_FASTCALL(__pyx_args, 2);
+      if (!CYTHON_ASSUME_SAFE_MACROS && unlikely(!values[2])) __PYX_ERR(0, 444, __pyx_L3_error)
+    }
+    __pyx_v_chunks = ((PyObject*)values[0]);
+    __pyx_v_source_type = values[1];
+    __pyx_v_no_metadata = values[2];
+  }
+  goto __pyx_L6_skip;
+  __pyx_L5_argtuple_error:;
+  __Pyx_RaiseArgtupleInvalid("gemini_chunks", 1, 3, 3, __pyx_nargs); __PYX_ERR(0, 444, __pyx_L3_error)
+  __pyx_L6_skip:;
+  goto __pyx_L4_argument_unpacking_done;
+  __pyx_L3_error:;
+  for (Py_ssize_t __pyx_temp=0; __pyx_temp < (Py_ssize_t)(sizeof(values)/sizeof(values[0])); ++__pyx_temp) {
+    Py_XDECREF(values[__pyx_temp]);
+  }
+  __Pyx_AddTraceback("citeaudit.formats._readers.gemini_chunks", __pyx_clineno, __pyx_lineno, __pyx_filename);
+  __Pyx_RefNannyFinishContext();
+  return NULL;
+  __pyx_L4_argument_unpacking_done:;
+  if (unlikely(!__Pyx_ArgTypeTest(((PyObject *)__pyx_v_chunks), (&PyList_Type), 1, "chunks", 1))) __PYX_ERR(0, 444, __pyx_L1_error)
+  __pyx_r = __pyx_pf_9citeaudit_7formats_8_readers_14gemini_chunks(__pyx_self, __pyx_v_chunks, __pyx_v_source_type, __pyx_v_no_metadata);
+
+  /* function exit code */
+  goto __pyx_L0;
+  __pyx_L1_error:;
+  __pyx_r = NULL;
+  for (Py_ssize_t __pyx_temp=0; __pyx_temp < (Py_ssize_t)(sizeof(values)/sizeof(values[0])); ++__pyx_temp) {
+    Py_XDECREF(values[__pyx_temp]);
+  }
+  goto __pyx_L7_cleaned_up;
+  __pyx_L0:;
+  for (Py_ssize_t __pyx_temp=0; __pyx_temp < (Py_ssize_t)(sizeof(values)/sizeof(values[0])); ++__pyx_temp) {
+    Py_XDECREF(values[__pyx_temp]);
+  }
+  __pyx_L7_cleaned_up:;
+  __Pyx_RefNannyFinishContext();
+  return __pyx_r;
+}
+
+static PyObject *__pyx_pf_9citeaudit_7formats_8_readers_14gemini_chunks(CYTHON_UNUSED PyObject *__pyx_self, PyObject *__pyx_v_chunks, PyObject *__pyx_v_source_type, PyObject *__pyx_v_no_metadata) {
+  PyObject *__pyx_v_found = 0;
+  Py_ssize_t __pyx_v_index;
+  PyObject *__pyx_v_chunk = NULL;
+  PyObject *__pyx_v_web = NULL;
+  PyObject *__pyx_v_place = NULL;
+  PyObject *__pyx_v_uri = NULL;
+  PyObject *__pyx_v_title = NULL;
+  PyObject *__pyx_v_text = NULL;
+  PyObject *__pyx_r = NULL;
+  __Pyx_RefNannyDeclarations
+  PyObject *__pyx_t_1 = NULL;
+  Py_ssize_t __pyx_t_2;
+  Py_ssize_t __pyx_t_3;
+  Py_ssize_t __pyx_t_4;
+  int __pyx_t_5;
+  int __pyx_t_6;
+  PyObject *__pyx_t_7 = NULL;
+  PyObject *__pyx_t_8 = NULL;
+  PyObject *__pyx_t_9 = NULL;
+  PyObject *__pyx_t_10 = NULL;
+  int __pyx_t_11;
+  int __pyx_lineno = 0;
+  const char *__pyx_filename = NULL;
+  int __pyx_clineno = 0;
+  __Pyx_RefNannySetupContext("gemini_chunks", 0);
+
+  /* "citeaudit/formats/_readers.pyx":448
+ *     decides.
+ *     """
+ *     cdef list found = []             # <<<<<<<<<<<<<<
+ *     cdef Py_ssize_t index
+ *     for index in range(len(chunks)):
+*/
+  __pyx_t_1 = PyList_New(0); if (unlikely(!__pyx_t_1)) __PYX_ERR(0, 448, __pyx_L1_error)
+  __Pyx_GOTREF(__pyx_t_1);
+  __pyx_v_found = ((PyObject*)__pyx_t_1);
+  __pyx_t_1 = 0;
+
+  /* "citeaudit/formats/_readers.pyx":450
+ *     cdef list found = []
+ *     cdef Py_ssize_t index
+ *     for index in range(len(chunks)):             # <<<<<<<<<<<<<<
+ *         chunk = chunks[index]
+ *         if type(chunk) is not dict:
+*/
+  if (unlikely(__pyx_v_chunks == Py_None)) {
+    PyErr_SetString(PyExc_TypeError, "object of type \047NoneType\047 has no len()");
+    __PYX_ERR(0, 450, __pyx_L1_error)
+  }
+  __pyx_t_2 = __Pyx_PyList_GET_SIZE(__pyx_v_chunks); if (unlikely(__pyx_t_2 == ((Py_ssize_t)-1))) __PYX_ERR(0, 450, __pyx_L1_error)
+  __pyx_t_3 = __pyx_t_2;
+
+  for (__pyx_t_4 = 0; __pyx_t_4 < __pyx_t_3; __pyx_t_4+=1) {
+    __pyx_v_index = __pyx_t_4;
+
+    /* "citeaudit/formats/_readers.pyx":451
+ *     cdef Py_ssize_t index
+ *     for index in range(len(chunks)):
+ *         chunk = chunks[index]             # <<<<<<<<<<<<<<
+ *         if type(chunk) is not dict:
+ *             return None
+*/
+    if (unlikely(__pyx_v_chunks == Py_None)) {
+      PyErr_SetString(PyExc_TypeError, "\047NoneType\047 object is not subscriptable");
+      __PYX_ERR(0, 451, __pyx_L1_error)
+    }
+    __pyx_t_1 = __Pyx_GetItemInt_List(__pyx_v_chunks, __pyx_v_index, Py_ssize_t, 1, PyLong_FromSsize_t, 1, 1, 1, __Pyx_ReferenceSharing_FunctionArgument); if (unlikely(!__pyx_t_1)) __PYX_ERR(0, 451, __pyx_L1_error)
+    __Pyx_GOTREF(__pyx_t_1);
+    __Pyx_XDECREF_SET(__pyx_v_chunk, __pyx_t_1);
+    __pyx_t_1 = 0;
+
+    /* "citeaudit/formats/_readers.pyx":452
+ *     for index in range(len(chunks)):
+ *         chunk = chunks[index]
+ *         if type(chunk) is not dict:             # <<<<<<<<<<<<<<
+ *             return None
+ *         web = (<dict>chunk).get("web")
+*/
+    __pyx_t_5 = (((PyObject *)Py_TYPE(__pyx_v_chunk)) != ((PyObject *)(&PyDict_Type)));
+    if (__pyx_t_5) {
+
+
+      /* "citeaudit/formats/_readers.pyx":453
+ *         chunk = chunks[index]
+ *         if type(chunk) is not dict:
+ *             return None             # <<<<<<<<<<<<<<
+ *         web = (<dict>chunk).get("web")
+ *         if type(web) is dict:
+*/
+      {
+        PyObject *__pyx_temp;
+        {
+          __pyx_temp = __pyx_r;
+          __pyx_r = Py_None; __Pyx_INCREF(Py_None);
+        }
+        __Pyx_XDECREF(__pyx_temp);
+      }
+      goto __pyx_L0;
+
+      /* "citeaudit/formats/_readers.pyx":452
+ *     for index in range(len(chunks)):
+ *         chunk = chunks[index]
+ *         if type(chunk) is not dict:             # <<<<<<<<<<<<<<
+ *             return None
+ *         web = (<dict>chunk).get("web")
+*/
+    }
+
+    /* "citeaudit/formats/_readers.pyx":454
+ *         if type(chunk) is not dict:
+ *             return None
+ *         web = (<dict>chunk).get("web")             # <<<<<<<<<<<<<<
+ *         if type(web) is dict:
+ *             place = web
+*/
+    if (unlikely(__pyx_v_chunk == Py_None)) {
+      PyErr_Format(PyExc_AttributeError, "\047NoneType\047 object has no attribute \047%.30s\047", "get");
+      __PYX_ERR(0, 454, __pyx_L1_error)
+    }
+    __pyx_t_1 = __Pyx_PyDict_GetItemDefault(((PyObject*)__pyx_v_chunk), __pyx_mstate_global->__pyx_n_u_web, Py_None); if (unlikely(!__pyx_t_1)) __PYX_ERR(0, 454, __pyx_L1_error)
+    __Pyx_GOTREF(__pyx_t_1);
+    __Pyx_XDECREF_SET(__pyx_v_web, __pyx_t_1);
+    __pyx_t_1 = 0;
+
+    /* "citeaudit/formats/_readers.pyx":455
+ *             return None
+ *         web = (<dict>chunk).get("web")
+ *         if type(web) is dict:             # <<<<<<<<<<<<<<
+ *             place = web
+ *         else:
+*/
+    __pyx_t_5 = (((PyObject *)Py_TYPE(__pyx_v_web)) == ((PyObject *)(&PyDict_Type)));
+    if (__pyx_t_5) {
+
+
+      /* "citeaudit/formats/_readers.pyx":456
+ *         web = (<dict>chunk).get("web")
+ *         if type(web) is dict:
+ *             place = web             # <<<<<<<<<<<<<<
+ *         else:
+ *             place = (<dict>chunk).get("retrieved_context")
+*/
+      __Pyx_INCREF(__pyx_v_web);
+      __Pyx_XDECREF_SET(__pyx_v_place, __pyx_v_web);
+
+      /* "citeaudit/formats/_readers.pyx":455
+ *             return None
+ *         web = (<dict>chunk).get("web")
+ *         if type(web) is dict:             # <<<<<<<<<<<<<<
+ *             place = web
+ *         else:
+*/
+      goto __pyx_L6;
+    }
+
+    /* "citeaudit/formats/_readers.pyx":458
+ *             place = web
+ *         else:
+ *             place = (<dict>chunk).get("retrieved_context")             # <<<<<<<<<<<<<<
+ *             if place is None and "retrieved_context" not in <dict>chunk:
+ *                 place = (<dict>chunk).get("retrievedContext")
+*/
+    /*else*/ {
+      if (unlikely(__pyx_v_chunk == Py_None)) {
+        PyErr_Format(PyExc_AttributeError, "\047NoneType\047 object has no attribute \047%.30s\047", "get");
+        __PYX_ERR(0, 458, __pyx_L1_error)
+      }
+      __pyx_t_1 = __Pyx_PyDict_GetItemDefault(((PyObject*)__pyx_v_chunk), __pyx_mstate_global->__pyx_n_u_retrieved_context, Py_None); if (unlikely(!__pyx_t_1)) __PYX_ERR(0, 458, __pyx_L1_error)
+      __Pyx_GOTREF(__pyx_t_1);
+      __Pyx_XDECREF_SET(__pyx_v_place, __pyx_t_1);
+      __pyx_t_1 = 0;
+
+      /* "citeaudit/formats/_readers.pyx":459
+ *         else:
+ *             place = (<dict>chunk).get("retrieved_context")
+ *             if place is None and "retrieved_context" not in <dict>chunk:             # <<<<<<<<<<<<<<
+ *                 place = (<dict>chunk).get("retrievedContext")
+ *             if type(place) is not dict:
+*/
+      __pyx_t_6 = (__pyx_v_place == Py_None);
+      if (__pyx_t_6) {
+
+      } else {
+
+        __pyx_t_5 = __pyx_t_6;
+
+        goto __pyx_L8_bool_binop_done;
+      }
+      if (unlikely(__pyx_v_chunk == Py_None)) {
+        PyErr_SetString(PyExc_TypeError, "\047NoneType\047 object is not iterable");
+        __PYX_ERR(0, 459, __pyx_L1_error)
+      }
+      __pyx_t_6 = (__Pyx_PyDict_ContainsTF(__pyx_mstate_global->__pyx_n_u_retrieved_context, ((PyObject*)__pyx_v_chunk), Py_NE)); if (unlikely((__pyx_t_6 < 0))) __PYX_ERR(0, 459, __pyx_L1_error)
+
+      __pyx_t_5 = __pyx_t_6;
+
+      __pyx_L8_bool_binop_done:;
+      if (__pyx_t_5) {
+
+
+        /* "citeaudit/formats/_readers.pyx":460
+ *             place = (<dict>chunk).get("retrieved_context")
+ *             if place is None and "retrieved_context" not in <dict>chunk:
+ *                 place = (<dict>chunk).get("retrievedContext")             # <<<<<<<<<<<<<<
+ *             if type(place) is not dict:
+ *                 return None
+*/
+        if (unlikely(__pyx_v_chunk == Py_None)) {
+          PyErr_Format(PyExc_AttributeError, "\047NoneType\047 object has no attribute \047%.30s\047", "get");
+          __PYX_ERR(0, 460, __pyx_L1_error)
+        }
+        __pyx_t_1 = __Pyx_PyDict_GetItemDefault(((PyObject*)__pyx_v_chunk), __pyx_mstate_global->__pyx_n_u_retrievedContext, Py_None); if (unlikely(!__pyx_t_1)) __PYX_ERR(0, 460, __pyx_L1_error)
+        __Pyx_GOTREF(__pyx_t_1);
+        __Pyx_DECREF_SET(__pyx_v_place, __pyx_t_1);
+        __pyx_t_1 = 0;
+
+        /* "citeaudit/formats/_readers.pyx":459
+ *         else:
+ *             place = (<dict>chunk).get("retrieved_context")
+ *             if place is None and "retrieved_context" not in <dict>chunk:             # <<<<<<<<<<<<<<
+ *                 place = (<dict>chunk).get("retrievedContext")
+ *             if type(place) is not dict:
+*/
+      }
+
+      /* "citeaudit/formats/_readers.pyx":461
+ *             if place is None and "retrieved_context" not in <dict>chunk:
+ *                 place = (<dict>chunk).get("retrievedContext")
+ *             if type(place) is not dict:             # <<<<<<<<<<<<<<
+ *                 return None
+ *         uri = (<dict>place).get("uri")
+*/
+      __pyx_t_5 = (((PyObject *)Py_TYPE(__pyx_v_place)) != ((PyObject *)(&PyDict_Type)));
+      if (__pyx_t_5) {
+
+
+        /* "citeaudit/formats/_readers.pyx":462
+ *                 place = (<dict>chunk).get("retrievedContext")
+ *             if type(place) is not dict:
+ *                 return None             # <<<<<<<<<<<<<<
+ *         uri = (<dict>place).get("uri")
+ *         title = (<dict>place).get("title")
+*/
+        {
+          PyObject *__pyx_temp;
+          {
+            __pyx_temp = __pyx_r;
+            __pyx_r = Py_None; __Pyx_INCREF(Py_None);
+          }
+          __Pyx_XDECREF(__pyx_temp);
+        }
+        goto __pyx_L0;
+
+        /* "citeaudit/formats/_readers.pyx":461
+ *             if place is None and "retrieved_context" not in <dict>chunk:
+ *                 place = (<dict>chunk).get("retrievedContext")
+ *             if type(place) is not dict:             # <<<<<<<<<<<<<<
+ *                 return None
+ *         uri = (<dict>place).get("uri")
+*/
+      }
+    }
+    __pyx_L6:;
+
+    /* "citeaudit/formats/_readers.pyx":463
+ *             if type(place) is not dict:
+ *                 return None
+ *         uri = (<dict>place).get("uri")             # <<<<<<<<<<<<<<
+ *         title = (<dict>place).get("title")
+ *         text = (<dict>place).get("text")
+*/
+    if (unlikely(__pyx_v_place == Py_None)) {
+      PyErr_Format(PyExc_AttributeError, "\047NoneType\047 object has no attribute \047%.30s\047", "get");
+      __PYX_ERR(0, 463, __pyx_L1_error)
+    }
+    __pyx_t_1 = __Pyx_PyDict_GetItemDefault(((PyObject*)__pyx_v_place), __pyx_mstate_global->__pyx_n_u_uri, Py_None); if (unlikely(!__pyx_t_1)) __PYX_ERR(0, 463, __pyx_L1_error)
+    __Pyx_GOTREF(__pyx_t_1);
+    __Pyx_XDECREF_SET(__pyx_v_uri, __pyx_t_1);
+    __pyx_t_1 = 0;
+
+    /* "citeaudit/formats/_readers.pyx":464
+ *                 return None
+ *         uri = (<dict>place).get("uri")
+ *         title = (<dict>place).get("title")             # <<<<<<<<<<<<<<
+ *         text = (<dict>place).get("text")
+ *         found.append(new_record(source_type, (
+*/
+    if (unlikely(__pyx_v_place == Py_None)) {
+      PyErr_Format(PyExc_AttributeError, "\047NoneType\047 object has no attribute \047%.30s\047", "get");
+      __PYX_ERR(0, 464, __pyx_L1_error)
+    }
+    __pyx_t_1 = __Pyx_PyDict_GetItemDefault(((PyObject*)__pyx_v_place), __pyx_mstate_global->__pyx_n_u_title, Py_None); if (unlikely(!__pyx_t_1)) __PYX_ERR(0, 464, __pyx_L1_error)
+    __Pyx_GOTREF(__pyx_t_1);
+    __Pyx_XDECREF_SET(__pyx_v_title, __pyx_t_1);
+    __pyx_t_1 = 0;
+
+    /* "citeaudit/formats/_readers.pyx":465
+ *         uri = (<dict>place).get("uri")
+ *         title = (<dict>place).get("title")
+ *         text = (<dict>place).get("text")             # <<<<<<<<<<<<<<
+ *         found.append(new_record(source_type, (
+ *             f"chunk:{index}", text if isinstance(text, str) else "",
+*/
+    if (unlikely(__pyx_v_place == Py_None)) {
+      PyErr_Format(PyExc_AttributeError, "\047NoneType\047 object has no attribute \047%.30s\047", "get");
+      __PYX_ERR(0, 465, __pyx_L1_error)
+    }
+    __pyx_t_1 = __Pyx_PyDict_GetItemDefault(((PyObject*)__pyx_v_place), __pyx_mstate_global->__pyx_n_u_text, Py_None); if (unlikely(!__pyx_t_1)) __PYX_ERR(0, 465, __pyx_L1_error)
+    __Pyx_GOTREF(__pyx_t_1);
+    __Pyx_XDECREF_SET(__pyx_v_text, __pyx_t_1);
+    __pyx_t_1 = 0;
+
+    /* "citeaudit/formats/_readers.pyx":467
+ *         text = (<dict>place).get("text")
+ *         found.append(new_record(source_type, (
+ *             f"chunk:{index}", text if isinstance(text, str) else "",             # <<<<<<<<<<<<<<
+ *             uri if isinstance(uri, str) else None,
+ *             title if isinstance(title, str) and title else None, None, None, no_metadata)))
+*/
+    __pyx_t_1 = __Pyx_PyUnicode_From_Py_ssize_t(__pyx_v_index, 0, ' ', 'd'); if (unlikely(!__pyx_t_1)) __PYX_ERR(0, 467, __pyx_L1_error)
+    __Pyx_GOTREF(__pyx_t_1);
+    __pyx_t_7 = __Pyx_PyUnicode_Concat(__pyx_mstate_global->__pyx_kp_u_chunk, __pyx_t_1); if (unlikely(!__pyx_t_7)) __PYX_ERR(0, 467, __pyx_L1_error)
+    __Pyx_GOTREF(__pyx_t_7);
+    __Pyx_DECREF(__pyx_t_1); __pyx_t_1 = 0;
+    __pyx_t_5 = PyUnicode_Check(__pyx_v_text); 
+    if (__pyx_t_5) {
+      __Pyx_INCREF(__pyx_v_text);
+      __pyx_t_1 = __pyx_v_text;
+    } else {
+      __Pyx_INCREF(__pyx_mstate_global->__pyx_kp_u__3);
+      __pyx_t_1 = __pyx_mstate_global->__pyx_kp_u__3;
+    }
+
+
+    /* "citeaudit/formats/_readers.pyx":468
+ *         found.append(new_record(source_type, (
+ *             f"chunk:{index}", text if isinstance(text, str) else "",
+ *             uri if isinstance(uri, str) else None,             # <<<<<<<<<<<<<<
+ *             title if isinstance(title, str) and title else None, None, None, no_metadata)))
+ *     return found
+*/
+    __pyx_t_5 = PyUnicode_Check(__pyx_v_uri); 
+    if (__pyx_t_5) {
+      __Pyx_INCREF(__pyx_v_uri);
+      __pyx_t_8 = __pyx_v_uri;
+    } else {
+      __Pyx_INCREF(Py_None);
+      __pyx_t_8 = Py_None;
+    }
+
+
+    /* "citeaudit/formats/_readers.pyx":469
+ *             f"chunk:{index}", text if isinstance(text, str) else "",
+ *             uri if isinstance(uri, str) else None,
+ *             title if isinstance(title, str) and title else None, None, None, no_metadata)))             # <<<<<<<<<<<<<<
+ *     return found
+ * 
+*/
+    __pyx_t_6 = PyUnicode_Check(__pyx_v_title); 
+    if (__pyx_t_6) {
+
+    } else {
+
+      __pyx_t_5 = __pyx_t_6;
+
+      goto __pyx_L11_bool_binop_done;
+    }
+    __pyx_t_6 = __Pyx_PyObject_IsTrue(__pyx_v_title); if (unlikely((__pyx_t_6 < 0))) __PYX_ERR(0, 469, __pyx_L1_error)
+
+    __pyx_t_5 = __pyx_t_6;
+
+    __pyx_L11_bool_binop_done:;
+    if (__pyx_t_5) {
+      __Pyx_INCREF(__pyx_v_title);
+      __pyx_t_9 = __pyx_v_title;
+    } else {
+      __Pyx_INCREF(Py_None);
+      __pyx_t_9 = Py_None;
+    }
+
+
+    /* "citeaudit/formats/_readers.pyx":467
+ *         text = (<dict>place).get("text")
+ *         found.append(new_record(source_type, (
+ *             f"chunk:{index}", text if isinstance(text, str) else "",             # <<<<<<<<<<<<<<
+ *             uri if isinstance(uri, str) else None,
+ *             title if isinstance(title, str) and title else None, None, None, no_metadata)))
+*/
+    __pyx_t_10 = PyTuple_New(7); if (unlikely(!__pyx_t_10)) __PYX_ERR(0, 467, __pyx_L1_error)
+    __Pyx_GOTREF(__pyx_t_10);
+    __Pyx_GIVEREF(__pyx_t_7);
+    if (__Pyx_PyTuple_SET_ITEM(__pyx_t_10, 0, __pyx_t_7) != (0)) __PYX_ERR(0, 467, __pyx_L1_error);
+    __Pyx_GIVEREF(__pyx_t_1);
+    if (__Pyx_PyTuple_SET_ITEM(__pyx_t_10, 1, __pyx_t_1) != (0)) __PYX_ERR(0, 467, __pyx_L1_error);
+    __Pyx_GIVEREF(__pyx_t_8);
+    if (__Pyx_PyTuple_SET_ITEM(__pyx_t_10, 2, __pyx_t_8) != (0)) __PYX_ERR(0, 467, __pyx_L1_error);
+    __Pyx_GIVEREF(__pyx_t_9);
+    if (__Pyx_PyTuple_SET_ITEM(__pyx_t_10, 3, __pyx_t_9) != (0)) __PYX_ERR(0, 467, __pyx_L1_error);
+    __Pyx_INCREF(Py_None);
+    __Pyx_GIVEREF(Py_None);
+    if (__Pyx_PyTuple_SET_ITEM(__pyx_t_10, 4, Py_None) != (0)) __PYX_ERR(0, 467, __pyx_L1_error);
+    __Pyx_INCREF(Py_None);
+    __Pyx_GIVEREF(Py_None);
+    if (__Pyx_PyTuple_SET_ITEM(__pyx_t_10, 5, Py_None) != (0)) __PYX_ERR(0, 467, __pyx_L1_error);
+    __Pyx_INCREF(__pyx_v_no_metadata);
+    __Pyx_GIVEREF(__pyx_v_no_metadata);
+    if (__Pyx_PyTuple_SET_ITEM(__pyx_t_10, 6, __pyx_v_no_metadata) != (0)) __PYX_ERR(0, 467, __pyx_L1_error);
+    __pyx_t_7 = 0;
+    __pyx_t_1 = 0;
+    __pyx_t_8 = 0;
+    __pyx_t_9 = 0;
+
+    /* "citeaudit/formats/_readers.pyx":466
+ *         title = (<dict>place).get("title")
+ *         text = (<dict>place).get("text")
+ *         found.append(new_record(source_type, (             # <<<<<<<<<<<<<<
+ *             f"chunk:{index}", text if isinstance(text, str) else "",
+ *             uri if isinstance(uri, str) else None,
+*/
+    __pyx_t_9 = __pyx_f_9citeaudit_4core_8_records_new_record(__pyx_v_source_type, ((PyObject*)__pyx_t_10)); if (unlikely(!__pyx_t_9)) __PYX_ERR(0, 466, __pyx_L1_error)
+    __Pyx_GOTREF(__pyx_t_9);
+    __Pyx_DECREF(__pyx_t_10); __pyx_t_10 = 0;
+    __pyx_t_11 = __Pyx_PyList_Append(__pyx_v_found, __pyx_t_9); if (unlikely(__pyx_t_11 == ((int)-1))) __PYX_ERR(0, 466, __pyx_L1_error)
+    __Pyx_DECREF(__pyx_t_9); __pyx_t_9 = 0;
+
+  }
+
+
+
+  /* "citeaudit/formats/_readers.pyx":470
+ *             uri if isinstance(uri, str) else None,
+ *             title if isinstance(title, str) and title else None, None, None, no_metadata)))
+ *     return found             # <<<<<<<<<<<<<<
+ * 
+ * 
+*/
+  {
+    PyObject *__pyx_temp;
+    {
+      __pyx_temp = __pyx_r;
+      __Pyx_INCREF(__pyx_v_found);
+      __pyx_r = __pyx_v_found;
+    }
+    __Pyx_XDECREF(__pyx_temp);
+  }
+  goto __pyx_L0;
+
+  /* "citeaudit/formats/_readers.pyx":444
+ * 
+ * 
+ * def gemini_chunks(list chunks, object source_type, object no_metadata):             # <<<<<<<<<<<<<<
+ *     """A candidate's grounding chunks as sources (``_gemini._chunk``), or None: the reference
+ *     decides.
+*/
+
+  /* function exit code */
+  __pyx_L1_error:;
+  __Pyx_XDECREF(__pyx_t_1);
+  __Pyx_XDECREF(__pyx_t_7);
+  __Pyx_XDECREF(__pyx_t_8);
+  __Pyx_XDECREF(__pyx_t_9);
+  __Pyx_XDECREF(__pyx_t_10);
+  __Pyx_AddTraceback("citeaudit.formats._readers.gemini_chunks", __pyx_clineno, __pyx_lineno, __pyx_filename);
+  __pyx_r = NULL;
+  __pyx_L0:;
+  __Pyx_XDECREF(__pyx_v_found);
+
+  __Pyx_XDECREF(__pyx_v_chunk);
+  __Pyx_XDECREF(__pyx_v_web);
+  __Pyx_XDECREF(__pyx_v_place);
+  __Pyx_XDECREF(__pyx_v_uri);
+  __Pyx_XDECREF(__pyx_v_title);
+  __Pyx_XDECREF(__pyx_v_text);
+  __Pyx_XGIVEREF(__pyx_r);
+  __Pyx_RefNannyFinishContext();
+  return __pyx_r;
+}
+
+/* "citeaudit/formats/_readers.pyx":473
+ * 
+ * 
+ * def bedrock_references(list citations, object given_ids, str chunk_key, object source_type,             # <<<<<<<<<<<<<<
+ *                        object read_only):
+ *     """The chunks a response's citations retrieved, once each and not among ``given_ids``,
+*/
+
+/* Python wrapper */
+static PyObject *__pyx_pw_9citeaudit_7formats_8_readers_17bedrock_references(PyObject *__pyx_self, 
+#if CYTHON_VECTORCALL
+PyObject *const *__pyx_args, Py_ssize_t __pyx_nargs, PyObject *__pyx_kwds
+#else
+PyObject *__pyx_args, PyObject *__pyx_kwds
+#endif
+); /*proto*/
+PyDoc_STRVAR(__pyx_doc_9citeaudit_7formats_8_readers_16bedrock_references, "The chunks a response\047s citations retrieved, once each and not among ``given_ids``,\n    as sources (``BedrockFormat.snapshot`` where every chunk has its id and no location), or\n    None: the reference decides.\n    ");
+static PyMethodDef __pyx_mdef_9citeaudit_7formats_8_readers_17bedrock_references = {"bedrock_references", (PyCFunction)(void(*)(void))(__Pyx_PyCFunction_FastCallWithKeywords)__pyx_pw_9citeaudit_7formats_8_readers_17bedrock_references, __Pyx_METH_FASTCALL|METH_KEYWORDS, __pyx_doc_9citeaudit_7formats_8_readers_16bedrock_references};
+static PyObject *__pyx_pw_9citeaudit_7formats_8_readers_17bedrock_references(PyObject *__pyx_self, 
+#if CYTHON_VECTORCALL
+PyObject *const *__pyx_args, Py_ssize_t __pyx_nargs, PyObject *__pyx_kwds
+#else
+PyObject *__pyx_args, PyObject *__pyx_kwds
+#endif
+) {
+  PyObject *__pyx_v_citations = 0;
+  PyObject *__pyx_v_given_ids = 0;
+  PyObject *__pyx_v_chunk_key = 0;
+  PyObject *__pyx_v_source_type = 0;
+  PyObject *__pyx_v_read_only = 0;
+  #if !CYTHON_VECTORCALL
+  CYTHON_UNUSED Py_ssize_t __pyx_nargs;
+  #endif
+  CYTHON_UNUSED PyObject *const *__pyx_kwvalues;
+  PyObject* values[5] = {0,0,0,0,0};
+  int __pyx_lineno = 0;
+  const char *__pyx_filename = NULL;
+  int __pyx_clineno = 0;
+  PyObject *__pyx_r = 0;
+  __Pyx_RefNannyDeclarations
+  __Pyx_RefNannySetupContext("bedrock_references (wrapper)", 0);
+  #if !CYTHON_VECTORCALL
+  #if CYTHON_ASSUME_SAFE_SIZE
+  __pyx_nargs = PyTuple_GET_SIZE(__pyx_args);
+  #else
+  __pyx_nargs = PyTuple_Size(__pyx_args); if (unlikely(__pyx_nargs < 0)) return NULL;
+  #endif
+  #endif
+  __pyx_kwvalues = __Pyx_KwValues_FASTCALL(__pyx_args, __pyx_nargs);
+  {
+    PyObject ** const __pyx_pyargnames[] = {&__pyx_mstate_global->__pyx_n_u_citations,&__pyx_mstate_global->__pyx_n_u_given_ids,&__pyx_mstate_global->__pyx_n_u_chunk_key,&__pyx_mstate_global->__pyx_n_u_source_type,&__pyx_mstate_global->__pyx_n_u_read_only,0};
+    const Py_ssize_t __pyx_kwds_len = (__pyx_kwds) ? __Pyx_NumKwargs_FASTCALL(__pyx_kwds) : 0;
+    if (unlikely(__pyx_kwds_len < 0)) __PYX_ERR(0, 473, __pyx_L3_error)
+    if (__pyx_kwds_len > 0) {
+      switch (__pyx_nargs) {
+        case  5:
+        values[4] = __Pyx_ArgRef_FASTCALL(__pyx_args, 4);
+        if (!CYTHON_ASSUME_SAFE_MACROS && unlikely(!values[4])) __PYX_ERR(0, 473, __pyx_L3_error)
+        CYTHON_FALLTHROUGH;
+        case  4:
+        values[3] = __Pyx_ArgRef_FASTCALL(__pyx_args, 3);
+        if (!CYTHON_ASSUME_SAFE_MACROS && unlikely(!values[3])) __PYX_ERR(0, 473, __pyx_L3_error)
+        CYTHON_FALLTHROUGH;
+        case  3:
+        values[2] = __Pyx_ArgRef_FASTCALL(__pyx_args, 2);
+        if (!CYTHON_ASSUME_SAFE_MACROS && unlikely(!values[2])) __PYX_ERR(0, 473, __pyx_L3_error)
+        CYTHON_FALLTHROUGH;
+        case  2:
+        values[1] = __Pyx_ArgRef_FASTCALL(__pyx_args, 1);
+        if (!CYTHON_ASSUME_SAFE_MACROS && unlikely(!values[1])) __PYX_ERR(0, 473, __pyx_L3_error)
+        CYTHON_FALLTHROUGH;
+        case  1:
+        values[0] = __Pyx_ArgRef_FASTCALL(__pyx_args, 0);
+        if (!CYTHON_ASSUME_SAFE_MACROS && unlikely(!values[0])) __PYX_ERR(0, 473, __pyx_L3_error)
+        CYTHON_FALLTHROUGH;
+        case  0: break;
+        default: goto __pyx_L5_argtuple_error;
+      }
+      const Py_ssize_t kwd_pos_args = __pyx_nargs;
+      if (__Pyx_ParseKeywords(__pyx_kwds, __pyx_kwvalues, __pyx_pyargnames, 0, values, kwd_pos_args, __pyx_kwds_len, "bedrock_references", 0) < (0)) __PYX_ERR(0, 473, __pyx_L3_error)
+      for (Py_ssize_t i = __pyx_nargs; i < 5; i++) {
+        if (unlikely(!values[i])) { __Pyx_RaiseArgtupleInvalid("bedrock_references", 1, 5, 5, i); __PYX_ERR(0, 473, __pyx_L3_error) }
+      }
+    } else if (unlikely(__pyx_nargs != 5)) {
+      goto __pyx_L5_argtuple_error;
+    } else {
+      values[0] = __Pyx_ArgRef_FASTCALL(__pyx_args, 0);
+      if (!CYTHON_ASSUME_SAFE_MACROS && unlikely(!values[0])) __PYX_ERR(0, 473, __pyx_L3_error)
+      values[1] = __Pyx_ArgRef_FASTCALL(__pyx_args, 1);
+      if (!CYTHON_ASSUME_SAFE_MACROS && unlikely(!values[1])) __PYX_ERR(0, 473, __pyx_L3_error)
+      values[2] = __Pyx_ArgRef_FASTCALL(__pyx_args, 2);
+      if (!CYTHON_ASSUME_SAFE_MACROS && unlikely(!values[2])) __PYX_ERR(0, 473, __pyx_L3_error)
+      values[3] = __Pyx_ArgRef_FASTCALL(__pyx_args, 3);
+      if (!CYTHON_ASSUME_SAFE_MACROS && unlikely(!values[3])) __PYX_ERR(0, 473, __pyx_L3_error)
+      values[4] = __Pyx_ArgRef_FASTCALL(__pyx_args, 4);
+      if (!CYTHON_ASSUME_SAFE_MACROS && unlikely(!values[4])) __PYX_ERR(0, 473, __pyx_L3_error)
+    }
+    __pyx_v_citations = ((PyObject*)values[0]);
+    __pyx_v_given_ids = values[1];
+    __pyx_v_chunk_key = ((PyObject*)values[2]);
+    __pyx_v_source_type = values[3];
+    __pyx_v_read_only = values[4];
+  }
+  goto __pyx_L6_skip;
+  __pyx_L5_argtuple_error:;
+  __Pyx_RaiseArgtupleInvalid("bedrock_references", 1, 5, 5, __pyx_nargs); __PYX_ERR(0, 473, __pyx_L3_error)
+  __pyx_L6_skip:;
+  goto __pyx_L4_argument_unpacking_done;
+  __pyx_L3_error:;
+  for (Py_ssize_t __pyx_temp=0; __pyx_temp < (Py_ssize_t)(sizeof(values)/sizeof(values[0])); ++__pyx_temp) {
+    Py_XDECREF(values[__pyx_temp]);
+  }
+  __Pyx_AddTraceback("citeaudit.formats._readers.bedrock_references", __pyx_clineno, __pyx_lineno, __pyx_filename);
+  __Pyx_RefNannyFinishContext();
+  return NULL;
+  __pyx_L4_argument_unpacking_done:;
+  if (unlikely(!__Pyx_ArgTypeTest(((PyObject *)__pyx_v_citations), (&PyList_Type), 1, "citations", 1))) __PYX_ERR(0, 473, __pyx_L1_error)
+  if (unlikely(!__Pyx_ArgTypeTest(((PyObject *)__pyx_v_chunk_key), (&PyUnicode_Type), 1, "chunk_key", 1))) __PYX_ERR(0, 473, __pyx_L1_error)
+  __pyx_r = __pyx_pf_9citeaudit_7formats_8_readers_16bedrock_references(__pyx_self, __pyx_v_citations, __pyx_v_given_ids, __pyx_v_chunk_key, __pyx_v_source_type, __pyx_v_read_only);
+
+  /* function exit code */
+  goto __pyx_L0;
+  __pyx_L1_error:;
+  __pyx_r = NULL;
+  for (Py_ssize_t __pyx_temp=0; __pyx_temp < (Py_ssize_t)(sizeof(values)/sizeof(values[0])); ++__pyx_temp) {
+    Py_XDECREF(values[__pyx_temp]);
+  }
+  goto __pyx_L7_cleaned_up;
+  __pyx_L0:;
+  for (Py_ssize_t __pyx_temp=0; __pyx_temp < (Py_ssize_t)(sizeof(values)/sizeof(values[0])); ++__pyx_temp) {
+    Py_XDECREF(values[__pyx_temp]);
+  }
+  __pyx_L7_cleaned_up:;
+  __Pyx_RefNannyFinishContext();
+  return __pyx_r;
+}
+
+static PyObject *__pyx_pf_9citeaudit_7formats_8_readers_16bedrock_references(CYTHON_UNUSED PyObject *__pyx_self, PyObject *__pyx_v_citations, PyObject *__pyx_v_given_ids, PyObject *__pyx_v_chunk_key, PyObject *__pyx_v_source_type, PyObject *__pyx_v_read_only) {
+  PyObject *__pyx_v_found = 0;
+  PyObject *__pyx_v_known = 0;
+  PyObject *__pyx_v_kept = 0;
+  PyObject *__pyx_v_citation = NULL;
+  PyObject *__pyx_v_references = NULL;
+  PyObject *__pyx_v_reference = NULL;
+  PyObject *__pyx_v_metadata = NULL;
+  PyObject *__pyx_v_chunk = NULL;
+  PyObject *__pyx_v_content = NULL;
+  PyObject *__pyx_v_text = NULL;
+  PyObject *__pyx_r = NULL;
+  __Pyx_RefNannyDeclarations
+  PyObject *__pyx_t_1 = NULL;
+  Py_ssize_t __pyx_t_2;
+  PyObject *__pyx_t_3 = NULL;
+  int __pyx_t_4;
+  Py_ssize_t __pyx_t_5;
+  PyObject *__pyx_t_6 = NULL;
+  int __pyx_t_7;
+  int __pyx_t_8;
+  int __pyx_t_9;
+  PyObject *__pyx_t_10 = NULL;
+  PyObject *__pyx_t_11 = NULL;
+  PyObject *__pyx_t_12 = NULL;
+  size_t __pyx_t_13;
+  int __pyx_lineno = 0;
+  const char *__pyx_filename = NULL;
+  int __pyx_clineno = 0;
+  __Pyx_RefNannySetupContext("bedrock_references", 0);
+
+  /* "citeaudit/formats/_readers.pyx":479
+ *     None: the reference decides.
+ *     """
+ *     cdef list found = []             # <<<<<<<<<<<<<<
+ *     cdef set known = set(given_ids)
+ *     cdef dict kept
+*/
+  __pyx_t_1 = PyList_New(0); if (unlikely(!__pyx_t_1)) __PYX_ERR(0, 479, __pyx_L1_error)
+  __Pyx_GOTREF(__pyx_t_1);
+  __pyx_v_found = ((PyObject*)__pyx_t_1);
+  __pyx_t_1 = 0;
+
+  /* "citeaudit/formats/_readers.pyx":480
+ *     """
+ *     cdef list found = []
+ *     cdef set known = set(given_ids)             # <<<<<<<<<<<<<<
+ *     cdef dict kept
+ *     for citation in citations:
+*/
+  __pyx_t_1 = PySet_New(__pyx_v_given_ids); if (unlikely(!__pyx_t_1)) __PYX_ERR(0, 480, __pyx_L1_error)
+  __Pyx_GOTREF(__pyx_t_1);
+  __pyx_v_known = ((PyObject*)__pyx_t_1);
+  __pyx_t_1 = 0;
+
+  /* "citeaudit/formats/_readers.pyx":482
+ *     cdef set known = set(given_ids)
+ *     cdef dict kept
+ *     for citation in citations:             # <<<<<<<<<<<<<<
+ *         if type(citation) is not dict:
+ *             if isinstance(citation, dict):
+*/
+  if (unlikely(__pyx_v_citations == Py_None)) {
+    PyErr_SetString(PyExc_TypeError, "\047NoneType\047 object is not iterable");
+    __PYX_ERR(0, 482, __pyx_L1_error)
+  }
+  __pyx_t_1 = __pyx_v_citations; __Pyx_INCREF(__pyx_t_1);
+  __pyx_t_2 = 0;
+  for (;;) {
+    {
+      Py_ssize_t __pyx_temp = __Pyx_PyList_GET_SIZE(__pyx_t_1);
+      #if !CYTHON_ASSUME_SAFE_SIZE
+      if (unlikely((__pyx_temp < 0))) __PYX_ERR(0, 482, __pyx_L1_error)
+      #endif
+      if (__pyx_t_2 >= __pyx_temp) break;
+    }
+    __pyx_t_3 = __Pyx_PyList_GET_ITEM_REF(__pyx_t_1, __pyx_t_2, __Pyx_ReferenceSharing_OwnStrongReference);
+    ++__pyx_t_2;
+    if (unlikely(!__pyx_t_3)) __PYX_ERR(0, 482, __pyx_L1_error)
+    __Pyx_GOTREF(__pyx_t_3);
+    __Pyx_XDECREF_SET(__pyx_v_citation, __pyx_t_3);
+    __pyx_t_3 = 0;
+
+    /* "citeaudit/formats/_readers.pyx":483
+ *     cdef dict kept
+ *     for citation in citations:
+ *         if type(citation) is not dict:             # <<<<<<<<<<<<<<
+ *             if isinstance(citation, dict):
+ *                 return None
+*/
+    __pyx_t_4 = (((PyObject *)Py_TYPE(__pyx_v_citation)) != ((PyObject *)(&PyDict_Type)));
+    if (__pyx_t_4) {
+
+
+      /* "citeaudit/formats/_readers.pyx":484
+ *     for citation in citations:
+ *         if type(citation) is not dict:
+ *             if isinstance(citation, dict):             # <<<<<<<<<<<<<<
+ *                 return None
+ *             continue
+*/
+      __pyx_t_4 = PyDict_Check(__pyx_v_citation); 
+      if (__pyx_t_4) {
+
+
+        /* "citeaudit/formats/_readers.pyx":485
+ *         if type(citation) is not dict:
+ *             if isinstance(citation, dict):
+ *                 return None             # <<<<<<<<<<<<<<
+ *             continue
+ *         references = (<dict>citation).get("retrievedReferences")
+*/
+        {
+          PyObject *__pyx_temp;
+          {
+            __pyx_temp = __pyx_r;
+            __pyx_r = Py_None; __Pyx_INCREF(Py_None);
+          }
+          __Pyx_XDECREF(__pyx_temp);
+        }
+        __Pyx_DECREF(__pyx_t_1); __pyx_t_1 = 0;
+        goto __pyx_L0;
+
+        /* "citeaudit/formats/_readers.pyx":484
+ *     for citation in citations:
+ *         if type(citation) is not dict:
+ *             if isinstance(citation, dict):             # <<<<<<<<<<<<<<
+ *                 return None
+ *             continue
+*/
+      }
+
+      /* "citeaudit/formats/_readers.pyx":486
+ *             if isinstance(citation, dict):
+ *                 return None
+ *             continue             # <<<<<<<<<<<<<<
+ *         references = (<dict>citation).get("retrievedReferences")
+ *         if type(references) is not list:
+*/
+      goto __pyx_L3_continue;
+
+      /* "citeaudit/formats/_readers.pyx":483
+ *     cdef dict kept
+ *     for citation in citations:
+ *         if type(citation) is not dict:             # <<<<<<<<<<<<<<
+ *             if isinstance(citation, dict):
+ *                 return None
+*/
+    }
+
+    /* "citeaudit/formats/_readers.pyx":487
+ *                 return None
+ *             continue
+ *         references = (<dict>citation).get("retrievedReferences")             # <<<<<<<<<<<<<<
+ *         if type(references) is not list:
+ *             if isinstance(references, list):
+*/
+    if (unlikely(__pyx_v_citation == Py_None)) {
+      PyErr_Format(PyExc_AttributeError, "\047NoneType\047 object has no attribute \047%.30s\047", "get");
+      __PYX_ERR(0, 487, __pyx_L1_error)
+    }
+    __pyx_t_3 = __Pyx_PyDict_GetItemDefault(((PyObject*)__pyx_v_citation), __pyx_mstate_global->__pyx_n_u_retrievedReferences, Py_None); if (unlikely(!__pyx_t_3)) __PYX_ERR(0, 487, __pyx_L1_error)
+    __Pyx_GOTREF(__pyx_t_3);
+    __Pyx_XDECREF_SET(__pyx_v_references, __pyx_t_3);
+    __pyx_t_3 = 0;
+
+    /* "citeaudit/formats/_readers.pyx":488
+ *             continue
+ *         references = (<dict>citation).get("retrievedReferences")
+ *         if type(references) is not list:             # <<<<<<<<<<<<<<
+ *             if isinstance(references, list):
+ *                 return None
+*/
+    __pyx_t_4 = (((PyObject *)Py_TYPE(__pyx_v_references)) != ((PyObject *)(&PyList_Type)));
+    if (__pyx_t_4) {
+
+
+      /* "citeaudit/formats/_readers.pyx":489
+ *         references = (<dict>citation).get("retrievedReferences")
+ *         if type(references) is not list:
+ *             if isinstance(references, list):             # <<<<<<<<<<<<<<
+ *                 return None
+ *             continue
+*/
+      __pyx_t_4 = PyList_Check(__pyx_v_references); 
+      if (__pyx_t_4) {
+
+
+        /* "citeaudit/formats/_readers.pyx":490
+ *         if type(references) is not list:
+ *             if isinstance(references, list):
+ *                 return None             # <<<<<<<<<<<<<<
+ *             continue
+ *         for reference in <list>references:
+*/
+        {
+          PyObject *__pyx_temp;
+          {
+            __pyx_temp = __pyx_r;
+            __pyx_r = Py_None; __Pyx_INCREF(Py_None);
+          }
+          __Pyx_XDECREF(__pyx_temp);
+        }
+        __Pyx_DECREF(__pyx_t_1); __pyx_t_1 = 0;
+        goto __pyx_L0;
+
+        /* "citeaudit/formats/_readers.pyx":489
+ *         references = (<dict>citation).get("retrievedReferences")
+ *         if type(references) is not list:
+ *             if isinstance(references, list):             # <<<<<<<<<<<<<<
+ *                 return None
+ *             continue
+*/
+      }
+
+      /* "citeaudit/formats/_readers.pyx":491
+ *             if isinstance(references, list):
+ *                 return None
+ *             continue             # <<<<<<<<<<<<<<
+ *         for reference in <list>references:
+ *             if type(reference) is not dict:
+*/
+      goto __pyx_L3_continue;
+
+      /* "citeaudit/formats/_readers.pyx":488
+ *             continue
+ *         references = (<dict>citation).get("retrievedReferences")
+ *         if type(references) is not list:             # <<<<<<<<<<<<<<
+ *             if isinstance(references, list):
+ *                 return None
+*/
+    }
+
+    /* "citeaudit/formats/_readers.pyx":492
+ *                 return None
+ *             continue
+ *         for reference in <list>references:             # <<<<<<<<<<<<<<
+ *             if type(reference) is not dict:
+ *                 if isinstance(reference, dict):
+*/
+    if (unlikely(__pyx_v_references == Py_None)) {
+      PyErr_SetString(PyExc_TypeError, "\047NoneType\047 object is not iterable");
+      __PYX_ERR(0, 492, __pyx_L1_error)
+    }
+    __pyx_t_3 = ((PyObject*)__pyx_v_references); __Pyx_INCREF(__pyx_t_3);
+    __pyx_t_5 = 0;
+    for (;;) {
+      {
+        Py_ssize_t __pyx_temp = __Pyx_PyList_GET_SIZE(__pyx_t_3);
+        #if !CYTHON_ASSUME_SAFE_SIZE
+        if (unlikely((__pyx_temp < 0))) __PYX_ERR(0, 492, __pyx_L1_error)
+        #endif
+        if (__pyx_t_5 >= __pyx_temp) break;
+      }
+      __pyx_t_6 = __Pyx_PyList_GET_ITEM_REF(__pyx_t_3, __pyx_t_5, __Pyx_ReferenceSharing_OwnStrongReference);
+      ++__pyx_t_5;
+      if (unlikely(!__pyx_t_6)) __PYX_ERR(0, 492, __pyx_L1_error)
+      __Pyx_GOTREF(__pyx_t_6);
+      __Pyx_XDECREF_SET(__pyx_v_reference, __pyx_t_6);
+      __pyx_t_6 = 0;
+
+      /* "citeaudit/formats/_readers.pyx":493
+ *             continue
+ *         for reference in <list>references:
+ *             if type(reference) is not dict:             # <<<<<<<<<<<<<<
+ *                 if isinstance(reference, dict):
+ *                     return None
+*/
+      __pyx_t_4 = (((PyObject *)Py_TYPE(__pyx_v_reference)) != ((PyObject *)(&PyDict_Type)));
+      if (__pyx_t_4) {
+
+
+        /* "citeaudit/formats/_readers.pyx":494
+ *         for reference in <list>references:
+ *             if type(reference) is not dict:
+ *                 if isinstance(reference, dict):             # <<<<<<<<<<<<<<
+ *                     return None
+ *                 continue
+*/
+        __pyx_t_4 = PyDict_Check(__pyx_v_reference); 
+        if (__pyx_t_4) {
+
+
+          /* "citeaudit/formats/_readers.pyx":495
+ *             if type(reference) is not dict:
+ *                 if isinstance(reference, dict):
+ *                     return None             # <<<<<<<<<<<<<<
+ *                 continue
+ *             metadata = (<dict>reference).get("metadata")
+*/
+          {
+            PyObject *__pyx_temp;
+            {
+              __pyx_temp = __pyx_r;
+              __pyx_r = Py_None; __Pyx_INCREF(Py_None);
+            }
+            __Pyx_XDECREF(__pyx_temp);
+          }
+          __Pyx_DECREF(__pyx_t_1); __pyx_t_1 = 0;
+          __Pyx_DECREF(__pyx_t_3); __pyx_t_3 = 0;
+          goto __pyx_L0;
+
+          /* "citeaudit/formats/_readers.pyx":494
+ *         for reference in <list>references:
+ *             if type(reference) is not dict:
+ *                 if isinstance(reference, dict):             # <<<<<<<<<<<<<<
+ *                     return None
+ *                 continue
+*/
+        }
+
+        /* "citeaudit/formats/_readers.pyx":496
+ *                 if isinstance(reference, dict):
+ *                     return None
+ *                 continue             # <<<<<<<<<<<<<<
+ *             metadata = (<dict>reference).get("metadata")
+ *             if type(metadata) is not dict or "location" in <dict>reference:
+*/
+        goto __pyx_L9_continue;
+
+        /* "citeaudit/formats/_readers.pyx":493
+ *             continue
+ *         for reference in <list>references:
+ *             if type(reference) is not dict:             # <<<<<<<<<<<<<<
+ *                 if isinstance(reference, dict):
+ *                     return None
+*/
+      }
+
+      /* "citeaudit/formats/_readers.pyx":497
+ *                     return None
+ *                 continue
+ *             metadata = (<dict>reference).get("metadata")             # <<<<<<<<<<<<<<
+ *             if type(metadata) is not dict or "location" in <dict>reference:
+ *                 return None
+*/
+      if (unlikely(__pyx_v_reference == Py_None)) {
+        PyErr_Format(PyExc_AttributeError, "\047NoneType\047 object has no attribute \047%.30s\047", "get");
+        __PYX_ERR(0, 497, __pyx_L1_error)
+      }
+      __pyx_t_6 = __Pyx_PyDict_GetItemDefault(((PyObject*)__pyx_v_reference), __pyx_mstate_global->__pyx_n_u_metadata, Py_None); if (unlikely(!__pyx_t_6)) __PYX_ERR(0, 497, __pyx_L1_error)
+      __Pyx_GOTREF(__pyx_t_6);
+      __Pyx_XDECREF_SET(__pyx_v_metadata, __pyx_t_6);
+      __pyx_t_6 = 0;
+
+      /* "citeaudit/formats/_readers.pyx":498
+ *                 continue
+ *             metadata = (<dict>reference).get("metadata")
+ *             if type(metadata) is not dict or "location" in <dict>reference:             # <<<<<<<<<<<<<<
+ *                 return None
+ *             chunk = (<dict>metadata).get(chunk_key)
+*/
+      __pyx_t_7 = (((PyObject *)Py_TYPE(__pyx_v_metadata)) != ((PyObject *)(&PyDict_Type)));
+      if (!__pyx_t_7) {
+
+      } else {
+
+        __pyx_t_4 = __pyx_t_7;
+
+        goto __pyx_L14_bool_binop_done;
+      }
+      if (unlikely(__pyx_v_reference == Py_None)) {
+        PyErr_SetString(PyExc_TypeError, "\047NoneType\047 object is not iterable");
+        __PYX_ERR(0, 498, __pyx_L1_error)
+      }
+      __pyx_t_7 = (__Pyx_PyDict_ContainsTF(__pyx_mstate_global->__pyx_n_u_location, ((PyObject*)__pyx_v_reference), Py_EQ)); if (unlikely((__pyx_t_7 < 0))) __PYX_ERR(0, 498, __pyx_L1_error)
+
+      __pyx_t_4 = __pyx_t_7;
+
+      __pyx_L14_bool_binop_done:;
+      if (__pyx_t_4) {
+
+
+        /* "citeaudit/formats/_readers.pyx":499
+ *             metadata = (<dict>reference).get("metadata")
+ *             if type(metadata) is not dict or "location" in <dict>reference:
+ *                 return None             # <<<<<<<<<<<<<<
+ *             chunk = (<dict>metadata).get(chunk_key)
+ *             if type(chunk) is not str or not chunk:
+*/
+        {
+          PyObject *__pyx_temp;
+          {
+            __pyx_temp = __pyx_r;
+            __pyx_r = Py_None; __Pyx_INCREF(Py_None);
+          }
+          __Pyx_XDECREF(__pyx_temp);
+        }
+        __Pyx_DECREF(__pyx_t_1); __pyx_t_1 = 0;
+        __Pyx_DECREF(__pyx_t_3); __pyx_t_3 = 0;
+        goto __pyx_L0;
+
+        /* "citeaudit/formats/_readers.pyx":498
+ *                 continue
+ *             metadata = (<dict>reference).get("metadata")
+ *             if type(metadata) is not dict or "location" in <dict>reference:             # <<<<<<<<<<<<<<
+ *                 return None
+ *             chunk = (<dict>metadata).get(chunk_key)
+*/
+      }
+
+      /* "citeaudit/formats/_readers.pyx":500
+ *             if type(metadata) is not dict or "location" in <dict>reference:
+ *                 return None
+ *             chunk = (<dict>metadata).get(chunk_key)             # <<<<<<<<<<<<<<
+ *             if type(chunk) is not str or not chunk:
+ *                 return None
+*/
+      if (unlikely(__pyx_v_metadata == Py_None)) {
+        PyErr_Format(PyExc_AttributeError, "\047NoneType\047 object has no attribute \047%.30s\047", "get");
+        __PYX_ERR(0, 500, __pyx_L1_error)
+      }
+      __pyx_t_6 = __Pyx_PyDict_GetItemDefault(((PyObject*)__pyx_v_metadata), __pyx_v_chunk_key, Py_None); if (unlikely(!__pyx_t_6)) __PYX_ERR(0, 500, __pyx_L1_error)
+      __Pyx_GOTREF(__pyx_t_6);
+      __Pyx_XDECREF_SET(__pyx_v_chunk, __pyx_t_6);
+      __pyx_t_6 = 0;
+
+      /* "citeaudit/formats/_readers.pyx":501
+ *                 return None
+ *             chunk = (<dict>metadata).get(chunk_key)
+ *             if type(chunk) is not str or not chunk:             # <<<<<<<<<<<<<<
+ *                 return None
+ *             if chunk in known:
+*/
+      __pyx_t_7 = (((PyObject *)Py_TYPE(__pyx_v_chunk)) != ((PyObject *)(&PyUnicode_Type)));
+      if (!__pyx_t_7) {
+
+      } else {
+
+        __pyx_t_4 = __pyx_t_7;
+
+        goto __pyx_L17_bool_binop_done;
+      }
+      __pyx_t_7 = __Pyx_PyObject_IsTrue(__pyx_v_chunk); if (unlikely((__pyx_t_7 < 0))) __PYX_ERR(0, 501, __pyx_L1_error)
+      __pyx_t_8 = (!__pyx_t_7);
+
+
+
+      __pyx_t_4 = __pyx_t_8;
+
+      __pyx_L17_bool_binop_done:;
+      if (__pyx_t_4) {
+
+
+        /* "citeaudit/formats/_readers.pyx":502
+ *             chunk = (<dict>metadata).get(chunk_key)
+ *             if type(chunk) is not str or not chunk:
+ *                 return None             # <<<<<<<<<<<<<<
+ *             if chunk in known:
+ *                 continue  # a chunk cited again: read once
+*/
+        {
+          PyObject *__pyx_temp;
+          {
+            __pyx_temp = __pyx_r;
+            __pyx_r = Py_None; __Pyx_INCREF(Py_None);
+          }
+          __Pyx_XDECREF(__pyx_temp);
+        }
+        __Pyx_DECREF(__pyx_t_1); __pyx_t_1 = 0;
+        __Pyx_DECREF(__pyx_t_3); __pyx_t_3 = 0;
+        goto __pyx_L0;
+
+        /* "citeaudit/formats/_readers.pyx":501
+ *                 return None
+ *             chunk = (<dict>metadata).get(chunk_key)
+ *             if type(chunk) is not str or not chunk:             # <<<<<<<<<<<<<<
+ *                 return None
+ *             if chunk in known:
+*/
+      }
+
+      /* "citeaudit/formats/_readers.pyx":503
+ *             if type(chunk) is not str or not chunk:
+ *                 return None
+ *             if chunk in known:             # <<<<<<<<<<<<<<
+ *                 continue  # a chunk cited again: read once
+ *             known.add(chunk)
+*/
+      __pyx_t_4 = (__Pyx_PySet_ContainsTF(__pyx_v_chunk, __pyx_v_known, Py_EQ)); if (unlikely((__pyx_t_4 < 0))) __PYX_ERR(0, 503, __pyx_L1_error)
+      if (__pyx_t_4) {
+
+
+        /* "citeaudit/formats/_readers.pyx":504
+ *                 return None
+ *             if chunk in known:
+ *                 continue  # a chunk cited again: read once             # <<<<<<<<<<<<<<
+ *             known.add(chunk)
+ *             content = (<dict>reference).get("content")
+*/
+        goto __pyx_L9_continue;
+
+        /* "citeaudit/formats/_readers.pyx":503
+ *             if type(chunk) is not str or not chunk:
+ *                 return None
+ *             if chunk in known:             # <<<<<<<<<<<<<<
+ *                 continue  # a chunk cited again: read once
+ *             known.add(chunk)
+*/
+      }
+
+      /* "citeaudit/formats/_readers.pyx":505
+ *             if chunk in known:
+ *                 continue  # a chunk cited again: read once
+ *             known.add(chunk)             # <<<<<<<<<<<<<<
+ *             content = (<dict>reference).get("content")
+ *             if type(content) is not dict and content is not None:
+*/
+      __pyx_t_9 = PySet_Add(__pyx_v_known, __pyx_v_chunk); if (unlikely(__pyx_t_9 == ((int)-1))) __PYX_ERR(0, 505, __pyx_L1_error)
+
+
+      /* "citeaudit/formats/_readers.pyx":506
+ *                 continue  # a chunk cited again: read once
+ *             known.add(chunk)
+ *             content = (<dict>reference).get("content")             # <<<<<<<<<<<<<<
+ *             if type(content) is not dict and content is not None:
+ *                 return None
+*/
+      if (unlikely(__pyx_v_reference == Py_None)) {
+        PyErr_Format(PyExc_AttributeError, "\047NoneType\047 object has no attribute \047%.30s\047", "get");
+        __PYX_ERR(0, 506, __pyx_L1_error)
+      }
+      __pyx_t_6 = __Pyx_PyDict_GetItemDefault(((PyObject*)__pyx_v_reference), __pyx_mstate_global->__pyx_n_u_content, Py_None); if (unlikely(!__pyx_t_6)) __PYX_ERR(0, 506, __pyx_L1_error)
+      __Pyx_GOTREF(__pyx_t_6);
+      __Pyx_XDECREF_SET(__pyx_v_content, __pyx_t_6);
+      __pyx_t_6 = 0;
+
+      /* "citeaudit/formats/_readers.pyx":507
+ *             known.add(chunk)
+ *             content = (<dict>reference).get("content")
+ *             if type(content) is not dict and content is not None:             # <<<<<<<<<<<<<<
+ *                 return None
+ *             text = (<dict>content).get("text") if content is not None else None
+*/
+      __pyx_t_8 = (((PyObject *)Py_TYPE(__pyx_v_content)) != ((PyObject *)(&PyDict_Type)));
+      if (__pyx_t_8) {
+
+      } else {
+
+        __pyx_t_4 = __pyx_t_8;
+
+        goto __pyx_L21_bool_binop_done;
+      }
+      __pyx_t_8 = (__pyx_v_content != Py_None);
+
+      __pyx_t_4 = __pyx_t_8;
+
+      __pyx_L21_bool_binop_done:;
+      if (__pyx_t_4) {
+
+
+        /* "citeaudit/formats/_readers.pyx":508
+ *             content = (<dict>reference).get("content")
+ *             if type(content) is not dict and content is not None:
+ *                 return None             # <<<<<<<<<<<<<<
+ *             text = (<dict>content).get("text") if content is not None else None
+ *             kept = {"location": None}
+*/
+        {
+          PyObject *__pyx_temp;
+          {
+            __pyx_temp = __pyx_r;
+            __pyx_r = Py_None; __Pyx_INCREF(Py_None);
+          }
+          __Pyx_XDECREF(__pyx_temp);
+        }
+        __Pyx_DECREF(__pyx_t_1); __pyx_t_1 = 0;
+        __Pyx_DECREF(__pyx_t_3); __pyx_t_3 = 0;
+        goto __pyx_L0;
+
+        /* "citeaudit/formats/_readers.pyx":507
+ *             known.add(chunk)
+ *             content = (<dict>reference).get("content")
+ *             if type(content) is not dict and content is not None:             # <<<<<<<<<<<<<<
+ *                 return None
+ *             text = (<dict>content).get("text") if content is not None else None
+*/
+      }
+
+      /* "citeaudit/formats/_readers.pyx":509
+ *             if type(content) is not dict and content is not None:
+ *                 return None
+ *             text = (<dict>content).get("text") if content is not None else None             # <<<<<<<<<<<<<<
+ *             kept = {"location": None}
+ *             kept.update(<dict>metadata)
+*/
+      __pyx_t_4 = (__pyx_v_content != Py_None);
+      if (__pyx_t_4) {
+        if (unlikely(__pyx_v_content == Py_None)) {
+          PyErr_Format(PyExc_AttributeError, "\047NoneType\047 object has no attribute \047%.30s\047", "get");
+          __PYX_ERR(0, 509, __pyx_L1_error)
+        }
+        __pyx_t_10 = __Pyx_PyDict_GetItemDefault(((PyObject*)__pyx_v_content), __pyx_mstate_global->__pyx_n_u_text, Py_None); if (unlikely(!__pyx_t_10)) __PYX_ERR(0, 509, __pyx_L1_error)
+        __Pyx_GOTREF(__pyx_t_10);
+        __pyx_t_6 = __pyx_t_10;
+        __pyx_t_10 = 0;
+      } else {
+        __Pyx_INCREF(Py_None);
+        __pyx_t_6 = Py_None;
+      }
+
+      __Pyx_XDECREF_SET(__pyx_v_text, __pyx_t_6);
+      __pyx_t_6 = 0;
+
+      /* "citeaudit/formats/_readers.pyx":510
+ *                 return None
+ *             text = (<dict>content).get("text") if content is not None else None
+ *             kept = {"location": None}             # <<<<<<<<<<<<<<
+ *             kept.update(<dict>metadata)
+ *             found.append(new_record(source_type, (
+*/
+      __pyx_t_6 = __Pyx_PyDict_NewPresized(1); if (unlikely(!__pyx_t_6)) __PYX_ERR(0, 510, __pyx_L1_error)
+      __Pyx_GOTREF(__pyx_t_6);
+      if (PyDict_SetItem(__pyx_t_6, __pyx_mstate_global->__pyx_n_u_location, Py_None) < (0)) __PYX_ERR(0, 510, __pyx_L1_error)
+      __Pyx_XDECREF_SET(__pyx_v_kept, ((PyObject*)__pyx_t_6));
+      __pyx_t_6 = 0;
+
+      /* "citeaudit/formats/_readers.pyx":511
+ *             text = (<dict>content).get("text") if content is not None else None
+ *             kept = {"location": None}
+ *             kept.update(<dict>metadata)             # <<<<<<<<<<<<<<
+ *             found.append(new_record(source_type, (
+ *                 chunk, text if isinstance(text, str) else "", None, None, None, None,
+*/
+      __pyx_t_6 = __Pyx_CallUnboundCMethod1(&__pyx_mstate_global->__pyx_umethod_PyDict_Type__update, __pyx_v_kept, __pyx_v_metadata); if (unlikely(!__pyx_t_6)) __PYX_ERR(0, 511, __pyx_L1_error)
+      __Pyx_GOTREF(__pyx_t_6);
+      __Pyx_DECREF(__pyx_t_6); __pyx_t_6 = 0;
+
+      /* "citeaudit/formats/_readers.pyx":513
+ *             kept.update(<dict>metadata)
+ *             found.append(new_record(source_type, (
+ *                 chunk, text if isinstance(text, str) else "", None, None, None, None,             # <<<<<<<<<<<<<<
+ *                 read_only(kept))))
+ *     return found
+*/
+      __pyx_t_4 = PyUnicode_Check(__pyx_v_text); 
+      if (__pyx_t_4) {
+        __Pyx_INCREF(__pyx_v_text);
+        __pyx_t_6 = __pyx_v_text;
+      } else {
+        __Pyx_INCREF(__pyx_mstate_global->__pyx_kp_u__3);
+        __pyx_t_6 = __pyx_mstate_global->__pyx_kp_u__3;
+      }
+
+
+      /* "citeaudit/formats/_readers.pyx":514
+ *             found.append(new_record(source_type, (
+ *                 chunk, text if isinstance(text, str) else "", None, None, None, None,
+ *                 read_only(kept))))             # <<<<<<<<<<<<<<
+ *     return found
+ * 
+*/
+      __pyx_t_11 = NULL;
+      __Pyx_INCREF(__pyx_v_read_only);
+      __pyx_t_12 = __pyx_v_read_only; 
+      __pyx_t_13 = 1;
+      #if CYTHON_UNPACK_METHODS
+      if (unlikely(PyMethod_Check(__pyx_t_12))) {
+        __pyx_t_11 = PyMethod_GET_SELF(__pyx_t_12);
+        assert(__pyx_t_11);
+        PyObject* __pyx__function = PyMethod_GET_FUNCTION(__pyx_t_12);
+        __Pyx_INCREF(__pyx_t_11);
+        __Pyx_INCREF(__pyx__function);
+        __Pyx_DECREF_SET(__pyx_t_12, __pyx__function);
+        __pyx_t_13 = 0;
+      }
+      #endif
+      {
+        PyObject *__pyx_callargs[2] = {__pyx_t_11, __pyx_v_kept};
+        __pyx_t_10 = __Pyx_PyObject_FastCall((PyObject*)__pyx_t_12, __pyx_callargs+__pyx_t_13, (2-__pyx_t_13) | (__pyx_t_13*__Pyx_PY_VECTORCALL_ARGUMENTS_OFFSET));
+        __Pyx_XDECREF(__pyx_t_11); __pyx_t_11 = 0;
+        __Pyx_DECREF(__pyx_t_12); __pyx_t_12 = 0;
+        if (unlikely(!__pyx_t_10)) __PYX_ERR(0, 514, __pyx_L1_error)
+        __Pyx_GOTREF(__pyx_t_10);
+      }
+
+      /* "citeaudit/formats/_readers.pyx":513
+ *             kept.update(<dict>metadata)
+ *             found.append(new_record(source_type, (
+ *                 chunk, text if isinstance(text, str) else "", None, None, None, None,             # <<<<<<<<<<<<<<
+ *                 read_only(kept))))
+ *     return found
+*/
+      __pyx_t_12 = PyTuple_New(7); if (unlikely(!__pyx_t_12)) __PYX_ERR(0, 513, __pyx_L1_error)
+      __Pyx_GOTREF(__pyx_t_12);
+      __Pyx_INCREF(__pyx_v_chunk);
+      __Pyx_GIVEREF(__pyx_v_chunk);
+      if (__Pyx_PyTuple_SET_ITEM(__pyx_t_12, 0, __pyx_v_chunk) != (0)) __PYX_ERR(0, 513, __pyx_L1_error);
+      __Pyx_GIVEREF(__pyx_t_6);
+      if (__Pyx_PyTuple_SET_ITEM(__pyx_t_12, 1, __pyx_t_6) != (0)) __PYX_ERR(0, 513, __pyx_L1_error);
+      __Pyx_INCREF(Py_None);
+      __Pyx_GIVEREF(Py_None);
+      if (__Pyx_PyTuple_SET_ITEM(__pyx_t_12, 2, Py_None) != (0)) __PYX_ERR(0, 513, __pyx_L1_error);
+      __Pyx_INCREF(Py_None);
+      __Pyx_GIVEREF(Py_None);
+      if (__Pyx_PyTuple_SET_ITEM(__pyx_t_12, 3, Py_None) != (0)) __PYX_ERR(0, 513, __pyx_L1_error);
+      __Pyx_INCREF(Py_None);
+      __Pyx_GIVEREF(Py_None);
+      if (__Pyx_PyTuple_SET_ITEM(__pyx_t_12, 4, Py_None) != (0)) __PYX_ERR(0, 513, __pyx_L1_error);
+      __Pyx_INCREF(Py_None);
+      __Pyx_GIVEREF(Py_None);
+      if (__Pyx_PyTuple_SET_ITEM(__pyx_t_12, 5, Py_None) != (0)) __PYX_ERR(0, 513, __pyx_L1_error);
+      __Pyx_GIVEREF(__pyx_t_10);
+      if (__Pyx_PyTuple_SET_ITEM(__pyx_t_12, 6, __pyx_t_10) != (0)) __PYX_ERR(0, 513, __pyx_L1_error);
+      __pyx_t_6 = 0;
+      __pyx_t_10 = 0;
+
+      /* "citeaudit/formats/_readers.pyx":512
+ *             kept = {"location": None}
+ *             kept.update(<dict>metadata)
+ *             found.append(new_record(source_type, (             # <<<<<<<<<<<<<<
+ *                 chunk, text if isinstance(text, str) else "", None, None, None, None,
+ *                 read_only(kept))))
+*/
+      __pyx_t_10 = __pyx_f_9citeaudit_4core_8_records_new_record(__pyx_v_source_type, ((PyObject*)__pyx_t_12)); if (unlikely(!__pyx_t_10)) __PYX_ERR(0, 512, __pyx_L1_error)
+      __Pyx_GOTREF(__pyx_t_10);
+      __Pyx_DECREF(__pyx_t_12); __pyx_t_12 = 0;
+      __pyx_t_9 = __Pyx_PyList_Append(__pyx_v_found, __pyx_t_10); if (unlikely(__pyx_t_9 == ((int)-1))) __PYX_ERR(0, 512, __pyx_L1_error)
+      __Pyx_DECREF(__pyx_t_10); __pyx_t_10 = 0;
+
+
+      /* "citeaudit/formats/_readers.pyx":492
+ *                 return None
+ *             continue
+ *         for reference in <list>references:             # <<<<<<<<<<<<<<
+ *             if type(reference) is not dict:
+ *                 if isinstance(reference, dict):
+*/
+      __pyx_L9_continue:;
+    }
+    __Pyx_DECREF(__pyx_t_3); __pyx_t_3 = 0;
+
+    /* "citeaudit/formats/_readers.pyx":482
+ *     cdef set known = set(given_ids)
+ *     cdef dict kept
+ *     for citation in citations:             # <<<<<<<<<<<<<<
+ *         if type(citation) is not dict:
+ *             if isinstance(citation, dict):
+*/
+    __pyx_L3_continue:;
+  }
+  __Pyx_DECREF(__pyx_t_1); __pyx_t_1 = 0;
+
+  /* "citeaudit/formats/_readers.pyx":515
+ *                 chunk, text if isinstance(text, str) else "", None, None, None, None,
+ *                 read_only(kept))))
+ *     return found             # <<<<<<<<<<<<<<
+ * 
+ * 
+*/
+  {
+    PyObject *__pyx_temp;
+    {
+      __pyx_temp = __pyx_r;
+      __Pyx_INCREF(__pyx_v_found);
+      __pyx_r = __pyx_v_found;
+    }
+    __Pyx_XDECREF(__pyx_temp);
+  }
+  goto __pyx_L0;
+
+  /* "citeaudit/formats/_readers.pyx":473
+ * 
+ * 
+ * def bedrock_references(list citations, object given_ids, str chunk_key, object source_type,             # <<<<<<<<<<<<<<
+ *                        object read_only):
+ *     """The chunks a response's citations retrieved, once each and not among ``given_ids``,
+*/
+
+  /* function exit code */
+  __pyx_L1_error:;
+  __Pyx_XDECREF(__pyx_t_1);
+  __Pyx_XDECREF(__pyx_t_3);
+  __Pyx_XDECREF(__pyx_t_6);
+  __Pyx_XDECREF(__pyx_t_10);
+  __Pyx_XDECREF(__pyx_t_11);
+  __Pyx_XDECREF(__pyx_t_12);
+  __Pyx_AddTraceback("citeaudit.formats._readers.bedrock_references", __pyx_clineno, __pyx_lineno, __pyx_filename);
+  __pyx_r = NULL;
+  __pyx_L0:;
+  __Pyx_XDECREF(__pyx_v_found);
+  __Pyx_XDECREF(__pyx_v_known);
+  __Pyx_XDECREF(__pyx_v_kept);
+  __Pyx_XDECREF(__pyx_v_citation);
+  __Pyx_XDECREF(__pyx_v_references);
+  __Pyx_XDECREF(__pyx_v_reference);
+  __Pyx_XDECREF(__pyx_v_metadata);
+  __Pyx_XDECREF(__pyx_v_chunk);
+  __Pyx_XDECREF(__pyx_v_content);
+  __Pyx_XDECREF(__pyx_v_text);
+  __Pyx_XGIVEREF(__pyx_r);
+  __Pyx_RefNannyFinishContext();
+  return __pyx_r;
+}
+
+/* "citeaudit/formats/_readers.pyx":518
+ * 
+ * 
+ * def mistral_results(dict results, object kept_keys, object source_type, object no_metadata):             # <<<<<<<<<<<<<<
+ *     """A tool's numbered results as sources (``_mistral._source`` where each result's
+ *     snippets are a list of strings and it has no other fields than those a source keeps),
+*/
+
+/* Python wrapper */
+static PyObject *__pyx_pw_9citeaudit_7formats_8_readers_19mistral_results(PyObject *__pyx_self, 
+#if CYTHON_VECTORCALL
+PyObject *const *__pyx_args, Py_ssize_t __pyx_nargs, PyObject *__pyx_kwds
+#else
+PyObject *__pyx_args, PyObject *__pyx_kwds
+#endif
+); /*proto*/
+PyDoc_STRVAR(__pyx_doc_9citeaudit_7formats_8_readers_18mistral_results, "A tool\047s numbered results as sources (``_mistral._source`` where each result\047s\n    snippets are a list of strings and it has no other fields than those a source keeps),\n    or None: the reference decides.\n    ");
+static PyMethodDef __pyx_mdef_9citeaudit_7formats_8_readers_19mistral_results = {"mistral_results", (PyCFunction)(void(*)(void))(__Pyx_PyCFunction_FastCallWithKeywords)__pyx_pw_9citeaudit_7formats_8_readers_19mistral_results, __Pyx_METH_FASTCALL|METH_KEYWORDS, __pyx_doc_9citeaudit_7formats_8_readers_18mistral_results};
+static PyObject *__pyx_pw_9citeaudit_7formats_8_readers_19mistral_results(PyObject *__pyx_self, 
+#if CYTHON_VECTORCALL
+PyObject *const *__pyx_args, Py_ssize_t __pyx_nargs, PyObject *__pyx_kwds
+#else
+PyObject *__pyx_args, PyObject *__pyx_kwds
+#endif
+) {
+  PyObject *__pyx_v_results = 0;
+  PyObject *__pyx_v_kept_keys = 0;
+  PyObject *__pyx_v_source_type = 0;
+  PyObject *__pyx_v_no_metadata = 0;
+  #if !CYTHON_VECTORCALL
+  CYTHON_UNUSED Py_ssize_t __pyx_nargs;
+  #endif
+  CYTHON_UNUSED PyObject *const *__pyx_kwvalues;
+  PyObject* values[4] = {0,0,0,0};
+  int __pyx_lineno = 0;
+  const char *__pyx_filename = NULL;
+  int __pyx_clineno = 0;
+  PyObject *__pyx_r = 0;
+  __Pyx_RefNannyDeclarations
+  __Pyx_RefNannySetupContext("mistral_results (wrapper)", 0);
+  #if !CYTHON_VECTORCALL
+  #if CYTHON_ASSUME_SAFE_SIZE
+  __pyx_nargs = PyTuple_GET_SIZE(__pyx_args);
+  #else
+  __pyx_nargs = PyTuple_Size(__pyx_args); if (unlikely(__pyx_nargs < 0)) return NULL;
+  #endif
+  #endif
+  __pyx_kwvalues = __Pyx_KwValues_FASTCALL(__pyx_args, __pyx_nargs);
+  {
+    PyObject ** const __pyx_pyargnames[] = {&__pyx_mstate_global->__pyx_n_u_results,&__pyx_mstate_global->__pyx_n_u_kept_keys,&__pyx_mstate_global->__pyx_n_u_source_type,&__pyx_mstate_global->__pyx_n_u_no_metadata,0};
+    const Py_ssize_t __pyx_kwds_len = (__pyx_kwds) ? __Pyx_NumKwargs_FASTCALL(__pyx_kwds) : 0;
+    if (unlikely(__pyx_kwds_len < 0)) __PYX_ERR(0, 518, __pyx_L3_error)
+    if (__pyx_kwds_len > 0) {
+      switch (__pyx_nargs) {
+        case  4:
+        values[3] = __Pyx_ArgRef_FASTCALL(__pyx_args, 3);
+        if (!CYTHON_ASSUME_SAFE_MACROS && unlikely(!values[3])) __PYX_ERR(0, 518, __pyx_L3_error)
+        CYTHON_FALLTHROUGH;
+        case  3:
+        values[2] = __Pyx_ArgRef_FASTCALL(__pyx_args, 2);
+        if (!CYTHON_ASSUME_SAFE_MACROS && unlikely(!values[2])) __PYX_ERR(0, 518, __pyx_L3_error)
+        CYTHON_FALLTHROUGH;
+        case  2:
+        values[1] = __Pyx_ArgRef_FASTCALL(__pyx_args, 1);
+        if (!CYTHON_ASSUME_SAFE_MACROS && unlikely(!values[1])) __PYX_ERR(0, 518, __pyx_L3_error)
+        CYTHON_FALLTHROUGH;
+        case  1:
+        values[0] = __Pyx_ArgRef_FASTCALL(__pyx_args, 0);
+        if (!CYTHON_ASSUME_SAFE_MACROS && unlikely(!values[0])) __PYX_ERR(0, 518, __pyx_L3_error)
+        CYTHON_FALLTHROUGH;
+        case  0: break;
+        default: goto __pyx_L5_argtuple_error;
+      }
+      const Py_ssize_t kwd_pos_args = __pyx_nargs;
+      if (__Pyx_ParseKeywords(__pyx_kwds, __pyx_kwvalues, __pyx_pyargnames, 0, values, kwd_pos_args, __pyx_kwds_len, "mistral_results", 0) < (0)) __PYX_ERR(0, 518, __pyx_L3_error)
+      for (Py_ssize_t i = __pyx_nargs; i < 4; i++) {
+        if (unlikely(!values[i])) { __Pyx_RaiseArgtupleInvalid("mistral_results", 1, 4, 4, i); __PYX_ERR(0, 518, __pyx_L3_error) }
+      }
+    } else if (unlikely(__pyx_nargs != 4)) {
+      goto __pyx_L5_argtuple_error;
+    } else {
+      values[0] = __Pyx_ArgRef_FASTCALL(__pyx_args, 0);
+      if (!CYTHON_ASSUME_SAFE_MACROS && unlikely(!values[0])) __PYX_ERR(0, 518, __pyx_L3_error)
+      values[1] = __Pyx_ArgRef_FASTCALL(__pyx_args, 1);
+      if (!CYTHON_ASSUME_SAFE_MACROS && unlikely(!values[1])) __PYX_ERR(0, 518, __pyx_L3_error)
+      values[2] = __Pyx_ArgRef_FASTCALL(__pyx_args, 2);
+      if (!CYTHON_ASSUME_SAFE_MACROS && unlikely(!values[2])) __PYX_ERR(0, 518, __pyx_L3_error)
+      values[3] = __Pyx_ArgRef_FASTCALL(__pyx_args, 3);
+      if (!CYTHON_ASSUME_SAFE_MACROS && unlikely(!values[3])) __PYX_ERR(0, 518, __pyx_L3_error)
+    }
+    __pyx_v_results = ((PyObject*)values[0]);
+    __pyx_v_kept_keys = values[1];
+    __pyx_v_source_type = values[2];
+    __pyx_v_no_metadata = values[3];
+  }
+  goto __pyx_L6_skip;
+  __pyx_L5_argtuple_error:;
+  __Pyx_RaiseArgtupleInvalid("mistral_results", 1, 4, 4, __pyx_nargs); __PYX_ERR(0, 518, __pyx_L3_error)
+  __pyx_L6_skip:;
+  goto __pyx_L4_argument_unpacking_done;
+  __pyx_L3_error:;
+  for (Py_ssize_t __pyx_temp=0; __pyx_temp < (Py_ssize_t)(sizeof(values)/sizeof(values[0])); ++__pyx_temp) {
+    Py_XDECREF(values[__pyx_temp]);
+  }
+  __Pyx_AddTraceback("citeaudit.formats._readers.mistral_results", __pyx_clineno, __pyx_lineno, __pyx_filename);
+  __Pyx_RefNannyFinishContext();
+  return NULL;
+  __pyx_L4_argument_unpacking_done:;
+  if (unlikely(!__Pyx_ArgTypeTest(((PyObject *)__pyx_v_results), (&PyDict_Type), 1, "results", 1))) __PYX_ERR(0, 518, __pyx_L1_error)
+  __pyx_r = __pyx_pf_9citeaudit_7formats_8_readers_18mistral_results(__pyx_self, __pyx_v_results, __pyx_v_kept_keys, __pyx_v_source_type, __pyx_v_no_metadata);
+
+  /* function exit code */
+  goto __pyx_L0;
+  __pyx_L1_error:;
+  __pyx_r = NULL;
+  for (Py_ssize_t __pyx_temp=0; __pyx_temp < (Py_ssize_t)(sizeof(values)/sizeof(values[0])); ++__pyx_temp) {
+    Py_XDECREF(values[__pyx_temp]);
+  }
+  goto __pyx_L7_cleaned_up;
+  __pyx_L0:;
+  for (Py_ssize_t __pyx_temp=0; __pyx_temp < (Py_ssize_t)(sizeof(values)/sizeof(values[0])); ++__pyx_temp) {
+    Py_XDECREF(values[__pyx_temp]);
+  }
+  __pyx_L7_cleaned_up:;
+  __Pyx_RefNannyFinishContext();
+  return __pyx_r;
+}
+
+static PyObject *__pyx_pf_9citeaudit_7formats_8_readers_18mistral_results(CYTHON_UNUSED PyObject *__pyx_self, PyObject *__pyx_v_results, PyObject *__pyx_v_kept_keys, PyObject *__pyx_v_source_type, PyObject *__pyx_v_no_metadata) {
+  PyObject *__pyx_v_found = 0;
+  PyObject *__pyx_v_key = NULL;
+  PyObject *__pyx_v_value = NULL;
+  PyObject *__pyx_v_result = NULL;
+  PyObject *__pyx_v_snippets = NULL;
+  PyObject *__pyx_v_snippet = NULL;
+  PyObject *__pyx_v_url = NULL;
+  PyObject *__pyx_v_title = NULL;
+  PyObject *__pyx_r = NULL;
+  __Pyx_RefNannyDeclarations
+  PyObject *__pyx_t_1 = NULL;
+  Py_ssize_t __pyx_t_2;
+  Py_ssize_t __pyx_t_3;
+  int __pyx_t_4;
+  PyObject *__pyx_t_5 = NULL;
+  PyObject *__pyx_t_6 = NULL;
+  int __pyx_t_7;
+  int __pyx_t_8;
+  int __pyx_t_9;
+  int __pyx_t_10;
+  Py_ssize_t __pyx_t_11;
+  PyObject *__pyx_t_12 = NULL;
+  PyObject *__pyx_t_13 = NULL;
+  int __pyx_t_14;
+  int __pyx_lineno = 0;
+  const char *__pyx_filename = NULL;
+  int __pyx_clineno = 0;
+  __Pyx_RefNannySetupContext("mistral_results", 0);
+
+  /* "citeaudit/formats/_readers.pyx":523
+ *     or None: the reference decides.
+ *     """
+ *     cdef list found = []             # <<<<<<<<<<<<<<
+ *     for key, value in results.items():
+ *         if type(value) is not dict:
+*/
+  __pyx_t_1 = PyList_New(0); if (unlikely(!__pyx_t_1)) __PYX_ERR(0, 523, __pyx_L1_error)
+  __Pyx_GOTREF(__pyx_t_1);
+  __pyx_v_found = ((PyObject*)__pyx_t_1);
+  __pyx_t_1 = 0;
+
+  /* "citeaudit/formats/_readers.pyx":524
+ *     """
+ *     cdef list found = []
+ *     for key, value in results.items():             # <<<<<<<<<<<<<<
+ *         if type(value) is not dict:
+ *             if isinstance(value, dict):
+*/
+  __pyx_t_2 = 0;
+  if (unlikely(__pyx_v_results == Py_None)) {
+    PyErr_Format(PyExc_AttributeError, "\047NoneType\047 object has no attribute \047%.30s\047", "items");
+    __PYX_ERR(0, 524, __pyx_L1_error)
+  }
+  __pyx_t_5 = __Pyx_dict_iterator(__pyx_v_results, 1, __pyx_mstate_global->__pyx_n_u_items, (&__pyx_t_3), (&__pyx_t_4)); if (unlikely(!__pyx_t_5)) __PYX_ERR(0, 524, __pyx_L1_error)
+  __Pyx_GOTREF(__pyx_t_5);
+  __Pyx_XDECREF(__pyx_t_1);
+  __pyx_t_1 = __pyx_t_5;
+  __pyx_t_5 = 0;
+  while (1) {
+    __pyx_t_7 = __Pyx_dict_iter_next(__pyx_t_1, __pyx_t_3, &__pyx_t_2, &__pyx_t_5, &__pyx_t_6, NULL, __pyx_t_4);
+    if (unlikely(__pyx_t_7 == 0)) break;
+    if (unlikely(__pyx_t_7 == -1)) __PYX_ERR(0, 524, __pyx_L1_error)
+    __Pyx_GOTREF(__pyx_t_5);
+    __Pyx_GOTREF(__pyx_t_6);
+    __Pyx_XDECREF_SET(__pyx_v_key, __pyx_t_5);
+    __pyx_t_5 = 0;
+    __Pyx_XDECREF_SET(__pyx_v_value, __pyx_t_6);
+    __pyx_t_6 = 0;
+
+    /* "citeaudit/formats/_readers.pyx":525
+ *     cdef list found = []
+ *     for key, value in results.items():
+ *         if type(value) is not dict:             # <<<<<<<<<<<<<<
+ *             if isinstance(value, dict):
+ *                 return None
+*/
+    __pyx_t_8 = (((PyObject *)Py_TYPE(__pyx_v_value)) != ((PyObject *)(&PyDict_Type)));
+    if (__pyx_t_8) {
+
+
+      /* "citeaudit/formats/_readers.pyx":526
+ *     for key, value in results.items():
+ *         if type(value) is not dict:
+ *             if isinstance(value, dict):             # <<<<<<<<<<<<<<
+ *                 return None
+ *             continue
+*/
+      __pyx_t_8 = PyDict_Check(__pyx_v_value); 
+      if (__pyx_t_8) {
+
+
+        /* "citeaudit/formats/_readers.pyx":527
+ *         if type(value) is not dict:
+ *             if isinstance(value, dict):
+ *                 return None             # <<<<<<<<<<<<<<
+ *             continue
+ *         result = <dict>value
+*/
+        {
+          PyObject *__pyx_temp;
+          {
+            __pyx_temp = __pyx_r;
+            __pyx_r = Py_None; __Pyx_INCREF(Py_None);
+          }
+          __Pyx_XDECREF(__pyx_temp);
+        }
+        __Pyx_DECREF(__pyx_t_1); __pyx_t_1 = 0;
+        goto __pyx_L0;
+
+        /* "citeaudit/formats/_readers.pyx":526
+ *     for key, value in results.items():
+ *         if type(value) is not dict:
+ *             if isinstance(value, dict):             # <<<<<<<<<<<<<<
+ *                 return None
+ *             continue
+*/
+      }
+
+      /* "citeaudit/formats/_readers.pyx":528
+ *             if isinstance(value, dict):
+ *                 return None
+ *             continue             # <<<<<<<<<<<<<<
+ *         result = <dict>value
+ *         snippets = result.get("snippets")
+*/
+      goto __pyx_L3_continue;
+
+      /* "citeaudit/formats/_readers.pyx":525
+ *     cdef list found = []
+ *     for key, value in results.items():
+ *         if type(value) is not dict:             # <<<<<<<<<<<<<<
+ *             if isinstance(value, dict):
+ *                 return None
+*/
+    }
+
+    /* "citeaudit/formats/_readers.pyx":529
+ *                 return None
+ *             continue
+ *         result = <dict>value             # <<<<<<<<<<<<<<
+ *         snippets = result.get("snippets")
+ *         if type(snippets) is not list or not snippets or type(key) is not str or \
+*/
+    __pyx_t_6 = __pyx_v_value;
+    __Pyx_INCREF(__pyx_t_6);
+    __Pyx_XDECREF_SET(__pyx_v_result, ((PyObject*)__pyx_t_6));
+    __pyx_t_6 = 0;
+
+    /* "citeaudit/formats/_readers.pyx":530
+ *             continue
+ *         result = <dict>value
+ *         snippets = result.get("snippets")             # <<<<<<<<<<<<<<
+ *         if type(snippets) is not list or not snippets or type(key) is not str or \
+ *                 not result.keys() <= kept_keys:
+*/
+    if (unlikely(__pyx_v_result == Py_None)) {
+      PyErr_Format(PyExc_AttributeError, "\047NoneType\047 object has no attribute \047%.30s\047", "get");
+      __PYX_ERR(0, 530, __pyx_L1_error)
+    }
+    __pyx_t_6 = __Pyx_PyDict_GetItemDefault(__pyx_v_result, __pyx_mstate_global->__pyx_n_u_snippets, Py_None); if (unlikely(!__pyx_t_6)) __PYX_ERR(0, 530, __pyx_L1_error)
+    __Pyx_GOTREF(__pyx_t_6);
+    __Pyx_XDECREF_SET(__pyx_v_snippets, __pyx_t_6);
+    __pyx_t_6 = 0;
+
+    /* "citeaudit/formats/_readers.pyx":531
+ *         result = <dict>value
+ *         snippets = result.get("snippets")
+ *         if type(snippets) is not list or not snippets or type(key) is not str or \             # <<<<<<<<<<<<<<
+ *                 not result.keys() <= kept_keys:
+ *             return None
+*/
+    __pyx_t_9 = (((PyObject *)Py_TYPE(__pyx_v_snippets)) != ((PyObject *)(&PyList_Type)));
+    if (!__pyx_t_9) {
+
+    } else {
+
+      __pyx_t_8 = __pyx_t_9;
+
+      goto __pyx_L8_bool_binop_done;
+    }
+    __pyx_t_9 = __Pyx_PyObject_IsTrue(__pyx_v_snippets); if (unlikely((__pyx_t_9 < 0))) __PYX_ERR(0, 531, __pyx_L1_error)
+    __pyx_t_10 = (!__pyx_t_9);
+
+
+    if (!__pyx_t_10) {
+
+    } else {
+
+      __pyx_t_8 = __pyx_t_10;
+
+      goto __pyx_L8_bool_binop_done;
+    }
+    __pyx_t_10 = (((PyObject *)Py_TYPE(__pyx_v_key)) != ((PyObject *)(&PyUnicode_Type)));
+    if (!__pyx_t_10) {
+
+    } else {
+
+      __pyx_t_8 = __pyx_t_10;
+
+      goto __pyx_L8_bool_binop_done;
+    }
+
+    /* "citeaudit/formats/_readers.pyx":532
+ *         snippets = result.get("snippets")
+ *         if type(snippets) is not list or not snippets or type(key) is not str or \
+ *                 not result.keys() <= kept_keys:             # <<<<<<<<<<<<<<
+ *             return None
+ *         for snippet in <list>snippets:
+*/
+    if (unlikely(__pyx_v_result == Py_None)) {
+      PyErr_Format(PyExc_AttributeError, "\047NoneType\047 object has no attribute \047%.30s\047", "keys");
+      __PYX_ERR(0, 532, __pyx_L1_error)
+    }
+    __pyx_t_6 = __Pyx_PyDict_Keys(__pyx_v_result); if (unlikely(!__pyx_t_6)) __PYX_ERR(0, 532, __pyx_L1_error)
+    __Pyx_GOTREF(__pyx_t_6);
+    __pyx_t_10 = __Pyx_PyObject_RichCompareBool(__pyx_t_6, __pyx_v_kept_keys, Py_LE); if (unlikely((__pyx_t_10 < 0))) __PYX_ERR(0, 532, __pyx_L1_error)
+    __Pyx_DECREF(__pyx_t_6); __pyx_t_6 = 0;
+    __pyx_t_9 = (!__pyx_t_10);
+
+
+
+    __pyx_t_8 = __pyx_t_9;
+
+    __pyx_L8_bool_binop_done:;
+
+    /* "citeaudit/formats/_readers.pyx":531
+ *         result = <dict>value
+ *         snippets = result.get("snippets")
+ *         if type(snippets) is not list or not snippets or type(key) is not str or \             # <<<<<<<<<<<<<<
+ *                 not result.keys() <= kept_keys:
+ *             return None
+*/
+    if (__pyx_t_8) {
+
+
+      /* "citeaudit/formats/_readers.pyx":533
+ *         if type(snippets) is not list or not snippets or type(key) is not str or \
+ *                 not result.keys() <= kept_keys:
+ *             return None             # <<<<<<<<<<<<<<
+ *         for snippet in <list>snippets:
+ *             if type(snippet) is not str:
+*/
+      {
+        PyObject *__pyx_temp;
+        {
+          __pyx_temp = __pyx_r;
+          __pyx_r = Py_None; __Pyx_INCREF(Py_None);
+        }
+        __Pyx_XDECREF(__pyx_temp);
+      }
+      __Pyx_DECREF(__pyx_t_1); __pyx_t_1 = 0;
+      goto __pyx_L0;
+
+      /* "citeaudit/formats/_readers.pyx":531
+ *         result = <dict>value
+ *         snippets = result.get("snippets")
+ *         if type(snippets) is not list or not snippets or type(key) is not str or \             # <<<<<<<<<<<<<<
+ *                 not result.keys() <= kept_keys:
+ *             return None
+*/
+    }
+
+    /* "citeaudit/formats/_readers.pyx":534
+ *                 not result.keys() <= kept_keys:
+ *             return None
+ *         for snippet in <list>snippets:             # <<<<<<<<<<<<<<
+ *             if type(snippet) is not str:
+ *                 return None
+*/
+    if (unlikely(__pyx_v_snippets == Py_None)) {
+      PyErr_SetString(PyExc_TypeError, "\047NoneType\047 object is not iterable");
+      __PYX_ERR(0, 534, __pyx_L1_error)
+    }
+    __pyx_t_6 = ((PyObject*)__pyx_v_snippets); __Pyx_INCREF(__pyx_t_6);
+    __pyx_t_11 = 0;
+    for (;;) {
+      {
+        Py_ssize_t __pyx_temp = __Pyx_PyList_GET_SIZE(__pyx_t_6);
+        #if !CYTHON_ASSUME_SAFE_SIZE
+        if (unlikely((__pyx_temp < 0))) __PYX_ERR(0, 534, __pyx_L1_error)
+        #endif
+        if (__pyx_t_11 >= __pyx_temp) break;
+      }
+      __pyx_t_5 = __Pyx_PyList_GET_ITEM_REF(__pyx_t_6, __pyx_t_11, __Pyx_ReferenceSharing_OwnStrongReference);
+      ++__pyx_t_11;
+      if (unlikely(!__pyx_t_5)) __PYX_ERR(0, 534, __pyx_L1_error)
+      __Pyx_GOTREF(__pyx_t_5);
+      __Pyx_XDECREF_SET(__pyx_v_snippet, __pyx_t_5);
+      __pyx_t_5 = 0;
+
+      /* "citeaudit/formats/_readers.pyx":535
+ *             return None
+ *         for snippet in <list>snippets:
+ *             if type(snippet) is not str:             # <<<<<<<<<<<<<<
+ *                 return None
+ *         url = result.get("url")
+*/
+      __pyx_t_8 = (((PyObject *)Py_TYPE(__pyx_v_snippet)) != ((PyObject *)(&PyUnicode_Type)));
+      if (__pyx_t_8) {
+
+
+        /* "citeaudit/formats/_readers.pyx":536
+ *         for snippet in <list>snippets:
+ *             if type(snippet) is not str:
+ *                 return None             # <<<<<<<<<<<<<<
+ *         url = result.get("url")
+ *         title = result.get("title")
+*/
+        {
+          PyObject *__pyx_temp;
+          {
+            __pyx_temp = __pyx_r;
+            __pyx_r = Py_None; __Pyx_INCREF(Py_None);
+          }
+          __Pyx_XDECREF(__pyx_temp);
+        }
+        __Pyx_DECREF(__pyx_t_1); __pyx_t_1 = 0;
+        __Pyx_DECREF(__pyx_t_6); __pyx_t_6 = 0;
+        goto __pyx_L0;
+
+        /* "citeaudit/formats/_readers.pyx":535
+ *             return None
+ *         for snippet in <list>snippets:
+ *             if type(snippet) is not str:             # <<<<<<<<<<<<<<
+ *                 return None
+ *         url = result.get("url")
+*/
+      }
+
+      /* "citeaudit/formats/_readers.pyx":534
+ *                 not result.keys() <= kept_keys:
+ *             return None
+ *         for snippet in <list>snippets:             # <<<<<<<<<<<<<<
+ *             if type(snippet) is not str:
+ *                 return None
+*/
+    }
+    __Pyx_DECREF(__pyx_t_6); __pyx_t_6 = 0;
+
+    /* "citeaudit/formats/_readers.pyx":537
+ *             if type(snippet) is not str:
+ *                 return None
+ *         url = result.get("url")             # <<<<<<<<<<<<<<
+ *         title = result.get("title")
+ *         found.append(new_record(source_type, (
+*/
+    if (unlikely(__pyx_v_result == Py_None)) {
+      PyErr_Format(PyExc_AttributeError, "\047NoneType\047 object has no attribute \047%.30s\047", "get");
+      __PYX_ERR(0, 537, __pyx_L1_error)
+    }
+    __pyx_t_6 = __Pyx_PyDict_GetItemDefault(__pyx_v_result, __pyx_mstate_global->__pyx_n_u_url, Py_None); if (unlikely(!__pyx_t_6)) __PYX_ERR(0, 537, __pyx_L1_error)
+    __Pyx_GOTREF(__pyx_t_6);
+    __Pyx_XDECREF_SET(__pyx_v_url, __pyx_t_6);
+    __pyx_t_6 = 0;
+
+    /* "citeaudit/formats/_readers.pyx":538
+ *                 return None
+ *         url = result.get("url")
+ *         title = result.get("title")             # <<<<<<<<<<<<<<
+ *         found.append(new_record(source_type, (
+ *             key, "\n".join(<list>snippets), url if isinstance(url, str) and url else None,
+*/
+    if (unlikely(__pyx_v_result == Py_None)) {
+      PyErr_Format(PyExc_AttributeError, "\047NoneType\047 object has no attribute \047%.30s\047", "get");
+      __PYX_ERR(0, 538, __pyx_L1_error)
+    }
+    __pyx_t_6 = __Pyx_PyDict_GetItemDefault(__pyx_v_result, __pyx_mstate_global->__pyx_n_u_title, Py_None); if (unlikely(!__pyx_t_6)) __PYX_ERR(0, 538, __pyx_L1_error)
+    __Pyx_GOTREF(__pyx_t_6);
+    __Pyx_XDECREF_SET(__pyx_v_title, __pyx_t_6);
+    __pyx_t_6 = 0;
+
+    /* "citeaudit/formats/_readers.pyx":540
+ *         title = result.get("title")
+ *         found.append(new_record(source_type, (
+ *             key, "\n".join(<list>snippets), url if isinstance(url, str) and url else None,             # <<<<<<<<<<<<<<
+ *             title if isinstance(title, str) and title else None, None, None, no_metadata)))
+ *     return found
+*/
+    __pyx_t_6 = PyUnicode_Join(__pyx_mstate_global->__pyx_kp_u__8, __pyx_v_snippets); if (unlikely(!__pyx_t_6)) __PYX_ERR(0, 540, __pyx_L1_error)
+    __Pyx_GOTREF(__pyx_t_6);
+    __pyx_t_9 = PyUnicode_Check(__pyx_v_url); 
+    if (__pyx_t_9) {
+
+    } else {
+
+      __pyx_t_8 = __pyx_t_9;
+
+      goto __pyx_L16_bool_binop_done;
+    }
+    __pyx_t_9 = __Pyx_PyObject_IsTrue(__pyx_v_url); if (unlikely((__pyx_t_9 < 0))) __PYX_ERR(0, 540, __pyx_L1_error)
+
+    __pyx_t_8 = __pyx_t_9;
+
+    __pyx_L16_bool_binop_done:;
+    if (__pyx_t_8) {
+      __Pyx_INCREF(__pyx_v_url);
+      __pyx_t_5 = __pyx_v_url;
+    } else {
+      __Pyx_INCREF(Py_None);
+      __pyx_t_5 = Py_None;
+    }
+
+
+    /* "citeaudit/formats/_readers.pyx":541
+ *         found.append(new_record(source_type, (
+ *             key, "\n".join(<list>snippets), url if isinstance(url, str) and url else None,
+ *             title if isinstance(title, str) and title else None, None, None, no_metadata)))             # <<<<<<<<<<<<<<
+ *     return found
+ * 
+*/
+    __pyx_t_9 = PyUnicode_Check(__pyx_v_title); 
+    if (__pyx_t_9) {
+
+    } else {
+
+      __pyx_t_8 = __pyx_t_9;
+
+      goto __pyx_L18_bool_binop_done;
+    }
+    __pyx_t_9 = __Pyx_PyObject_IsTrue(__pyx_v_title); if (unlikely((__pyx_t_9 < 0))) __PYX_ERR(0, 541, __pyx_L1_error)
+
+    __pyx_t_8 = __pyx_t_9;
+
+    __pyx_L18_bool_binop_done:;
+    if (__pyx_t_8) {
+      __Pyx_INCREF(__pyx_v_title);
+      __pyx_t_12 = __pyx_v_title;
+    } else {
+      __Pyx_INCREF(Py_None);
+      __pyx_t_12 = Py_None;
+    }
+
+
+    /* "citeaudit/formats/_readers.pyx":540
+ *         title = result.get("title")
+ *         found.append(new_record(source_type, (
+ *             key, "\n".join(<list>snippets), url if isinstance(url, str) and url else None,             # <<<<<<<<<<<<<<
+ *             title if isinstance(title, str) and title else None, None, None, no_metadata)))
+ *     return found
+*/
+    __pyx_t_13 = PyTuple_New(7); if (unlikely(!__pyx_t_13)) __PYX_ERR(0, 540, __pyx_L1_error)
+    __Pyx_GOTREF(__pyx_t_13);
+    __Pyx_INCREF(__pyx_v_key);
+    __Pyx_GIVEREF(__pyx_v_key);
+    if (__Pyx_PyTuple_SET_ITEM(__pyx_t_13, 0, __pyx_v_key) != (0)) __PYX_ERR(0, 540, __pyx_L1_error);
+    __Pyx_GIVEREF(__pyx_t_6);
+    if (__Pyx_PyTuple_SET_ITEM(__pyx_t_13, 1, __pyx_t_6) != (0)) __PYX_ERR(0, 540, __pyx_L1_error);
+    __Pyx_GIVEREF(__pyx_t_5);
+    if (__Pyx_PyTuple_SET_ITEM(__pyx_t_13, 2, __pyx_t_5) != (0)) __PYX_ERR(0, 540, __pyx_L1_error);
+    __Pyx_GIVEREF(__pyx_t_12);
+    if (__Pyx_PyTuple_SET_ITEM(__pyx_t_13, 3, __pyx_t_12) != (0)) __PYX_ERR(0, 540, __pyx_L1_error);
+    __Pyx_INCREF(Py_None);
+    __Pyx_GIVEREF(Py_None);
+    if (__Pyx_PyTuple_SET_ITEM(__pyx_t_13, 4, Py_None) != (0)) __PYX_ERR(0, 540, __pyx_L1_error);
+    __Pyx_INCREF(Py_None);
+    __Pyx_GIVEREF(Py_None);
+    if (__Pyx_PyTuple_SET_ITEM(__pyx_t_13, 5, Py_None) != (0)) __PYX_ERR(0, 540, __pyx_L1_error);
+    __Pyx_INCREF(__pyx_v_no_metadata);
+    __Pyx_GIVEREF(__pyx_v_no_metadata);
+    if (__Pyx_PyTuple_SET_ITEM(__pyx_t_13, 6, __pyx_v_no_metadata) != (0)) __PYX_ERR(0, 540, __pyx_L1_error);
+    __pyx_t_6 = 0;
+    __pyx_t_5 = 0;
+    __pyx_t_12 = 0;
+
+    /* "citeaudit/formats/_readers.pyx":539
+ *         url = result.get("url")
+ *         title = result.get("title")
+ *         found.append(new_record(source_type, (             # <<<<<<<<<<<<<<
+ *             key, "\n".join(<list>snippets), url if isinstance(url, str) and url else None,
+ *             title if isinstance(title, str) and title else None, None, None, no_metadata)))
+*/
+    __pyx_t_12 = __pyx_f_9citeaudit_4core_8_records_new_record(__pyx_v_source_type, ((PyObject*)__pyx_t_13)); if (unlikely(!__pyx_t_12)) __PYX_ERR(0, 539, __pyx_L1_error)
+    __Pyx_GOTREF(__pyx_t_12);
+    __Pyx_DECREF(__pyx_t_13); __pyx_t_13 = 0;
+    __pyx_t_14 = __Pyx_PyList_Append(__pyx_v_found, __pyx_t_12); if (unlikely(__pyx_t_14 == ((int)-1))) __PYX_ERR(0, 539, __pyx_L1_error)
+    __Pyx_DECREF(__pyx_t_12); __pyx_t_12 = 0;
+
+    __pyx_L3_continue:;
+  }
+  __Pyx_DECREF(__pyx_t_1); __pyx_t_1 = 0;
+
+  /* "citeaudit/formats/_readers.pyx":542
+ *             key, "\n".join(<list>snippets), url if isinstance(url, str) and url else None,
+ *             title if isinstance(title, str) and title else None, None, None, no_metadata)))
+ *     return found             # <<<<<<<<<<<<<<
+ * 
+ * 
+*/
+  {
+    PyObject *__pyx_temp;
+    {
+      __pyx_temp = __pyx_r;
+      __Pyx_INCREF(__pyx_v_found);
+      __pyx_r = __pyx_v_found;
+    }
+    __Pyx_XDECREF(__pyx_temp);
+  }
+  goto __pyx_L0;
+
+  /* "citeaudit/formats/_readers.pyx":518
+ * 
+ * 
+ * def mistral_results(dict results, object kept_keys, object source_type, object no_metadata):             # <<<<<<<<<<<<<<
+ *     """A tool's numbered results as sources (``_mistral._source`` where each result's
+ *     snippets are a list of strings and it has no other fields than those a source keeps),
+*/
+
+  /* function exit code */
+  __pyx_L1_error:;
+  __Pyx_XDECREF(__pyx_t_1);
+  __Pyx_XDECREF(__pyx_t_5);
+  __Pyx_XDECREF(__pyx_t_6);
+  __Pyx_XDECREF(__pyx_t_12);
+  __Pyx_XDECREF(__pyx_t_13);
+  __Pyx_AddTraceback("citeaudit.formats._readers.mistral_results", __pyx_clineno, __pyx_lineno, __pyx_filename);
+  __pyx_r = NULL;
+  __pyx_L0:;
+  __Pyx_XDECREF(__pyx_v_found);
+  __Pyx_XDECREF(__pyx_v_key);
+  __Pyx_XDECREF(__pyx_v_value);
+  __Pyx_XDECREF(__pyx_v_result);
+  __Pyx_XDECREF(__pyx_v_snippets);
+  __Pyx_XDECREF(__pyx_v_snippet);
+  __Pyx_XDECREF(__pyx_v_url);
+  __Pyx_XDECREF(__pyx_v_title);
+  __Pyx_XGIVEREF(__pyx_r);
+  __Pyx_RefNannyFinishContext();
+  return __pyx_r;
+}
+
+/* "citeaudit/formats/_readers.pyx":545
+ * 
+ * 
+ * def of_type(list items, str kind):             # <<<<<<<<<<<<<<
+ *     """The objects among ``items`` whose ``type`` is ``kind`` (``[i for i in items if
+ *     isinstance(i, dict) and i.get("type") == kind]``)."""
+*/
+
+/* Python wrapper */
+static PyObject *__pyx_pw_9citeaudit_7formats_8_readers_21of_type(PyObject *__pyx_self, 
+#if CYTHON_VECTORCALL
+PyObject *const *__pyx_args, Py_ssize_t __pyx_nargs, PyObject *__pyx_kwds
+#else
+PyObject *__pyx_args, PyObject *__pyx_kwds
+#endif
+); /*proto*/
+PyDoc_STRVAR(__pyx_doc_9citeaudit_7formats_8_readers_20of_type, "The objects among ``items`` whose ``type`` is ``kind`` (``[i for i in items if\n    isinstance(i, dict) and i.get(\"type\") == kind]``).");
+static PyMethodDef __pyx_mdef_9citeaudit_7formats_8_readers_21of_type = {"of_type", (PyCFunction)(void(*)(void))(__Pyx_PyCFunction_FastCallWithKeywords)__pyx_pw_9citeaudit_7formats_8_readers_21of_type, __Pyx_METH_FASTCALL|METH_KEYWORDS, __pyx_doc_9citeaudit_7formats_8_readers_20of_type};
+static PyObject *__pyx_pw_9citeaudit_7formats_8_readers_21of_type(PyObject *__pyx_self, 
+#if CYTHON_VECTORCALL
+PyObject *const *__pyx_args, Py_ssize_t __pyx_nargs, PyObject *__pyx_kwds
+#else
+PyObject *__pyx_args, PyObject *__pyx_kwds
+#endif
+) {
+  PyObject *__pyx_v_items = 0;
+  PyObject *__pyx_v_kind = 0;
+  #if !CYTHON_VECTORCALL
+  CYTHON_UNUSED Py_ssize_t __pyx_nargs;
+  #endif
+  CYTHON_UNUSED PyObject *const *__pyx_kwvalues;
+  PyObject* values[2] = {0,0};
+  int __pyx_lineno = 0;
+  const char *__pyx_filename = NULL;
+  int __pyx_clineno = 0;
+  PyObject *__pyx_r = 0;
+  __Pyx_RefNannyDeclarations
+  __Pyx_RefNannySetupContext("of_type (wrapper)", 0);
+  #if !CYTHON_VECTORCALL
+  #if CYTHON_ASSUME_SAFE_SIZE
+  __pyx_nargs = PyTuple_GET_SIZE(__pyx_args);
+  #else
+  __pyx_nargs = PyTuple_Size(__pyx_args); if (unlikely(__pyx_nargs < 0)) return NULL;
+  #endif
+  #endif
+  __pyx_kwvalues = __Pyx_KwValues_FASTCALL(__pyx_args, __pyx_nargs);
+  {
+    PyObject ** const __pyx_pyargnames[] = {&__pyx_mstate_global->__pyx_n_u_items,&__pyx_mstate_global->__pyx_n_u_kind,0};
+    const Py_ssize_t __pyx_kwds_len = (__pyx_kwds) ? __Pyx_NumKwargs_FASTCALL(__pyx_kwds) : 0;
+    if (unlikely(__pyx_kwds_len < 0)) __PYX_ERR(0, 545, __pyx_L3_error)
+    if (__pyx_kwds_len > 0) {
+      switch (__pyx_nargs) {
+        case  2:
+        values[1] = __Pyx_ArgRef_FASTCALL(__pyx_args, 1);
+        if (!CYTHON_ASSUME_SAFE_MACROS && unlikely(!values[1])) __PYX_ERR(0, 545, __pyx_L3_error)
+        CYTHON_FALLTHROUGH;
+        case  1:
+        values[0] = __Pyx_ArgRef_FASTCALL(__pyx_args, 0);
+        if (!CYTHON_ASSUME_SAFE_MACROS && unlikely(!values[0])) __PYX_ERR(0, 545, __pyx_L3_error)
+        CYTHON_FALLTHROUGH;
+        case  0: break;
+        default: goto __pyx_L5_argtuple_error;
+      }
+      const Py_ssize_t kwd_pos_args = __pyx_nargs;
+      if (__Pyx_ParseKeywords(__pyx_kwds, __pyx_kwvalues, __pyx_pyargnames, 0, values, kwd_pos_args, __pyx_kwds_len, "of_type", 0) < (0)) __PYX_ERR(0, 545, __pyx_L3_error)
+      for (Py_ssize_t i = __pyx_nargs; i < 2; i++) {
+        if (unlikely(!values[i])) { __Pyx_RaiseArgtupleInvalid("of_type", 1, 2, 2, i); __PYX_ERR(0, 545, __pyx_L3_error) }
+      }
+    } else if (unlikely(__pyx_nargs != 2)) {
+      goto __pyx_L5_argtuple_error;
+    } else {
+      values[0] = __Pyx_ArgRef_FASTCALL(__pyx_args, 0);
+      if (!CYTHON_ASSUME_SAFE_MACROS && unlikely(!values[0])) __PYX_ERR(0, 545, __pyx_L3_error)
+      values[1] = __Pyx_ArgRef_FASTCALL(__pyx_args, 1);
+      if (!CYTHON_ASSUME_SAFE_MACROS && unlikely(!values[1])) __PYX_ERR(0, 545, __pyx_L3_error)
+    }
+    __pyx_v_items = ((PyObject*)values[0]);
+    __pyx_v_kind = ((PyObject*)values[1]);
+  }
+  goto __pyx_L6_skip;
+  __pyx_L5_argtuple_error:;
+  __Pyx_RaiseArgtupleInvalid("of_type", 1, 2, 2, __pyx_nargs); __PYX_ERR(0, 545, __pyx_L3_error)
+  __pyx_L6_skip:;
+  goto __pyx_L4_argument_unpacking_done;
+  __pyx_L3_error:;
+  for (Py_ssize_t __pyx_temp=0; __pyx_temp < (Py_ssize_t)(sizeof(values)/sizeof(values[0])); ++__pyx_temp) {
+    Py_XDECREF(values[__pyx_temp]);
+  }
+  __Pyx_AddTraceback("citeaudit.formats._readers.of_type", __pyx_clineno, __pyx_lineno, __pyx_filename);
+  __Pyx_RefNannyFinishContext();
+  return NULL;
+  __pyx_L4_argument_unpacking_done:;
+  if (unlikely(!__Pyx_ArgTypeTest(((PyObject *)__pyx_v_items), (&PyList_Type), 1, "items", 1))) __PYX_ERR(0, 545, __pyx_L1_error)
+  if (unlikely(!__Pyx_ArgTypeTest(((PyObject *)__pyx_v_kind), (&PyUnicode_Type), 1, "kind", 1))) __PYX_ERR(0, 545, __pyx_L1_error)
+  __pyx_r = __pyx_pf_9citeaudit_7formats_8_readers_20of_type(__pyx_self, __pyx_v_items, __pyx_v_kind);
+
+  /* function exit code */
+  goto __pyx_L0;
+  __pyx_L1_error:;
+  __pyx_r = NULL;
+  for (Py_ssize_t __pyx_temp=0; __pyx_temp < (Py_ssize_t)(sizeof(values)/sizeof(values[0])); ++__pyx_temp) {
+    Py_XDECREF(values[__pyx_temp]);
+  }
+  goto __pyx_L7_cleaned_up;
+  __pyx_L0:;
+  for (Py_ssize_t __pyx_temp=0; __pyx_temp < (Py_ssize_t)(sizeof(values)/sizeof(values[0])); ++__pyx_temp) {
+    Py_XDECREF(values[__pyx_temp]);
+  }
+  __pyx_L7_cleaned_up:;
+  __Pyx_RefNannyFinishContext();
+  return __pyx_r;
+}
+
+static PyObject *__pyx_pf_9citeaudit_7formats_8_readers_20of_type(CYTHON_UNUSED PyObject *__pyx_self, PyObject *__pyx_v_items, PyObject *__pyx_v_kind) {
+  PyObject *__pyx_v_found = 0;
+  PyObject *__pyx_v_item = NULL;
+  PyObject *__pyx_r = NULL;
+  __Pyx_RefNannyDeclarations
+  PyObject *__pyx_t_1 = NULL;
+  Py_ssize_t __pyx_t_2;
+  PyObject *__pyx_t_3 = NULL;
+  int __pyx_t_4;
+  int __pyx_t_5;
+  int __pyx_t_6;
+  PyObject *__pyx_t_7 = NULL;
+  size_t __pyx_t_8;
+  int __pyx_lineno = 0;
+  const char *__pyx_filename = NULL;
+  int __pyx_clineno = 0;
+  __Pyx_RefNannySetupContext("of_type", 0);
+
+  /* "citeaudit/formats/_readers.pyx":548
+ *     """The objects among ``items`` whose ``type`` is ``kind`` (``[i for i in items if
+ *     isinstance(i, dict) and i.get("type") == kind]``)."""
+ *     cdef list found = []             # <<<<<<<<<<<<<<
+ *     for item in items:
+ *         if type(item) is dict:
+*/
+  __pyx_t_1 = PyList_New(0); if (unlikely(!__pyx_t_1)) __PYX_ERR(0, 548, __pyx_L1_error)
+  __Pyx_GOTREF(__pyx_t_1);
+  __pyx_v_found = ((PyObject*)__pyx_t_1);
+  __pyx_t_1 = 0;
+
+  /* "citeaudit/formats/_readers.pyx":549
+ *     isinstance(i, dict) and i.get("type") == kind]``)."""
+ *     cdef list found = []
+ *     for item in items:             # <<<<<<<<<<<<<<
+ *         if type(item) is dict:
+ *             if (<dict>item).get("type") == kind:
+*/
+  if (unlikely(__pyx_v_items == Py_None)) {
+    PyErr_SetString(PyExc_TypeError, "\047NoneType\047 object is not iterable");
+    __PYX_ERR(0, 549, __pyx_L1_error)
+  }
+  __pyx_t_1 = __pyx_v_items; __Pyx_INCREF(__pyx_t_1);
+  __pyx_t_2 = 0;
+  for (;;) {
+    {
+      Py_ssize_t __pyx_temp = __Pyx_PyList_GET_SIZE(__pyx_t_1);
+      #if !CYTHON_ASSUME_SAFE_SIZE
+      if (unlikely((__pyx_temp < 0))) __PYX_ERR(0, 549, __pyx_L1_error)
+      #endif
+      if (__pyx_t_2 >= __pyx_temp) break;
+    }
+    __pyx_t_3 = __Pyx_PyList_GET_ITEM_REF(__pyx_t_1, __pyx_t_2, __Pyx_ReferenceSharing_OwnStrongReference);
+    ++__pyx_t_2;
+    if (unlikely(!__pyx_t_3)) __PYX_ERR(0, 549, __pyx_L1_error)
+    __Pyx_GOTREF(__pyx_t_3);
+    __Pyx_XDECREF_SET(__pyx_v_item, __pyx_t_3);
+    __pyx_t_3 = 0;
+
+    /* "citeaudit/formats/_readers.pyx":550
+ *     cdef list found = []
+ *     for item in items:
+ *         if type(item) is dict:             # <<<<<<<<<<<<<<
+ *             if (<dict>item).get("type") == kind:
+ *                 found.append(item)
+*/
+    __pyx_t_4 = (((PyObject *)Py_TYPE(__pyx_v_item)) == ((PyObject *)(&PyDict_Type)));
+    if (__pyx_t_4) {
+
+
+      /* "citeaudit/formats/_readers.pyx":551
+ *     for item in items:
+ *         if type(item) is dict:
+ *             if (<dict>item).get("type") == kind:             # <<<<<<<<<<<<<<
+ *                 found.append(item)
+ *         elif isinstance(item, dict) and item.get("type") == kind:
+*/
+      if (unlikely(__pyx_v_item == Py_None)) {
+        PyErr_Format(PyExc_AttributeError, "\047NoneType\047 object has no attribute \047%.30s\047", "get");
+        __PYX_ERR(0, 551, __pyx_L1_error)
+      }
+      __pyx_t_3 = __Pyx_PyDict_GetItemDefault(((PyObject*)__pyx_v_item), __pyx_mstate_global->__pyx_n_u_type, Py_None); if (unlikely(!__pyx_t_3)) __PYX_ERR(0, 551, __pyx_L1_error)
+      __Pyx_GOTREF(__pyx_t_3);
+      __pyx_t_4 = __Pyx_PyObject_CompareBoolEq_object_str(__pyx_t_3, __pyx_v_kind, Py_EQ); if (unlikely((__pyx_t_4 < 0))) __PYX_ERR(0, 551, __pyx_L1_error)
+      __Pyx_DECREF(__pyx_t_3); __pyx_t_3 = 0;
+      if (__pyx_t_4) {
+
+
+        /* "citeaudit/formats/_readers.pyx":552
+ *         if type(item) is dict:
+ *             if (<dict>item).get("type") == kind:
+ *                 found.append(item)             # <<<<<<<<<<<<<<
+ *         elif isinstance(item, dict) and item.get("type") == kind:
+ *             found.append(item)
+*/
+        __pyx_t_5 = __Pyx_PyList_Append(__pyx_v_found, __pyx_v_item); if (unlikely(__pyx_t_5 == ((int)-1))) __PYX_ERR(0, 552, __pyx_L1_error)
+
+
+        /* "citeaudit/formats/_readers.pyx":551
+ *     for item in items:
+ *         if type(item) is dict:
+ *             if (<dict>item).get("type") == kind:             # <<<<<<<<<<<<<<
+ *                 found.append(item)
+ *         elif isinstance(item, dict) and item.get("type") == kind:
+*/
+      }
+
+      /* "citeaudit/formats/_readers.pyx":550
+ *     cdef list found = []
+ *     for item in items:
+ *         if type(item) is dict:             # <<<<<<<<<<<<<<
+ *             if (<dict>item).get("type") == kind:
+ *                 found.append(item)
+*/
+      goto __pyx_L5;
+    }
+
+    /* "citeaudit/formats/_readers.pyx":553
+ *             if (<dict>item).get("type") == kind:
+ *                 found.append(item)
+ *         elif isinstance(item, dict) and item.get("type") == kind:             # <<<<<<<<<<<<<<
+ *             found.append(item)
+ *     return found
+*/
+    __pyx_t_6 = PyDict_Check(__pyx_v_item); 
+    if (__pyx_t_6) {
+
+    } else {
+
+      __pyx_t_4 = __pyx_t_6;
+
+      goto __pyx_L7_bool_binop_done;
+    }
+    __pyx_t_7 = __pyx_v_item;
+    __Pyx_INCREF(__pyx_t_7);
+    __pyx_t_8 = 0;
+    {
+      PyObject *__pyx_callargs[2] = {__pyx_t_7, __pyx_mstate_global->__pyx_n_u_type};
+      __pyx_t_3 = __Pyx_PyObject_FastCallMethod((PyObject*)__pyx_mstate_global->__pyx_n_u_get, __pyx_callargs+__pyx_t_8, (2-__pyx_t_8) | (1*__Pyx_PY_VECTORCALL_ARGUMENTS_OFFSET));
+      __Pyx_XDECREF(__pyx_t_7); __pyx_t_7 = 0;
+      if (unlikely(!__pyx_t_3)) __PYX_ERR(0, 553, __pyx_L1_error)
+      __Pyx_GOTREF(__pyx_t_3);
+    }
+    __pyx_t_6 = __Pyx_PyObject_CompareBoolEq_object_str(__pyx_t_3, __pyx_v_kind, Py_EQ); if (unlikely((__pyx_t_6 < 0))) __PYX_ERR(0, 553, __pyx_L1_error)
+    __Pyx_DECREF(__pyx_t_3); __pyx_t_3 = 0;
+
+    __pyx_t_4 = __pyx_t_6;
+
+    __pyx_L7_bool_binop_done:;
+    if (__pyx_t_4) {
+
+
+      /* "citeaudit/formats/_readers.pyx":554
+ *                 found.append(item)
+ *         elif isinstance(item, dict) and item.get("type") == kind:
+ *             found.append(item)             # <<<<<<<<<<<<<<
+ *     return found
+*/
+      __pyx_t_5 = __Pyx_PyList_Append(__pyx_v_found, __pyx_v_item); if (unlikely(__pyx_t_5 == ((int)-1))) __PYX_ERR(0, 554, __pyx_L1_error)
+
+
+      /* "citeaudit/formats/_readers.pyx":553
+ *             if (<dict>item).get("type") == kind:
+ *                 found.append(item)
+ *         elif isinstance(item, dict) and item.get("type") == kind:             # <<<<<<<<<<<<<<
+ *             found.append(item)
+ *     return found
+*/
+    }
+    __pyx_L5:;
+
+    /* "citeaudit/formats/_readers.pyx":549
+ *     isinstance(i, dict) and i.get("type") == kind]``)."""
+ *     cdef list found = []
+ *     for item in items:             # <<<<<<<<<<<<<<
+ *         if type(item) is dict:
+ *             if (<dict>item).get("type") == kind:
+*/
+  }
+  __Pyx_DECREF(__pyx_t_1); __pyx_t_1 = 0;
+
+  /* "citeaudit/formats/_readers.pyx":555
+ *         elif isinstance(item, dict) and item.get("type") == kind:
+ *             found.append(item)
+ *     return found             # <<<<<<<<<<<<<<
+*/
+  {
+    PyObject *__pyx_temp;
+    {
+      __pyx_temp = __pyx_r;
+      __Pyx_INCREF(__pyx_v_found);
+      __pyx_r = __pyx_v_found;
+    }
+    __Pyx_XDECREF(__pyx_temp);
+  }
+  goto __pyx_L0;
+
+  /* "citeaudit/formats/_readers.pyx":545
+ * 
+ * 
+ * def of_type(list items, str kind):             # <<<<<<<<<<<<<<
+ *     """The objects among ``items`` whose ``type`` is ``kind`` (``[i for i in items if
+ *     isinstance(i, dict) and i.get("type") == kind]``)."""
+*/
+
+  /* function exit code */
+  __pyx_L1_error:;
+  __Pyx_XDECREF(__pyx_t_1);
+  __Pyx_XDECREF(__pyx_t_3);
+  __Pyx_XDECREF(__pyx_t_7);
+  __Pyx_AddTraceback("citeaudit.formats._readers.of_type", __pyx_clineno, __pyx_lineno, __pyx_filename);
+  __pyx_r = NULL;
+  __pyx_L0:;
+  __Pyx_XDECREF(__pyx_v_found);
+  __Pyx_XDECREF(__pyx_v_item);
   __Pyx_XGIVEREF(__pyx_r);
   __Pyx_RefNannyFinishContext();
   return __pyx_r;
@@ -12009,6 +15520,81 @@ __Pyx_RefNannySetupContext("PyInit__readers", 0);
   if (PyDict_SetItem(__pyx_mstate_global->__pyx_d, __pyx_mstate_global->__pyx_n_u_mistral, __pyx_t_2) < (0)) __PYX_ERR(0, 350, __pyx_L1_error)
   __Pyx_DECREF(__pyx_t_2); __pyx_t_2 = 0;
 
+  /* "citeaudit/formats/_readers.pyx":401
+ * # The snapshots: the sources a response's request (or the response itself) carries.
+ * 
+ * def anthropic_documents(list messages, object source_type, object no_metadata):             # <<<<<<<<<<<<<<
+ *     """The request's text ``document`` blocks as sources (``_anthropic._request_sources``
+ *     where every document is plain text), or None: the reference decides.
+*/
+  __pyx_t_2 = __Pyx_CyFunction_New(&__pyx_mdef_9citeaudit_7formats_8_readers_13anthropic_documents, 0, __pyx_mstate_global->__pyx_n_u_anthropic_documents, NULL, __pyx_mstate_global->__pyx_n_u_citeaudit_formats__readers, __pyx_mstate_global->__pyx_d, ((PyObject *)__pyx_mstate_global->__pyx_codeobj_tab[6])); if (unlikely(!__pyx_t_2)) __PYX_ERR(0, 401, __pyx_L1_error)
+  __Pyx_GOTREF(__pyx_t_2);
+  #if CYTHON_COMPILING_IN_CPYTHON && PY_VERSION_HEX >= 0x030E0000
+  PyUnstable_Object_EnableDeferredRefcount(__pyx_t_2);
+  #endif
+  if (PyDict_SetItem(__pyx_mstate_global->__pyx_d, __pyx_mstate_global->__pyx_n_u_anthropic_documents, __pyx_t_2) < (0)) __PYX_ERR(0, 401, __pyx_L1_error)
+  __Pyx_DECREF(__pyx_t_2); __pyx_t_2 = 0;
+
+  /* "citeaudit/formats/_readers.pyx":444
+ * 
+ * 
+ * def gemini_chunks(list chunks, object source_type, object no_metadata):             # <<<<<<<<<<<<<<
+ *     """A candidate's grounding chunks as sources (``_gemini._chunk``), or None: the reference
+ *     decides.
+*/
+  __pyx_t_2 = __Pyx_CyFunction_New(&__pyx_mdef_9citeaudit_7formats_8_readers_15gemini_chunks, 0, __pyx_mstate_global->__pyx_n_u_gemini_chunks, NULL, __pyx_mstate_global->__pyx_n_u_citeaudit_formats__readers, __pyx_mstate_global->__pyx_d, ((PyObject *)__pyx_mstate_global->__pyx_codeobj_tab[7])); if (unlikely(!__pyx_t_2)) __PYX_ERR(0, 444, __pyx_L1_error)
+  __Pyx_GOTREF(__pyx_t_2);
+  #if CYTHON_COMPILING_IN_CPYTHON && PY_VERSION_HEX >= 0x030E0000
+  PyUnstable_Object_EnableDeferredRefcount(__pyx_t_2);
+  #endif
+  if (PyDict_SetItem(__pyx_mstate_global->__pyx_d, __pyx_mstate_global->__pyx_n_u_gemini_chunks, __pyx_t_2) < (0)) __PYX_ERR(0, 444, __pyx_L1_error)
+  __Pyx_DECREF(__pyx_t_2); __pyx_t_2 = 0;
+
+  /* "citeaudit/formats/_readers.pyx":473
+ * 
+ * 
+ * def bedrock_references(list citations, object given_ids, str chunk_key, object source_type,             # <<<<<<<<<<<<<<
+ *                        object read_only):
+ *     """The chunks a response's citations retrieved, once each and not among ``given_ids``,
+*/
+  __pyx_t_2 = __Pyx_CyFunction_New(&__pyx_mdef_9citeaudit_7formats_8_readers_17bedrock_references, 0, __pyx_mstate_global->__pyx_n_u_bedrock_references, NULL, __pyx_mstate_global->__pyx_n_u_citeaudit_formats__readers, __pyx_mstate_global->__pyx_d, ((PyObject *)__pyx_mstate_global->__pyx_codeobj_tab[8])); if (unlikely(!__pyx_t_2)) __PYX_ERR(0, 473, __pyx_L1_error)
+  __Pyx_GOTREF(__pyx_t_2);
+  #if CYTHON_COMPILING_IN_CPYTHON && PY_VERSION_HEX >= 0x030E0000
+  PyUnstable_Object_EnableDeferredRefcount(__pyx_t_2);
+  #endif
+  if (PyDict_SetItem(__pyx_mstate_global->__pyx_d, __pyx_mstate_global->__pyx_n_u_bedrock_references, __pyx_t_2) < (0)) __PYX_ERR(0, 473, __pyx_L1_error)
+  __Pyx_DECREF(__pyx_t_2); __pyx_t_2 = 0;
+
+  /* "citeaudit/formats/_readers.pyx":518
+ * 
+ * 
+ * def mistral_results(dict results, object kept_keys, object source_type, object no_metadata):             # <<<<<<<<<<<<<<
+ *     """A tool's numbered results as sources (``_mistral._source`` where each result's
+ *     snippets are a list of strings and it has no other fields than those a source keeps),
+*/
+  __pyx_t_2 = __Pyx_CyFunction_New(&__pyx_mdef_9citeaudit_7formats_8_readers_19mistral_results, 0, __pyx_mstate_global->__pyx_n_u_mistral_results, NULL, __pyx_mstate_global->__pyx_n_u_citeaudit_formats__readers, __pyx_mstate_global->__pyx_d, ((PyObject *)__pyx_mstate_global->__pyx_codeobj_tab[9])); if (unlikely(!__pyx_t_2)) __PYX_ERR(0, 518, __pyx_L1_error)
+  __Pyx_GOTREF(__pyx_t_2);
+  #if CYTHON_COMPILING_IN_CPYTHON && PY_VERSION_HEX >= 0x030E0000
+  PyUnstable_Object_EnableDeferredRefcount(__pyx_t_2);
+  #endif
+  if (PyDict_SetItem(__pyx_mstate_global->__pyx_d, __pyx_mstate_global->__pyx_n_u_mistral_results, __pyx_t_2) < (0)) __PYX_ERR(0, 518, __pyx_L1_error)
+  __Pyx_DECREF(__pyx_t_2); __pyx_t_2 = 0;
+
+  /* "citeaudit/formats/_readers.pyx":545
+ * 
+ * 
+ * def of_type(list items, str kind):             # <<<<<<<<<<<<<<
+ *     """The objects among ``items`` whose ``type`` is ``kind`` (``[i for i in items if
+ *     isinstance(i, dict) and i.get("type") == kind]``)."""
+*/
+  __pyx_t_2 = __Pyx_CyFunction_New(&__pyx_mdef_9citeaudit_7formats_8_readers_21of_type, 0, __pyx_mstate_global->__pyx_n_u_of_type, NULL, __pyx_mstate_global->__pyx_n_u_citeaudit_formats__readers, __pyx_mstate_global->__pyx_d, ((PyObject *)__pyx_mstate_global->__pyx_codeobj_tab[10])); if (unlikely(!__pyx_t_2)) __PYX_ERR(0, 545, __pyx_L1_error)
+  __Pyx_GOTREF(__pyx_t_2);
+  #if CYTHON_COMPILING_IN_CPYTHON && PY_VERSION_HEX >= 0x030E0000
+  PyUnstable_Object_EnableDeferredRefcount(__pyx_t_2);
+  #endif
+  if (PyDict_SetItem(__pyx_mstate_global->__pyx_d, __pyx_mstate_global->__pyx_n_u_of_type, __pyx_t_2) < (0)) __PYX_ERR(0, 545, __pyx_L1_error)
+  __Pyx_DECREF(__pyx_t_2); __pyx_t_2 = 0;
+
   /* "citeaudit/formats/_readers.pyx":1
  * # cython: language_level=3             # <<<<<<<<<<<<<<
  * """Compiled readers of the provider formats: each walks a response's citations on the path
@@ -12061,10 +15647,14 @@ static int __Pyx_InitCachedBuiltins(__pyx_mstatetype *__pyx_mstate) {
   __pyx_mstate->__pyx_umethod_PyDict_Type_get.method_name = &__pyx_mstate->__pyx_n_u_get;
   __pyx_mstate->__pyx_umethod_PyDict_Type_items.type = (PyObject*)&PyDict_Type;
   __pyx_mstate->__pyx_umethod_PyDict_Type_items.method_name = &__pyx_mstate->__pyx_n_u_items;
+  __pyx_mstate->__pyx_umethod_PyDict_Type_keys.type = (PyObject*)&PyDict_Type;
+  __pyx_mstate->__pyx_umethod_PyDict_Type_keys.method_name = &__pyx_mstate->__pyx_n_u_keys;
   __pyx_mstate->__pyx_umethod_PyDict_Type_pop.type = (PyObject*)&PyDict_Type;
   __pyx_mstate->__pyx_umethod_PyDict_Type_pop.method_name = &__pyx_mstate->__pyx_n_u_pop;
   __pyx_mstate->__pyx_umethod_PyDict_Type_values.type = (PyObject*)&PyDict_Type;
   __pyx_mstate->__pyx_umethod_PyDict_Type_values.method_name = &__pyx_mstate->__pyx_n_u_values;
+  __pyx_mstate->__pyx_umethod_PyDict_Type__update.type = (PyObject*)(&PyDict_Type);
+  __pyx_mstate->__pyx_umethod_PyDict_Type__update.method_name = &__pyx_mstate->__pyx_n_u_update;
   __pyx_mstate->__pyx_umethod_PyUnicode_Type__index.type = (PyObject*)(&PyUnicode_Type);
   __pyx_mstate->__pyx_umethod_PyUnicode_Type__index.method_name = &__pyx_mstate->__pyx_n_u_index_2;
   __pyx_mstate->__pyx_umethod_PyUnicode_Type__strip.type = (PyObject*)(&PyUnicode_Type);
@@ -12129,50 +15719,50 @@ static int __Pyx_InitConstants(__pyx_mstatetype *__pyx_mstate) {
   int __pyx_clineno = 0;
   CYTHON_UNUSED_VAR(__pyx_mstate);
   {
-    const struct { const unsigned int length: 8; } str_length_index[] = {{0},{2},{29},{12},{10},{20},{9},{15},{1},{1},{4},{179},{1},{1},{2},{14},{12},{10},{22},{10},{7},{8},{6},{34},{5},{4},{16},{15},{20},{12},{17},{8},{8},{10},{8},{7},{12},{8},{13},{11},{9},{18},{2},{4},{7},{5},{5},{5},{9},{8},{13},{9},{26},{5},{10},{5},{18},{6},{23},{7},{13},{5},{7},{6},{6},{7},{3},{8},{9},{6},{6},{13},{7},{9},{5},{10},{5},{6},{21},{3},{5},{21},{23},{4},{2},{3},{5},{7},{4},{5},{4},{5},{4},{7},{13},{3},{4},{7},{8},{7},{5},{4},{4},{5},{6},{6},{16},{6},{11},{4},{9},{7},{10},{5},{4},{6},{5},{3},{6},{3},{9},{13},{10},{19},{4},{7},{10},{4},{6},{9},{7},{4},{5},{10},{11},{6},{5},{8},{7},{8},{6},{4},{16},{5},{14},{4},{4},{3},{12},{4},{6},{26},{5},{7}};
-    const struct { const unsigned int length: 10; } bytes_length_index[] = {{693},{549},{567},{441},{677},{732}};
+    const struct { const unsigned int length: 8; } str_length_index[] = {{0},{1},{2},{29},{12},{10},{20},{9},{15},{1},{1},{4},{179},{1},{1},{2},{14},{12},{10},{22},{10},{7},{8},{6},{9},{34},{5},{4},{16},{15},{20},{12},{17},{8},{8},{10},{8},{7},{12},{8},{13},{11},{9},{19},{18},{2},{4},{7},{18},{5},{5},{5},{9},{6},{8},{13},{9},{26},{5},{10},{5},{18},{6},{23},{7},{13},{7},{5},{7},{4},{6},{8},{9},{6},{7},{3},{8},{9},{6},{6},{13},{7},{9},{5},{10},{5},{6},{13},{21},{3},{5},{9},{21},{23},{4},{2},{3},{5},{7},{4},{5},{4},{9},{3},{4},{4},{5},{4},{7},{8},{13},{3},{4},{7},{8},{8},{7},{15},{5},{4},{11},{4},{5},{6},{7},{6},{16},{6},{11},{4},{9},{7},{10},{5},{4},{6},{5},{3},{6},{3},{9},{9},{13},{10},{6},{7},{16},{19},{17},{4},{13},{7},{10},{4},{7},{8},{6},{9},{11},{7},{4},{5},{10},{11},{6},{5},{8},{7},{8},{6},{4},{16},{5},{5},{14},{11},{4},{4},{6},{3},{3},{12},{4},{5},{6},{3},{26},{5},{7}};
+    const struct { const unsigned int length: 10; } bytes_length_index[] = {{92},{693},{549},{258},{567},{347},{441},{677},{732},{243},{371}};
     #ifndef CYTHON_COMPRESS_STRINGS
       #define CYTHON_COMPRESS_STRINGS 90
     #endif
-    #if (CYTHON_COMPRESS_STRINGS) == 2 /* compression: bz2 (2655 bytes) */
-static const char cstring[] = "BZh91AY&SY\014\221\234w\000\000\247\177\377\377\377\377\377\377\377\377\372\277\377\377\376\277\377\377\377\300@@@@@@@@@@@@\000@\000`\n\037\017v\235\354\362^\303\275\207\240\024P\007\233\323U\345\000\340\367\rS\310E\010i\241\350M\007\251\265<\236\223\324\301\032\036\221\350\322\236\230\323F\204\231=L\200\r\003\324\000\0324\320\362L\2152\tB\000\200F\232\232\251\373&\2324\246\305M\032?Th\000\000\000h\310\000\006\207\2502z\200h\003M\0005=\001$P\0002\017S\324\000\000\003&@\000\000\000\006\200\031\001\210\000\000\002DB)\014\232h4\364\211\241\264\232hi\211\2652d4\362\2365=B\014#\000\230##\010`FM\006\200\0100\004\302`L&\023L\023\021\200&\000\215\014\230\004\300\000\000\010\300L\000\000\t\024\224\375\250\232j\2324\000\000\000\000\032\000\3654h\000\000i\220\000\001\241\240\001\241\246\215\020\252\033X@}\361Q\370_\224~\261\261\346\210\211 `\301\223\202nO\030S\047\217H\250(\t\250?\271\003M\246\302 !@EuWv\202\252i\237\3702\0210+DE\252f\222\0475:\311\326ZE\261$,\272\264\026\2030\254\240T\\\316I\031+v\355\006Y \032awe\343\023i$\024!\263<\201\243\376h\201\014m\r\246\322`\345 S\010%\264\3016\345\031*\210\225$\031j\265\356X2\203)\005\264tx\215\006V\005sE\364\340\353`\320\351\231Me\270*h\023\006\351%);\304Yd\002!M\210\242\254 Z\211ek\312\373iJR\351\366Z\222UU\222JV_\261\"\"M&\314\214\3112bL\231\202d\240\252\211D\222N\214\3132\014\365Gw\014:\266\035\216DI)\201\210\021\010\222\032\204\244,=\347{wSw~\277\322\375%o#\003\352\236\004\217\336\037)\006\272\370Nb\014[\312^\322\202\340\0032.\215\010\273\240wfC\000\232A\222\004A\016bM\341\006d+b\310\215j\222\362\277XU\305B\237\005j\024\245\262\225\201{\201\334x\373\232\344\236\246\007\302\240Q#a}\345\363\224\255.\213\241?\216\315\237\345\323\237\237\3672\374\201\314\254\334x9\313\r\3161\370Y\225\362_\303\277_\234\230\221\214\205\2002\262\360e\225+sW\022\336\010\024Y\302w\302\010eYd\310NHt !\266\333\264E\246\231u\325\227\\\022T\3715:+\365|\353\201\n\201R\245I\020\002\000\367\372\037J6_0\230P\047\266W&8\245&M\013\212yg\n\205}\206W\205\047V\371""\272]\375$\221\215\372\255\372\331S\316\363\373e\347\340\274\350j\273Y\n\005\220\265\246\3002L\025\263ln\256\322\231,\205:\256\226\023\331\311\262!\024\325l\357\336\302!B vl=o\307\352\251T+$U\224\274\257\3231\024\204\005\260\364\356\210D>\357\245z\335\357|\303\257\254(%\013\362\374\031y%-I\267\2075}#g\217wG\217\335Y\327\371\210\331\267\332[\336P\260c!9\220\3045s\003\236+\231\207\257\034YZ.{\2360\312\345\271\322\205\364C\237r-\225J\330Y\344\272\202JD\213\013iq\326\233\212-\n%\t\314\362\267\244\320\222\022\222\022\345\313\010\225.!\372\202\247I\033\020\260\225\262\224b[\223\306p\031\232F<\273\372\300\315`\022H\260\204<soe\273d\030\206\227\240\014\336-\234\226\270@\017\221\000\"_\251m\003\200\260k\260\r\264\215\350Z\304\205\2071v\210h`\231\222\024\3666\025\373\367\345<\202\371A\376\031\332b\223WC\320\247\251\376ds.\222\302\334\376^\274=\\ZnU\027\315a\206\324\355a}\271\322z\240\262\034\345D\026\354\313Le\332\207j\047\261\023\315\357\360\360\204\010\242x(\341\tx1\005RP,0\350\033\206\034w\312\264\307\2423\372(\347\257\370\025\352\346E\261\303*\360v\223\337\023\342<\212E\267r\350l\357/\364x\220\264\255\353jQ\366\273\327\277\"&i\236\325\231\350e\354\214{\333O]\032\326\334k\226>\n\332\320B\014\206\r\224\331\021UC\003M<P\30511LN\216\254;6\366\2300\374:EN\264\203q\0321;\242\355o\354\3333\325\322\362(\3701\306V\274\366\313\024eU\261p\266\022\240\330\262\251\223\344\211q\036\013+\346%W\025\274\302\330\303\304\210\347\320\300\276):2U\233\326\213db\321E\"\355\361\202\340+\306\215u\026B\324\017w`\365N\316\3448p8p\345\307\336S~\365\001\375\375\272a\224\367\366\367\363\364\367\346\206ff\276\373\223\275/\335\206[\234\355\222\327\353\222\364/N\353\323\205\003o\211\270\326\016E\367\312\226Yeuwu\335\232{,\366t,\340\304\271\342l\223\203\263~\272\3203T\343\313\030\305n\274\246\307\210\230\017\270\362\355\223\311 \222}\320|\361\216\330\360\331\303\243kL**\333;\255\333\224RU4\340\014\374\314\253otam(\256s\336\2748\274\214S5\353$\214\252\261V\305\250\214\215L\005\362\226m`wB\270\3331\266\355""\020@\352\314\307W\215\257\254\252;\013#\0303\014\265\313}\020\"\340e\233 \347U\303r\221f)\255tM\371=\3355Y!\342TNt\200\214T\223\372H\014k\t.JsFD\262\0066\325\317\306n\177\025\027\035\037e\353\222\213\223<3\201\253\"Mba\266<\2009\010\034C\254<I\317\311\360\031K*V\245X\330;8Fh\3241\322\220\233^\305\371&8\315\266VPt\350CZ\353^\251Ck\321\030\203\335*\241*&\205\221\333\310x\342\342\210\016U]\014\363!\033na\270.\361\3270\304b\203\234\261n\207\032\255\234\207\353\257L(*\273\251\223b\275g\006\017~\366\250\240\242\275nc\211k\240\374.\341c\024\205qt\365\246\263q\277v\207\002S\300\304\324j7/V\2709F\306\023\205 \207=UPUU\035X\021\203\34030\254\254\014\3645\330\367\361~\341K,\272\315\002\336\245\273\t\216\021#}0\240\317\215e\027%\261\")8\225\255\002\213\2034\335B\3076\202&\202\032&\206\232q\323\326\326j2\361s\275\371\364\3152\352A\253!\202\262\347\3506\300eL\304\315\023RS\232\341c\024\"\033\r\223\330th\225\263\013\014\337hZ\210[m\245\261\336\250\210\262%\022\356Z\374\311\266\033\266!\337\035\233.\r\230\340\0306\255\237\215\017O\361*\213\372DD=\024<g\223\364 \241\200\001\332Lcbl\022\356/\250\232Za\212L\034\222$\223\\\365\255\035\236C\r\255\016#\030\2279iQ\354\322\001\206\3066$I\2159\014\244A\332e\"\020\336ww\262\310\225\037!\263E\002B\030\330\321FCp\224\036\034\001\177N\017L\323\314\333\360\027\r\311\265\276\273\204\351\215\325\307P\204\252\210A\364\304]\341i7\047Y,O\253\343|\002Z\201J\317\031\251\001\265\rD|\277\226\221J\2463\351k\032n\211%!\235\345\355\362\024n\215\343\3573\214\302\024\365my%\352o\270i\215\215\247\2639\230X8\n\215\307X\047{C[\231\021IV#N\323T\364\r\323}\340\370Q\275]&\207\370\237d\333\356\265(\027Z\017|:\331\361\344r\330\317\201\037\273\240\264!V&g\"\351T\310\242|\020\270`\334E\363\364]\006/\017\337E*\010\034\245 \337\337_\227\367\301#\235\032\304\367<\325xT8\270\230\3200\266a\363\351\341M\241\341\255\277LVX\256\275\336\007\337\340\246\373\302\272\346\007\340\003\010E\214\005WU\206*?\340\200\354-\005s\026\003\006l%$\204\035G\305jdU\201\207\254\005\327Q\254""\271?\371|\226*\317!\345\252\240VB\n\273\357\n\315\360\201SV\220\374\374BB\321\034k\334M-\241\210\305\242\337\002\223LQ\247WY\264R4\203H\320\370T\356=\206\027x(1\255\205P\235,\336\260\324\245M5W\300B\206\331Q\250S\352S\035c\007H\226\241G\\\305\004f\254h\370\235 X\211\366\321\016\212\000:\203sM\311\356OP\004\266\272\027\373N\321\2359m [\tIi\316&\310\313K~\3606\333\321-\031\315\303o\216hnt\274\3533\010\346\355\333\272KM\230\nX\317D\277\354\274\230\023\233\230%\024\311Q\366\244\312D\2510\345<H\275\2633\210\304.~\361H\227(\014\212m\nz\221\356ftd\022vT$%\\\274\270\376\026Yv\312y\315r#\356\031\264(\240H\275#)\224\031eE\0218\\!\030[HE\250\262{\254\262\034\264aP3dZ\221\334\217e\242j8h5o(qb\366cZ\215\265@\215\237S0F\343\3228\0326\254\252K\2262\331\271\003\2266.2@\247\365H\024\373\232x}Hs!\237O\311\016\346GB\214\354||r\320\233v\355\007Bs\344\302JG^\004\252+\334\324\366\230\210\335X\216\344\325\364=\227\252\210\316\347\006\010\242\207\252\213\245{\245\214\266{:B\201\247\303\271\257\341\2426b\266\n\302#\254;LVd\330\350\350\014\311\254\222%\335\232L\020\255\022\224r\265Hd(\201\231\324,#Q\002\022\362\252%(\201b\031\251H\004\321\014\326\027*\311d\220\354D\263\330R\225A%R\025C\316Y\253\002\021\377\313*\365\252\004y\025X\220\252\354\242\3120dZ40\221-+\0136\222^\266\3555\371\264\350\223`[h\226BA\n]\023pP\3118S\\\211z\272\n\342!\362\226\257G-\352BpEj\255s\\\227\013\r\366\231\333d\254\221\203\256{\"\377\305\334\221N\024$\003$g\035\300";
-    PyObject *data = __Pyx_DecompressString(cstring, 2655, 2);
+    #if (CYTHON_COMPRESS_STRINGS) == 2 /* compression: bz2 (3164 bytes) */
+static const char cstring[] = "BZh91AY&SY\311\376\247\236\000\000\336\177\377\377\377\377\377\377\377\377\372\277\377\377\376\277\377\377\377\300@@@@@@@@@@@@\000@\000`\014\237{\260\326^\263\333\334\311GMu\212\203`+k$`\036\207\250\000\315\017\rLE4P\003M=#\320\324\365\031\251\265==\0322@\233j\236M=\r5\047\250zOI\243F\215\032\003\324\000\006@\000\tD\232m\004i4\230\232\214\310\231\023\322z\232\032h\320\032\000\001\240h\000\000\032\r\032\001\240\000\000\324\306\211\251\"z\203\324\000\000\000\006\2004\320\017(\000\000\000\006\200\000h\3204\000\tL\220I\004\324i\352=A\351\251\243\324\000\001\352h2h\303\006\246jj\000d\032\036\223CA\240\323F\230\230\200 \300\023\t\2010\230M0LF\000\230\00242`\023\000\000\000#\0010\000\000$H  4\021\251\252y\212~\250=Q\204b4\r\030@\001\243\0201\031\006\004m!\202\006\000MU{\306\360\206\274\240?\367\270#\335\017x^\372\370>)\225\252\034@\r\260\030\220\"\266*\232\354\304\025+\375\\\211$*\0260\377\017\364I$\002@\242\2032\014\214\210\303FfA\023\374\221)I\277\344 \204\020H\001\010I\250!R\210\245\345/.K\004\220\006\3400\274/\013\367\251\223\002v}\275\244\311\242\314q\307\004\031\002CL0\317S\034\372\232Ci\010M\244\252\005q\221 \332$\305\377\332! cc\032m4\3204\016HH%\t\022\030\301\202nP@1gB3\254\022\303^\211\312\203M\r\tEE\235/\1773y/,\262\023\"SJ\216\327\266-%\224\201\241\333B\333\214*\255i\t\203n\301\262\034B\314\213\354\306\304\221TAQ\025E\025V\t\000\270B\201\024\236\375r\312\365()B\224+><\021\225V.\212\021H\337+\346a~\2001\242 \225J\271\310\347*\245\350^\005\345\t\352Y0m,\025\252\342\370\207r\317YM\224aN\340\202X\315h\300\343Z\240D\255\273C \r\304p\232\213\216h<\353\364\305\336\342\375\370^\317\256\361\361\232}\307\360G\332\3369\226\"\326\343\047\250\333\257\231s\tr\001\270\353\235\007_\257JN\264\223\201\304*\322\tY\010\221:\301\001`\313\025\0261\t\334\254\220\0474n\017\244\047a4%\336,\304\224\213\206b\210V\300\263w\047k6\305%\324\300\357h\024@\347JF\006\t9F%\345Y\236\220X\370Hi\207\342\223*W\264\312\320C#9\222\321\t\230\2507\217\312g\302=\230\356\251RTD\024\245H\nW*Z\316M\373\312""\024\261\253\033\223\033|\260\224U\300\333\266\020C(2\251\016\025\251\022\212\303!\244\222R\335\246\232\025\316/p\222\246\306Q\245\225\357nf\300\2110&\204\311\214Z\005\250<y\347t9\ru\330L&%\004\237\0221H\246&)9\022D\251>Q\271@\231\326\345\300%\031\270\347\354\337\371qb\214\r\201~Z\372Yi\343x\375Vx\375kO\335\233\322\320(\003B\332\264\206\223\205*\330\306\350<l\232j\0316\244\332\234\374\277\274w\235\376\253\005b-\273\031\277\345\340HU\n\245T<\335\347\254\375\016\315\241h\215u\210\016\226&R\235(\002DFA\213~k\365\262\014\036\317K\005\256n1\275 \220\222\271\310\342\270\373\230\364\3421\2254\232\366_m)\3224tv\265t{z\357|d+\304\354n\352\302F\004-Ii\021\245,\267\245\310N\203\234AG\245\221\317)8vH\234\346gr,W\253\313\032\334&\206\326\332-&\223\241N\231Y\010\3100\305\013\245y\274\233d\226D\202A\030\226r5$DdG\260\215\227\177\010\t\t\227\244>\204&k\006\031\022\205\010\335\030\263\031\033\047\325\000\24333H\372\340\204\013~\300\321\334\252\252\224Q\313\317-\356\376\235f\030\300J\344\0001=[\313\253\226@\017I\000&}4\356\240\374\024\210Z\007\231\363`\372\316\223N\203\255.T\330\233)\315\271\316S\236\362\036&\230__\320q\372Fw\246Z;#3\340s\027=\206P\212\330\370\236\177S\370\030\320\267\266\027g\361\363a\017\336y\036=\352\242\363\\8v[6\002\030\354QfW\271\330Nl\033I\346\330bi\267\251.\240>\212]\277\317\357{\332P\250\23489j9,TA\\\334\307\276\016p\2524\002\206\032\215\31372g\333|i<uJk\337\004\321.\270\350\2458x\244i\032S\241\206\217\032ng2\361w:{\347\237\274\215\3477~[I\255]rI\3747\217y\211\002\340\314\031\215(mj6v\322\262\025Asf\261\320s\312\033\305g\341+)\004 \320\301\262|\304S\354\274\255\205a\326a\027\344,\226FK#\257\323\207k\303\2705A=\035\003\\U\":T\252T\352\244\243)\362\360\264\367\367gUl\235!\276\202\314g\365\035T1\274^\214ie\304i\2063V4\264\014\327\333\320\356iQPPYc\274Y\201\222\261\207\000\026>\205\344\340\221Y*]w\362\367\301\235\224\306\013\001\326B\354V\203\270\335d\252\027\024v\333\2601\256d\037b\252m\031\007R5\232\323^\276Bn\363\245\252\315N@w\016\376\2141\216\256O\016\336""\357\016|\350\231\3039\230\341\252p\246\326Ll\307.\324\031\372\030\252TJ\207&\251\272D4\360;\215;l\005\356\225\nR\204\313\361\337\337+\2319y\263\352X\255\2527\026\0016\2608\373{\023\220fT\335\337\311\010-\365$gz\"a\200\266\324\345_\021\344PH\276\266\275\361\222\273I\ry\365\352\322>\311\004\321VQ\271Wy\325\201+\370\233\013\261D\205M\235\300\255\226\304\262\024\257%\241t\346\242XX\367\305\333\234kK\336\020v\357L\271\275\314tGv\336$\367\2574I\303\245o\225@3\354\305\203\214\016,m\272\304\020:3\203\243\276\352IM\222*\006\212\027\006Z\203<\256\346\252\tI\020\355p\004\210WH\216\322\343\013\364\206C\332\033\2276\272_>\306#\275\035\2635\261pUK\213\221\241^S\234\241\006\220\271\354g-l,\330\2108_)\354\266S\350c\313L\361\307;\326\324\016\rq@\312\206\265adL\301h\341g\024\013\210#\235#\244;e\315\306tL\235T\247H(\301\264\016\255B\016#\010i\271\331I\246\327\320\226c2gc^\264s\235;\312\354{\036\351\332\371&\004\022f\016+(\235\322J\353\303y\211^C\2112Fr\344\022m\3576\355)\\s@\364\226\2119\254e\255\005h\250i\315\347JN\333\026n\006\"\271\363\277\266Z\312\022\246\236\2012cd\367\337!\316\003\271\244I\3420dCz \3503\312T\324h\347\302\013\204\204\362\331\034\351\2355&\263Q\244\335\0328\030\342e\034j]\355\213lQ\331\261\204\211\262\220\203G-(\022H\234\272\245eZTm\211\246\016`\317\314\245;\373W}t\207\024\245i\262\021\342\254L\"X\210\220\215rafJ\020H\335+lJ\261G\271\201JXO\032\261\225\272\"\024\336\021\022\234\356X<\357zH\336#z\336\267\357\350\337\360\35424\035\277Zjmm\334\034\367-\275)F\033-$\212cv\356\007-Hkp\033\222\332gI\322N\005\031\220\031\023BF:\rG\034\322\224\323~K\315\233j\025A*V\245a\251D\005a\210\030a\261\327E\313\206\336\204G\274\340\206\215\027\240c\223F\016\310\016s\363\372\"<\376\313m6\275`I\177@=\020\364?\277\366CG\355@\274\324\3066!\260H\37673\376\013\265\204\233\0064\241\203\204(I\201\372\027rzdh ;,]\037\345\214K\306\\\350\377\035\241\331i\r\203\032f\366$I\216\024\210\253f\352(\232\210H5>\356r\310-\025J\303(o\240\244\032\212\220O-\303\022I\n\"\310hM\300>w\254>\024k\374\010\347""\370\016\025\265B\364\250\204Y\010%\234\177\010\346H\371\347+\363d\222\224\251\013IN\267>\223\306u\221+\303+\047*\345<\236\212\340\222\242r\350C\216,K\024U\021\r\004\250+2nt\365\312Z\020\215\325\030L\336JE \205\035\010Z\236\310s)CP\340.\2026\2208\233E\354I\204K\245\260P\201\t\tB\374x\006O\217\342\345\304\360yP\025\341`\250\243\325L\263\274\341\030\272\370\016\005uT^\027\267\0344\215\320\351)\342\007\310\222J\027\352}s_\275Z\224\262\350\267\010\302p\232\021\305\016n\263\375\224\2446q\342;\n@/-\034\206\207xP\355\000X\224`M\352\013\274\001w\177@\311t\320\2465\357{\032[a^\024\2665\034H\325\330\330\0225CYPE&\256~\332u\022\307\217\005\024E$\226\265LhF>\306\314c\014m\220\235m\3266\255\034\213\227X&5\264\211\332;&\333p\265\366\261\233vq\310GP$\244\327&\026\271l\205p\306l\374\246>J\234\221\322\226-\304\315\303\006\360\245\024\313\r\276B66\r\246\334\030\344\\\227,\265\245\302\263\324\215\004D\242\271q-\\\000\230\261\022\326f55!\204\024G\241\373\002\3441^i\013\356\245\204\002\355\344\312NJM\265\266\315\275u\323N6xv\311[\267R\255\325\331\252-\230\215\234\305\307\326R\367\"\205\215\006\242\rG&E\275\204\254\020z\001\246\253_\2028Y\023@\244#\004%\032\010J\2740\2139\361\226\002\355\020\025\306\236\261\212\351QV\021~\300p!4\230K\364X\020\002\032\360\001\352,&\013%\256\270,A\004\002\002`\010F\006\272\343nV}\361Z\262\226\010v\026\262\254\037*\240\201\227T\025n\273\337@\225_*\325A\325J\253\014\310\253\376\320\025_\251\237\253\231\232z\313\347{\323\001+\235\237S4!\214\340\231\310*:\356OMu\026(\212o\031Sw\371Ci\327\221\347yo]$_B\245O\351\211)\213\366*t]\211f\254hap\\\270\336\305)t\311{,\024\235dn\016\355\032;m\267o`\372\213d\2277\3647L\334\026\255\254]{\353M\272\tI\320\264\357\334l\250\013-\301\374 A\301}a)7\235\266\343\212YZ\246j\214\335\033\342\371\275\335\243~\231R\245}\263\242) <\246\305}.?k-\047\330\354\221\031\317\362so\t\277\352\347\253<\347\214\2669\245\261z|\344\275\245<t\366zS\247\030<\214\222\004+\276\370\341L\0236\234\230\203\223\2433E1\3066>\226p\225+\220R\236\301\201\370k""\006f\3469%\214\032\275%\263*F\022\362t:\222&\215\013sy\3716\346\333\313\274\231X\231\003\267\034\313\230-Y\026\n\356<\262\245*Y\013DfK\001\200e\371Z\031\004\321\233\031\206\270\362\003\262\330\302\n1\254D\233+).\256\241+T\231\225A.Q\341b\004\243\240cYZ:4\254\025TUPK\260hPi\022AD\254\263\007Z,#\245\3514\202\322\304\301\240\224^\257\t&p\336\326R\234S8Q\313v%)4.\021^\020\222]\334J\210FU(\301\352.\031\212B\277\371\252\3172\241^\242l\"\246B9\255a\215*Y\214\270!\325\340\250\314TH\250( X\365gf\223|\206\252\223\177|\326\247\t\205mK(H\213\002\024$+\006\210Vu\005\025a\243\005M\372\274*\341\3310\217\014\350\302\r\213N\"+\321Ym\240\211\202+\246\263\316\271W\n\030\334f\272\224\272N\"T\261\357p\047\376.\344\212p\241!\223\375O<";
+    PyObject *data = __Pyx_DecompressString(cstring, 3164, 2);
     #define __Pyx_DecompressString_LZSS_UNUSED
     if (unlikely(!data)) __PYX_ERR(0, 1, __pyx_L1_error)
     const char* const bytes = __Pyx_PyBytes_AsString(data);
     #if !CYTHON_ASSUME_SAFE_MACROS
     if (likely(bytes)); else { Py_DECREF(data); __PYX_ERR(0, 1, __pyx_L1_error) }
     #endif
-    #elif (CYTHON_COMPRESS_STRINGS) == 1 /* compression: zlib (2753 bytes) */
-static const char cstring[] = "x\332\235WKW\333H\026\0367\016\220\204Ll0\217<\272\333n\010\316tO;\343\346\225&gN\037\007\010\020f\030\214!$a8>\205T\266\3251\222-\2251\364<\227^jYK-\265\324RK-\275\324\322\313\374\204\371\tsoI\026&a\346\314\231\234XU*U\335{\353\273\337}p\347\316\\N\252i\212D\215\343\337\235\344\316\250a\220*\315I\232\312\250\312\216\341\243\302\010S4\325\300y\264\032\355\033\370\252\265X\243\305\216s:\255P\235\252\022-+\262q\274\372\323\256\246\322]\215\3214\253\021\226^\273d5MM+FZ\246u\345\224\352\204\321\372e\332`\272\"1\252\343&5\275\267\261\367\375\342\363\3054Q\345\264N\177\246\0223\322F\353T\252\023\303\240FZ\253\244O[J\235)j\232]6\250\221KoW\322\227Z+\255R*\247\231\226n\300\276\301\003\254F\325\264A\031N\322Y\242\252Z`v\031\216+j5\233\226\025\035\224(\347\024O\277\"u\203\346\216ONr\047\271\253\275\306\361\311\300uO\"0N\340\302`<=\247\362~\377\346\370\335\320Z:\316\312\212*\323\2134\221\3452\210\242R\255\245~X5t\351\031\010\243\244%+\354YE\323\317\0103\236\225uJd\252\033\271\306\345E\213U\276\177\276\367\207\302\356\301\326\366\356\316\366\356fy\355O\273\007\033\273\0070nm\354o\224K;\333{{\033\353\345\362\336\345\005\374\326\001\276\362.\275``D\271\034\232M\313\360O\200P\256R\006\372\316p\241\322R%\034\317\210\242\212Q\223[u\261U%g\301H\33384[\244\336_b\324`0(FY\322tp\265\242\322\001l\210\312j\272\326P$b\\\252\222\242\345\242M\006a\247\304\240\247T\3265\351\303i\035\036\022\210\254\013\034\304\243\374\201^\366\201\355\217\350\030\032\241\035!\225\013\221\312\365\221\302/\262x\200\201\027\014g\206T\007\265\200z\231\351D\242\247\004\024j5\360\013:\014nL\365rE\201\353F*\003?\206C\340-Ik\341\3129\234\222e8(S\360j\364\224\251\212\377\267q\047\214\301\221\n9S\352\227\025\205\326e\343\232|\361\242\310bh\020V\253(\272\301\304\243\214\016\251\200*\271J\317\024U\251RU\204\003\360\310h\300\265\351\036\321\031\370\255\n\274T\253:n\004\262\256!f\240\033C6Z,\007H*\301rM\251\326\024\031\242OX\026.\2422\374\031\037`\341\203\252\265U\340\005\003\177\240F1\364q\257k\3553@7\214\3613\312\210L""\030\\\017b4\340\203\241\002\326Hf\374\031j\353\014\302X\253T \300\264\006U\211\002\336\t.`\0049!x\n\0175\340J\370\023\340\341\244L\304{\000\"\316\014\004\251\241P0\271Q\007\0076\264F\263\005zd\235\264\243\324r-\307D/\306\r\221h\020\330A\253g\340[\260O\246\025\322\2523C\371\205\206\361)\236(%x\005\355\252\301\320\014\326\267R\314\002\373\202/\230\253\032\342\321\240\262\321j44X\014\007\330\000\036\303\2332\021\213W\216\304w\203iZ\275\034\331\213`\267T\205\265\364:\374\217\030\003s\343\234\324[\324h\323\323\262A\211.\325\020R0\274\334wT\033\031\335\326\025\020\253\3763\366\257\341_\335\2326\t\016\267;\303\035j\346\3155\263\311c\275\321\2049\312c<\331\033\275\333Y\3544\315\021\263\315Iol\302\314\367F\307\315y\261\303O<\265\207\354<\356\0351\031\317\363B4\365\037\2578\177\3612\203\247\251\265`\311v\306^q\262n\362\272\244p\030\353l\233\207<\303\0278\341\315\336\330\375\016\003s6A\356\226\265\tj\022\323fs@\301o\355\035\007\336\177\335\251\232\007<\311s\366]\007$\336\357\264M\031d\374d\177\347\024Q\375\2629a\026zc)x\300\333\2229\004z\003\345W\246\311\326\254u`\047\355\047v\333\221\335Y\367\300Kz\363\335\221.\363K\007\275D\312|iJ|\332\032\262\362`\307\202-;\031g\311\215\271\323\336\210\327\014e\335\357\264\314\202Y\014T\214\200\235c\343\346\234Y\345\305\0204s\013.\261f5\355[v\311\031r\362\316\216\033\332^4\t\0367\314\214\371#_\007%\253\260#\346\204\300\353`\3756?\262\n\0036\303\326\336X\322|\310W\2549\213X\347v\361\343\330\275^b\n\214L\362Y\276\317\317\255#\273`\027{\211\207\360Z\344\025k\335\036\261\233N\2547\221\nA\354\243$$\256\202\r\025\276a\245\254C{\026\216\005\232\022\346\260I\314s\020\047\366\237\233\373\246\021\234H\210\013\302Z\3633\227\245\204\273\300X\261\207\337\2612\026\370m\006\210\364\300\232\267\207m\322K\214\303E\227\301\320\047\274\351\247_\270/<XC\200^\203\235\257\354\254\223t\2005\367:G\000z\225\277\005\223\276\001?\237\273\373\256\001t\212\337\355\344\201\264\243\202\264\275\370\274%\201\3272\037\343\243\237r\3676h\310\334\304\335\tT\036\260;\316\013""\274\210\323\2309\005\027=\260\222\3767?\272)\267\350V\275R\367\216\277_\272I\000BQ\304\201\231\213\201\266`\3170z;\334\223\004\201-pf\314J\006\007\016\371\234\000\350\277rn\334[\360\224\356\271\177\370&R5\240\243\357\245Iq\347\047\366\271Sr\343\356K\367\324\373\002\270\032\353\315\177\353\177\373{\260\275\342\275\352f\375\342\241\177x\344\037\035\373\307\177\216\374\031\335\370\332\245\320\274\022\250H\364cr\322|\303\005P+`\364\251\025\273\331\3233\241s\303(\335\341m\213\004\344\202O\303\374g;.(\210q\007\362~\004\n\306\354\257\034\346\346\335\327\236\324}\210\201\025\0058\362X\262S\310X!\340\032y\246\3015\357\254\212\275\353f\374\027\007\376\301!\342\003d\257p\021\320y\014\205i\376\005\317\002\177\367-\303\376\204$\037\343_\242gE\244\\\330\315\377\203*w;\317\205\027F1\001\334\004\346\365\014\3639_Z\346z\220I\177\335\251\365\243\356~\347\242\2371\203\244\264\304\207\370\"oZ\267 v\327!C,:Mw\030\210X\214\304`\206X\352\363\r\363\302&\177>`P\014\345\223\317$\217\000\0211\264\213\000\341&H5\200jE\227z\313\335\211\356\272\277\267\217,\317\314Y\353\376\323\027\340\233W\"\355\rPp\334|z\235\272\267!\021\306\"\245\220L\315W\001z!\n\021\377CtGL\235\047\203\204s\332_\3714y\300%\320\237[V\301*\366Y\261\3057\2550\345\217!\005\216\004\203\222\375\317\333ba\310~\356\254\270\231\233h\363\200OA\036\004F\315\203\343\377\346\024\234\367\356\271\367\246\233\377_r\313\214\371W\020\021\177j\307>\342b\357s\316\214\014F~\024H\277\000\223\262\020\362\2019\367\302\034z\215\002\003\323\353\211\367\211\335r\326\234\266+y\223\020\037I\254\037YAL\340\025b\361\203U\n\356\037\244\371\314@1\003E\367\375\3739\233\330\315\201\325\224\271\301SA\375\271\212\263>TA\301\025\316\032\303\010\230\004\027\033\001pA\315\020I\031Y\177\333\232\206P^w\342\000\341;\301\307\324#pX\"\310\364\257-\342gW\200T\031w\025\320]\366\213\373\275\225U\177u\267K\272\277\370\357\336\367V %\365\356\215\233\263\376\344<T\377oA\312\241;\347\022\367\",\235\220\367\211\377\3653\270}\301y\353\276\001^N\005\374{\266\344\210\272\366Y""\321\216\">\303\227\001\3548\306\347g\216\013\032\232\333\346$\3240\243\037rmxi~\222\257\003\257\315\003\247?\365\032\352\215C\366z\313K\310\370{\030\014O\256B\353\323`\020\035\300@IO\230\267D_\022\006G\312|\017\321=b5orGJ\004\021\360\234\211+\t\337O@\375\030\016\222\2263\342\374\335+\366]\272\037z\252\357\275a\223\202Mk ]\334\241%\322R\350\275a^\265\372\036{$d\303\216\013\316\240\223)\334\264g\032\001\364\347\226\035\002\255\025|\307\254\224\357\245\036\362\247\"\2016{\251i\201\300\206`\305\232\315\240\345\232\371\032\262Cj\206\217\200\005w\354\214\377\335\013w\311\033\366*\335W\376\376[\377\355\273\336\213\227\020]\251I\214\311i+.\202<\201\325\005x\026\252\305\212Q\303\372\361\200\317\210\\E\355\274]\300\365Qq\340\020\332\306<&\375\032\224\315\214\265$\"!4\177\024@eaW\266\342f\275\024\324\356x\267\320=\364\367\337!\003\003\r}\301\004\205B\212\360g\027\234e\350\340n\001\256\013X6k\336\317\376\036\314\201u\216\352\025`\371:\305u7\351>\3652\336j\367\215_z\027R\033\351*R\222\010\352^b\322<\342/\241\321]\204F\017\352\0372fV\260\341\006\222\346\235\344\215]\367\360 I\377sj\t\333\020\334\026\244\3135\036|\020\001\022%\217)\244\"\266\242Q\2677\300\333@\354o\242<{\305\375\261\316\216 RI\2640\202xB\3345\352N\230\253\220)\256\310#\032\010,\231c\375\306%(\231\t\221\265\344\260\216\014$\360B\250wB\3245\030\026\304\335A\335zX]#\205\013\234\0044!\350\227m~\0104X\010\030\371\030\330\230\004{BjnZ+\320\003\004\244\014(\017\303bH\371\024\306\007\"5\363\240?\377\207-9\223\216\004\177\222\314\244\201lA\225\201\343Lx1\326{\360\025\227,\361\021y\266\210}\364\307@:6\026\310)\005S\267\277\262\003\305%\264\001\377^Y\264\rg\316\251\272%/\016t:\352n\372%h\310\336\366\036\247\001\323)\253\r\204\235u\016\334qw\301U\274\213n3492\360K\376\036\364\017\331\313\3168\3268\330Fz3sV\341#|9\022\177\017\301\333k\233:\013\376\362\353\356\\W\206J\216]\325\314#\276\212\265\242\367x\026\260Oa\314}ae\355q{\t\322\210\356N\271M\357N7\003\266\316\314\002RY!=\013\275\347J7\203Ky\353\217N\322\377a\253\033\303&M""\020\035\260J>\022\310\346\243\3621@\257\200\333\377\006\270\211\377X";
-    PyObject *data = __Pyx_DecompressString(cstring, 2753, 1);
+    #elif (CYTHON_COMPRESS_STRINGS) == 1 /* compression: zlib (3399 bytes) */
+static const char cstring[] = "x\332\235XIs\333F\026\036\306\262$\313tLJ\324\342%\t\031\311\222\307I\344a\2649r\245R\264v;\321\210Z,\313\032\027\013\"\232\022l\n\\\000jqf;\362\210#\2168\342\210#\216<\362\210#\217\376\t\363\023\346{\335\000DJJ25.\021\215\245\273\337{\337\373\336\322\356\353\353\033\233\314\037\225\224<\323\366\377\362n\362\230i\232t\310&\363%Ug\252\276\217\217\212.\351JI\325\350>|\033\316k\373Z\252\351\345\232\276?Ye\005Vej\236\345\024Y\333\237\377i\275\244\262\365\222\316\222\372\221\244\047\027\316\365\243\222\232T\264\244\314\212\312\001\253J:+\236\0475\275\252\344uV\245Ijrci\343\273\351g\323II\225\223U\366\236\345u-\251\325\016\362EI\323\230\226,\025\222\0075\245\250+jR?/3m2\271VH\236\227jI\22519\251\227\222e\314k_\240\03715\2511\235n\222\023\222\252\226\204\3329,W\324\303\211\244\254T!D9a\264zY*jlr\377\335\273\311w\223\027s\265\375wm\346\276\013\301x\007\203\241<;a\362f`9}\327J\265*\335\345\024UfgII\226s\330\212\345\217j\352\207y\271\224\257\035c\365\274V\315?\305\256L\252\311\212\376\264P\252\036K\272\3664We\222\314\252\332d\371\374\254\246\027\276{\266\361sf}{um\375\325\332\372Jn\341\257\353\333K\353\333\030W\2276\227r[\257\32666\226\026s\271\215\3633\374\026\201cn\235\235\351\320&\227\363\365g9\374\343h\344\016\231\016y\307\364\242PS\3634\036K\212\312\307\222\\+\362\251\252t,FvJC\245&\025\203W:\323t\014\212\226\313\227\252\360\271\242\2626\220$U?\252\226\312J>\274\311\005\266j\222v\256\346\225\322d\270N\223\364\003Ic\007L\256\226\362\037\374!\027\362G;(\3429\017\271E\216\032\277\344>\260s~\243\005\316\010Fr&\013=\024\202:\351\203:\031\200J_d~\201-g:\335i\371\"\324\201\247rzU\312\263\003\tbKG\320\202\234\014pX5WP\200L(R\370\336\037\204\207\371\003\266+\325\350\303\t\026\313\262\244Cb\276$\263\000\203\020\013\330\207\327\342*3\225\376\326h\027\214b\273\202t\254\024\317\013\n+\312Z\207l\376\240\310|(K\372QA\251j:\277\344\310\257\005\310\227\017\331\261\242*\342\232\023h\0352\225\307\032H\252\225\201\017\333\220\252:\270p\010\322\253\374B\341zX\245\345\010\211\005Z\004\215(1""\204/\305V\244\037\275>R\016\217\024\031\213\270\276\376KR\201~\332\007V\326\351G\376\302\3039\0370\351\203Z:UAD\035\276%u\370\000\263\202\221{\261X:=\006r~\226\361\007\355\230\001N@z\254 [HE\177\200[\265ZQ\327\210\237\232\n\017\250\245\\0\223\002\216~\232Z;F\252)\025\370\356\245B\001\271\240Tf\252\244\320j\016\207&\322\227\270rb\224\001\020\375\270_\350&\047\361g\341\037\272\323\010\377\262\302`w\271\010\336\224K\345J\r\342\344\252tJd\313\301\254\363\220\316\035y\361\202\344B}\337\2100\225,\0106]\223Z\302W9\237q\232\204\375\230T\315\037\005P\260C\3011]f\005\211^(\037\001\201R.3=\030\374\354\304\257\244\217\270\341\331T|\201m\252\246\223\221z\200\001\277\023\326\213/\224\264\313\374Rf\262V+\227Kx\351\017\230\000v\221~:\317E\027\244\343:#\007\025\341\203R\361\"\334\375\047\262\200\364\250\251\212^+\303\213\254VUj\325\"\376\302\030\300\275v\"\025k\214_\264Sv\200\277\\\007\010\271\200P\247\024\307\247U\005r\325\177G\376\323\375\247\233\303\206\324\352\352\255\367\032\221V\357\355\372t\275bt\033y3\336\212\306p\303\314i\263b\365\3327\354t+6h\354\232\0313\333\2723lT\314n\263`-\332]\366\242\023qF\334\0017\323\212\306\215a3\202\225]\267\353\351po\032n\325\273\353\314H\033\013X\007)1\243\227\317\363\305\365\030\247\246\324\212\016\030\351Vo\2771\316gx\261\307\\&\346\366\030\272\23163\341\255\367p\316\371\265\221j_\315\254)K\266S\366\2343\341\306;w\362\207h}\315\3301S\346\224)\231\225V\364n]\207:+\330w\325Z!\323`Q\233\200o\355W\016\236?\257\037\032\333f\334\234\264o;\330\361n\375\324\220\261\307O\3667N\226\304\317\032\003\006\314N\340\202\247\031\343\006\344\n\341\027\252\311\326\250\265m\307\355G\366\251#\273\243\356v#\336\030o\3664uok\273\025K\030/\200\365\260u\303JC\217)[vR\316\214\033q\207\033=\215\212\277\327\335z\315\310\030Y!\242\007zF\373\2151\343\320\314\372\240\031\2530b\301\252\3307\355-\347\206\223v^\271\276\356Yx\026\3135#e\374`.B\310<fD\034\037\370*\264_3w\255L\233\316\230Jn\274o\316Yc\226d\235\330\331O\321;\255\330\020\021\302\03457\315\023k\327\316\330\331V""\354>\036\263\234\002=v\305\211\264\006\022>\210\001J|\307y\350P0\227\254\204\265c\217b\231\220D\304\222\214\023l\307\347\237\030\233\206&V\304\270\201xW\271\342\262\004wW\206h\2119f\237\225\262\340\267\021\020\351\2365nw\333R+\326\017Cg\241\350#\263\342%\237\273\317\033xG\000\275\204\236\313\366\204\023w\300\232;\365]\200~h\276\201J_\303\317\047\356\246\253\201N>i{\375\200\030\267\362\360Z\352\023\"\343\022woAB\352:\356\016\220p\301\356.\036\047\270\215\030C0t\333\212{_\377\340&\334\254{\330\330j\366y\233[\327m@Pdi\320\215i!-\210Gx\333\237\023\307\206583b\305\305\202\035s\214\003\364\273\234\353oL5\224\346\211\267\363:\024\325&#\360\322 \267\371\221}\342l\271]\356\013\367\240\361\031\270\032i\215?\361\236\374\010\335\013\215\345\346\204\227\335\361vv\275\335}o\377o\241?C\213;\214\"\365\266 \"\026\304\344\240\361\332\344@\315A\351\003+r\275\247G|\347\372Q\372\312<\265$A.|\3526\337#\351\020\005)\356\260\337\017\240`\304\376\322\321\335\264\373\262\221o\336\247\300\n\003\234x\234\267\023\304X\276A\007y\206\341\232=\253`\257\273)\357\371\266\267\275C\370\200\354\005\223\007tZd\264\317\314\t\360w\323\322\354K$!n\3342\006A\345\220\275\304\353\312o\271\3665\317\245\241Worl\310\212OQ\002f\026R\262V\010\333Ms\333K\3158\273\3562\310\031\273g\016!\366\310\251\251v\343Ra\320\265m\037\0178\207\317\\\247B\300\027\342~\306x\313\247q\370\366\314#\353=R\302\220\363\261\301\2354\217\240f\310\023\200w\220O\354\261jH\361\267\335\331\306P\343\244\231\275\214\300\027\\\016\345\2123\273\362\177\004\313\355\3723\316\303^J\201\327\321\2513\307^\205\265f,\212Z\362y\375(\310;w\353gA\315\020iy\306\274\301\301\271\211\354\265\210\0349\355T\334n\204b6\334\206r\344L\020q\224\031W\314gm\nEh\177\351\312\316=\010\305%\356\266\202\275\202]5\004[\326e\215\331\346@s\321\333\330\2448O\215Y\213\336\343\347`\3472O\374mA\330o<\356\014\336[(\005\221P(\312\211\261,\320\363Q\0103\200\217n\217Q5\343\"\345\036\004o.\247O\030A\214^\2652V6\240\316\252\271b\371E/JA\260\313c(\036|^\343/n\330\317\23497u]\340\0106""\"\246\306\341\370\1778\031\347\255{\322x\335L\377\217\331\365SW\022f\202,\267/j\245o\372\335\372G0\346\317\241vw\004SF\374\330\370\303\311\321\372*\307\314\267d\031\261\033\247\"0\317\213U\246\225x\000@(\037%\304\264\001x]p-J\\Z\360\206\047\020\350\217l\315\t\014\347\257qC\213\006\303l\333\006\344\014\362\3212\032\017\312\356GH@\303\336F\266\225\370\322\314\223d\276E\202\353\341Gw\302X2\023\242xw\350\310g\212\016\352>\272\201L+\006U\315_\354!\273B\200\337\347\035\302\214\323\205\362NX\317z\331\315V\364\336E\267\005hG\214\277\003\213\256\307v\344\023\275l]\r\307\236\366\262\022fiB\361B\207;~\"\353\210\256\266\333\316\252\376\310\2569\013\316\251\233o\014\302\36685\047\023<\346a(\241\363\275\265%\250%z\210T[\247\004Aw\275\273\223\266dW\332\336^\301\247-\317EE7\307\343 J\311e\020\316\320\004\047EC\302+>%\224[\3260oN\273\300\316=\036\352\302\365\242\215xiI\336\304\034\3425\345\316\007`\316\315{\363\353M\251\371\321\333{\333\232C\275k\335\3517F\275\301q\264\226O\260\313\216;\346J\356\231\337\227\241\251\220\274\257\236\302\372\214\363\306}\215\220\037\022\241\375t\306\341M\323\225\2160,\047)\244z\356\266g\306\025\307\211n\271\243\252Pt\267U\025\277\031\020^\033G\030\\\366\032\311\355Bn\177cnQ\220\334\241<\363\350\"k]\3163\274\275l\353\027c(L\333\201\247f\215\204_\005*\327\271\303\017\242a\354N&q\337\017\240\330t\213z\340\3648\377ld\003\227n\372\236\n\274G\207\213\264\271\300\213\021\266\253\361(\364\275\327m\036Z\201\307\036\360\2751\343\314\324E`\\\2353L\000zc\263\216\204\276=6\300\023~\272\225\270o>\346\265\251\322J\014s\004\2268+\026l\035\375\374\310W\210\343\304\210\331\003\r\372\354\224\367\315sw\246\321\335(4\227\275\3157\336\233\275\326\363\027H\\\211A\212\276a\253\213\347\317\030\265.\340\231/\226\332\221#jN\356\371\031\212\331i;C\357{\371\202\035\234I\322\324Q\034\241\047K!SP$\370\352\367\002T\335o\371\347\334\211F\002\215aW3\323\334\3616\367\210\201B\302\2750\365\305x[\344\215N9\2638\036\334\004\256S?\362\214\363\236\362\315\024X\347\250\215\014^wR\274\352""\306\335\307\215Tc\276\371\332\333\332\363\251Mt\215\213\324\266H\375\031\035\354^\240\356O\343\024\201\346\212\0303\312\331p\rI\323N\374\332#\335u\255\3175\251\305\357qi\232H\240\013\246\370\300\003$L\036CDE:\347\204G\211\337\317\373>\367\243\365W\234H[\274\337\341\304\213\233\227;&Q\r.\310\303\033\037\352F\242AW,\272\221\030\317Zrg\306\027\047&!w\200\267\014\030\246\270\355\020\267xQL\204\300)S\0224\221\310/k\346\016h0%\030\371\020l\244\026\315\247\346\2125\207\336N\220RP\036\303\264O\371\004\305\007!5r/\270\377\227\235w\006\235<\316\273#I\220M\024p,\327\271\027#\255{\242\002\341#\361l\232\016i\237\304\356\324\263\021\247\024J\335\336\334+\324m_\007:\014O\243\366\2159\207\356V\243\013t\332m\256x[\350\366\337\264\036\242f[C\326)\010;\352l\273\375\356\224\2534\316\232\025_\345P\301/\314\267\220\177\303\236u\372\251}\3004\25152fe>\341\313.?l\343\351\245\315\234)o\366es\254)\243I\242\226}\344\2019O\265\242\365p\024\330\047(\346>\263&\354~\324\274\036\260x\310\2554\372\232)\350:2\n\244&\370\356\0238\330\3145S\364*m\375\342\304\275\357W\233\021:\001p\242\003\253\370\003\216l:,\037m\364\n\271\335\027\376\037\310\315\372\036\262\353k+\375\307<\346]\230hND\265\362W\364a\332 ?r\354\3019\t\336\016\316\301L\356\377e\034M5\034\316\202\276\223\350zrA\2276n!\037\027\202\202K\334\366\303\240\243\201\217#9\357\360j\362\000\335\347<\0275\203\034\262\306;\314\337m\337\243\276\311\203t\0061\343\324\270G/:\354>n\252o\365\223\220\356\260\232:\3115\377\030\342O\216r|\375\311\337\206\0475\336\213\375\202>\261r\351\034\047\242\357\203\035\277\210\276\216S\235\230\374\022\361I\377e\260\357\336\200\356\001\356\203\341y/\376\333G\274\366S\047ADy\214w\271o\021\007\224\236\333\320^\302\27278c]D4\365c\242h\374\352<\006\301\3567yO\3623\001.\372\047\212\345\316F\215J\323G`2\356\364\241G\240S\3628\345d$o\"\033A\376_]\335}\315";
+    PyObject *data = __Pyx_DecompressString(cstring, 3399, 1);
     #define __Pyx_DecompressString_LZSS_UNUSED
     if (unlikely(!data)) __PYX_ERR(0, 1, __pyx_L1_error)
     const char* const bytes = __Pyx_PyBytes_AsString(data);
     #if !CYTHON_ASSUME_SAFE_MACROS
     if (likely(bytes)); else { Py_DECREF(data); __PYX_ERR(0, 1, __pyx_L1_error) }
     #endif
-    #elif (CYTHON_COMPRESS_STRINGS) > 0 && (CYTHON_COMPRESS_STRINGS) <= 90 /* compression: lzss (3703 bytes) */
-static const char cstring[] = "\377\n\n$.choi\377ces[0].m\377essage.c\177ontent[\032\000\377itations\360\010\001\r\006\037\006\023\010outp\377ut[.refe\377rence_id\377s[:?None\377Note tha\377t Cython\377 is deli\377berately\377 stricte\375r!\001n PEP-\377484 and \377rejects \377subclass\377es of bu\377iltin ty\377pes. If \377you need\237 to p%\000%\tt\177hen set\200\000\177e \047anno\317\003\375_<\000ing\047 d\333irb\000iv\242\000o \377False.[]\357].].\"\007s[]+.c\204&]\232&]\356\000\272\000\237evedR\362\005(\001s\367our\322!_ind\177ex add_t\000\377echunk:s\367rc/J\000eaud\377it/forma\377ts/_read\377ers.pyxu\377tf-8PLAN\377THINKING\377_CONTENT\376\005\000HERE_SK\377IPPED__P\353yx\001\000D\274 _Ne\333xt\202\000__\334\004e_\367___\261\"_get\357item\r\001fun\275c\025\001main\003\002owdul&\002nam\002\003{ew6\001qual\013\005\357testK\000is_wcor\350@ine\221(\377anthropi\377casyncio\375.\034\006satbas\377ebedrock+bl\002\000cc\000l\203\"\210\"\217_key\321%\331%\225Ae\224\345&\241&.\243$.\242%\300!d\346\000\002_t\371\000\317!scl\374\231\000\363 _trace\377backcohe\356\335@ont\357\000er_\203fi\354\000j\006\345\204\003\353\204\004\250Cc\377ountcove\377reddecodgeen\000\003\010\001de\317@\307ndI\324A\010\000\333Cfa\377milyfiel\263dsS\nh\002ido\002p\377athfirst\352\000\002_\215Afh\000dge\177minigen\212\205\002\376\305`sponseP\367art\265@give\373ng\362 nding!C\275ay\000\257\206\001\014\006_\304#\350`\376\306\206\001highidi\303ds\366b\016\004\372A\376Ask\377indknown\357last\215@ate\335d\002\002ion\363\"lo\337wmade\205\207\004me_tadat\334\000s\316 \306\213bsn\345`\311\204\001\315\204\001sn\377umberoff\377setopena/i_re\273\003s\216\207\003\224\207\003\302\235Bp\320\000\000\001\270\"\t\001_a\321t\002\002\241\205\002\032\001s\241!pi\353ecA\000l\276@popwquo\241\000raw\322\207\006\334\327\207\n\350\207\006sre\371\205\016sa\377idsegmen\377tsetdefa\177ultsize\231\206\004p\241\206\002\246\210\001\251\206\003{\000nst\365 @\000\002\336B\n\002\300\206\003\024\003\250\210\001p\000\002\377pedsupposrt\000\0047\001get\210\204""\001\346\214\204\001Re\277G\234\204\001sto\347ol_\230\211\006\271\210\001uni/turl\000\000_\326\207\005\014\000\377svaluesw\377eb_searc\251h\317!\266\000_\241Ew\316\204\001w\373rih\000n\200\001\360\006\337\000\005\027\220a\003\001\t\210\377\006\210e\2201\220C\220\377q\230\001\330\010\020\220\010\377\230\001\230\021\330\010\013\210\3774\210q\220\007\220w\230\377a\330\014\023\2201\330\010\367\022\220&\035\002\320\020(\250\353\003\250\016\000\020\034\000t\2301\333\230A3\001\007\220\010\000\320\034\3377\260{\300!2\te\240\3773\240d\250!\2507\260\347\047\270\021<\013J\004\014\210I\377\220U\230!\2303\230a\177\230q\330\014\017\210t\214\000\335GU\000H\240Gd\000\020\027{\220qV\010,\250K\260\r\000\377\016\210g\220T\230\021\230\357.\250\013\260\231\000\017\210w\373\220dA\000?\250+\260Q\376\271\0016\220\023\220A\330\0149\024\002\000\310\0005\220\003\277\000\301\003\376\317\007d\240#\240T\250\021\377\250%\250w\260d\270#\377\270T\300\021\300&\310\007\377\310t\320ST\330\020\024\377\220B\220c\230\027\240\003\373\2401\205\0003\250d\260!\377\2605\270\001\270\027\300\007\373\300q\214$\017\210u\220A\345\220l\0025\251 \273\000\022\220$\357\220g\230Q\256$\220H\230\377H\240C\240q\250\005\250\377S\260\003\2601\260K\270\376\265\004Q\220a\330\010\017\210\177s\220!\2209\230Db\000\255:\037\000\001\260\362$r\273\000I\237\230W\240A\330\252\007(\000\330\377\014\021\220\032\2307\240$\377\240a\240v\250Q\340\014\357\r\330\020\026\242\000\021\230#\377\230R\230v\240W\250A\337\250Q\330\020\032\014\000Q\230\377f\240D\250\007\250q\260\037\001\330\023\024\330\277#\236%\312@\377\013\210:\220Q\220f\230\177E\240\024\240U\250#4\000\376\337C\020\220\006\220a\220v\374L\000\362 \017\210v\220R\220\301s\231@\347D\017\002\213@\244L\024\220\370\253A\354 \216aq\230\n\240!\337\2401\330\020\030\306`\031\240\377&\250\006\250a\330\020\022\372\346\0006\255@%\230q\320 \317;\270;\300\021\000\323`\220J~\245\000F\250\047\260\021\260\263`w\r\210W\362 g\230X\220\000}\"\345@v\270R\270s\314`\377\004\013\2101\200\001\360\010\276""\260\204\002\330\004&\240c\263@!W\340\004\010\254\204\r\t\217`!\250\204\021\363\023\220z\000\330\204\003\004\230A\230\276\240`\020\220\001\220\026\346\000T\377\240\021\320\"9\270\024\270\377Q\270g\300S\310\n\320CRS\351\204\021\207!\326`\231\204\0014\244\205\003R\233\205\003\006\352A\232\205\004\021N\000u\312@\367\001\240\021\330Av\220U\230\365$\317\204\002\010\330y\022\3003\300\277i\310v\320UV\314ft\351\220[\006\236E\025\357\002%\250v\377\260S\270\004\270B\270b\377\300\002\300&\310\001\330&\357*\320*=\271\000f\300F\377\310\047\320QU\320UW?\320W[\320[\\\256\206\004\314\206\001\370\353\004\305\206\n\327AS\230\001\330\020\376\214\206\005\025\220V\2301\330\010w\023\2207\262\000b\240\001\232\204\001\362\330O\030\326D\237\206\004K\230w\240\375a\327c\014\030\230\006\230j\343\250\004\376b\364\205\001M\0009\240D\377\250\001\250\036\260t\2701?\270J\300c\310\032\325\205\001\330\206\006N\304\204\001c\250\024\256\204\001\337\206\001\014\260j\377\027\220v\230Y\240f\250\377N\270!\320;T\320T\212\326\000V\351\204\001f\352\207\001\214`\207\205\001\027\377\230\002\230\047\240\024\240R\337\240s\250!\330\230j\340\004s\035\230\327@\245\205\002x\250q\370\2020\027\013\2108\201B\010\375\206\001\2711\324\207\013t\235\211\r\226\207\001D\304\211\003\016\210h\227\210\002\266\242\210\002x\220\253\211\004\013\210\221\210\0015\377\230\003\2304\230q\240\005\377\240W\250D\260\003\2604\377\260q\270\006\270g\300Q\304\330\207\006\236\207\0015\226\212\001\215\212\001\224\207\001G\230\3678\2401\325F\001\330\010\016\271\210\306\207\002M\n\007\220u\326\206\002Q\372\300 GS\000s\270#\270Q\377\270e\3006\310\023\310D\367\320PR\342\204\001!$\240D\227\320(;\231@F\362\210\002\370h\022;\220(\255\204\013\t\230\027\220`\233\207\005\177\003\2201\220F\230!\335\211\0108\234\213\002\374\204\001\276\213\004\007\220r\301\213\001\223\212\001\315b\321\213\003\007\220\255\207\r\302\000\026\220\177f\230H\240A\240Q\357\212\005GH\230G\267\207\001\213b\377AW\275b\371\021\216\213\005\220\211\001D\250\003\2508\317\2607\270!\361d""\347\207\n\031\230\367\026\230vL\000\020&\240a\377\240}\260A\260Z\270v\277\300V\3101\330\010\272\207\037\030\377\220|\2401\330\004(\250+\001\340\355\207\001\330\315\207\017\007\356\206\t\224\215\004\377\017\210z\230\021\230\047\240\325\021\200\205\004\r\300\215\001\006\330\212\003u\220\370\374D\203h\353\211\013%\250u\260C\377\260w\270c\300\025\300c\177\310\021\330\014\022\220\047\277\210\002\367\014\024\220\210!2\240S\250\037\001\250\021\330\014\341\212\003\325\215\002\306\214\004\376f\000\017\320\017.\250a\250\373q\330\331\214\007\024\220E\230\024\214\372\213\003\301\215\0057\240\243%\274\216\003\311\216\002\014\377\020\220\t\230\025\230a\230\341s\247\212\003\256\213\003\220\212\002\334\210\001\t\240\027\277\250\004\250D\260\004\300 Y\236\213\204\002\024\033\2301\221\215\001\225\216\001J\377\240a\320\0477\260s\270\367!\270:\333 6\320QR\377\3307:\320:N\310a\377\310z\320YZ\3307=\377\270Q\330\r\022\220#\320\277\025&\240d\250*\206@U\277\270$\270a\270x\264\215\004\220\277J\230a\320\037/\373\000A\377\260X\270V\3006\310\026N\375\210\003/5\260\323\214\002\244\216\0161\352\206\005\337!\2306\240\021\352\206\0018\220\370\216\213\004\257G\313\220\003\t\220\025\220a\304\257\214\005\226\217\001a\276\217\001\243\212\n\260C&\240\371\001\245N\224\206\001\004\220A\220Xs\230S\356\204\001\314@\022\220%\253\206\007\260\221\221\001\201\205\t\375\216\002\200\206\001g\220\316\216\002\020\363\220\005\223\220\002\226\205\004\024\220Z\230Oq\240\007\240\315\220\010\205G\024\300\205\002\317\014\027\220t\316\002\367B\023\230\377D\240\006\240a\240x\250\237q\260\007\260~\205\207\001\315CR\374\243D\266E\006\220e\2301\230\327C\230q\276\003u\321\214\002\020\023~\265\213\002\006\230g\240Q\330\254C\375\033\252\"\020\027\220x\230t_\2401\240A\330\021\020\027\366\204\001\177\320$6\260a\260q\034\001~\222\210\0011\330\024\032\230(\346\217\002wq\330\024\240\0011\230E\221b\377C\250t\2601\330\030\037\375\230\025\000\030\230\007\230q\240\377\n\250!\320+;\2705\377\300\006\300f\310F\320R\377X\320XY\330;B\300""\377!\330\024\025\330\020\031\230\047\027\240\004\340\206\002\234\0007\230\220\001\224\004\372\256\213\001h\274\213\001\031\230\030\240\024\177\240Q\240e\2501\250\236\000w\030\230\010,\002U\250!\374\222\001\377\026\220h\230d\240!\240i5\205\205\002\334\004\010\322 t\250\220\222\003\3777\270\047\300\024\300S\310\377\004\310A\310U\320RY\350\376a\251\204\003Q\005a\212\220\001\n\240!\377\320#3\2606\270\027\300\337\005\300Q\3303\263\215\001h\300\347j\320P\t\000\363`\260n\300\367A\300Q\324\204\014r\270\021\270\377(\300!\300:\310V\320\303SY\324\204\004\253\204\001\216\210\002\333\206\002\330\020\377\025\220W\230B\230e\240\2474\240q\374\214\001\246\225\001#\211b\004\234\301\213\001\227\204\0131\260\021\341\225\022\362\221\001q\240\347\225\014\310\207\020\200\220\004\231\226\001\242\225\001H\375A\330+\014\r\253\226\0011\262\207\010\026\332\223\001\207\224\001!d\266\222\003\307\226\003\276\212\004\254\210\003)\337\211\006\250\210\007o\014\210K\220\305aS\240\277\220\001\235\014\310\207\001\021\230!\211\226\007\305\207\002\023\217\220:\230Q\326h\320\226\002\332\221\001\0148\225\221\005\255\215\003\326\217\001\026\220d\374\220\004\320\226\004\334\317\224\003\316\226\002\014\023\220\324\214\001\014\023\367\2203\220\235\206\001\014\024\220DY\230\227\222\003\373\226\0063\230\265B\006\003\001\377\024\220I\230U\240!\240\3773\240a\240q\330\024\034\277\230E\240\021\240!\223\204\005G\317\2407\250!\216\204\004\355\204\003\024\033{\2304\354\204\004\024\027\220u\245\"\367\030\031\330\005\004\177\250c\260\377\025\260c\270\021\330\030 {\240\004\337\213\004\030\037\230t\301B\177\001\330\031\036\230c\240\030\002_\007\240t\2504\304\225\001\340\355\204\003\364\325\217\001\251\204\001i\267\212\001\3207K\310\3711\227\205\005\254\230\0014\250s\260$\277\260g\270S\300\004\314`W\377\310G\320SW\320WX\367\330\034 \321 \026\240w\250\377d\260#\260T\270\022\270\1773\270i\300x\310q\301\205\004\376\230\006\035\230Z\240q\250\003\317\2506\260\022\340\214\001$\000a\330\377\030$\240A\340\030\035\230\371W\213\231""\002\013\000J\250e\2603\377\3206J\310$\310d\320{RS\253\230\001\030\033\230:\250\213\001\177\330\034#\2401\330\024\360\205\001\377\002\240\047\250\022\2505\260\377\007\260r\270\026\270q\300\377\n\310!\3101\330\030#\372\247 \047Y\002\047\300\022\3007\371\310\263 0\000\240M\260\021\320\2172H\310\001\241\222\001\275\205\002\251 \021\007\033\2301\206\216\010\223\214\006\333a\326\204\003";
-    PyObject *data = __Pyx_DecompressString_LZSS(cstring, 3703, 5135);
+    #elif (CYTHON_COMPRESS_STRINGS) > 0 && (CYTHON_COMPRESS_STRINGS) <= 90 /* compression: lzss (4621 bytes) */
+static const char cstring[] = "\377\n\n\n$.cho\377ices[0].\377message.\377content[\376\032\000itation\341s\010\001\r\006\037\006\023\010out\377put[.ref\377erence_i\377ds[:?Non\377eNote th\377at Cytho\377n is del\377iberatel\377y strict\373er!\001n PEP\377-484 and\377 rejects\377 subclas\377ses of b\377uiltin t\377ypes. If\377 you nee?d to p%\000%\t\377then set\376\200\000e \047anno\372\317\003_<\000ing\047 \267dirb\000iv\242\000o\377 False.[\337]].].\"\007s[W].c\204&]\232&]\356\000>\272\000evedR\362\005(\001\357sour\322!_in\377dex add_\376t\000echunk:\337docum\336 :s\367rc/S\000eaud\377it/forma\377ts/_read\377ers.pyxu\377tf-8PLAN\377THINKING\377_CONTENT\376\005\000HERE_SK\377IPPED__P\353yx\001\000D\305 _Ne\333xt\213\000__\345\004e_\367___\272\"_get\357item\r\001fun\275c\025\001main\003\002owdul&\002nam\002\003{ew6\001qual\013\005\357testK\000is_wcor\361@ine\232(\377anthropi\365c\000\006_\344\005sasy\337ncio./\006sa\377tbasebed\257rock\000\004_\267fs+bl\024\000c\210\000l\261\"\266\"/_key\277\"s\205E\215ER\311Ae\231F\314&.\316$.\315%\232\353!d\000\002_t\244 \372!s\363cl\304\000\247@_tra\377cebackco\273he\221`ont\232 e\017r_fi\227 j\006\231\205\003\237\205\004\374\334C\256\205\002xtcoun\376\002\000veredda=t\304@code\350E\203&\263en\023\001\000\003de\237`n\343dI\244a\010\000\253cfam\377ilyfield\331so\n\204\002id\213\002pa\177thfirst\000\002\365_\324Af}\000dgem\327ini\000\003_\250#ge\375n\347\205\002dRespo\177nsePart\211`\237given\000\002\253\206\001g~\317@ndingC\243\204\001\300\217\000\225\207\001\014\006E\003\315\204\001\254\207\001hi\177ghidids\334\204\002\235i4\000ces\327a\333as\217kept\000\001\254A\n\000y\376\264@skindkn\177ownlast\331@\357ated\002\002ion\374\000\005\301Blowmad9e\207\210\004\216\210\004sme\314 \320 \327mis\244@l\000\004_r\277esults\257\204\001s\177nextno_\"\005\374\355\205\001\361\205\001snumbe\367rof\237boffs\377etopenaiD:\001\212\"s\271\210\003\277\210\003\224bp\236 8\000\001\223B\t\001_at\002\002\314\206\002z\032\001s\374!piec\320 \375l\265`popquo\256\322\000raw\276\206\001_""\324\000y`\206\211\006\213\211\n\333\204\007\271\003\276\004re\304\207\004\215C\375\211\001xt\007\006\321\207\007\032\006_\376\353dsaidsea\267rch\203%eg\330\207\001s\277etdefa\230!i\377zesnippe\005t\000\004s\227\210\004\237\210\002\244\212\001\003\003\311\211\002\034\262\210\003\331\000nst\241`\000\002\227\204\002\320\n\002\311\210\003\024\003\261\212\001p\000\002pe\377dsupport\034\000\0047\001get\335\205\001\341\205\001\351i\276\361\205\001stitl\201@o\215l\345\206\007to\t\002\311A\322\212\001u\377nitupdat\177euriurl\000\000\371_\370\211\005\014\000svalu\275e\000\002sweb\000\000_\352\370\n_\321ew\304\206\001wri\376\211\000n\200\001\360\006\000\005\377\027\220a\330\004\010\210\010\377\220\001\330\010\013\2104\210\377q\220\006\220c\230\021\330\373\014\020\006\000e\2304\230q\377\240\010\250\003\2501\330\020\377\025\220W\230A\230Q\330\377\r\027\220q\230\006\230f\377\240D\250\004\250D\260\001\377\260\030\270\023\270A\330\014\337\021\220\027\230\0017\000\004\013\363\2101S\006_\001\t\210\006\210\237e\2201\220C5\000c\000\020\363\220\010#\002h\004\007\220w\230\377a\330\014\023\2201\330\010\357\022\220&\230\036\001\320\020(\376o\002\010\020\220\007\220t\230\3571\230A\330\003\005\320\0347\337\260{\300!\3303\010e\240\3773\240d\250!\2507\260\347\047\270\021<\013J\004\014\210I\377\220U\230!\2303\230a\177\230q\330\014\017\210t\214\000\035GU\000H\240G\327\001\317\000V\010\377,\250K\260q\330\010\016\377\210g\220T\230\021\230.\367\250\013\260\231\000\017\210w\220}dA\000?\250+\260Q\250!/6\220\023\220\364\000\024\002\000\267 \2075\220\003\277\000\301\003\302#\325\001d\377\240#\240T\250\021\250%\377\250w\260d\270#\270T\377\300\021\300&\310\007\310t\377\320ST\330\020\024\220B\276\351 \027\240\003\2401\205\0003\377\250d\260!\2605\270\001\277\270\027\300\007\300q\214$\017_\210u\220A\220l\0025\212 \376\273\000\022\220$\220g\230Q\376\256$\220H\230H\240C\240\377q\250\005\250S\260\003\260\2571\260K\270\265\004Q\327@\010\377\017\210s\220!\2209\230uDb\000:\037\000\001\260\021\342C\375r\273\000I""\230W\240A\330\370\252\007(\000\303A\032\2307\240$\377\240a\240v\250Q\340\014\357\r\330\020\026\215a\230#\230\377R\230v\240W\250A\250\257Q\330\020\032\014\000Q\376B\007\377\250q\260\001\330\023\024\330\361\020\300\"\236%\312@\013\210:\220\377Q\220f\230E\240\024\240\307U\250#4\000\337C\325aa\220\371vL\000\342 \017\210v\220R\013\220s\231@1\335C\017\002\373 \244L\343\024\220\253A\343`\216aq\230\n\177\240!\2401\330\020\030\356`\377\031\240&\250\006\250a\330\353\020\022\346\0006\255@%\230q?\320 ;\270;\300\021\000\323`\377\220J\230f\240F\250\047w\260\021\260\263`\r\210W\362 \327g\230X\220\000\"\345@v\270\247R\270s\314`\256\204\004\010\212\205\004&{\240c\263@!\340\004\010\254\204\r1\t\217`\361j\264\204\005\023\220z\000\243\204\001\367\010\230\004\243\205\002\010\020\220\001\373\220\026\346\000T\240\021\320\"\3779\270\024\270Q\270g\300\177S\310\n\320RS\330\352\204\020\010\207!\326`\231\204\0014\244\205\003\210\206\005\353@\232\205\0045\021N\000u\312@\001\240\304@\270!\327U\230$\317\204\002\010\330y\022\300\3773\300i\310v\320UV\246\314ft\220[\006\236E\025\357\002%\377\250v\260S\270\004\270B\377\270b\300\002\300&\310\001\277\330&*\320*=\271\000f\377\300F\310\047\320QU\320\377UW\320W[\320[\\\320\256\206\004\314\206\001\353\004\357\204\007a\342\205\001v\220\337S\230\001\330\020\214\206\005\025\220\377V\2301\330\010\023\2207\376\262\000b\240\001\330\010\017\210\362\330O\030\326D\237\206\004K\230w\240\375a\327c\014\030\230\006\230j{\250\004\376b\014\024\220AM\000\3779\240D\250\001\250\036\260\377t\2701\270J\300c\310q\032\325\205\001\330\206\006\304\204\001c\250\024\256\204\001\372\337\206\001\014\260j\027\220v\230Y\377\240f\250N\270!\320;WT\320T\326\000V\351\204\001f\352\207\001\367\013\2101\314\210\003\002\230\047\240\377\024\240R\240s\250!\330|\230j\230a\t\220\025\220a\264\204\007\225\006\n\000q\303UV\307\211\002\335\211\006\005\354\227\"\302\001\340\014\225!6\240\024\367\240Q\240\256&\005\230T\320\377!5\260W\270F\300!\177\330\020\031\230\026\230v\304\207\002\335!\264\210\0077""\240!\354\205\006v\220RV\006\021\354e\034\000\010\301\212\001f\250e>\370\204\001A\220Z\230q\370 \272\"\377Y\230h\240j\260\001\260\357\026\260z\300\264\211\002:\230Q\257\230e\240:\247\206\001\025$\002\007\377\240u\250D\260\013\2706\277\300\026\300v\310Q\362\r\035\357\230T\240\021\247\207\002x\250q.\372\2040\013\2108\203\204\002\010\377\210\001\273q\320\326\211\013\232\214\001\243\213\t\230\211\001D\306\213\003\016\210ih\231\212\002\244\212\002x\254\213\005\013\210\223\212\001\3675\230\003\303\214\002\005\240W\250\377D\260\003\2604\260q\270\237\006\270g\300Q\332\211\006\240\211\0015\373\230\001\220\211\007G\2308\2401\312\327\204\006\001\211\213\001a\253\204\001M\n\007\220\325u\330\210\002Q\302`GS\000s\270\377#\270Q\270e\3006\310\277\023\310D\320PR\344\206\001!\377$\240D\320(;\2701\270\306@\365\212\001\372\205\010\022\220(\257\206\013\t\323\230\027\226A\205\215\002\020\313\213\001\220F\243\230!\337\213\010\236\215\002\376\206\001q\240\215\002\220\357\007\220r\230\202\207\002w\220b\374\n\005\257\211\r1\330\014\026\220f\277\230H\240A\240Q\361\214\005H\243\230G\271\211\001\215\205\002\201\205\001W\277\205\002\021\374\220\215\005\222\213\001D\250\003\2508\260\3437\270\333d\253\205\013\210\204\003Q\330\020\377&\240a\240}\260A\260\377Z\270v\300V\3101\330}\010\271\211\"\340\004 \240\001\360\217\001\361\013\357\216\001\356\217\003\364\004\017\210z\230\327\021\230)\225\006\r\252\207\0016\230u\030\225\205\004\010\r\035\014\210H\257\"\376\333\216\004F\230\047\240\021\330\020\373\023\220\324\204\001f\240A\330\024\327\033\2301\213\210\002\024!\003\023\220\3655\246\212\004\014\344\215\001C\320\027\047\177\240s\250%\250s\260\361\0056\022\002\220q\300\210\002\025\220\346\211\005\273\217\004\376\305!5\250\004\250F\260\047\376\331\212\002h\300c\310\027\320P?Q\330\024\036\230cv\001\360\207\002\372h\001\047\326\206\005\024\220E\230\024\340\267\216\003\200\220\003\235\004\232\210\002\274\221\003\032\2401\357\240A\330\020\250\000\230M\250\333\026\250y\000\031\230\020\001G\250\3375\260\004""\260K\347\"6\320\337QR\330\014\031\344\221\007\010\000\377\005\030\220|\2401\330\004\257(\250\001\340\377\221\001\330\252\214\017\007\010\313\213\t\361\221\004\355#\047\245\006\360 \234\216\002\231\212\001\343u\220\327\205\004\336\205\010\310\216\013%\250u\377\260C\260w\270c\300\025\377\300c\310\021\330\014\022\220\335\047\234\215\002\014\024\220\343a2\240_S\250\001\250\021\201\204\001c\261\215\005\374\243\221\004\331@\017\320\017.\250a\261\250\256\211\002\271\221\004\217.G\230\337\210\006\014\374\231\223\003\246\223\002\014\020\220\t\230\025\017\230a\230s\204\217\003\213\220\003\355\216\002\271\215\001\367\t\240\027\230\224\002\004\260A\260\361Y\346\206\002\365C\301\217\003J\240a\320\377\0477\260s\270!\270:\367\300V\310\310\"7:\320:\377N\310a\310z\320YZ\377\3307=\270Q\330\r\022\377\220#\320\025&\240d\250\377*\260A\260U\270$\270\367a\270x\221\222\004\220J\230a\367\320\037/\373\000A\260X\270\337V\3006\310\026\332\215\003/5\361\260\260\221\002\201\223\016\306\213\006!\2306\240\r\021\307\213\0018\220\243\225\001\254J\250\225\003\311\213\n\026\363\223\001a\220\315\213\006\006\367\222\001\276\224\001\245\205\001\307&\240\001\223\215\004\254G\357\210\001\004\220_A\220X\230S\343\212\001\r\321\225\001\201%\206\211\007\335\226\001\334\207\t\332\223\002\346\224\003\253\223\002\020S\220\005\360\224\002\361\207\004\024\377\212\004q\344\213\020\235\014\276\205\004\027\220t\316\002\367B\023\377\230D\240\006\240a\240x?\250q\260\007\260~\340\211\001\355\204\003\371R\243D\266E\006\220e\2301{\230C\210\214\002\020\027\220u\326\227\002\373\020\023\222\220\002\006\230g\240Q\372\246\206\004\033\252\"\020\027\220x\230\351t\223\205\003\022\017\027\366\204\001\320$6\317\260a\260q\353\206\001\355\212\0011\330\357\024\032\230(\303\224\002q\330\024\356\240\0011\230E\221bC\250t\277\2601\330\030\037\230\025\000\030\377\230\007\230q\240\n\250!\377\320+;\2705\300\006\300\377f\310F\320RX\320X\377Y\330;B\300!\330\024]\025\371\215\001\027\240\004\273\211\002\020\267\220\001S#\230\223\005\213\220\001h""\231\220\001\031\233\210\004_e\2501\250A\222\224\001\010,\002\367U\250!\264\231\001\026\220h\230\237d\240!\2405\205\205\002\334\004\010\337\240\007\240t\250\355\226\0037\270\377\047\300\024\300S\310\004\310?A\310U\320RY\376a\244\210\003\372Q\005a\347\224\001\n\240!\320#\3773\2606\270\027\300\005\300wQ\3303\220\222\001h\300j\354\207\001\3753\363`\260n\300A\300Q\370\321\227\001\325\230\001\334\204\004r\270\021\270(\377\300!\300:\310V\320S\301Y\324\204\004\253\204\001\351\212\002\333\206\002\323\232\003B\230\237e\2404\240q\331\221\001\203\232\001#\345\220\272\227\001\004\234\216\001\227\204\0131\260\021@\276\232\022\347\220\021\310\207\020\335\224\004\345\233\001\377\231\001H\375AW\330\014\r\367\233\0011\262\207\010\026\267\230\001\342\344\230\001d\223\227\003\205\213\035\253\210\004\014\210K\326\304bS\240\234\225\001\014\350\211\001\021\230 \242\221\r\210\213\003\327g\255\233\002\267\226\001\014\362\225\005\210\220\003\016\263\224\001\026\220d\331\225\004\255\233\004\254\231\003\346\230\002\325\014\271\213\001\001\265\234\0013\362\222\002\014\024\263\220D\303\213\007\333\233\0033\230\265B\006\376\003\001\024\220I\230U\240!\377\2403\240a\240q\330\024\177\034\230E\240\021\240!\223\204\005\237G\2407\250!\216\204\004\355\204\003\024\327\033\2304\354\204\004\024\234\205\001C\230\337q\330\030\031\330\005\004\177\250\377c\260\025\260c\270\021\330\357\030 \240\004\272\216\004\030\037\230\035t\301B\001\330\031\374\213\003\032\000\344aE4\241\232\001\340\355\204\003\260\222\001\347\223\001i\267\212\001\237\3207K\3101\227\205\005\211\235\0014\377\250s\260$\260g\270S\373\300\004\314`W\310G\320S\177W\320WX\330\034 \321 \377\026\240w\250d\260#\260\377T\270\022\2703\270i\300\347x\310q\301\205\004\230\006\035\230Z\377\240q\250\003\2506\260\022\374\273\217\001$\000a\330\030$\240A\237\340\030\035\230W\350\235\002\013\000J\377\250e\2603\3206J\310\277$\310d\320RS\210\235\001\030\367\033\230:\250\213\001\330\034#\240\3771\330\024\031\230\027\240\002\377\240\047\250\022\2505\260\007\377""\260r\270\026\270q\300\n\177\310!\3101\330\030#\247 \375\047Y\002\047\300\022\3007\310\374\263 0\000\240M\260\021\3202GH\310\001\376\226\001\275\205\002\251 \021\300\215\001\320\342\220\007\223\214\006\333a\323\204\006\n\373\240\006\005\210\177Y\220g\230V\2401\217\232\014\340\220\215\020\201\222\002\227\220\003\310\216\003\265\241\004\n\230\047\235\240\304\231\001\024\250Y\232@\356\232\001e\356\240\000$\310a\351\236\001F\230%\237\230s\240#\240\360\223\005\253\204\001v\367\230Q\330\312o\010\016\210fp\364\215\005\204\242\001\200\205\004\264\226\n\021\220\024\317\240\002\1776\240\033\250G\260:\365\223\002\2375\310\004\310I\342\232\002\242\226\032\014Z\360\242\004\025\234\232\001\230\021\342\234\001\014\300\240\003\224\374\242\001\300\001\021\333\213\005*\207\220\001\267\231\002\rK\330\010\306\223\001I\200\230\004\246\243\004\014\307\223\002\365\014\263\222\003,\241\232\006\r\330\010\014\217\210M\230\026\344\241\007\301\232\004\206\222\003k\343\250\021\202\222\007\311\232\n\225\242\003J\230g\376\256\237\002[\270\003\2706\300\021\032\370\232\004\025\347\232\006\021\330\312\232\026\315\237\001\356\233\005t\237!\202\241\001\014\347\232\001Z\240t\232\212\002\376\277\206\010E\250\024\250X\260W\323\270A\331\233\004\252\237\001F\256\213\004{\260\377(\270\047\300\032\3101\330\217\014\024\220L\256\231\001\364\237\003\310\206\001\014\374\234\222\n\227\214\001z\250\021\250&\260\257\n\270$\270\242\235\001&\200\223\001\020\001\031\245\237\002\212\245\001";
+    PyObject *data = __Pyx_DecompressString_LZSS(cstring, 4621, 6745);
     #define __Pyx_DecompressString_UNUSED
     if (unlikely(!data)) __PYX_ERR(0, 1, __pyx_L1_error)
     const char* const bytes = __Pyx_PyBytes_AsString(data);
     #if !CYTHON_ASSUME_SAFE_MACROS
     if (likely(bytes)); else { Py_DECREF(data); __PYX_ERR(0, 1, __pyx_L1_error) }
     #endif
-    #else /* compression: none (5135 bytes) */
-static const char bytes[] = "\n\n$.choices[0].message.content[$.citations[$.content[$.message.citations[$.output[.reference_ids[:?NoneNote that Cython is deliberately stricter than PEP-484 and rejects subclasses of builtin types. If you need to pass subclasses then set the \047annotation_typing\047 directive to False.[]].].annotations[].citations[].content[].retrievedReferences[].sources[_index add_notechunk:src/citeaudit/formats/_readers.pyxutf-8PLANTHINKING_CONTENT_COHERE_SKIPPED__Pyx_PyDict_NextRef__annotate____class_getitem____func____main____module____name____new____qualname____test___is_coroutineannotationsanthropicasyncio.coroutinesatbasebedrockblockcamelchunkchunk_keycitationcitation_typecitationsciteaudit.formats._readerscitedcited_textcitescline_in_tracebackcoherecontainer_file_citationcontentcontent_indexcountcovereddecodeencodeencodedendendIndexend_indexfamilyfieldsfile_citationfile_idfile_pathfirstfirst_itemfoundgeminigeneratedResponsePartgetgivengroundingChunkIndicesgrounding_chunk_indiceshighididsindexindicesitemitemskindknownlastlocatedlocation_typelowmademessagemetadatamistralnamesnextnotenotesnumberoffsetopenai_responsesoutputoutput_textpartpartIndexpart_atpart_indexpartspathpiecesplacepopquotedrawreferencereference_idsreferencesretrievedReferencessaidsegmentsetdefaultsizesourcesource_idsourcesspanstartstartIndexstart_indexstartsstripstrippedsupportsupportstargettexttextResponseParttextstool_referencetypeuniturlurl_citationurlsvaluesweb_search_result_locationwherewritten\200\001\360\006\000\005\027\220a\360\006\000\005\t\210\006\210e\2201\220C\220q\230\001\330\010\020\220\010\230\001\230\021\330\010\013\2104\210q\220\007\220w\230a\330\014\023\2201\330\010\022\220&\230\001\330\010\020\320\020(\250\003\2501\330\010\020\220\007\220t\2301\230A\330\010\020\220\007\220t\2301\320\0347\260{\300!\330\010\013\2104\210q\220\007\220w\230e\2403\240d\250!\2507\260\047\270\021\330\014\023\2201\330\010\022\220&\230\001\330\010\022\220&\230\001\330\010\014\210I\220U\230!\2303\230a\230q\330""\014\017\210t\2201\220G\2301\230H\240G\2501\330\020\027\220q\330\010\020\220\007\220t\2301\320\034,\250K\260q\330\010\016\210g\220T\230\021\230.\250\013\2601\330\010\017\210w\220d\230!\230?\250+\260Q\330\010\013\2106\220\023\220A\330\014\024\220A\330\010\013\2105\220\003\2201\330\014\023\2201\330\010\013\2104\210q\220\007\220w\230d\240#\240T\250\021\250%\250w\260d\270#\270T\300\021\300&\310\007\310t\320ST\330\020\024\220B\220c\230\027\240\003\2401\240G\2503\250d\260!\2605\270\001\270\027\300\007\300q\330\014\023\2201\330\010\017\210u\220A\220Q\330\010\013\2105\220\007\220q\330\014\022\220$\220g\230Q\230a\330\014\023\2201\220H\230H\240C\240q\250\005\250S\260\003\2601\260K\270q\330\010\016\210g\220Q\220a\330\010\017\210s\220!\2209\230D\240\003\240:\250S\260\001\260\021\330\010\013\2104\210r\220\023\220I\230W\240A\330\014\023\2201\330\010\013\2104\210s\220!\330\014\021\220\032\2307\240$\240a\240v\250Q\340\014\r\330\020\026\220c\230\021\230#\230R\230v\240W\250A\250Q\330\020\032\230#\230Q\230f\240D\250\007\250q\260\001\330\023\024\330\020\027\220q\330\010\017\210w\220d\230!\2301\330\010\013\210:\220Q\220f\230E\240\024\240U\250#\250Q\330\014\023\2201\330\010\020\220\006\220a\220v\230R\230q\330\010\017\210v\220R\220s\230!\2301\330\010\020\220\007\220q\330\010\017\210q\330\010\014\210I\220U\230!\2303\230a\230q\330\014\024\220G\2301\230A\330\014\020\220\007\220q\230\n\240!\2401\330\020\030\230\001\230\031\240&\250\006\250a\330\020\022\220!\2206\230\021\230%\230q\320 ;\270;\300a\330\020\023\2201\220J\230f\240F\250\047\260\021\260!\330\010\r\210W\220B\220g\230X\240U\250\"\250K\260v\270R\270s\300!\330\004\013\2101\200\001\360\010\000\005\027\220a\330\004&\240c\250\021\250!\340\004\010\210\006\210e\2201\220C\220q\230\001\330\010\020\220\t\230\021\230!\330\010\013\2104\210q\220\007\220w\230a\330\014\023\2201\330\010\023\2206\230\021\330\010\020\220\010\230\004\230A\230Q\330\010\020\220\001\220\026\220v\230T\240\021\320\"9\270\024\270Q\270g\300S\310\n\320RS\330\010\013\2104\210q""\220\007\220w\230a\330\014\023\2201\330\010\017\210v\220Q\330\010\017\210t\2204\220q\230\001\330\010\013\2104\210q\220\006\220g\230Q\330\014\023\2201\330\010\021\220\026\220u\230D\240\001\240\021\330\010\017\210v\220U\230$\230a\230q\330\010\013\2104\210q\220\007\220w\230d\240#\240T\250\021\250%\250w\260d\270#\270T\300\022\3003\300i\310v\320UV\330\014\023\2201\330\010\017\210t\2204\220q\230\001\330\010\013\210:\220Q\220f\230E\240\025\240c\250\021\250%\250v\260S\270\004\270B\270b\300\002\300&\310\001\330&*\320*=\270Q\270f\300F\310\047\320QU\320UW\320W[\320[\\\330\014\023\2201\330\010\020\220\010\230\004\230A\230Q\330\010\013\2104\210q\220\007\220w\230a\330\014\017\210v\220S\230\001\330\020\021\330\014\023\2201\330\010\025\220V\2301\330\010\023\2207\230$\230b\240\001\330\010\017\210q\330\010\014\210I\220U\230!\2303\230a\230q\330\014\030\230\n\240!\2401\330\014\017\210t\2201\220K\230w\240a\330\020\027\220q\330\014\030\230\006\230j\250\004\250A\250Q\330\014\024\220A\220V\2309\240D\250\001\250\036\260t\2701\270J\300c\310\032\320ST\330\014\017\210t\2201\220G\2307\240$\240c\250\024\250Q\330\020\027\220q\330\014\020\220\007\220q\230\n\240!\2401\330\020\027\220v\230Y\240f\250N\270!\320;T\320TU\320UV\330\020\026\220f\230A\330\010\013\2101\330\014\021\220\027\230\002\230\047\240\024\240R\240s\250!\330\004\013\2101\200\001\360\010\000\005\027\220a\340\004\035\230T\240\021\240$\240a\240x\250q\340\004\010\210\006\210e\2201\220C\220q\230\001\330\010\020\220\t\230\021\230!\330\010\013\2104\210q\220\007\220w\230a\330\014\023\2201\330\010\023\2206\230\021\330\010\013\2108\2204\220q\230\010\240\003\2401\330\014\023\2201\330\010\020\220\010\230\004\230A\230Q\330\010\013\2106\220\023\220A\330\014\024\220A\330\010\013\2104\210q\220\007\220w\230a\330\014\023\2201\330\010\017\210u\220D\230\001\230\021\330\010\016\210h\220d\230!\2301\330\010\017\210x\220t\2301\230A\330\010\013\2105\220\003\2205\230\003\2304\230q\240\005\240W\250D\260\003\2604\260q\270\006\270g\300Q\330\014\023\2201\330\010""\017\210s\220!\2205\230\001\330\010\013\2104\210r\220\023\220G\2308\2401\330\014\023\2201\330\010\020\220\001\330\010\016\210a\330\010\017\210x\220t\2301\230A\330\010\013\2105\220\007\220u\230E\240\024\240Q\240f\250G\2604\260s\270#\270Q\270e\3006\310\023\310D\320PR\320RS\330!$\240D\320(;\2701\270F\300&\310\007\310v\320UV\330\014\023\2201\330\010\022\220(\230$\230a\230q\330\010\013\2104\210q\220\t\230\027\240\001\330\014\023\2201\330\010\020\220\003\2201\220F\230!\330\010\013\2106\220\023\220A\330\014\023\2201\330\010\021\220\026\220q\230\001\330\010\020\220\007\220r\230\021\330\010\017\210w\220b\230\001\330\010\020\220\007\220q\330\010\017\210q\330\010\014\210I\220U\230!\2301\330\014\026\220f\230H\240A\240Q\330\014\017\210t\2201\220H\230G\2401\330\020\027\220q\330\014\027\220v\230W\240D\250\001\250\021\330\014\017\210t\2201\220I\230W\240D\250\003\2508\2607\270!\330\020\027\220q\330\014\020\220\007\220q\230\n\240!\2401\330\020\031\230\026\230v\240Q\330\020&\240a\240}\260A\260Z\270v\300V\3101\330\010\r\210W\220B\220g\230X\240U\250\"\250K\260v\270R\270s\300!\330\004\013\2101\200\001\360\010\000\005\030\220|\2401\330\004(\250\001\340\004\013\2101\330\004\010\210\006\210e\2201\220C\220q\230\001\330\010\020\220\007\220q\230\001\330\010\013\2104\210q\220\007\220w\230a\330\014\017\210z\230\021\230\047\240\021\330\020\027\220q\330\014\r\330\010\020\220\006\220a\330\010\017\210u\220D\230\001\230\021\330\010\017\210u\220D\230\001\230\021\330\010\013\210:\220Q\220f\230E\240\024\240U\250%\250u\260C\260w\270c\300\025\300c\310\021\330\014\022\220\047\230\021\230!\330\014\024\220H\230G\2402\240S\250\001\250\021\330\014\026\220c\230\021\230!\330\010\013\2105\220\003\2201\330\014\r\330\010\017\320\017.\250a\250q\330\010\013\2105\220\003\2201\330\014\024\220E\230\024\230Q\230a\330\014\017\210t\2201\220G\2307\240!\330\020\027\220q\330\014\022\220&\230\001\330\014\023\2201\330\014\020\220\t\230\025\230a\230s\240!\2401\330\020\032\230#\230Q\230a\330\020\023\2204\220q\230\t\240\027\250""\004\250D\260\004\260A\260Y\270g\300Q\330\024\033\2301\330\020\024\220G\2301\230J\240a\320\0477\260s\270!\270:\300V\3106\320QR\3307:\320:N\310a\310z\320YZ\3307=\270Q\330\r\022\220#\320\025&\240d\250*\260A\260U\270$\270a\270x\300q\330\014\023\2201\220J\230a\320\037/\250u\260A\260X\270V\3006\310\026\310v\320UV\330/5\260Q\340\014\r\330\010\013\2105\220\003\2201\330\014\023\2201\330\010\013\2101\330\014\021\220\027\230\002\230!\2306\240\021\330\004\013\2108\2201\200\001\360\010\000\005\030\220|\2401\330\004(\250\001\360\006\000\005\t\210\t\220\025\220a\220s\230!\2301\330\010\017\210w\220a\220q\330\010\013\2104\210q\220\006\220g\230Q\330\014\017\210z\230\021\230&\240\001\330\020\027\220q\330\014\r\330\010\020\220\006\220a\330\010\013\2105\220\004\220A\220X\230S\240\001\330\014\r\330\010\022\220%\220t\2301\230A\330\010\013\2104\210q\220\t\230\027\240\001\330\014\023\2201\330\010\017\210u\220A\330\010\016\210g\220Q\220a\330\010\020\220\005\220T\230\021\230!\330\010\013\2106\220\024\220Z\230q\240\007\240q\330\014\017\210t\2201\220G\2307\240!\330\020\027\220q\330\014\024\220F\230!\330\014\027\220t\2306\240\021\330\014\022\220\047\230\023\230D\240\006\240a\240x\250q\260\007\260~\300Q\330\014\024\220E\230\024\230R\230s\240!\2401\330\014\023\2201\330\014\020\220\006\220e\2301\230C\230q\240\001\330\020\027\220u\230A\230Q\330\020\023\2204\220q\230\006\230g\240Q\330\024\033\2301\330\020\033\2306\240\021\330\020\027\220x\230t\2401\240A\330\020\023\2204\220q\230\006\230g\240Q\330\024\033\2301\330\020\027\220|\2401\320$6\260a\260q\330\020\023\2205\230\003\2301\330\024\032\230(\240$\240a\240q\330\024\027\220t\2301\230E\240\027\250\004\250C\250t\2601\330\030\037\230q\330\024\030\230\007\230q\240\n\250!\320+;\2705\300\006\300f\310F\320RX\320XY\330;B\300!\330\024\025\330\020\031\230\027\240\004\240A\240Q\330\020\023\2207\230#\230Q\330\024\033\2301\330\020\030\230\006\230h\240a\330\020\031\230\030\240\024\240Q\240e\2501\250A\330\020\030\230\010\240\004\240A\240U\250!\2501\330\020\026\220h""\230d\240!\2405\250\001\250\021\330\020\023\2204\220q\230\010\240\007\240t\2503\250d\260!\2607\270\047\300\024\300S\310\004\310A\310U\320RY\320YZ\330\024\033\2301\330\020\031\230\030\240\024\240Q\240a\330\020\030\230\n\240!\320#3\2606\270\027\300\005\300Q\3303=\270Q\270h\300j\320PQ\33035\260Q\260n\300A\300Q\330\020\024\220G\2301\230J\240a\320\0477\260r\270\021\270(\300!\300:\310V\320SY\320YZ\3307=\270V\3006\310\021\330\014\017\210u\220D\230\001\330\020\025\220W\230B\230e\2404\240q\250\004\250A\330\010\022\220#\220Q\220a\330\004\013\2108\2201\200\001\360\010\000\005\030\220|\2401\330\0041\260\021\360\006\000\005\t\210\006\210e\2201\220C\220q\230\001\330\010\020\220\006\220a\220q\330\010\013\2104\210q\220\007\220w\230a\330\014\017\210z\230\021\230\047\240\021\330\020\027\220q\330\014\r\330\010\017\210v\220Q\330\010\013\2104\210t\2201\220H\230C\230q\330\014\r\330\010\013\2101\330\014\022\220\047\230\021\230!\330\014\026\220a\330\010\022\220$\220d\230!\2301\330\010\013\2104\210q\220\t\230\027\240\001\330\014\017\210z\230\021\230)\2401\330\020\027\220q\330\014\r\330\010\020\220\006\220a\330\010\014\210K\220u\230A\230S\240\001\240\021\330\014\024\220E\230\021\230!\330\014\017\210t\2201\220G\2307\240!\330\020\023\220:\230Q\230g\240Q\330\024\033\2301\330\020\021\330\014\023\2206\230\021\330\014\017\210t\2204\220q\230\010\240\003\2401\330\020\021\330\014\026\220d\230$\230a\230q\330\014\017\210t\2201\220I\230W\240A\330\020\027\220q\330\014\023\2205\230\001\330\014\023\2203\220a\220q\330\014\024\220D\230\004\230A\230Q\330\014\017\210t\2201\220G\2303\230a\330\020\030\230\006\230a\330\020\024\220I\230U\240!\2403\240a\240q\330\024\034\230E\240\021\240!\330\024\027\220t\2301\230G\2407\250!\330\030\037\230q\330\024\033\2306\240\021\330\024\033\2304\230t\2401\240A\330\024\027\220u\230C\230q\330\030\031\330\024\027\220u\230C\230\177\250c\260\025\260c\270\021\330\030 \240\004\240D\250\001\250\021\330\030\037\230t\2404\240q\250\001\330\031\036\230c\240\021\330\030 \240\007\240t\2504""\250q\260\001\340\030\037\230q\330\024\035\230T\240\024\240Q\240i\250u\260C\3207K\3101\330\024\027\220t\2301\230H\240G\2504\250s\260$\260g\270S\300\004\300A\300W\310G\320SW\320WX\330\034 \240\001\240\026\240w\250d\260#\260T\270\022\2703\270i\300x\310q\330\030\037\230q\330\024\027\220u\230C\230q\330\030\035\230Z\240q\250\003\2506\260\022\2607\270!\2703\270a\330\030$\240A\340\030\035\230W\240G\2501\330\030$\240J\250e\2603\3206J\310$\310d\320RS\320ST\330\030\033\230:\240S\250\001\330\034#\2401\330\024\031\230\027\240\002\240\047\250\022\2505\260\007\260r\270\026\270q\300\n\310!\3101\330\030#\2407\250\047\260\022\2607\270\047\300\022\3007\310!\330\030#\2401\240M\260\021\3202H\310\001\310\032\320SY\320YZ\330\030\031\330\021\033\2301\230G\2401\330\020\027\220q\330\014\022\220\047\230\021\230!\330\014\026\220a\330\004\013\2108\2201";
+    #else /* compression: none (6745 bytes) */
+static const char bytes[] = "\n\n\n$.choices[0].message.content[$.citations[$.content[$.message.citations[$.output[.reference_ids[:?NoneNote that Cython is deliberately stricter than PEP-484 and rejects subclasses of builtin types. If you need to pass subclasses then set the \047annotation_typing\047 directive to False.[]].].annotations[].citations[].content[].retrievedReferences[].sources[_index add_notechunk:document:src/citeaudit/formats/_readers.pyxutf-8PLANTHINKING_CONTENT_COHERE_SKIPPED__Pyx_PyDict_NextRef__annotate____class_getitem____func____main____module____name____new____qualname____test___is_coroutineannotationsanthropicanthropic_documentsasyncio.coroutinesatbasebedrockbedrock_referencesblockcamelchunkchunk_keychunkscitationcitation_typecitationsciteaudit.formats._readerscitedcited_textcitescline_in_tracebackcoherecontainer_file_citationcontentcontent_indexcontextcountcovereddatadecodedocumentdocumentsencodeencodedendendIndexend_indexfamilyfieldsfile_citationfile_idfile_pathfirstfirst_itemfoundgeminigemini_chunksgeneratedResponsePartgetgivengiven_idsgroundingChunkIndicesgrounding_chunk_indiceshighididsindexindicesitemitemskeptkept_keyskeykeyskindknownlastlocatedlocationlocation_typelowmademessagemessagesmetadatamistralmistral_resultsnamesnextno_metadatanotenotesnumberof_typeoffsetopenai_responsesoutputoutput_textpartpartIndexpart_atpart_indexpartspathpiecesplacepopquotedrawread_onlyreferencereference_idsreferencesresultresultsretrievedContextretrievedReferencesretrieved_contextsaidsearch_resultsegmentsetdefaultsizesnippetsnippetssourcesource_idsource_typesourcesspanstartstartIndexstart_indexstartsstripstrippedsupportsupportstargettexttextResponseParttextstitletool_referencetool_resulttypeunitupdateuriurlurl_citationurlsvaluevalueswebweb_search_result_locationwherewritten\200\001\360\006\000\005\027\220a\330\004\010\210\010\220\001\330\010\013\2104\210q\220\006\220c\230\021\330\014\020\220\006\220e\2304\230q\240\010\250\003\2501\330\020\025\220W\230A\230Q\330\r\027\220q\230\006\230f""\240D\250\004\250D\260\001\260\030\270\023\270A\330\014\021\220\027\230\001\230\021\330\004\013\2101\200\001\360\006\000\005\027\220a\360\006\000\005\t\210\006\210e\2201\220C\220q\230\001\330\010\020\220\010\230\001\230\021\330\010\013\2104\210q\220\007\220w\230a\330\014\023\2201\330\010\022\220&\230\001\330\010\020\320\020(\250\003\2501\330\010\020\220\007\220t\2301\230A\330\010\020\220\007\220t\2301\320\0347\260{\300!\330\010\013\2104\210q\220\007\220w\230e\2403\240d\250!\2507\260\047\270\021\330\014\023\2201\330\010\022\220&\230\001\330\010\022\220&\230\001\330\010\014\210I\220U\230!\2303\230a\230q\330\014\017\210t\2201\220G\2301\230H\240G\2501\330\020\027\220q\330\010\020\220\007\220t\2301\320\034,\250K\260q\330\010\016\210g\220T\230\021\230.\250\013\2601\330\010\017\210w\220d\230!\230?\250+\260Q\330\010\013\2106\220\023\220A\330\014\024\220A\330\010\013\2105\220\003\2201\330\014\023\2201\330\010\013\2104\210q\220\007\220w\230d\240#\240T\250\021\250%\250w\260d\270#\270T\300\021\300&\310\007\310t\320ST\330\020\024\220B\220c\230\027\240\003\2401\240G\2503\250d\260!\2605\270\001\270\027\300\007\300q\330\014\023\2201\330\010\017\210u\220A\220Q\330\010\013\2105\220\007\220q\330\014\022\220$\220g\230Q\230a\330\014\023\2201\220H\230H\240C\240q\250\005\250S\260\003\2601\260K\270q\330\010\016\210g\220Q\220a\330\010\017\210s\220!\2209\230D\240\003\240:\250S\260\001\260\021\330\010\013\2104\210r\220\023\220I\230W\240A\330\014\023\2201\330\010\013\2104\210s\220!\330\014\021\220\032\2307\240$\240a\240v\250Q\340\014\r\330\020\026\220c\230\021\230#\230R\230v\240W\250A\250Q\330\020\032\230#\230Q\230f\240D\250\007\250q\260\001\330\023\024\330\020\027\220q\330\010\017\210w\220d\230!\2301\330\010\013\210:\220Q\220f\230E\240\024\240U\250#\250Q\330\014\023\2201\330\010\020\220\006\220a\220v\230R\230q\330\010\017\210v\220R\220s\230!\2301\330\010\020\220\007\220q\330\010\017\210q\330\010\014\210I\220U\230!\2303\230a\230q\330\014\024\220G\2301\230A\330\014\020\220\007\220q\230\n\240!""\2401\330\020\030\230\001\230\031\240&\250\006\250a\330\020\022\220!\2206\230\021\230%\230q\320 ;\270;\300a\330\020\023\2201\220J\230f\240F\250\047\260\021\260!\330\010\r\210W\220B\220g\230X\240U\250\"\250K\260v\270R\270s\300!\330\004\013\2101\200\001\360\010\000\005\027\220a\330\004&\240c\250\021\250!\340\004\010\210\006\210e\2201\220C\220q\230\001\330\010\020\220\t\230\021\230!\330\010\013\2104\210q\220\007\220w\230a\330\014\023\2201\330\010\023\2206\230\021\330\010\020\220\010\230\004\230A\230Q\330\010\020\220\001\220\026\220v\230T\240\021\320\"9\270\024\270Q\270g\300S\310\n\320RS\330\010\013\2104\210q\220\007\220w\230a\330\014\023\2201\330\010\017\210v\220Q\330\010\017\210t\2204\220q\230\001\330\010\013\2104\210q\220\006\220g\230Q\330\014\023\2201\330\010\021\220\026\220u\230D\240\001\240\021\330\010\017\210v\220U\230$\230a\230q\330\010\013\2104\210q\220\007\220w\230d\240#\240T\250\021\250%\250w\260d\270#\270T\300\022\3003\300i\310v\320UV\330\014\023\2201\330\010\017\210t\2204\220q\230\001\330\010\013\210:\220Q\220f\230E\240\025\240c\250\021\250%\250v\260S\270\004\270B\270b\300\002\300&\310\001\330&*\320*=\270Q\270f\300F\310\047\320QU\320UW\320W[\320[\\\330\014\023\2201\330\010\020\220\010\230\004\230A\230Q\330\010\013\2104\210q\220\007\220w\230a\330\014\017\210v\220S\230\001\330\020\021\330\014\023\2201\330\010\025\220V\2301\330\010\023\2207\230$\230b\240\001\330\010\017\210q\330\010\014\210I\220U\230!\2303\230a\230q\330\014\030\230\n\240!\2401\330\014\017\210t\2201\220K\230w\240a\330\020\027\220q\330\014\030\230\006\230j\250\004\250A\250Q\330\014\024\220A\220V\2309\240D\250\001\250\036\260t\2701\270J\300c\310\032\320ST\330\014\017\210t\2201\220G\2307\240$\240c\250\024\250Q\330\020\027\220q\330\014\020\220\007\220q\230\n\240!\2401\330\020\027\220v\230Y\240f\250N\270!\320;T\320TU\320UV\330\020\026\220f\230A\330\010\013\2101\330\014\021\220\027\230\002\230\047\240\024\240R\240s\250!\330\004\013\2101\200\001\360\010\000\005\027\220a\340\004\010\210\t\220\025\220a""\220s\230!\2301\330\010\020\220\006\220a\220q\330\010\013\2104\210q\220\007\220w\230a\330\014\023\2201\330\010\017\210v\220V\2304\230q\240\001\330\010\013\2104\210q\220\005\220S\230\001\330\014\024\220A\340\014\025\220V\2306\240\024\240Q\240a\330\014\017\210v\220S\230\005\230T\320!5\260W\270F\300!\330\020\031\230\026\230v\240T\250\021\250!\330\014\017\210t\2201\220G\2307\240!\330\020\027\220q\330\010\017\210v\220V\2304\230q\240\001\330\010\021\220\026\220v\230T\240\021\240!\330\010\020\220\006\220f\230D\240\001\240\021\330\010\r\210W\220A\220Z\230q\240\001\330\014\024\220A\220Y\230h\240j\260\001\260\026\260z\300\021\330\014\023\220:\230Q\230e\240:\250Q\330\014\025\220Z\230q\240\007\240u\250D\260\013\2706\300\026\300v\310Q\330\004\013\2101\200\001\360\010\000\005\027\220a\340\004\035\230T\240\021\240$\240a\240x\250q\340\004\010\210\006\210e\2201\220C\220q\230\001\330\010\020\220\t\230\021\230!\330\010\013\2104\210q\220\007\220w\230a\330\014\023\2201\330\010\023\2206\230\021\330\010\013\2108\2204\220q\230\010\240\003\2401\330\014\023\2201\330\010\020\220\010\230\004\230A\230Q\330\010\013\2106\220\023\220A\330\014\024\220A\330\010\013\2104\210q\220\007\220w\230a\330\014\023\2201\330\010\017\210u\220D\230\001\230\021\330\010\016\210h\220d\230!\2301\330\010\017\210x\220t\2301\230A\330\010\013\2105\220\003\2205\230\003\2304\230q\240\005\240W\250D\260\003\2604\260q\270\006\270g\300Q\330\014\023\2201\330\010\017\210s\220!\2205\230\001\330\010\013\2104\210r\220\023\220G\2308\2401\330\014\023\2201\330\010\020\220\001\330\010\016\210a\330\010\017\210x\220t\2301\230A\330\010\013\2105\220\007\220u\230E\240\024\240Q\240f\250G\2604\260s\270#\270Q\270e\3006\310\023\310D\320PR\320RS\330!$\240D\320(;\2701\270F\300&\310\007\310v\320UV\330\014\023\2201\330\010\022\220(\230$\230a\230q\330\010\013\2104\210q\220\t\230\027\240\001\330\014\023\2201\330\010\020\220\003\2201\220F\230!\330\010\013\2106\220\023\220A\330\014\023\2201\330\010\021\220\026\220q\230\001\330\010\020\220\007\220r\230""\021\330\010\017\210w\220b\230\001\330\010\020\220\007\220q\330\010\017\210q\330\010\014\210I\220U\230!\2301\330\014\026\220f\230H\240A\240Q\330\014\017\210t\2201\220H\230G\2401\330\020\027\220q\330\014\027\220v\230W\240D\250\001\250\021\330\014\017\210t\2201\220I\230W\240D\250\003\2508\2607\270!\330\020\027\220q\330\014\020\220\007\220q\230\n\240!\2401\330\020\031\230\026\230v\240Q\330\020&\240a\240}\260A\260Z\270v\300V\3101\330\010\r\210W\220B\220g\230X\240U\250\"\250K\260v\270R\270s\300!\330\004\013\2101\200\001\360\010\000\005\027\220a\340\004 \240\001\330\004\010\210\013\2201\330\010\013\2104\210q\220\t\230\027\240\001\330\014\017\210z\230\021\230)\2401\330\020\027\220q\330\014\r\330\010\023\2206\230\030\240\024\240Q\240a\330\010\013\2104\210q\220\t\230\027\240\001\330\014\017\210z\230\021\230)\2401\330\020\027\220q\330\014\r\330\010\014\210H\220F\230!\330\014\017\210t\2201\220F\230\047\240\021\330\020\023\220:\230Q\230f\240A\330\024\033\2301\330\020\021\330\014\024\220F\230!\330\014\023\2205\230\004\230A\230Q\330\014\017\210u\220C\320\027\047\240s\250%\250s\260!\330\020\027\220q\330\014\017\210u\220C\220q\330\020\021\330\014\025\220U\230$\230a\230q\330\014\017\210t\2201\220H\230G\2405\250\004\250F\260\047\270\024\270Q\270h\300c\310\027\320PQ\330\024\036\230c\240\021\330\020\027\220q\330\014\024\220F\230\047\240\024\240Q\240a\330\014\024\220E\230\024\230Q\230a\330\014\017\210t\2201\220F\230\047\240\021\330\020\027\220q\330\014\021\220\027\230\001\230\032\2401\240A\330\020\033\2301\230M\250\026\250q\330\020\031\230\032\2401\240G\2505\260\004\260K\270v\300V\3106\320QR\330\014\031\230\021\330\004\013\2101\200\001\360\010\000\005\030\220|\2401\330\004(\250\001\340\004\013\2101\330\004\010\210\006\210e\2201\220C\220q\230\001\330\010\020\220\007\220q\230\001\330\010\013\2104\210q\220\007\220w\230a\330\014\017\210z\230\021\230\047\240\021\330\020\027\220q\330\014\r\330\010\020\220\006\220a\330\010\017\210u\220D\230\001\230\021\330\010\017\210u\220D\230\001\230\021""\330\010\013\210:\220Q\220f\230E\240\024\240U\250%\250u\260C\260w\270c\300\025\300c\310\021\330\014\022\220\047\230\021\230!\330\014\024\220H\230G\2402\240S\250\001\250\021\330\014\026\220c\230\021\230!\330\010\013\2105\220\003\2201\330\014\r\330\010\017\320\017.\250a\250q\330\010\013\2105\220\003\2201\330\014\024\220E\230\024\230Q\230a\330\014\017\210t\2201\220G\2307\240!\330\020\027\220q\330\014\022\220&\230\001\330\014\023\2201\330\014\020\220\t\230\025\230a\230s\240!\2401\330\020\032\230#\230Q\230a\330\020\023\2204\220q\230\t\240\027\250\004\250D\260\004\260A\260Y\270g\300Q\330\024\033\2301\330\020\024\220G\2301\230J\240a\320\0477\260s\270!\270:\300V\3106\320QR\3307:\320:N\310a\310z\320YZ\3307=\270Q\330\r\022\220#\320\025&\240d\250*\260A\260U\270$\270a\270x\300q\330\014\023\2201\220J\230a\320\037/\250u\260A\260X\270V\3006\310\026\310v\320UV\330/5\260Q\340\014\r\330\010\013\2105\220\003\2201\330\014\023\2201\330\010\013\2101\330\014\021\220\027\230\002\230!\2306\240\021\330\004\013\2108\2201\200\001\360\010\000\005\030\220|\2401\330\004(\250\001\360\006\000\005\t\210\t\220\025\220a\220s\230!\2301\330\010\017\210w\220a\220q\330\010\013\2104\210q\220\006\220g\230Q\330\014\017\210z\230\021\230&\240\001\330\020\027\220q\330\014\r\330\010\020\220\006\220a\330\010\013\2105\220\004\220A\220X\230S\240\001\330\014\r\330\010\022\220%\220t\2301\230A\330\010\013\2104\210q\220\t\230\027\240\001\330\014\023\2201\330\010\017\210u\220A\330\010\016\210g\220Q\220a\330\010\020\220\005\220T\230\021\230!\330\010\013\2106\220\024\220Z\230q\240\007\240q\330\014\017\210t\2201\220G\2307\240!\330\020\027\220q\330\014\024\220F\230!\330\014\027\220t\2306\240\021\330\014\022\220\047\230\023\230D\240\006\240a\240x\250q\260\007\260~\300Q\330\014\024\220E\230\024\230R\230s\240!\2401\330\014\023\2201\330\014\020\220\006\220e\2301\230C\230q\240\001\330\020\027\220u\230A\230Q\330\020\023\2204\220q\230\006\230g\240Q\330\024\033\2301\330\020\033\2306\240\021\330\020\027\220x\230t\2401\240A\330\020""\023\2204\220q\230\006\230g\240Q\330\024\033\2301\330\020\027\220|\2401\320$6\260a\260q\330\020\023\2205\230\003\2301\330\024\032\230(\240$\240a\240q\330\024\027\220t\2301\230E\240\027\250\004\250C\250t\2601\330\030\037\230q\330\024\030\230\007\230q\240\n\250!\320+;\2705\300\006\300f\310F\320RX\320XY\330;B\300!\330\024\025\330\020\031\230\027\240\004\240A\240Q\330\020\023\2207\230#\230Q\330\024\033\2301\330\020\030\230\006\230h\240a\330\020\031\230\030\240\024\240Q\240e\2501\250A\330\020\030\230\010\240\004\240A\240U\250!\2501\330\020\026\220h\230d\240!\2405\250\001\250\021\330\020\023\2204\220q\230\010\240\007\240t\2503\250d\260!\2607\270\047\300\024\300S\310\004\310A\310U\320RY\320YZ\330\024\033\2301\330\020\031\230\030\240\024\240Q\240a\330\020\030\230\n\240!\320#3\2606\270\027\300\005\300Q\3303=\270Q\270h\300j\320PQ\33035\260Q\260n\300A\300Q\330\020\024\220G\2301\230J\240a\320\0477\260r\270\021\270(\300!\300:\310V\320SY\320YZ\3307=\270V\3006\310\021\330\014\017\210u\220D\230\001\330\020\025\220W\230B\230e\2404\240q\250\004\250A\330\010\022\220#\220Q\220a\330\004\013\2108\2201\200\001\360\010\000\005\030\220|\2401\330\0041\260\021\360\006\000\005\t\210\006\210e\2201\220C\220q\230\001\330\010\020\220\006\220a\220q\330\010\013\2104\210q\220\007\220w\230a\330\014\017\210z\230\021\230\047\240\021\330\020\027\220q\330\014\r\330\010\017\210v\220Q\330\010\013\2104\210t\2201\220H\230C\230q\330\014\r\330\010\013\2101\330\014\022\220\047\230\021\230!\330\014\026\220a\330\010\022\220$\220d\230!\2301\330\010\013\2104\210q\220\t\230\027\240\001\330\014\017\210z\230\021\230)\2401\330\020\027\220q\330\014\r\330\010\020\220\006\220a\330\010\014\210K\220u\230A\230S\240\001\240\021\330\014\024\220E\230\021\230!\330\014\017\210t\2201\220G\2307\240!\330\020\023\220:\230Q\230g\240Q\330\024\033\2301\330\020\021\330\014\023\2206\230\021\330\014\017\210t\2204\220q\230\010\240\003\2401\330\020\021\330\014\026\220d\230$\230a\230q\330\014\017\210t\2201\220I\230W\240A\330\020\027\220q\330""\014\023\2205\230\001\330\014\023\2203\220a\220q\330\014\024\220D\230\004\230A\230Q\330\014\017\210t\2201\220G\2303\230a\330\020\030\230\006\230a\330\020\024\220I\230U\240!\2403\240a\240q\330\024\034\230E\240\021\240!\330\024\027\220t\2301\230G\2407\250!\330\030\037\230q\330\024\033\2306\240\021\330\024\033\2304\230t\2401\240A\330\024\027\220u\230C\230q\330\030\031\330\024\027\220u\230C\230\177\250c\260\025\260c\270\021\330\030 \240\004\240D\250\001\250\021\330\030\037\230t\2404\240q\250\001\330\031\036\230c\240\021\330\030 \240\007\240t\2504\250q\260\001\340\030\037\230q\330\024\035\230T\240\024\240Q\240i\250u\260C\3207K\3101\330\024\027\220t\2301\230H\240G\2504\250s\260$\260g\270S\300\004\300A\300W\310G\320SW\320WX\330\034 \240\001\240\026\240w\250d\260#\260T\270\022\2703\270i\300x\310q\330\030\037\230q\330\024\027\220u\230C\230q\330\030\035\230Z\240q\250\003\2506\260\022\2607\270!\2703\270a\330\030$\240A\340\030\035\230W\240G\2501\330\030$\240J\250e\2603\3206J\310$\310d\320RS\320ST\330\030\033\230:\240S\250\001\330\034#\2401\330\024\031\230\027\240\002\240\047\250\022\2505\260\007\260r\270\026\270q\300\n\310!\3101\330\030#\2407\250\047\260\022\2607\270\047\300\022\3007\310!\330\030#\2401\240M\260\021\3202H\310\001\310\032\320SY\320YZ\330\030\031\330\021\033\2301\230G\2401\330\020\027\220q\330\014\022\220\047\230\021\230!\330\014\026\220a\330\004\013\2108\2201\200\001\360\n\000\005\027\220a\330\004\010\210\005\210Y\220g\230V\2401\330\010\013\2104\210q\220\007\220w\230a\330\014\017\210z\230\021\230\047\240\021\330\020\027\220q\330\014\r\330\010\021\220\026\220q\330\010\023\2206\230\024\230Q\230a\330\010\013\2104\210q\220\n\230\047\240\025\240c\250\024\250Y\260c\270\024\270Q\270e\3007\310$\310a\330\020\024\220F\230%\230s\240#\240Q\330\014\023\2201\330\010\014\210K\220v\230Q\330\014\017\210t\2201\220I\230W\240A\330\020\027\220q\330\010\016\210f\220D\230\001\230\021\330\010\020\220\006\220d\230!\2301\330\010\r\210W\220A\220Z\230q\240\001\330\014\021\220\024\220U\230!""\2306\240\033\250G\260:\270Q\270e\3005\310\004\310I\320UV\330\014\025\220Z\230q\240\007\240u\250D\260\013\2706\300\026\300v\310Q\330\004\013\2101\200\001\360\014\000\005\027\220a\330\004\025\220S\230\001\230\021\340\004\010\210\014\220A\330\010\013\2104\210q\220\n\230\047\240\021\330\014\017\210z\230\021\230*\240A\330\020\027\220q\330\014\r\330\010\026\220f\230I\240T\250\021\250!\330\010\013\2104\210q\220\014\230G\2401\330\014\017\210z\230\021\230,\240a\330\020\027\220q\330\014\r\330\010\014\210M\230\026\230q\330\014\017\210t\2201\220K\230w\240a\330\020\023\220:\230Q\230k\250\021\330\024\033\2301\330\020\021\330\014\030\230\006\230j\250\004\250A\250Q\330\014\017\210t\2201\220J\230g\240U\250#\250[\270\003\2706\300\021\330\020\027\220q\330\014\025\220V\2309\240D\250\001\250\021\330\014\017\210t\2201\220G\2307\240$\240c\250\024\250Q\330\020\027\220q\330\014\017\210v\220S\230\001\330\020\021\330\014\021\220\024\220Q\220a\330\014\027\220v\230Z\240t\2501\250A\330\014\017\210t\2201\220I\230W\240E\250\024\250X\260W\270A\330\020\027\220q\330\014\023\2201\220F\230(\240$\240a\240{\260(\270\047\300\032\3101\330\014\024\220L\240\001\330\014\020\220\007\220q\230\006\230a\330\014\021\220\027\230\001\230\032\2401\240A\330\020\027\220x\230z\250\021\250&\260\n\270$\270f\300F\310&\320PQ\330\020\031\230\021\230!\330\004\013\2101";
     PyObject *data = NULL;
     #define __Pyx_DecompressString_UNUSED
     #define __Pyx_DecompressString_LZSS_UNUSED
     #endif
     PyObject **stringtab = __pyx_mstate->__pyx_string_tab;
     Py_ssize_t pos = 0;
-    for (int i = 0; i < 154; i++) {
+    for (int i = 0; i < 189; i++) {
       Py_ssize_t bytes_length = str_length_index[i].length;
       PyObject *string = PyUnicode_DecodeUTF8(bytes + pos, bytes_length, NULL);
-      if (likely(string) && i >= 25) PyUnicode_InternInPlace(&string);
+      if (likely(string) && i >= 27) PyUnicode_InternInPlace(&string);
       if (unlikely(!string)) {
         Py_XDECREF(data);
         __PYX_ERR(0, 1, __pyx_L1_error)
@@ -12180,8 +15770,8 @@ static const char bytes[] = "\n\n$.choices[0].message.content[$.citations[$.cont
       stringtab[i] = string;
       pos += bytes_length;
     }
-    for (int i = 154; i < 160; i++) {
-      Py_ssize_t bytes_length = bytes_length_index[i-154].length;
+    for (int i = 189; i < 200; i++) {
+      Py_ssize_t bytes_length = bytes_length_index[i-189].length;
       PyObject *string = PyBytes_FromStringAndSize(bytes + pos, bytes_length);
       stringtab[i] = string;
       pos += bytes_length;
@@ -12191,15 +15781,15 @@ static const char bytes[] = "\n\n$.choices[0].message.content[$.citations[$.cont
       }
     }
     Py_XDECREF(data);
-    for (Py_ssize_t i = 0; i < 160; i++) {
+    for (Py_ssize_t i = 0; i < 200; i++) {
       if (unlikely(PyObject_Hash(stringtab[i]) == -1)) {
         __PYX_ERR(0, 1, __pyx_L1_error)
       }
     }
     #if CYTHON_IMMORTAL_CONSTANTS
     {
-      PyObject **table = stringtab + 154;
-      for (Py_ssize_t i=0; i<6; ++i) {
+      PyObject **table = stringtab + 189;
+      for (Py_ssize_t i=0; i<11; ++i) {
         #if PY_VERSION_HEX >= 0x030F0000
         PyUnstable_SetImmortal(table[i]);
         #elif CYTHON_COMPILING_IN_CPYTHON_FREETHREADING
@@ -12265,7 +15855,7 @@ typedef struct {
     unsigned int num_kwonly_args : 1;
     unsigned int nlocals : 6;
     unsigned int flags : 10;
-    unsigned int first_line : 9;
+    unsigned int first_line : 10;
 } __Pyx_PyCode_New_function_description;
 #ifdef __cplusplus
 } /* anonymous namespace */
@@ -12313,6 +15903,31 @@ static int __Pyx_CreateCodeObjects(__pyx_mstatetype *__pyx_mstate) {
     const __Pyx_PyCode_New_function_description descr = {2, 0, 0, 16, (unsigned int)(CO_OPTIMIZED|CO_NEWLOCALS), 350};
     PyObject* const varnames[] = {__pyx_mstate->__pyx_n_u_content, __pyx_mstate->__pyx_n_u_citation_type, __pyx_mstate->__pyx_n_u_pieces, __pyx_mstate->__pyx_n_u_cited, __pyx_mstate->__pyx_n_u_made, __pyx_mstate->__pyx_n_u_ids, __pyx_mstate->__pyx_n_u_at, __pyx_mstate->__pyx_n_u_place, __pyx_mstate->__pyx_n_u_offset, __pyx_mstate->__pyx_n_u_chunk_2, __pyx_mstate->__pyx_n_u_last, __pyx_mstate->__pyx_n_u_given, __pyx_mstate->__pyx_n_u_kind, __pyx_mstate->__pyx_n_u_text, __pyx_mstate->__pyx_n_u_path, __pyx_mstate->__pyx_n_u_written};
     __pyx_mstate_global->__pyx_codeobj_tab[5] = __Pyx_PyCode_New(descr, varnames, __pyx_mstate->__pyx_kp_u_src_citeaudit_formats__readers_p, __pyx_mstate->__pyx_n_u_mistral, __pyx_mstate->__pyx_kp_b_iso88591_1_1_e1Cq_q_4q_wa_z_q_a_uD_uD_Qf, tuple_dedup_map); if (unlikely(!__pyx_mstate_global->__pyx_codeobj_tab[5])) goto bad;
+  }
+  {
+    const __Pyx_PyCode_New_function_description descr = {3, 0, 0, 13, (unsigned int)(CO_OPTIMIZED|CO_NEWLOCALS), 401};
+    PyObject* const varnames[] = {__pyx_mstate->__pyx_n_u_messages, __pyx_mstate->__pyx_n_u_source_type, __pyx_mstate->__pyx_n_u_no_metadata, __pyx_mstate->__pyx_n_u_found, __pyx_mstate->__pyx_n_u_block, __pyx_mstate->__pyx_n_u_documents, __pyx_mstate->__pyx_n_u_message, __pyx_mstate->__pyx_n_u_content, __pyx_mstate->__pyx_n_u_item, __pyx_mstate->__pyx_n_u_kind, __pyx_mstate->__pyx_n_u_source, __pyx_mstate->__pyx_n_u_data, __pyx_mstate->__pyx_n_u_title};
+    __pyx_mstate_global->__pyx_codeobj_tab[6] = __Pyx_PyCode_New(descr, varnames, __pyx_mstate->__pyx_kp_u_src_citeaudit_formats__readers_p, __pyx_mstate->__pyx_n_u_anthropic_documents, __pyx_mstate->__pyx_kp_b_iso88591_a_1_4q_z_1_q_6_Qa_4q_z_1_q_HF_t, tuple_dedup_map); if (unlikely(!__pyx_mstate_global->__pyx_codeobj_tab[6])) goto bad;
+  }
+  {
+    const __Pyx_PyCode_New_function_description descr = {3, 0, 0, 11, (unsigned int)(CO_OPTIMIZED|CO_NEWLOCALS), 444};
+    PyObject* const varnames[] = {__pyx_mstate->__pyx_n_u_chunks, __pyx_mstate->__pyx_n_u_source_type, __pyx_mstate->__pyx_n_u_no_metadata, __pyx_mstate->__pyx_n_u_found, __pyx_mstate->__pyx_n_u_index_2, __pyx_mstate->__pyx_n_u_chunk_2, __pyx_mstate->__pyx_n_u_web, __pyx_mstate->__pyx_n_u_place, __pyx_mstate->__pyx_n_u_uri, __pyx_mstate->__pyx_n_u_title, __pyx_mstate->__pyx_n_u_text};
+    __pyx_mstate_global->__pyx_codeobj_tab[7] = __Pyx_PyCode_New(descr, varnames, __pyx_mstate->__pyx_kp_u_src_citeaudit_formats__readers_p, __pyx_mstate->__pyx_n_u_gemini_chunks, __pyx_mstate->__pyx_kp_b_iso88591_a_as_1_aq_4q_wa_1_vV4q_4q_S_A_V, tuple_dedup_map); if (unlikely(!__pyx_mstate_global->__pyx_codeobj_tab[7])) goto bad;
+  }
+  {
+    const __Pyx_PyCode_New_function_description descr = {5, 0, 0, 15, (unsigned int)(CO_OPTIMIZED|CO_NEWLOCALS), 473};
+    PyObject* const varnames[] = {__pyx_mstate->__pyx_n_u_citations, __pyx_mstate->__pyx_n_u_given_ids, __pyx_mstate->__pyx_n_u_chunk_key, __pyx_mstate->__pyx_n_u_source_type, __pyx_mstate->__pyx_n_u_read_only, __pyx_mstate->__pyx_n_u_found, __pyx_mstate->__pyx_n_u_known, __pyx_mstate->__pyx_n_u_kept, __pyx_mstate->__pyx_n_u_citation, __pyx_mstate->__pyx_n_u_references, __pyx_mstate->__pyx_n_u_reference, __pyx_mstate->__pyx_n_u_metadata, __pyx_mstate->__pyx_n_u_chunk_2, __pyx_mstate->__pyx_n_u_content, __pyx_mstate->__pyx_n_u_text};
+    __pyx_mstate_global->__pyx_codeobj_tab[8] = __Pyx_PyCode_New(descr, varnames, __pyx_mstate->__pyx_kp_u_src_citeaudit_formats__readers_p, __pyx_mstate->__pyx_n_u_bedrock_references, __pyx_mstate->__pyx_kp_b_iso88591_a_S_A_4q_z_A_q_fIT_4q_G1_z_a_q, tuple_dedup_map); if (unlikely(!__pyx_mstate_global->__pyx_codeobj_tab[8])) goto bad;
+  }
+  {
+    const __Pyx_PyCode_New_function_description descr = {4, 0, 0, 12, (unsigned int)(CO_OPTIMIZED|CO_NEWLOCALS), 518};
+    PyObject* const varnames[] = {__pyx_mstate->__pyx_n_u_results, __pyx_mstate->__pyx_n_u_kept_keys, __pyx_mstate->__pyx_n_u_source_type, __pyx_mstate->__pyx_n_u_no_metadata, __pyx_mstate->__pyx_n_u_found, __pyx_mstate->__pyx_n_u_key, __pyx_mstate->__pyx_n_u_value, __pyx_mstate->__pyx_n_u_result, __pyx_mstate->__pyx_n_u_snippets, __pyx_mstate->__pyx_n_u_snippet, __pyx_mstate->__pyx_n_u_url, __pyx_mstate->__pyx_n_u_title};
+    __pyx_mstate_global->__pyx_codeobj_tab[9] = __Pyx_PyCode_New(descr, varnames, __pyx_mstate->__pyx_kp_u_src_citeaudit_formats__readers_p, __pyx_mstate->__pyx_n_u_mistral_results, __pyx_mstate->__pyx_kp_b_iso88591_a_YgV1_4q_wa_z_q_q_6_Qa_4q_c_Yc, tuple_dedup_map); if (unlikely(!__pyx_mstate_global->__pyx_codeobj_tab[9])) goto bad;
+  }
+  {
+    const __Pyx_PyCode_New_function_description descr = {2, 0, 0, 4, (unsigned int)(CO_OPTIMIZED|CO_NEWLOCALS), 545};
+    PyObject* const varnames[] = {__pyx_mstate->__pyx_n_u_items, __pyx_mstate->__pyx_n_u_kind, __pyx_mstate->__pyx_n_u_found, __pyx_mstate->__pyx_n_u_item};
+    __pyx_mstate_global->__pyx_codeobj_tab[10] = __Pyx_PyCode_New(descr, varnames, __pyx_mstate->__pyx_kp_u_src_citeaudit_formats__readers_p, __pyx_mstate->__pyx_n_u_of_type, __pyx_mstate->__pyx_kp_b_iso88591_a_4q_c_e4q_1_WAQ_q_fD_D_A_1, tuple_dedup_map); if (unlikely(!__pyx_mstate_global->__pyx_codeobj_tab[10])) goto bad;
   }
   Py_DECREF(tuple_dedup_map);
   return 0;
@@ -17496,6 +21111,309 @@ static CYTHON_INLINE int __Pyx_ListComp_Append(PyObject* list, PyObject* x) {
     return PyList_Append(list, x);
 }
 #endif
+
+/* pyfrozenset_new (used by PySetContains) */
+static PyObject* __Pyx_PyFrozenSet_New(PyObject* it) {
+    PyObject* result;
+    if (PyFrozenSet_CheckExact(it)) {
+        Py_INCREF(it);
+        return it;
+    }
+    result = PyFrozenSet_New(it);
+    if (unlikely(!result)) {
+        return NULL;
+    }
+    if ((__PYX_LIMITED_VERSION_HEX >= 0x030A0000)
+#if CYTHON_COMPILING_IN_LIMITED_API
+        || likely(__Pyx_get_runtime_version() >= 0x030A0000)
+#endif
+        )
+        return result;
+    Py_ssize_t size = __Pyx_PySet_GET_SIZE(result);
+    if (likely(size > 0))
+        return result;
+#if !CYTHON_ASSUME_SAFE_SIZE
+    if (unlikely(size < 0)) {
+        Py_DECREF(result);
+        return NULL;
+    }
+#endif
+    Py_DECREF(result);
+    return PyFrozenSet_New(NULL);
+}
+
+/* PySetContains */
+static int __Pyx_PySet_ContainsUnhashable(PyObject *set, PyObject *key) {
+    int result = -1;
+    if (PySet_Check(key) && PyErr_ExceptionMatches(PyExc_TypeError)) {
+        PyObject *tmpkey;
+        PyErr_Clear();
+        tmpkey = __Pyx_PyFrozenSet_New(key);
+        if (tmpkey != NULL) {
+            result = PySet_Contains(set, tmpkey);
+            Py_DECREF(tmpkey);
+        }
+    }
+    return result;
+}
+static CYTHON_INLINE int __Pyx_PySet_ContainsTF(PyObject* key, PyObject* set, int eq) {
+    int result = PySet_Contains(set, key);
+    if (unlikely(result < 0)) {
+        result = __Pyx_PySet_ContainsUnhashable(set, key);
+    }
+    return unlikely(result < 0) ? result : (result == (eq == Py_EQ));
+}
+
+/* PyObjectCallMethod0 (used by dict_iter_common) */
+static CYTHON_INLINE PyObject* __Pyx_PyObject_CallMethod0(PyObject* obj, PyObject* method_name) {
+#if CYTHON_VECTORCALL && (__PYX_LIMITED_VERSION_HEX >= 0x030C0000 || !CYTHON_COMPILING_IN_LIMITED_API)
+    return PyObject_VectorcallMethod(method_name, &obj, 1 | PY_VECTORCALL_ARGUMENTS_OFFSET, NULL);
+#elif CYTHON_COMPILING_IN_LIMITED_API
+    return PyObject_CallMethodObjArgs(obj, method_name, NULL);
+#else
+    return PyObject_CallMethodNoArgs(obj, method_name);
+#endif
+}
+
+/* RaiseNoneIterError (used by UnpackTupleError) */
+static CYTHON_INLINE void __Pyx_RaiseNoneNotIterableError(void) {
+    PyErr_SetString(PyExc_TypeError, "'NoneType' object is not iterable");
+}
+
+/* UnpackTupleError (used by UnpackTuple2) */
+static void __Pyx_UnpackTupleError(PyObject *t, Py_ssize_t index) {
+    if (t == Py_None) {
+      __Pyx_RaiseNoneNotIterableError();
+    } else {
+      Py_ssize_t size = __Pyx_PyTuple_GET_SIZE(t);
+ #if !CYTHON_ASSUME_SAFE_SIZE
+      if (unlikely(size < 0)) return;
+ #endif
+      if (size < index) {
+        __Pyx_RaiseNeedMoreValuesError(size);
+      } else {
+        __Pyx_RaiseTooManyValuesError(index);
+      }
+    }
+}
+
+/* UnpackTuple2 (used by dict_iter_common) */
+static CYTHON_INLINE int __Pyx_unpack_tuple2(
+        PyObject* tuple, PyObject** value1, PyObject** value2, int is_tuple, int has_known_size, int decref_tuple) {
+    if (likely(is_tuple || PyTuple_Check(tuple))) {
+        Py_ssize_t size;
+        if (has_known_size) {
+            return __Pyx_unpack_tuple2_exact(tuple, value1, value2, decref_tuple);
+        }
+        size = __Pyx_PyTuple_GET_SIZE(tuple);
+        if (likely(size == 2)) {
+            return __Pyx_unpack_tuple2_exact(tuple, value1, value2, decref_tuple);
+        }
+        if (size >= 0) {
+            __Pyx_UnpackTupleError(tuple, 2);
+        }
+        return -1;
+    } else {
+        return __Pyx_unpack_tuple2_generic(tuple, value1, value2, has_known_size, decref_tuple);
+    }
+}
+static CYTHON_INLINE int __Pyx_unpack_tuple2_exact(
+        PyObject* tuple, PyObject** pvalue1, PyObject** pvalue2, int decref_tuple) {
+    PyObject *value1 = NULL, *value2 = NULL;
+#if CYTHON_AVOID_BORROWED_REFS || !CYTHON_ASSUME_SAFE_MACROS
+    value1 = __Pyx_PySequence_ITEM(tuple, 0);  if (unlikely(!value1)) goto bad;
+    value2 = __Pyx_PySequence_ITEM(tuple, 1);  if (unlikely(!value2)) goto bad;
+#else
+    value1 = PyTuple_GET_ITEM(tuple, 0);  Py_INCREF(value1);
+    value2 = PyTuple_GET_ITEM(tuple, 1);  Py_INCREF(value2);
+#endif
+    if (decref_tuple) {
+        Py_DECREF(tuple);
+    }
+    *pvalue1 = value1;
+    *pvalue2 = value2;
+    return 0;
+#if CYTHON_AVOID_BORROWED_REFS || !CYTHON_ASSUME_SAFE_MACROS
+bad:
+    Py_XDECREF(value1);
+    Py_XDECREF(value2);
+    if (decref_tuple) { Py_XDECREF(tuple); }
+    return -1;
+#endif
+}
+static int __Pyx_unpack_tuple2_generic(PyObject* tuple, PyObject** pvalue1, PyObject** pvalue2,
+                                       int has_known_size, int decref_tuple) {
+    Py_ssize_t index;
+    PyObject *value1 = NULL, *value2 = NULL, *iter = NULL;
+    iternextfunc iternext;
+    iter = PyObject_GetIter(tuple);
+    if (unlikely(!iter)) goto bad;
+    if (decref_tuple) { Py_DECREF(tuple); tuple = NULL; }
+    iternext = __Pyx_PyObject_GetIterNextFunc(iter);
+    value1 = iternext(iter); if (unlikely(!value1)) { index = 0; goto unpacking_failed; }
+    value2 = iternext(iter); if (unlikely(!value2)) { index = 1; goto unpacking_failed; }
+    if (!has_known_size && unlikely(__Pyx_IternextUnpackEndCheck(iternext(iter), 2))) goto bad;
+    Py_DECREF(iter);
+    *pvalue1 = value1;
+    *pvalue2 = value2;
+    return 0;
+unpacking_failed:
+    if (!has_known_size && __Pyx_IterFinish() == 0)
+        __Pyx_RaiseNeedMoreValuesError(index);
+bad:
+    Py_XDECREF(iter);
+    Py_XDECREF(value1);
+    Py_XDECREF(value2);
+    if (decref_tuple) { Py_XDECREF(tuple); }
+    return -1;
+}
+
+/* dict_iter_common (used by dict_iter) */
+static PyObject *__Pyx_dict_call_to_get_iterable(PyObject* iterable, PyObject* method_name) {
+    PyObject* iter;
+    iterable = __Pyx_PyObject_CallMethod0(iterable, method_name);
+    if (!iterable)
+        return NULL;
+#if !CYTHON_AVOID_BORROWED_REFS
+    if (PyTuple_CheckExact(iterable) || PyList_CheckExact(iterable))
+        return iterable;
+#endif
+    iter = PyObject_GetIter(iterable);
+    Py_DECREF(iterable);
+    return iter;
+}
+#if !CYTHON_AVOID_BORROWED_REFS
+static CYTHON_INLINE int __Pyx_dict_iter_next_source_is_dict(
+        PyObject* iter_obj, CYTHON_NCP_UNUSED Py_ssize_t orig_length, CYTHON_NCP_UNUSED Py_ssize_t* ppos,
+        PyObject** pkey, PyObject** pvalue, PyObject** pitem) {
+    PyObject *key, *value;
+    if (unlikely(orig_length != PyDict_Size(iter_obj))) {
+        PyErr_SetString(PyExc_RuntimeError, "dictionary changed size during iteration");
+        return -1;
+    }
+    if (unlikely(!PyDict_Next(iter_obj, ppos, &key, &value))) {
+        return 0;
+    }
+    if (pitem) {
+        PyObject* tuple = PyTuple_New(2);
+        if (unlikely(!tuple)) {
+            return -1;
+        }
+        Py_INCREF(key);
+        Py_INCREF(value);
+        #if CYTHON_ASSUME_SAFE_MACROS
+        PyTuple_SET_ITEM(tuple, 0, key);
+        PyTuple_SET_ITEM(tuple, 1, value);
+        #else
+        if (unlikely(PyTuple_SetItem(tuple, 0, key) < 0)) {
+            Py_DECREF(value);
+            Py_DECREF(tuple);
+            return -1;
+        }
+        if (unlikely(PyTuple_SetItem(tuple, 1, value) < 0)) {
+            Py_DECREF(tuple);
+            return -1;
+        }
+        #endif
+        *pitem = tuple;
+    } else {
+        if (pkey) {
+            Py_INCREF(key);
+            *pkey = key;
+        }
+        if (pvalue) {
+            Py_INCREF(value);
+            *pvalue = value;
+        }
+    }
+    return 1;
+}
+#endif
+static CYTHON_INLINE int __Pyx_dict_iter_next(
+        PyObject* iter_obj, CYTHON_NCP_UNUSED Py_ssize_t orig_length, CYTHON_NCP_UNUSED Py_ssize_t* ppos,
+        PyObject** pkey, PyObject** pvalue, PyObject** pitem, int source_is_dict) {
+    PyObject* next_item;
+#if !CYTHON_AVOID_BORROWED_REFS
+    if (source_is_dict) {
+        int result;
+#if PY_VERSION_HEX >= 0x030d0000 && !CYTHON_COMPILING_IN_LIMITED_API
+        Py_BEGIN_CRITICAL_SECTION(iter_obj);
+#endif
+        result = __Pyx_dict_iter_next_source_is_dict(iter_obj, orig_length, ppos, pkey, pvalue, pitem);
+#if PY_VERSION_HEX >= 0x030d0000 && !CYTHON_COMPILING_IN_LIMITED_API
+        Py_END_CRITICAL_SECTION();
+#endif
+        return result;
+    } else if (PyTuple_CheckExact(iter_obj)) {
+        Py_ssize_t pos = *ppos;
+        Py_ssize_t tuple_size = __Pyx_PyTuple_GET_SIZE(iter_obj);
+        #if !CYTHON_ASSUME_SAFE_SIZE
+        if (unlikely(tuple_size < 0)) return -1;
+        #endif
+        if (unlikely(pos >= tuple_size)) return 0;
+        *ppos = pos + 1;
+        #if CYTHON_ASSUME_SAFE_MACROS
+        next_item = PyTuple_GET_ITEM(iter_obj, pos);
+        #else
+        next_item = PyTuple_GetItem(iter_obj, pos);
+        if (unlikely(!next_item)) return -1;
+        #endif
+        Py_INCREF(next_item);
+    } else if (PyList_CheckExact(iter_obj)) {
+        Py_ssize_t pos = *ppos;
+        Py_ssize_t list_size = __Pyx_PyList_GET_SIZE(iter_obj);
+        #if !CYTHON_ASSUME_SAFE_SIZE
+        if (unlikely(list_size < 0)) return -1;
+        #endif
+        if (unlikely(pos >= list_size)) return 0;
+        *ppos = pos + 1;
+        next_item = __Pyx_PyList_GET_ITEM_REF(iter_obj, pos, __Pyx_ReferenceSharing_OwnStrongReference);
+        if (unlikely(!next_item)) return -1;
+    } else
+#endif
+    {
+        next_item = PyIter_Next(iter_obj);
+        if (unlikely(!next_item)) {
+            return __Pyx_IterFinish();
+        }
+    }
+    if (pitem) {
+        *pitem = next_item;
+    } else if (pkey && pvalue) {
+        if (__Pyx_unpack_tuple2(next_item, pkey, pvalue, source_is_dict, source_is_dict, 1))
+            return -1;
+    } else if (pkey) {
+        *pkey = next_item;
+    } else {
+        *pvalue = next_item;
+    }
+    return 1;
+}
+
+/* dict_iter */
+static CYTHON_INLINE PyObject* __Pyx_dict_iterator(PyObject* iterable, int is_dict, PyObject* method_name,
+                                                   Py_ssize_t* p_orig_length, int* p_source_is_dict) {
+    is_dict = is_dict || likely(__Pyx_PyAnyDict_CheckExact(iterable));
+    *p_source_is_dict = is_dict;
+#if !CYTHON_AVOID_BORROWED_REFS
+    if (is_dict) {
+        *p_orig_length = PyDict_Size(iterable);
+        Py_INCREF(iterable);
+        return iterable;
+    }
+#endif
+    *p_orig_length = 0;
+    if (method_name) {
+        return __Pyx_dict_call_to_get_iterable(iterable, method_name);
+    } else {
+        return PyObject_GetIter(iterable);
+    }
+}
+
+/* py_dict_keys */
+static CYTHON_INLINE PyObject* __Pyx_PyDict_Keys(PyObject* d) {
+    return __Pyx_CallUnboundCMethod0(&__pyx_mstate_global->__pyx_umethod_PyDict_Type_keys, d);
+}
 
 /* TypeImport */
 #ifndef __PYX_HAVE_RT_ImportType_3_3_1

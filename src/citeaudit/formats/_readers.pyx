@@ -394,3 +394,162 @@ def mistral(list content, object citation_type):
         if made:
             cited.append((*last, made))
     return pieces, cited
+
+
+# The snapshots: the sources a response's request (or the response itself) carries.
+
+def anthropic_documents(list messages, object source_type, object no_metadata):
+    """The request's text ``document`` blocks as sources (``_anthropic._request_sources``
+    where every document is plain text), or None: the reference decides.
+    """
+    cdef list found = []
+    cdef dict block
+    cdef Py_ssize_t documents = 0
+    for message in messages:
+        if type(message) is not dict:
+            if isinstance(message, dict):
+                return None
+            continue
+        content = (<dict>message).get("content")
+        if type(content) is not list:
+            if isinstance(content, list):
+                return None
+            continue
+        for item in <list>content:
+            if type(item) is not dict:
+                if isinstance(item, dict):
+                    return None
+                continue
+            block = <dict>item
+            kind = block.get("type")
+            if kind == "search_result" or kind == "tool_result":
+                return None
+            if kind != "document":
+                continue
+            source = block.get("source")
+            if type(source) is not dict or (<dict>source).get("type") != "text" or \
+                    "context" in block:
+                return None
+            data = (<dict>source).get("data")
+            title = block.get("title")
+            if type(data) is not str:
+                return None
+            found.append(new_record(source_type, (
+                f"document:{documents}", data, None,
+                title if isinstance(title, str) and title else None, None, None, no_metadata)))
+            documents += 1
+    return found
+
+
+def gemini_chunks(list chunks, object source_type, object no_metadata):
+    """A candidate's grounding chunks as sources (``_gemini._chunk``), or None: the reference
+    decides.
+    """
+    cdef list found = []
+    cdef Py_ssize_t index
+    for index in range(len(chunks)):
+        chunk = chunks[index]
+        if type(chunk) is not dict:
+            return None
+        web = (<dict>chunk).get("web")
+        if type(web) is dict:
+            place = web
+        else:
+            place = (<dict>chunk).get("retrieved_context")
+            if place is None and "retrieved_context" not in <dict>chunk:
+                place = (<dict>chunk).get("retrievedContext")
+            if type(place) is not dict:
+                return None
+        uri = (<dict>place).get("uri")
+        title = (<dict>place).get("title")
+        text = (<dict>place).get("text")
+        found.append(new_record(source_type, (
+            f"chunk:{index}", text if isinstance(text, str) else "",
+            uri if isinstance(uri, str) else None,
+            title if isinstance(title, str) and title else None, None, None, no_metadata)))
+    return found
+
+
+def bedrock_references(list citations, object given_ids, str chunk_key, object source_type,
+                       object read_only):
+    """The chunks a response's citations retrieved, once each and not among ``given_ids``,
+    as sources (``BedrockFormat.snapshot`` where every chunk has its id and no location), or
+    None: the reference decides.
+    """
+    cdef list found = []
+    cdef set known = set(given_ids)
+    cdef dict kept
+    for citation in citations:
+        if type(citation) is not dict:
+            if isinstance(citation, dict):
+                return None
+            continue
+        references = (<dict>citation).get("retrievedReferences")
+        if type(references) is not list:
+            if isinstance(references, list):
+                return None
+            continue
+        for reference in <list>references:
+            if type(reference) is not dict:
+                if isinstance(reference, dict):
+                    return None
+                continue
+            metadata = (<dict>reference).get("metadata")
+            if type(metadata) is not dict or "location" in <dict>reference:
+                return None
+            chunk = (<dict>metadata).get(chunk_key)
+            if type(chunk) is not str or not chunk:
+                return None
+            if chunk in known:
+                continue  # a chunk cited again: read once
+            known.add(chunk)
+            content = (<dict>reference).get("content")
+            if type(content) is not dict and content is not None:
+                return None
+            text = (<dict>content).get("text") if content is not None else None
+            kept = {"location": None}
+            kept.update(<dict>metadata)
+            found.append(new_record(source_type, (
+                chunk, text if isinstance(text, str) else "", None, None, None, None,
+                read_only(kept))))
+    return found
+
+
+def mistral_results(dict results, object kept_keys, object source_type, object no_metadata):
+    """A tool's numbered results as sources (``_mistral._source`` where each result's
+    snippets are a list of strings and it has no other fields than those a source keeps),
+    or None: the reference decides.
+    """
+    cdef list found = []
+    for key, value in results.items():
+        if type(value) is not dict:
+            if isinstance(value, dict):
+                return None
+            continue
+        result = <dict>value
+        snippets = result.get("snippets")
+        if type(snippets) is not list or not snippets or type(key) is not str or \
+                not result.keys() <= kept_keys:
+            return None
+        for snippet in <list>snippets:
+            if type(snippet) is not str:
+                return None
+        url = result.get("url")
+        title = result.get("title")
+        found.append(new_record(source_type, (
+            key, "\n".join(<list>snippets), url if isinstance(url, str) and url else None,
+            title if isinstance(title, str) and title else None, None, None, no_metadata)))
+    return found
+
+
+def of_type(list items, str kind):
+    """The objects among ``items`` whose ``type`` is ``kind`` (``[i for i in items if
+    isinstance(i, dict) and i.get("type") == kind]``)."""
+    cdef list found = []
+    for item in items:
+        if type(item) is dict:
+            if (<dict>item).get("type") == kind:
+                found.append(item)
+        elif isinstance(item, dict) and item.get("type") == kind:
+            found.append(item)
+    return found

@@ -11,6 +11,7 @@ from operator import itemgetter
 
 from citeaudit.core._answer import (
     Answer,
+    AnswerKind,
     Claim,
     Reading,
     SourcesAsGiven,
@@ -42,11 +43,13 @@ class TextFormat(SourcesAsGiven):
         return parse_text(answer, reading)
 
 
-def parse_text(text: str, reading: Reading) -> Answer:
-    """Free text reduced to claims and the citations its markers make."""
+def parse_text(text: str, reading: Reading, kind: AnswerKind = "text") -> Answer:
+    """Free text reduced to claims and the citations its markers make (``kind``: the format
+    whose text it is).
+    """
     refusal = reading.refusal
     if refusal.matches(text):
-        return Answer("text", text, (), (), (), True, ())
+        return Answer(kind, text, (), (), (), True, ())
     scan = reading.scanned if reading.scanned is not None else reading.grammar.scan(text)
     markers: Sequence[Marker] = scan.markers
     malformed = scan.malformed
@@ -56,7 +59,7 @@ def parse_text(text: str, reading: Reading) -> Answer:
         markers = [m for m in markers if not covered(m.start, code, starts)]
         malformed = [m for m in malformed if not covered(m.start, code, starts)]
     if markers and refusal.may_match(text) and refusal.matches(without_markers(text, markers)):
-        return Answer("text", text, (), tuple(citations_of(markers, repeat(None))), (), True,
+        return Answer(kind, text, (), tuple(citations_of(markers, repeat(None))), (), True,
                       (), tuple((m.start, m.end) for m in markers))
     marks = _marks(markers, malformed, Span)
     spans = reading.segmenter(text, marks)
@@ -65,7 +68,7 @@ def parse_text(text: str, reading: Reading) -> Answer:
     claims, owner, bad_owner = _assemble(
         text, spans, markers, malformed, rules, "listed" in rules and "\n" in text, Claim,
         list_items, under_cited_lead, exempt)
-    return Answer("text", text, tuple(claims), tuple(citations_of(markers, owner)),
+    return Answer(kind, text, tuple(claims), tuple(citations_of(markers, owner)),
                   tuple(zip(bad_owner, malformed, strict=True)), False, (), tuple(marks))
 
 
