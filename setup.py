@@ -1,7 +1,9 @@
 """The build of the compiled modules: the core (``src/citeaudit/core/_core.pyx``), the stream's
-per-chunk work (``src/citeaudit/request/_feed_core.pyx``) and the lexical judge's tokenising
-(``src/citeaudit/support/_lexical_core.pyx``); everything else about the package is declared
-in ``pyproject.toml``.
+per-chunk work (``src/citeaudit/request/_feed_core.pyx``), the lexical judge's tokenising
+(``src/citeaudit/support/_lexical_core.pyx``) and the provider formats' readers
+(``src/citeaudit/formats/_readers.pyx``); everything else about the package is declared in
+``pyproject.toml``. ``src/citeaudit/core/_records.pxd`` holds what they share (named tuples
+built from C).
 
 The core is optional: without Cython or a working C compiler the package builds and installs
 as pure Python (the reference implementation, slower, with the same results) and says so in

@@ -40,8 +40,9 @@ def _mutate(value: Any, rnd: random.Random) -> None:
             _mutate(value[index], rnd)
 
 
-def test_broken_provider_responses_give_findings_or_input_errors() -> None:
-    cases = [
+def clean_cases() -> list[tuple[Any, Any]]:
+    """A clean response (as JSON) and its request, of every provider format."""
+    return [
         (anthropic_cases.CLEAN.model_dump(mode="json"), anthropic_cases.REQUEST),
         (openai_cases.response(openai_cases.FILE, openai_cases.URL).model_dump(mode="json"),
          openai_cases.SOURCES),
@@ -57,6 +58,10 @@ def test_broken_provider_responses_give_findings_or_input_errors() -> None:
                                  search_results=marked_cases.RESULTS), None),
         (marked_cases.azure("Refunds take 14 days [doc1]."), None),
     ]
+
+
+def test_broken_provider_responses_give_findings_or_input_errors() -> None:
+    cases = clean_cases()
     rnd = random.Random(20261201)
     audited = 0
     for _ in range(3000):

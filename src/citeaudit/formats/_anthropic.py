@@ -72,8 +72,8 @@ class AnthropicFormat:
                                 " object with \"messages\" (the documents it sent)",
                                 origin="<snapshot>", place="$.messages")
         messages = request["messages"]
-        found = _read.anthropic_documents(messages, Source, NO_METADATA) if _read is not None \
-            else None
+        found: list[Source] | None = _read.anthropic_documents(
+            messages, Source, NO_METADATA, MappingProxyType) if _read is not None else None
         if found is None:
             found = list(_request_sources(request))
         web = [Source(result["url"], "", result["url"], _text_or_none(result.get("title")))

@@ -210,8 +210,9 @@ def _tool_results(request: dict[str, Any]) -> Iterator[Source]:
             except ValueError:
                 continue  # a tool that returned prose: nothing it numbers
         if isinstance(results, dict):
-            read = _read.mistral_results(results, _KEPT, Source, NO_METADATA) if _read is \
-                not None and type(results) is dict else None
+            read = _read.mistral_results(results, _KEPT, _TEXT_FIELDS, Source, NO_METADATA,
+                                         MappingProxyType) \
+                if _read is not None and type(results) is dict else None
             yield from read if read is not None else (
                 _source(str(key), result) for key, result in results.items()
                 if isinstance(result, dict))

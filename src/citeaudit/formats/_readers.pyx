@@ -150,7 +150,7 @@ def anthropic(list content, dict located, object citation_type, object location_
     return pieces, cited
 
 
-def openai_responses(list output, dict urls, object citation_type):
+def openai_responses(list output, dict urls, object canonical, object citation_type):
     """The ``output_text`` parts of a response's messages and their cited ranges
     ``(pieces, cited)``, or None: the reference decides.
     """
@@ -218,8 +218,9 @@ def openai_responses(list output, dict urls, object citation_type):
                     else:
                         low, high = first, last
                         source_id = target if kind != "url_citation" else urls.get(target)
-                        if source_id is None:
-                            return None  # compared canonical by the reference
+                        if source_id is None:  # written otherwise than the source's URL
+                            written = canonical(target)
+                            source_id = urls.get(written, written)
                     cited.append((offset + low, offset + high, [new_record(citation_type, (
                         source_id, None, (offset + first, offset + last), None,
                         f"$.output[{at}].content[{part_at}].annotations[{index}]", None, None,
@@ -295,6 +296,38 @@ def gemini(list supports, list texts, list starts, dict encoded, str base,
     return cited
 
 
+cdef object _bedrock_where(dict reference):
+    """``_bedrock._where``: a reference's location as one string (the URI, URL or id it gives),
+    or None.
+    """
+    location = reference.get("location")
+    if not isinstance(location, dict):
+        return None
+    for value in location.values():
+        if isinstance(value, dict):
+            for key in ("uri", "url", "id"):
+                found = value.get(key)
+                if isinstance(found, str) and found:
+                    return str(found)
+    return None
+
+
+cdef object _bedrock_id(dict reference, str chunk_key):
+    """``_bedrock._source_id`` where the reference has a chunk id or a location, else None
+    (a name drawn from its text: the reference's).
+    """
+    metadata = reference.get("metadata")
+    if type(metadata) is dict:
+        chunk = (<dict>metadata).get(chunk_key)
+        if type(chunk) is str and chunk:
+            return chunk
+        if isinstance(chunk, str) and chunk:
+            return None
+    elif isinstance(metadata, dict):
+        return None
+    return _bedrock_where(reference)
+
+
 def bedrock(list citations, str text, str chunk_key, object citation_type):
     """A RetrieveAndGenerate response's citations as cited ranges, or None: the reference
     decides.
@@ -335,9 +368,8 @@ def bedrock(list citations, str text, str chunk_key, object citation_type):
             reference = references[place]
             if type(reference) is not dict:
                 return None
-            metadata = (<dict>reference).get("metadata")
-            chunk = (<dict>metadata).get(chunk_key) if type(metadata) is dict else None
-            if type(chunk) is not str or not chunk:
+            chunk = _bedrock_id(<dict>reference, chunk_key)
+            if chunk is None:
                 return None
             made.append(new_record(citation_type, (
                 chunk, None, covered, None, f"$.citations[{at}].retrievedReferences[{place}]",
@@ -398,7 +430,27 @@ def mistral(list content, object citation_type):
 
 # The snapshots: the sources a response's request (or the response itself) carries.
 
-def anthropic_documents(list messages, object source_type, object no_metadata):
+cdef object _document(dict block, dict source, object origin, object data, object title,
+                      Py_ssize_t index, object source_type, object read_only):
+    """``_anthropic._document`` for any document but a ``content`` one."""
+    cdef dict metadata = {}
+    text = ""
+    url = source.get("url")
+    url = url if origin == "url" and isinstance(url, str) else None
+    if origin == "text" and isinstance(data, str):
+        text = data
+    else:
+        metadata["pdf"] = origin or "unknown"  # base64, url or file: no text here
+    context = block.get("context")
+    if isinstance(context, str):
+        metadata["context"] = context
+    if not metadata:
+        return source_type(f"document:{index}", text, url, title)
+    return source_type(f"document:{index}", text, url, title, None, None, read_only(metadata))
+
+
+def anthropic_documents(list messages, object source_type, object no_metadata,
+                        object read_only):
     """The request's text ``document`` blocks as sources (``_anthropic._request_sources``
     where every document is plain text), or None: the reference decides.
     """
@@ -427,16 +479,22 @@ def anthropic_documents(list messages, object source_type, object no_metadata):
             if kind != "document":
                 continue
             source = block.get("source")
-            if type(source) is not dict or (<dict>source).get("type") != "text" or \
-                    "context" in block:
-                return None
+            if type(source) is not dict:
+                if source is not None:
+                    return None
+                source = {}
+            origin = (<dict>source).get("type")
+            if origin == "content":
+                return None  # its blocks: the reference's
             data = (<dict>source).get("data")
             title = block.get("title")
-            if type(data) is not str:
-                return None
-            found.append(new_record(source_type, (
-                f"document:{documents}", data, None,
-                title if isinstance(title, str) and title else None, None, None, no_metadata)))
+            title = title if isinstance(title, str) and title else None
+            if origin == "text" and isinstance(data, str) and "context" not in block:
+                found.append(new_record(source_type, (
+                    f"document:{documents}", data, None, title, None, None, no_metadata)))
+            else:
+                found.append(_document(block, <dict>source, origin, data, title, documents,
+                                       source_type, read_only))
             documents += 1
     return found
 
@@ -495,11 +553,12 @@ def bedrock_references(list citations, object given_ids, str chunk_key, object s
                     return None
                 continue
             metadata = (<dict>reference).get("metadata")
-            if type(metadata) is not dict or "location" in <dict>reference:
+            if type(metadata) is not dict and metadata is not None:
                 return None
-            chunk = (<dict>metadata).get(chunk_key)
-            if type(chunk) is not str or not chunk:
+            chunk = _bedrock_id(<dict>reference, chunk_key)
+            if chunk is None:
                 return None
+            where = _bedrock_where(<dict>reference)
             if chunk in known:
                 continue  # a chunk cited again: read once
             known.add(chunk)
@@ -507,38 +566,65 @@ def bedrock_references(list citations, object given_ids, str chunk_key, object s
             if type(content) is not dict and content is not None:
                 return None
             text = (<dict>content).get("text") if content is not None else None
-            kept = {"location": None}
-            kept.update(<dict>metadata)
+            kept = {"location": where}
+            if metadata is not None:
+                kept.update(<dict>metadata)
             found.append(new_record(source_type, (
-                chunk, text if isinstance(text, str) else "", None, None, None, None,
-                read_only(kept))))
+                chunk, text if isinstance(text, str) else "",
+                where if where is not None and (<str>where).startswith(("http://", "https://"))
+                else None, None, None, None, read_only(kept))))
     return found
 
 
-def mistral_results(dict results, object kept_keys, object source_type, object no_metadata):
-    """A tool's numbered results as sources (``_mistral._source`` where each result's
-    snippets are a list of strings and it has no other fields than those a source keeps),
-    or None: the reference decides.
+cdef bint _strings(object value, list into, int depth) except -1:
+    """``_mistral._strings``: the strings in ``value``, however deeply listed, into ``into``
+    (False: nested too deep to follow here).
     """
-    cdef list found = []
+    if isinstance(value, str):
+        into.append(value)
+    elif isinstance(value, list):
+        if depth > 32:
+            return False
+        for item in <list>value:
+            if not _strings(item, into, depth + 1):
+                return False
+    return True
+
+
+def mistral_results(dict results, object kept_keys, object text_keys, object source_type,
+                    object no_metadata, object read_only):
+    """A tool's numbered results as sources (``_mistral._source``), or None: the reference
+    decides.
+    """
+    cdef list found = [], snippets
     for key, value in results.items():
         if type(value) is not dict:
             if isinstance(value, dict):
                 return None
             continue
         result = <dict>value
-        snippets = result.get("snippets")
-        if type(snippets) is not list or not snippets or type(key) is not str or \
-                not result.keys() <= kept_keys:
+        given = result.get("snippets")
+        snippets = []
+        if not _strings(given, snippets, 0):
             return None
-        for snippet in <list>snippets:
-            if type(snippet) is not str:
-                return None
+        if snippets:
+            text = "\n".join(snippets)
+        else:
+            text = ""
+            for name in text_keys:
+                field = result.get(name)
+                if isinstance(field, str):
+                    text = field
+                    break
         url = result.get("url")
         title = result.get("title")
+        if result.keys() <= kept_keys:
+            metadata = no_metadata
+        else:
+            metadata = read_only({k: v for k, v in result.items() if k not in kept_keys})
         found.append(new_record(source_type, (
-            key, "\n".join(<list>snippets), url if isinstance(url, str) and url else None,
-            title if isinstance(title, str) and title else None, None, None, no_metadata)))
+            str(key), text, url if isinstance(url, str) and url else None,
+            title if isinstance(title, str) and title else None, None, None, metadata)))
     return found
 
 
