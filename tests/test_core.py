@@ -348,6 +348,34 @@ def test_uncited_claims_equal(answer: str | list[str], amounts: bool, every: boo
             _checks.reference_uncited(claims, cited, amounts, every)
 
 
+# Provider citations with a location: each unit, ranges in and out of their source, quotes
+# that are the text there, differ from it, differ only in white space, or are missing.
+SOURCE_TEXTS = ["The grass is green.", "Refunds  take\n14 days.", "", "東京 café"]
+locations = st.tuples(
+    st.sampled_from(["char", "page", "block", "source"]), st.integers(-2, 25),
+    st.integers(-2, 25), st.sampled_from([None, "", "grass", "The grass", "Refunds take",
+                                          "東京", "x"]))
+
+
+@PROFILE
+@given(st.lists(st.tuples(st.one_of(st.none(), locations), st.integers(0, 4)), max_size=6))
+def test_located_equal(cited: list[tuple[tuple[str, int, int, str | None] | None, int]]) -> None:
+    from citeaudit.core import _checks  # noqa: PLC0415 - beside the module-level names
+    from citeaudit.core._answer import Citation, Location  # noqa: PLC0415
+
+    sources = [{"id": f"d{i}", "text": t, "metadata": {"blocks": [t, "more"]}}
+               for i, t in enumerate(SOURCE_TEXTS)]
+    index = load_snapshot({"sources": sources}).index
+    citations, resolved = [], []
+    for where, source in cited:
+        place = None if where is None else Location(*where, "document_index 0")
+        citations.append(Citation(f"d{source}", 1, (0, 1), None, "$.x", None, None, place))
+        resolved.append(f"d{source}" if source < len(SOURCE_TEXTS) else None)
+    problem_of = _checks._location_problem
+    assert CORE.located(citations, resolved, index, problem_of) == \
+        _checks.reference_located(citations, resolved, index, problem_of)
+
+
 def test_every_example_equal() -> None:
     answers = _example_answers()
     assert len(answers) >= 5

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -19,7 +19,7 @@ from citeaudit.core._judging import Remembered, get_judge
 from citeaudit.core._native import core
 from citeaudit.core._registry import Registry
 from citeaudit.core._segment import Span, code_spans, mask
-from citeaudit.core._sources import Snapshot
+from citeaudit.core._sources import Snapshot, Source
 from citeaudit.core._unread import (
     SQUARE_HINT,
     looks_cited,
@@ -179,17 +179,36 @@ def cited_locations(context: Context) -> Iterator[Problem]:
     inside the source, and the text the citation quotes is the text there (white space
     normalised). An index that names nothing sent is CA202 (see unresolved_citations).
     """
-    if context.answer.kind in _MARKED:
+    answer = context.answer
+    if answer.kind in _MARKED or answer.marks:
         return  # markers point at no place in their source
-    index = context.snapshot.index
-    for citation, resolved in zip(context.answer.citations, context.resolved, strict=True):
+    yield from _located(answer.citations, context.resolved, context.snapshot.index,
+                        _location_problem)
+
+
+def _located(citations: Sequence[Citation], resolved: Sequence[str | None],
+             index: Mapping[str, Source], problem_of: Callable[..., Problem | None],
+             ) -> list[Problem]:
+    """The problem (from ``problem_of``, :func:`_location_problem`) of each citation with a
+    location in the source it names. The pure-Python reference of
+    :func:`citeaudit.core._core.located`.
+    """
+    found = []
+    for citation, source_id in zip(citations, resolved, strict=True):
         where = citation.location
-        if where is None or resolved is None or where.unit == "source":
-            continue  # no location, nothing it names, or the whole source
-        source = index[resolved]
-        problem = _location_problem(citation, where, source.text, source.metadata)
+        if where is None or source_id is None:
+            continue  # no location, or nothing it names
+        unit, start, end, quoted, _ = where
+        if unit == "source":
+            continue  # the whole source
+        text = index[source_id].text
+        if unit == "char" and quoted is not None and 0 <= start <= end <= len(text) \
+                and text[start:end] == quoted:
+            continue  # the common case, decided as _location_problem would
+        problem = problem_of(citation, where, text, index[source_id].metadata)
         if problem is not None:
-            yield problem
+            found.append(problem)
+    return found
 
 
 def _location_problem(citation: Citation, where: Location, text: str,
@@ -276,7 +295,8 @@ def uncited_claims(context: Context) -> Iterator[Problem]:
     amounts, every = _wanted(context.config)
     answer = context.answer
     # Markers say which claims are cited in text; a provider's citations name their claims.
-    cited = set() if answer.kind in ("text", "claims") else {c.claim for c in answer.citations}
+    cited = set() if answer.kind in ("text", "claims") or answer.marks else {
+        c.claim for c in answer.citations}
     yield from _uncited(answer.claims, cited, amounts, every)
 
 
@@ -425,6 +445,8 @@ CHECKS: Registry[Check] = Registry("checks", {
 
 
 reference_uncited = _uncited
+reference_located = _located
 if (_compiled := core()) is not None:
+    _located = _compiled.located
     _uncited = functools.partial(_compiled.uncited, needs=_needs_citation, amount=states_amount,
                                  excerpt=_excerpt, messages=_UNCITED, problem=Problem)

@@ -15,7 +15,8 @@ patterns and constants, so there is one definition of every rule:
   a provider's answer);
 - :func:`states_amount` and :func:`identifier_spans` mirror ``citeaudit.core._amounts``'s (the
   digit runs, and ``_names`` where a run is plainly placed);
-- :func:`uncited` mirrors ``citeaudit.core._checks._uncited`` (CA301/CA302).
+- :func:`uncited` mirrors ``citeaudit.core._checks._uncited`` (CA301/CA302);
+- :func:`located` mirrors ``citeaudit.core._checks._located`` (CA204/CA205's loop).
 
 What is compiled is the interpreter's share: character tests, index arithmetic, bisects over C
 arrays, tuples built without Python frames. The regular expressions stay Python's. The
@@ -28,6 +29,7 @@ every name read here is defined.
 from cpython.mem cimport PyMem_Free, PyMem_Malloc
 from cpython.ref cimport PyObject, Py_DECREF, Py_INCREF
 from cpython.tuple cimport PyTuple_Check, PyTuple_GET_SIZE
+from cpython.unicode cimport PyUnicode_Tailmatch
 
 from citeaudit.core._records cimport item as _item, new_record as _new_record
 
@@ -857,4 +859,35 @@ def uncited(claims, cited, bint amounts, bint every, needs, amount, excerpt, dic
         if code is not None:
             found.append(_new_record(problem, (code, messages[code] + excerpt(text), number,
                                                _item(claim, 2), None, None, None)))
+    return found
+
+
+def located(citations, resolved, index, problem_of):
+    """``_checks._located``: the problem (from ``problem_of``) of each citation with a location
+    in the source it names; a character range quoting exactly the text there is settled here.
+    """
+    cdef list found = []
+    cdef Py_ssize_t at
+    for at in range(len(citations)):
+        citation = citations[at]
+        where = _item(citation, 7)  # (source_id, claim, span, marker, path, prefix, ordinal,
+        source_id = resolved[at]    # location); a location: (unit, start, end, quoted, label)
+        if where is None or source_id is None:
+            continue
+        unit = _item(where, 0)
+        if unit == u"source":
+            continue
+        source = index[source_id]
+        text = _item(source, 1)
+        start = _item(where, 1)
+        end = _item(where, 2)
+        quoted = _item(where, 3)
+        if unit == u"char" and type(quoted) is str and type(text) is str and \
+                type(start) is int and type(end) is int and 0 <= start <= end <= len(text) and \
+                len(<str>quoted) == end - start and \
+                PyUnicode_Tailmatch(text, quoted, start, end, -1):
+            continue
+        problem = problem_of(citation, where, text, _item(source, 6))
+        if problem is not None:
+            found.append(problem)
     return found
