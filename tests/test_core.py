@@ -25,7 +25,7 @@ import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from citeaudit import audit, get_grammar, load_snapshot, prepare
+from citeaudit import CiteauditError, audit, get_grammar, load_snapshot, prepare
 from citeaudit.core import _answer, _engine, _grammar, _native, _segment
 from citeaudit.core._grammar import BracketGrammar
 from citeaudit.core._policy import NOT_CITABLE, exempt
@@ -374,6 +374,40 @@ def test_located_equal(cited: list[tuple[tuple[str, int, int, str | None] | None
     problem_of = _checks._location_problem
     assert CORE.located(citations, resolved, index, problem_of) == \
         _checks.reference_located(citations, resolved, index, problem_of)
+
+
+# Passages that carry ids, with every field well formed or not.
+passage_objects = st.fixed_dictionaries({}, optional={
+    "id": st.sampled_from(["a", "b", " c", "", "\u3000d", 7, True, None]),
+    "text": st.sampled_from(["The grass is green.", "", 3, None]),
+    "url": st.sampled_from(["https://x.example/a", 5, None]),
+    "source_url": st.sampled_from(["https://y.example/", None]),
+    "title": st.sampled_from(["Title", "", 1, None]),
+    "label": st.sampled_from(["Label", None]), "section": st.sampled_from(["§2", 2, None]),
+    "score": st.sampled_from([0, 1, 0.5, -1, -0.5, float("inf"), float("nan"), 2 ** 60,
+                              10 ** 400, True, "1", None]),
+    "rank": st.sampled_from([1, 2, 0, -1, True, 1.0, None]),
+    "metadata": st.sampled_from([{}, {"k": "v"}, [], None])})
+
+
+@PROFILE
+@given(st.lists(st.one_of(passage_objects, st.sampled_from(["text", 3])), max_size=5))
+def test_passages_equal(passages: list[Any]) -> None:
+    from citeaudit.core import _sources  # noqa: PLC0415 - beside the module-level names
+
+    def loaded() -> object:
+        try:
+            snapshot = load_snapshot(passages)
+        except CiteauditError as error:
+            return str(error)
+        return snapshot.sources, snapshot.ids_from
+
+    compiled = loaded()
+    saved, _sources._passages = _sources._passages, None
+    try:
+        assert loaded() == compiled
+    finally:
+        _sources._passages = saved
 
 
 def test_every_example_equal() -> None:

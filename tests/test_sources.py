@@ -107,6 +107,9 @@ def test_snapshot_passes_through() -> None:
     ({"sources": [{"id": "a", "text": "x", "score": -1}]}, "$.sources[0].score", "non-negative"),
     ({"sources": [{"id": "a", "text": "x", "score": "high"}]}, "$.sources[0].score",
      "non-negative"),
+    ({"sources": [{"id": "a", "text": "x", "score": 10 ** 400}]}, "$.sources[0].score",
+     "non-negative"),  # past a float's range: no OverflowError
+    ([{"id": "a", "text": "x", "score": float("nan")}], "$[0].score", "non-negative"),
     ({"sources": [{"id": "a", "text": "x", "rank": 0}]}, "$.sources[0].rank", "positive integer"),
     ({"sources": [{"id": "a", "text": "x", "metadata": []}]}, "$.sources[0].metadata",
      "must be an object"),

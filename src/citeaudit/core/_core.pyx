@@ -16,7 +16,9 @@ patterns and constants, so there is one definition of every rule:
 - :func:`states_amount` and :func:`identifier_spans` mirror ``citeaudit.core._amounts``'s (the
   digit runs, and ``_names`` where a run is plainly placed);
 - :func:`uncited` mirrors ``citeaudit.core._checks._uncited`` (CA301/CA302);
-- :func:`located` mirrors ``citeaudit.core._checks._located`` (CA204/CA205's loop).
+- :func:`located` mirrors ``citeaudit.core._checks._located`` (CA204/CA205's loop);
+- :func:`passages` mirrors ``citeaudit.core._sources._sources`` for a list of passages that
+  carry their ids (and gives up, None, where the reference must decide).
 
 What is compiled is the interpreter's share: character tests, index arithmetic, bisects over C
 arrays, tuples built without Python frames. The regular expressions stay Python's. The
@@ -890,4 +892,56 @@ def located(citations, resolved, index, problem_of):
         problem = problem_of(citation, where, text, _item(source, 6))
         if problem is not None:
             found.append(problem)
+    return found
+
+
+def passages(list data, object source_type, object no_metadata, object read_only):
+    """``_sources._sources`` for a list of passage objects that all carry string ids: the
+    sources, or None where the reference must read them (a passage of another shape, a field
+    it would refuse or convert, an id it would check further).
+    """
+    cdef list found = []
+    cdef dict value
+    cdef Py_UCS4 first
+    if not data:
+        return None
+    for item in data:
+        if type(item) is not dict:
+            return None
+        value = <dict>item
+        given = value.get(u"id")
+        if type(given) is not str or len(<str>given) == 0:
+            return None
+        first = (<str>given)[0]
+        if first.isspace():
+            return None  # blank, or not: the reference strips it
+        text = value.get(u"text")
+        if type(text) is not str:
+            return None
+        url = value.get(u"url")
+        if url is None:
+            url = value.get(u"source_url")
+        label = value.get(u"title")
+        if label is None:
+            label = value.get(u"label")
+            if label is None:
+                label = value.get(u"section")
+        score = value.get(u"score")
+        rank = value.get(u"rank")
+        metadata = value.get(u"metadata")
+        if (url is not None and type(url) is not str) or \
+                (label is not None and type(label) is not str) or \
+                (rank is not None and (type(rank) is not int or rank < 1)) or \
+                (metadata is not None and type(metadata) is not dict):
+            return None
+        if score is not None:
+            if type(score) is float:
+                if not (0.0 <= score < float(u"inf")):
+                    return None  # negative, infinite or not a number
+            elif type(score) is not int or not 0 <= score < 2 ** 53:
+                return None
+            score = float(score)
+        found.append(_new_record(source_type, (
+            given, text, url, label, score, rank,
+            read_only(metadata) if metadata else no_metadata)))
     return found

@@ -16,6 +16,7 @@ from itertools import repeat
 from types import MappingProxyType
 from typing import Any, NamedTuple
 
+from citeaudit.core._native import core
 from citeaudit.errors import SnapshotError
 
 __all__ = ["NO_METADATA", "Snapshot", "Source", "kind_of", "load_snapshot", "numbered_ids",
@@ -221,6 +222,9 @@ def load_snapshot(data: Any, *, origin: str = "<snapshot>") -> Snapshot:
     """
     if isinstance(data, Snapshot):
         return data
+    if _passages is not None and type(data) is list and (
+            read := _passages(data, Source, NO_METADATA, MappingProxyType)) is not None:
+        return Snapshot(tuple(read))
     try:
         carried = isinstance(data, list | tuple) and _carry_ids(data)
         positions = isinstance(data, list | tuple) and not carried
@@ -347,7 +351,7 @@ def passage(source_id: str, value: Any, path: str) -> Source:
         _optional_str(value, _LABEL_KEYS, path)
     if score is not None:
         if isinstance(score, bool) or not isinstance(score, int | float) \
-                or not math.isfinite(score) or score < 0:
+                or not _finite(score) or score < 0:
             raise SnapshotError("\"score\" must be a non-negative number",
                                 place=f"{path}.score")
         score = float(score)
@@ -357,6 +361,14 @@ def passage(source_id: str, value: Any, path: str) -> Source:
         raise SnapshotError("\"metadata\" must be an object", place=f"{path}.metadata")
     return tuple.__new__(Source, (source_id, text, url, label, score, rank,
                                   MappingProxyType(metadata) if metadata else NO_METADATA))
+
+
+def _finite(number: float) -> bool:
+    """Whether ``number`` is finite as a float (an integer past a float's range is not)."""
+    try:
+        return math.isfinite(number)
+    except OverflowError:
+        return False
 
 
 def _optional_str(value: dict[str, Any], keys: tuple[str, ...], path: str) -> str | None:
@@ -382,3 +394,8 @@ def kind_of(value: Any) -> str:
         return "null"
     return {bool: "a boolean", int: "a number", float: "a number", str: "a string",
             list: "a list", dict: "an object"}.get(type(value), type(value).__name__)
+
+
+# A list of passages that all carry their ids, read by the compiled core where it is built
+# (``_core.passages``; it gives None where _sources must read them).
+_passages = getattr(core(), "passages", None)
