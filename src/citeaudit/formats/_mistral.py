@@ -75,7 +75,7 @@ class MistralFormat:
             return sources
         request, response = plain(sources), plain(answer)
         if isinstance(request, dict) and isinstance(request.get("messages"), list):
-            found = list(_tool_results(request))
+            found = _tool_results(request)
         elif sources is not None:
             found = list(load_snapshot(sources).sources)
         elif response.get("object") == "conversation.response":
@@ -84,8 +84,9 @@ class MistralFormat:
             raise SnapshotError("a Mistral response is audited against its request (tool"
                                 " messages returning numbered references) or the sources given",
                                 origin="<snapshot>", place="$.messages")
-        known = {s.id for s in found}
-        for chunk in _references_by_url(response):
+        references = _references_by_url(response)
+        known = {s.id for s in found} if references else set()
+        for chunk in references:
             url = chunk.get("url")
             if isinstance(url, str) and url and url not in known:
                 known.add(url)
@@ -166,6 +167,8 @@ def _owners(response: dict[str, Any]) -> list[tuple[str, Any]]:
 def _references_by_url(response: dict[str, Any]) -> list[dict[str, Any]]:
     """The answer's ``tool_reference`` chunks."""
     if _read is not None:
+        if type(content := _chat_content(response)) is list:  # a chat completion's
+            return _read.of_type(content, "tool_reference")
         return [chunk for owner in _owners(response) if isinstance(owner[1], dict)
                 for chunk in _read.of_type(as_list(owner[1].get("content")), "tool_reference")]
     return [chunk for owner in _owners(response) if isinstance(owner[1], dict)
@@ -190,8 +193,9 @@ def _references(chunk: dict[str, Any], path: str, span: tuple[int, int] | None,
     return made
 
 
-def _tool_results(request: dict[str, Any]) -> Iterator[Source]:
+def _tool_results(request: dict[str, Any]) -> list[Source]:
     """The numbered references the request's tool messages returned, in order."""
+    found: list[Source] = []
     for given in as_list(request.get("messages")):
         message = plain(given)
         if not isinstance(message, dict) or message.get("role") != "tool":
@@ -213,9 +217,10 @@ def _tool_results(request: dict[str, Any]) -> Iterator[Source]:
             read = _read.mistral_results(results, _KEPT, _TEXT_FIELDS, Source, NO_METADATA,
                                          MappingProxyType) \
                 if _read is not None and type(results) is dict else None
-            yield from read if read is not None else (
+            found += read if read is not None else [
                 _source(str(key), result) for key, result in results.items()
-                if isinstance(result, dict))
+                if isinstance(result, dict)]
+    return found
 
 
 def _source(key: str, result: dict[str, Any]) -> Source:
