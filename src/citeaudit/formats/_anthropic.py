@@ -91,7 +91,7 @@ class AnthropicFormat:
         response = plain(answer)
         content = response.get("content")
         if _read is not None and type(content) is list and (read := _read.anthropic(
-                content, _LOCATED, Citation, Location)) is not None:
+                content, _LOCATED, Location)) is not None:
             return answer_of(self.name, "".join(read[0]), read[1], [], reading)
         problems: list[Problem] = []
         pieces: list[str] = []

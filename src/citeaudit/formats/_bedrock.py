@@ -82,7 +82,7 @@ class BedrockFormat:
             text = ""
         given = response.get("citations")
         if _read is not None and not problems and type(given) is list and (
-                read := _read.bedrock(given, text, _CHUNK_ID, Citation)) is not None:
+                read := _read.bedrock(given, text, _CHUNK_ID)) is not None:
             return answer_of(self.name, text, read, problems, reading)
         cited: Cited = []
         for at, citation in enumerate(as_list(given)):

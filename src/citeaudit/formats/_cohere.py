@@ -86,8 +86,7 @@ class CohereFormat:
         whole = "\n\n".join(texts.values())
         known = _known_ids(reading.snapshot)
         given = as_list(message.get("citations"))
-        if _read is not None and (read := _read.cohere(given, texts, starts, known,
-                                                       Citation)) is not None:
+        if _read is not None and (read := _read.cohere(given, texts, starts, known)) is not None:
             return answer_of(self.name, whole, read, problems, reading)
         cited: Cited = []
         for at, citation in enumerate(given):

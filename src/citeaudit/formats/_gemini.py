@@ -98,7 +98,7 @@ class GeminiFormat:
         base = f"$.candidates[0].{metadata_key}.{supports_key}"
         encoded: dict[int, bytes | None] = {}  # each part's UTF-8 (None: ASCII, bytes = chars)
         if _read is not None and type(supports) is list and (read := _read.gemini(
-                supports, texts, starts, encoded, base, _located, Citation)) is not None:
+                supports, texts, starts, encoded, base, _located)) is not None:
             return answer_of(self.name, whole, read, problems, reading)
         encoded.clear()
         for at, support in enumerate(as_list(supports)):

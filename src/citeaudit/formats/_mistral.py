@@ -97,7 +97,7 @@ class MistralFormat:
     def parse(self, answer: object, reading: Reading) -> Answer:
         response = plain(answer)
         if _read is not None and type(content := _chat_content(response)) is list and (
-                read := _read.mistral(content, Citation)) is not None:
+                read := _read.mistral(content)) is not None:
             return answer_of(self.name, "".join(read[0]), read[1], [], reading)
         problems: list[Problem] = []
         pieces: list[str] = []
@@ -168,7 +168,8 @@ def _references_by_url(response: dict[str, Any]) -> list[dict[str, Any]]:
     """The answer's ``tool_reference`` chunks."""
     if _read is not None:
         if type(content := _chat_content(response)) is list:  # a chat completion's
-            return _read.of_type(content, "tool_reference")
+            found: list[dict[str, Any]] = _read.of_type(content, "tool_reference")
+            return found
         return [chunk for owner in _owners(response) if isinstance(owner[1], dict)
                 for chunk in _read.of_type(as_list(owner[1].get("content")), "tool_reference")]
     return [chunk for owner in _owners(response) if isinstance(owner[1], dict)

@@ -78,8 +78,7 @@ class OpenAIResponsesFormat:
         urls = _by_url(reading.snapshot)
         output = response.get("output")
         if _read is not None and type(output) is list and (
-                read := _read.openai_responses(output, urls, canonical_url, Citation)) \
-                is not None:
+                read := _read.openai_responses(output, urls, canonical_url)) is not None:
             return answer_of(self.name, "".join(read[0]), read[1], problems, reading)
         for at, item in enumerate(as_list(output)):
             if not isinstance(item, dict) or item.get("type") != "message":

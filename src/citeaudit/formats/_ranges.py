@@ -19,7 +19,8 @@ __all__ = ["Cited", "answer_of", "as_list", "claims_of", "integers", "plain", "s
 
 _WORD = re.compile(r"\w")
 _RANGE = itemgetter(0, 1)  # a cited range's start and end, its sort key
-# A cited range of the answer text and the citations made there.
+# A cited range of the answer text and the citations made there: each a Citation, or the
+# tuple of its fields (the compiled readers'), made a Citation with its claim.
 Cited = list[tuple[int, int, list[Citation]]]
 
 
@@ -63,7 +64,7 @@ def answer_of(name: str, text: str, cited: Cited, problems: list[Problem],
     """
     cited.sort(key=_RANGE)
     if reading.refusal.matches(text.strip()):
-        every = tuple(c for _, _, made in cited for c in made)
+        every = tuple(tuple.__new__(Citation, c) for _, _, made in cited for c in made)
         return Answer(name, text, (), every, (), True, tuple(problems))
     claims, citations = claims_of(text, cited, reading)
     return Answer(name, text, tuple(claims), tuple(citations), (), False, tuple(problems))

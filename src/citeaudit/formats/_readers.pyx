@@ -6,6 +6,9 @@ look up further, anything a finding reports. The reference (the format module's 
 then reads the whole response, so results are identical whichever runs; the properties in
 ``tests/test_readers.py`` check that.
 
+A citation is given as the tuple of its :class:`~citeaudit.core.Citation` fields, its claim
+None: ``_ranges`` makes it a ``Citation`` once it knows the claim (one object, not two).
+
 - :func:`anthropic` mirrors the loop of ``AnthropicFormat.parse`` (and ``_citation``);
 - :func:`openai_responses` mirrors the loop of ``OpenAIResponsesFormat.parse`` (and
   ``_openai._annotation``);
@@ -23,7 +26,7 @@ from citeaudit.core._records cimport new_record
 _COHERE_SKIPPED = frozenset(("THINKING_CONTENT", "PLAN"))
 
 
-def cohere(list citations, dict texts, dict starts, object known, object citation_type):
+def cohere(list citations, dict texts, dict starts, object known):
     """``message.citations`` as cited ranges ``(start, end, citations)`` of the answer, or
     None: the reference decides.
     """
@@ -75,14 +78,14 @@ def cohere(list citations, dict texts, dict starts, object known, object citatio
             written = (<dict>source).get("id")
             if type(written) is not str or written not in known:
                 return None
-            made.append(new_record(citation_type, (
+            made.append((
                 written, None, span, None,
-                f"$.message.citations[{at}].sources[{place}]", None, None, None)))
+                f"$.message.citations[{at}].sources[{place}]", None, None, None))
         cited.append((first, last if last > first else first + 1, made))
     return cited
 
 
-def anthropic(list content, dict located, object citation_type, object location_type):
+def anthropic(list content, dict located, object location_type):
     """The text blocks of a response's ``content`` and their cited ranges
     ``(pieces, cited)``, or None: the reference decides.
     """
@@ -126,8 +129,8 @@ def anthropic(list content, dict located, object citation_type, object location_
                     url = citation.get("url")
                     if type(url) is not str or not url:
                         return None
-                    made.append(new_record(citation_type, (url, None, span, None, path, "",
-                                                           False, None)))
+                    made.append((url, None, span, None, path, "",
+                                                           False, None))
                     continue
                 fields = located.get(kind)
                 if fields is None:
@@ -142,15 +145,15 @@ def anthropic(list content, dict located, object citation_type, object location_
                 where = new_record(location_type, (unit, start, end, quoted if
                                                    isinstance(quoted, str) else None,
                                                    f"{family}_index {number}"))
-                made.append(new_record(citation_type, (f"{family}:{number}", None, span, None,
-                                                       path, None, None, where)))
+                made.append((f"{family}:{number}", None, span, None,
+                                                       path, None, None, where))
             if made and stripped:
                 cited.append((low, span[1], made))
         offset += len(text)
     return pieces, cited
 
 
-def openai_responses(list output, dict urls, object canonical, object citation_type):
+def openai_responses(list output, dict urls, object canonical):
     """The ``output_text`` parts of a response's messages and their cited ranges
     ``(pieces, cited)``, or None: the reference decides.
     """
@@ -221,10 +224,10 @@ def openai_responses(list output, dict urls, object canonical, object citation_t
                         if source_id is None:  # written otherwise than the source's URL
                             written = canonical(target)
                             source_id = urls.get(written, written)
-                    cited.append((offset + low, offset + high, [new_record(citation_type, (
+                    cited.append((offset + low, offset + high, [(
                         source_id, None, (offset + first, offset + last), None,
                         f"$.output[{at}].content[{part_at}].annotations[{index}]", None, None,
-                        None))]))
+                        None)]))
             elif isinstance(given, list):
                 return None
             pieces.append(text)
@@ -233,7 +236,7 @@ def openai_responses(list output, dict urls, object canonical, object citation_t
 
 
 def gemini(list supports, list texts, list starts, dict encoded, str base,
-           object located, object citation_type):
+           object located):
     """A candidate's grounding supports as cited ranges, or None: the reference decides."""
     cdef list cited = [], made, indices
     cdef Py_ssize_t at, place, count, size
@@ -288,10 +291,10 @@ def gemini(list supports, list texts, list starts, dict encoded, str base,
         made = []
         for place in range(len(indices)):
             index = indices[place]
-            made.append(new_record(citation_type, (
+            made.append((
                 f"chunk:{index}", None, span, None,
                 f"{base}[{at}].{'groundingChunkIndices' if camel else 'grounding_chunk_indices'}"
-                f"[{place}]", None, None, located(index))))
+                f"[{place}]", None, None, located(index)))
         cited.append((first, last if last > first else first + 1, made))
     return cited
 
@@ -328,7 +331,7 @@ cdef object _bedrock_id(dict reference, str chunk_key):
     return _bedrock_where(reference)
 
 
-def bedrock(list citations, str text, str chunk_key, object citation_type):
+def bedrock(list citations, str text, str chunk_key):
     """A RetrieveAndGenerate response's citations as cited ranges, or None: the reference
     decides.
     """
@@ -371,15 +374,15 @@ def bedrock(list citations, str text, str chunk_key, object citation_type):
             chunk = _bedrock_id(<dict>reference, chunk_key)
             if chunk is None:
                 return None
-            made.append(new_record(citation_type, (
+            made.append((
                 chunk, None, covered, None, f"$.citations[{at}].retrievedReferences[{place}]",
-                None, None, None)))
+                None, None, None))
         if made:
             cited.append((start, end + 1, made))
     return cited
 
 
-def mistral(list content, object citation_type):
+def mistral(list content):
     """A chat completion message's text and reference chunks ``(pieces, cited)``, or None:
     the reference decides.
     """
@@ -413,12 +416,12 @@ def mistral(list content, object citation_type):
                 written = ids[place]
                 if type(written) is not int and type(written) is not str:
                     return None
-                made.append(new_record(citation_type, (str(written), None, last, None,
+                made.append((str(written), None, last, None,
                                                        f"{path}.reference_ids[{place}]", None,
-                                                       None, None)))
+                                                       None, None))
         elif kind == "tool_reference" and isinstance(chunk.get("url"), str):
-            made = [new_record(citation_type, (chunk["url"], None, last, None, path, None,
-                                               None, None))]
+            made = [(chunk["url"], None, last, None, path, None,
+                                               None, None)]
         else:
             continue
         if last is None:
