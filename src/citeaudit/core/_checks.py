@@ -9,6 +9,7 @@ import functools
 import re
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
+from operator import itemgetter
 from typing import Any, Protocol
 
 from citeaudit.core._amounts import states_amount
@@ -172,6 +173,7 @@ def _unsent(context: Context, citation: Citation, where: Location) -> Problem:
 
 
 _MARKED = frozenset(("text", "claims", "structured"))
+_CLAIM = itemgetter(1)  # a citation's claim
 
 
 def cited_locations(context: Context) -> Iterator[Problem]:
@@ -295,8 +297,8 @@ def uncited_claims(context: Context) -> Iterator[Problem]:
     amounts, every = _wanted(context.config)
     answer = context.answer
     # Markers say which claims are cited in text; a provider's citations name their claims.
-    cited = set() if answer.kind in ("text", "claims") or answer.marks else {
-        c.claim for c in answer.citations}
+    cited = set() if answer.kind in ("text", "claims") or answer.marks else set(
+        map(_CLAIM, answer.citations))
     yield from _uncited(answer.claims, cited, amounts, every)
 
 

@@ -864,17 +864,27 @@ def uncited(claims, cited, bint amounts, bint every, needs, amount, excerpt, dic
     return found
 
 
+cdef bint _in_range(object start, object end, Py_ssize_t* low, Py_ssize_t* high):
+    """Two Python integers as C ones (False: one does not fit)."""
+    try:
+        low[0] = start
+        high[0] = end
+    except OverflowError:
+        return False
+    return True
+
+
 def located(citations, resolved, index, problem_of):
     """``_checks._located``: the problem (from ``problem_of``) of each citation with a location
     in the source it names; a character range quoting exactly the text there is settled here.
     """
     cdef list found = []
-    cdef Py_ssize_t at
+    cdef Py_ssize_t at, low = 0, high = 0
     for at in range(len(citations)):
         citation = citations[at]
         where = _item(citation, 7)  # (source_id, claim, span, marker, path, prefix, ordinal,
-        source_id = resolved[at]    # location); a location: (unit, start, end, quoted, label)
-        if where is None or source_id is None:
+        source_id = _item(resolved, at)  # location); a location: (unit, start, end, quoted,
+        if where is None or source_id is None:  # label)
             continue
         unit = _item(where, 0)
         if unit == u"source":
@@ -885,9 +895,9 @@ def located(citations, resolved, index, problem_of):
         end = _item(where, 2)
         quoted = _item(where, 3)
         if unit == u"char" and type(quoted) is str and type(text) is str and \
-                type(start) is int and type(end) is int and 0 <= start <= end <= len(text) and \
-                len(<str>quoted) == end - start and \
-                PyUnicode_Tailmatch(text, quoted, start, end, -1):
+                type(start) is int and type(end) is int and _in_range(start, end, &low, &high) \
+                and 0 <= low <= high <= len(<str>text) and len(<str>quoted) == high - low and \
+                PyUnicode_Tailmatch(text, quoted, low, high, -1):
             continue
         problem = problem_of(citation, where, text, _item(source, 6))
         if problem is not None:

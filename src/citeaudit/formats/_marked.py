@@ -41,7 +41,7 @@ class PerplexityFormat:
     """A Perplexity chat completion with ``search_results`` (or ``citations``)."""
 
     name = "perplexity"
-    keys = ("choices",)
+    keys = ("search_results", "citations")
     expects = "a Perplexity response (choices with search_results or citations)"
     needs = (("choices", list), ("search_results", list))
 
