@@ -26,14 +26,14 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 
 import citeaudit
-from citeaudit.formats import _anthropic, _bedrock, _cohere, _gemini, _mistral, _openai
+from citeaudit.formats import _anthropic, _bedrock, _cohere, _gemini, _marked, _mistral, _openai
 from test_core import compiled_or_skip
 from test_provider_mutations import _mutate, clean_cases
 from test_provider_properties import BUILDERS, _moved, cases
 
 READERS = compiled_or_skip("citeaudit.formats._readers")
 ROOT = Path(__file__).parent.parent
-MODULES = (_anthropic, _bedrock, _cohere, _gemini, _mistral, _openai)
+MODULES = (_anthropic, _bedrock, _cohere, _gemini, _marked, _mistral, _openai)
 _BUILT = [name for name in dir(READERS) if not name.startswith("_") and
           callable(getattr(READERS, name))]
 
@@ -88,9 +88,9 @@ def test_every_reader_reads_the_clean_responses() -> None:
     counting = _Counting(READERS)
     for answer, request in clean_cases():
         _same(answer, request, counting)
-    # All but one: the Anthropic request there sends a document of content blocks and search
-    # results, which the reference reads.
-    assert set(counting.read) == set(_BUILT) - {"anthropic_documents"}
+    # All but two: the Anthropic request there sends a document of content blocks and search
+    # results, the Cohere one documents with ids, which the reference reads.
+    assert set(counting.read) == set(_BUILT) - {"anthropic_documents", "cohere_documents"}
 
 
 def test_broken_responses_read_alike() -> None:
@@ -140,4 +140,4 @@ def test_benchmark_responses_read_alike() -> None:
         for build in bench_providers.PROVIDERS.values():
             _same(*build(*case), counting)
     assert set(counting.read) == set(_BUILT)
-    assert all(count == 20 for count in counting.read.values()), counting.read
+    assert all(count >= 20 for count in counting.read.values()), counting.read  # each response

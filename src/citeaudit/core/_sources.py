@@ -40,7 +40,7 @@ class Source(NamedTuple):
     label: str | None = None
     score: float | None = None
     rank: int | None = None
-    metadata: Mapping[str, Any] = MappingProxyType({})
+    metadata: Mapping[str, Any] = NO_METADATA
 
     def __reduce__(self) -> tuple[Any, ...]:
         # A read-only mapping does not pickle: workers and other processes get a copy.

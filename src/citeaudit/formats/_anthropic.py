@@ -76,10 +76,12 @@ class AnthropicFormat:
             messages, Source, NO_METADATA, MappingProxyType) if _read is not None else None
         if found is None:
             found = list(_request_sources(request))
+        content = as_list(plain(answer).get("content"))
+        searched = _read.of_type(content, "web_search_tool_result") if _read is not None else [
+            block for block in content
+            if isinstance(block, dict) and block.get("type") == "web_search_tool_result"]
         web = [Source(result["url"], "", result["url"], _text_or_none(result.get("title")))
-               for block in as_list(plain(answer).get("content"))
-               if isinstance(block, dict) and block.get("type") == "web_search_tool_result"
-               for result in as_list(block.get("content"))
+               for block in searched for result in as_list(block.get("content"))
                if isinstance(result, dict) and isinstance(result.get("url"), str)]
         if not web:
             return Snapshot(tuple(found))  # documents and search results: numbered, unique

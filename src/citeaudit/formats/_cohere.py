@@ -31,7 +31,7 @@ from typing import Any
 from citeaudit.core._answer import Answer, Citation, Reading
 from citeaudit.core._findings import Problem
 from citeaudit.core._native import compiled
-from citeaudit.core._sources import Snapshot, Source
+from citeaudit.core._sources import NO_METADATA, Snapshot, Source
 from citeaudit.errors import SnapshotError
 from citeaudit.formats._ranges import Cited, answer_of, as_list, integers, plain
 
@@ -69,7 +69,11 @@ class CohereFormat:
             raise SnapshotError("a Cohere response is audited against its request: an object"
                                 " with \"documents\" (or tool messages returning documents)",
                                 origin="<snapshot>", place="$.documents")
-        return Snapshot(tuple(_request_sources(request)))
+        documents = as_list(request.get("documents"))
+        read = _read.cohere_documents(documents, Source, NO_METADATA) if _read is not None \
+            else None
+        found = read if read is not None else list(_documents(documents))
+        return Snapshot((*found, *_tool_documents(request)))
 
     def parse(self, answer: object, reading: Reading) -> Answer:
         message = plain(answer).get("message")
@@ -97,9 +101,9 @@ class CohereFormat:
         return answer_of(self.name, whole, cited, problems, reading)
 
 
-def _request_sources(request: dict[str, Any]) -> Iterator[Source]:
-    """The request's documents (``doc:N`` when they have no id), then tool documents."""
-    for index, given_document in enumerate(as_list(request.get("documents"))):
+def _documents(documents: list[Any]) -> Iterator[Source]:
+    """The request's documents (``doc:N`` when they have no id)."""
+    for index, given_document in enumerate(documents):
         document = plain(given_document)  # a request may hold the SDK's Document objects
         if isinstance(document, str):
             yield Source(f"doc:{index}", document)
@@ -107,6 +111,10 @@ def _request_sources(request: dict[str, Any]) -> Iterator[Source]:
             given = document.get("id")
             yield _source(given if isinstance(given, str) and given else f"doc:{index}",
                           document.get("data"))
+
+
+def _tool_documents(request: dict[str, Any]) -> Iterator[Source]:
+    """The documents the request's tool messages returned."""
     for given_message in as_list(request.get("messages")):
         message = plain(given_message)
         if not isinstance(message, dict) or message.get("role") != "tool":

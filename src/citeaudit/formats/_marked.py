@@ -14,11 +14,14 @@ from types import MappingProxyType
 from typing import Any
 
 from citeaudit.core._answer import Answer, AnswerKind, Reading
+from citeaudit.core._native import compiled
 from citeaudit.core._sources import NO_METADATA, Snapshot, Source, numbered_ids
 from citeaudit.formats._ranges import plain
 from citeaudit.formats._text import parse_text
 
 __all__ = ["AzureOnYourDataFormat", "PerplexityFormat"]
+
+_read = compiled("citeaudit.formats._readers")  # the search results, compiled (None: pure)
 
 
 def _message(response: Any) -> dict[str, Any]:
@@ -32,7 +35,7 @@ def _text(value: Any) -> str | None:
     return value if isinstance(value, str) and value else None
 
 
-def _read(name: AnswerKind, response: Any, reading: Reading) -> Answer:
+def _answer(name: AnswerKind, response: Any, reading: Reading) -> Answer:
     content = _message(response).get("content")
     return parse_text(content if isinstance(content, str) else "", reading, name)
 
@@ -57,7 +60,10 @@ class PerplexityFormat:
         response = plain(answer)
         results = response.get("search_results")
         found: list[Source] = []
-        if isinstance(results, list) and results:
+        if _read is not None and type(results) is list and results:
+            found = _read.search_results(results, numbered_ids(len(results)), Source,
+                                         NO_METADATA)
+        elif isinstance(results, list) and results:
             new = tuple.__new__  # no keyword handling per source
             for source_id, result in zip(numbered_ids(len(results)), results, strict=True):
                 item = result if isinstance(result, dict) else {}
@@ -70,7 +76,7 @@ class PerplexityFormat:
         return Snapshot(tuple(found), ids_from="positions")
 
     def parse(self, answer: object, reading: Reading) -> Answer:
-        return _read(self.name, plain(answer), reading)
+        return _answer(self.name, plain(answer), reading)
 
 
 class AzureOnYourDataFormat:
@@ -103,4 +109,4 @@ class AzureOnYourDataFormat:
         return Snapshot(tuple(found), ids_from="positions")
 
     def parse(self, answer: object, reading: Reading) -> Answer:
-        return _read(self.name, plain(answer), reading)
+        return _answer(self.name, plain(answer), reading)

@@ -16,7 +16,10 @@ None: ``_ranges`` makes it a ``Citation`` once it knows the claim (one object, n
 - :func:`gemini` mirrors the loop of ``GeminiFormat.parse`` (and ``_gemini._support``);
 - :func:`bedrock` mirrors the loop of ``BedrockFormat.parse`` (and ``_bedrock._citation``);
 - :func:`mistral` mirrors the loop of ``MistralFormat.parse`` over a chat completion's
-  chunks (and ``_mistral._references``).
+  chunks (and ``_mistral._references``);
+- the snapshots: :func:`anthropic_documents`, :func:`cohere_documents`,
+  :func:`gemini_chunks`, :func:`bedrock_references`, :func:`mistral_results` and
+  :func:`search_results` (Perplexity) mirror the functions each names.
 """
 
 from cpython.unicode cimport PyUnicode_Tailmatch
@@ -454,8 +457,9 @@ cdef object _document(dict block, dict source, object origin, object data, objec
 
 def anthropic_documents(list messages, object source_type, object no_metadata,
                         object read_only):
-    """The request's text ``document`` blocks as sources (``_anthropic._request_sources``
-    where every document is plain text), or None: the reference decides.
+    """The request's ``document`` blocks as sources (``_anthropic._request_sources`` where
+    no document is made of content blocks and there are no search results), or None: the
+    reference decides.
     """
     cdef list found = []
     cdef dict block
@@ -641,4 +645,36 @@ def of_type(list items, str kind):
                 found.append(item)
         elif isinstance(item, dict) and item.get("type") == kind:
             found.append(item)
+    return found
+
+
+def cohere_documents(list documents, object source_type, object no_metadata):
+    """A Cohere request's documents given as strings, as sources ``doc:N``
+    (``_cohere._documents``), or None: the reference decides.
+    """
+    cdef list found = []
+    cdef Py_ssize_t index
+    for index in range(len(documents)):
+        document = documents[index]
+        if type(document) is not str:
+            return None
+        found.append(new_record(source_type, (f"doc:{index}", document, None, None, None, None,
+                                              no_metadata)))
+    return found
+
+
+def search_results(list results, tuple ids, object source_type, object no_metadata):
+    """Perplexity's ``search_results`` as the sources ``ids`` (``PerplexityFormat.snapshot``)."""
+    cdef list found = []
+    cdef Py_ssize_t at
+    for at in range(len(results)):
+        result = results[at]
+        item = result if isinstance(result, dict) else {}
+        snippet = item.get("snippet")
+        url = item.get("url")
+        title = item.get("title")
+        found.append(new_record(source_type, (
+            ids[at], snippet if isinstance(snippet, str) and snippet else "",
+            url if isinstance(url, str) and url else None,
+            title if isinstance(title, str) and title else None, None, None, no_metadata)))
     return found
