@@ -82,6 +82,9 @@ class GeminiFormat:
 
     def parse(self, answer: object, reading: Reading) -> Answer:
         candidate = _candidate(plain(answer))
+        if _read is not None and type(candidate) is dict and (
+                read := _read.gemini_answer(candidate, _located)) is not None:
+            return answer_of(self.name, read[0], read[1], [], reading)
         content, _ = _get(candidate, "content")
         texts = [part.get("text") if isinstance(part, dict) else None
                  for part in as_list(_get(content, "parts")[0])]
@@ -97,10 +100,6 @@ class GeminiFormat:
         supports, supports_key = _get(metadata, "grounding_supports")
         base = f"$.candidates[0].{metadata_key}.{supports_key}"
         encoded: dict[int, bytes | None] = {}  # each part's UTF-8 (None: ASCII, bytes = chars)
-        if _read is not None and type(supports) is list and (read := _read.gemini(
-                supports, texts, starts, encoded, base, _located)) is not None:
-            return answer_of(self.name, whole, read, problems, reading)
-        encoded.clear()
         for at, support in enumerate(as_list(supports)):
             found = _support(support, f"{base}[{at}]", (texts, starts, encoded), problems)
             if found is not None:

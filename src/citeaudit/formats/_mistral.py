@@ -75,7 +75,10 @@ class MistralFormat:
             return sources
         request, response = plain(sources), plain(answer)
         if isinstance(request, dict) and isinstance(request.get("messages"), list):
-            found = _tool_results(request)
+            read = _read.mistral_tools(request["messages"], orjson.loads, _KEPT, _TEXT_FIELDS,
+                                       Source, NO_METADATA, MappingProxyType) \
+                if _read is not None else None
+            found = read if read is not None else _tool_results(request)
         elif sources is not None:
             found = list(load_snapshot(sources).sources)
         elif response.get("object") == "conversation.response":
@@ -215,12 +218,8 @@ def _tool_results(request: dict[str, Any]) -> list[Source]:
             except ValueError:
                 continue  # a tool that returned prose: nothing it numbers
         if isinstance(results, dict):
-            read = _read.mistral_results(results, _KEPT, _TEXT_FIELDS, Source, NO_METADATA,
-                                         MappingProxyType) \
-                if _read is not None and type(results) is dict else None
-            found += read if read is not None else [
-                _source(str(key), result) for key, result in results.items()
-                if isinstance(result, dict)]
+            found += [_source(str(key), result) for key, result in results.items()
+                      if isinstance(result, dict)]
     return found
 
 

@@ -13,12 +13,12 @@ None: ``_ranges`` makes it a ``Citation`` once it knows the claim (one object, n
 - :func:`openai_responses` mirrors the loop of ``OpenAIResponsesFormat.parse`` (and
   ``_openai._annotation``);
 - :func:`cohere` mirrors the loop of ``CohereFormat.parse`` (and ``_cohere._citation``);
-- :func:`gemini` mirrors the loop of ``GeminiFormat.parse`` (and ``_gemini._support``);
+- :func:`gemini_answer` mirrors ``GeminiFormat.parse`` (and ``_gemini._support``);
 - :func:`bedrock` mirrors the loop of ``BedrockFormat.parse`` (and ``_bedrock._citation``);
 - :func:`mistral` mirrors the loop of ``MistralFormat.parse`` over a chat completion's
   chunks (and ``_mistral._references``);
 - the snapshots: :func:`anthropic_documents`, :func:`cohere_documents`,
-  :func:`gemini_chunks`, :func:`bedrock_references`, :func:`mistral_results` and
+  :func:`gemini_chunks`, :func:`bedrock_references`, :func:`mistral_tools` and
   :func:`search_results` (Perplexity) mirror the functions each names.
 """
 
@@ -238,8 +238,50 @@ def openai_responses(list output, dict urls, object canonical):
     return pieces, cited
 
 
-def gemini(list supports, list texts, list starts, dict encoded, str base,
-           object located):
+cdef tuple _either(dict data, str snake, str camel):
+    """``_gemini._get``: a field by its snake_case name or its camelCase one, and the name it
+    was under.
+    """
+    value = data.get(snake)
+    if value is not None or snake in data:
+        return value, snake
+    return data.get(camel), camel
+
+
+def gemini_answer(dict candidate, object located):
+    """A candidate's text and the cited ranges of its grounding supports ``(text, cited)``
+    (``GeminiFormat.parse``), or None: the reference decides.
+    """
+    cdef list texts = [], starts = []
+    cdef Py_ssize_t offset = 0
+    content = candidate.get("content")
+    if type(content) is not dict:
+        return None
+    parts = (<dict>content).get("parts")
+    if type(parts) is not list:
+        return None
+    for part in <list>parts:
+        text = (<dict>part).get("text") if type(part) is dict else None
+        if isinstance(part, dict) and type(part) is not dict:
+            return None
+        starts.append(offset)
+        texts.append(text)
+        if isinstance(text, str):
+            offset += len(<str>text)
+    whole = "".join([text for text in texts if isinstance(text, str)])
+    metadata, metadata_key = _either(candidate, "grounding_metadata", "groundingMetadata")
+    if type(metadata) is not dict:
+        return None if isinstance(metadata, dict) else (whole, [])
+    supports, supports_key = _either(<dict>metadata, "grounding_supports", "groundingSupports")
+    if type(supports) is not list:
+        return None if isinstance(supports, list) else (whole, [])
+    cited = _gemini_supports(supports, texts, starts, {},
+                             f"$.candidates[0].{metadata_key}.{supports_key}", located)
+    return None if cited is None else (whole, cited)
+
+
+cdef object _gemini_supports(list supports, list texts, list starts, dict encoded, str base,
+                             object located):
     """A candidate's grounding supports as cited ranges, or None: the reference decides."""
     cdef list cited = [], made, indices
     cdef Py_ssize_t at, place, count, size
@@ -598,8 +640,8 @@ cdef bint _strings(object value, list into, int depth) except -1:
     return True
 
 
-def mistral_results(dict results, object kept_keys, object text_keys, object source_type,
-                    object no_metadata, object read_only):
+cdef object _mistral_results(dict results, object kept_keys, object text_keys,
+                             object source_type, object no_metadata, object read_only):
     """A tool's numbered results as sources (``_mistral._source``), or None: the reference
     decides.
     """
@@ -677,4 +719,37 @@ def search_results(list results, tuple ids, object source_type, object no_metada
             ids[at], snippet if isinstance(snippet, str) and snippet else "",
             url if isinstance(url, str) and url else None,
             title if isinstance(title, str) and title else None, None, None, no_metadata)))
+    return found
+
+
+def mistral_tools(list messages, object loads, object kept_keys, object text_keys,
+                  object source_type, object no_metadata, object read_only):
+    """The numbered references a Mistral request's tool messages returned, as sources
+    (``_mistral._tool_results`` where each returns a JSON object as a string), or None: the
+    reference decides.
+    """
+    cdef list found = []
+    for message in messages:
+        if type(message) is not dict:
+            return None  # perhaps an SDK object
+        if (<dict>message).get("role") != "tool":
+            continue
+        content = (<dict>message).get("content")
+        if type(content) is not str:
+            if isinstance(content, (str, list)):
+                return None
+            continue
+        try:
+            results = loads(content)
+        except Exception:  # what the reference reads otherwise, or skips
+            return None
+        if type(results) is not dict:
+            if isinstance(results, dict):
+                return None
+            continue
+        read = _mistral_results(results, kept_keys, text_keys, source_type, no_metadata,
+                                read_only)
+        if read is None:
+            return None
+        found += read
     return found
