@@ -207,19 +207,17 @@ def _detection_order() -> list[AnswerFormat]:
     return _order
 
 
-def _candidates(answer: dict[Any, Any]) -> tuple[AnswerFormat, ...]:
-    """The formats, in detection order, that may recognise the JSON object ``answer``: a
-    format's ``keys`` (when it has them) name the top-level keys of which every object it
-    recognises has one, so most are passed over without a call.
+def _candidates(answer: dict[Any, Any], shape: tuple[object, ...],
+                ) -> tuple[AnswerFormat, ...]:
+    """The formats, in detection order, that may recognise the JSON object ``answer`` (whose
+    keys, in order, are ``shape``): a format's ``keys`` (when it has them) name the top-level
+    keys of which every object it recognises has one, so most are passed over without a call.
     """
-    shape = tuple(answer)
-    found = _by_keys.get(shape) if len(shape) <= _KEPT_KEYS else None
-    if found is None:
-        found = tuple(f for f in _detection_order()
-                      if (keys := getattr(f, "keys", None)) is None or
-                      not answer.keys().isdisjoint(keys))
-        if len(shape) <= _KEPT_KEYS and len(_by_keys) < _KEPT_SHAPES:
-            _by_keys[shape] = found
+    found = tuple(f for f in _detection_order()
+                  if (keys := getattr(f, "keys", None)) is None or
+                  not answer.keys().isdisjoint(keys))
+    if len(shape) <= _KEPT_KEYS and len(_by_keys) < _KEPT_SHAPES:
+        _by_keys[shape] = found
     return found
 
 
@@ -248,10 +246,16 @@ def choose_format(answer: object, name: str | None = None) -> AnswerFormat | Non
             raise InputError(f"not {chosen.expects}, as the {chosen.name} format expects, but"
                              f" {_described(answer)}", origin="<answer>")
         return chosen
-    known = _by_type.get(type(answer))
-    if known is not None:
-        return known
-    for candidate in _candidates(answer) if type(answer) is dict else _detection_order():
+    candidates: Sequence[AnswerFormat]
+    if type(answer) is dict:
+        shape = tuple(answer)
+        candidates = _by_keys.get(shape) or _candidates(answer, shape)
+    else:
+        known = _by_type.get(type(answer))
+        if known is not None:
+            return known
+        candidates = _detection_order()
+    for candidate in candidates:
         if candidate.recognises(answer):
             return candidate
     return None

@@ -148,8 +148,10 @@ def _chunks(response: dict[str, Any]) -> Iterator[tuple[str, int | None, dict[st
                 yield path, at, chunk
 
 
-def _chat_content(response: dict[str, Any]) -> Any:
+def _chat_content(response: object) -> Any:
     """A chat completion's message content (None: the answer is not one)."""
+    if type(response) is not dict:
+        return None
     choices = response.get("choices")
     first = choices[0] if type(choices) is list and choices else None
     message = first.get("message") if type(first) is dict else None
