@@ -27,6 +27,8 @@ from cpython.unicode cimport PyUnicode_Tailmatch
 from citeaudit.core._records cimport new_record
 
 _COHERE_SKIPPED = frozenset(("THINKING_CONTENT", "PLAN"))
+cdef object _LARGEST = 2 ** 62  # an index read as a C integer: within -_LARGEST.._LARGEST
+cdef object _SMALLEST = -_LARGEST
 
 
 def cohere(list citations, dict texts, dict starts, object known):
@@ -93,8 +95,8 @@ def anthropic(list content, dict located, object location_type):
     ``(pieces, cited)``, or None: the reference decides.
     """
     cdef list pieces = [], cited = [], made, given
-    cdef Py_ssize_t index, at, offset = 0, low
-    cdef str text, stripped
+    cdef Py_ssize_t index, at, offset = 0, low, lead, tail, size, number
+    cdef str text
     cdef dict block, citation
     for index in range(len(content)):
         item = content[index]
@@ -115,9 +117,15 @@ def anthropic(list content, dict located, object location_type):
             if type(cites) is not list:
                 return None
             given = <list>cites
-            stripped = text.strip()
-            low = offset + (text.index(stripped[0]) if stripped else 0)
-            span = (low, low + len(stripped))
+            size = len(text)  # a citation cites its block's text, trimmed (str.strip())
+            lead = 0
+            while lead < size and (<Py_UCS4>text[lead]).isspace():
+                lead += 1
+            tail = size
+            while tail > lead and (<Py_UCS4>text[tail - 1]).isspace():
+                tail -= 1
+            low = offset + (lead if lead < size else 0)
+            span = (low, low + tail - lead)
             made = []
             for at in range(len(given)):
                 item = given[at]
@@ -132,25 +140,25 @@ def anthropic(list content, dict located, object location_type):
                     url = citation.get("url")
                     if type(url) is not str or not url:
                         return None
-                    made.append((url, None, span, None, path, "",
-                                                           False, None))
+                    made.append((url, None, span, None, path, "", False, None))
                     continue
                 fields = located.get(kind)
                 if fields is None:
                     return None
                 family, unit, names = fields
-                number = citation.get(names[0])
+                written = citation.get(names[0])
                 start = citation.get(names[1])
                 end = citation.get(names[2])
-                if type(number) is not int or type(start) is not int or type(end) is not int:
+                if type(written) is not int or type(start) is not int or type(end) is not int \
+                        or not _SMALLEST <= written <= _LARGEST:
                     return None
+                number = written  # formatted as a C integer: no Python int's conversion
                 quoted = citation.get("cited_text")
-                where = new_record(location_type, (unit, start, end, quoted if
-                                                   isinstance(quoted, str) else None,
-                                                   f"{family}_index {number}"))
-                made.append((f"{family}:{number}", None, span, None,
-                                                       path, None, None, where))
-            if made and stripped:
+                where = new_record(location_type, (
+                    unit, start, end, quoted if isinstance(quoted, str) else None,
+                    f"{family}_index {number}"))
+                made.append((f"{family}:{number}", None, span, None, path, None, None, where))
+            if made and tail > lead:
                 cited.append((low, span[1], made))
         offset += len(text)
     return pieces, cited
