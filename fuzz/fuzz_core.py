@@ -3,7 +3,10 @@ results (and, in the sanitizer build, touch no memory it does not own). The stre
 feed (``citeaudit.request._feed_core``) is fed the same text, cut where the input says, and
 the lexical judge's compiled tokenising and window overlap
 (``citeaudit.support._lexical_core``) read it too: its sentences as a passage, its first
-sentence as the claim; and the amounts' digit runs (``citeaudit.core._amounts``).
+sentence as the claim; and the amounts' digit runs (``citeaudit.core._amounts``). The
+provider formats' compiled readers (``citeaudit.formats._readers``) read Gemini, Cohere and
+Anthropic responses over the text, with offsets where the input says: the audit must equal
+the audit without them.
 
     python3 fuzz/fuzz_core.py -atheris_runs=20000          # or any libFuzzer flags
 
@@ -20,10 +23,10 @@ import sys
 import atheris
 
 with atheris.instrument_imports():
-    from citeaudit import Config, get_grammar, load_snapshot, prepare
+    from citeaudit import CiteauditError, Config, audit, get_grammar, load_snapshot, prepare
     from citeaudit.core import _amounts, _answer, _core, _engine, _grammar, _segment
     from citeaudit.core._segment import Span
-    from citeaudit.formats import _text
+    from citeaudit.formats import _anthropic, _cohere, _gemini, _text
     from citeaudit.request import _feed, _feed_core
     from citeaudit.support import _lexical, _lexical_core
 
@@ -67,6 +70,49 @@ def _fed(kind: type[_feed.Feed], text: str, cuts: list[int], grammar: str) -> li
     return [*shown, feed._flush()]
 
 
+_READ = (_anthropic, _cohere, _gemini)  # the format modules whose readers are fuzzed
+
+
+def _responses(text: str, ranges: list[tuple[int, int]]) -> list[tuple[object, object]]:
+    """Responses of three providers over ``text``, citing ``ranges`` (characters, and bytes
+    for Gemini), each with its request.
+    """
+    raw = text.encode("utf-8", "surrogatepass")
+    documents = [text, text[::-1]]
+    gemini = {"candidates": [{"content": {"parts": [{"text": text}]}, "groundingMetadata": {
+        "groundingChunks": [{"retrievedContext": {"text": d}} for d in documents],
+        "groundingSupports": [{"segment": {"startIndex": s, "endIndex": e,
+                                           "text": raw[s:e].decode("utf-8", "replace")},
+                               "groundingChunkIndices": [n % 3]}
+                              for n, (s, e) in enumerate(ranges)]}}]}
+    cohere = {"finish_reason": "COMPLETE", "message": {
+        "role": "assistant", "content": [{"type": "text", "text": text}],
+        "citations": [{"start": s, "end": e, "text": text[s:e],
+                       "sources": [{"type": "document", "id": f"doc:{n % 3}"}]}
+                      for n, (s, e) in enumerate(ranges)]}}
+    anthropic = {"type": "message", "role": "assistant", "content": [
+        {"type": "text", "text": text[s:e], "citations": [{
+            "type": "char_location", "document_index": n % 3, "start_char_index": s,
+            "end_char_index": e, "cited_text": text[s:e]}]} for n, (s, e) in enumerate(ranges)]}
+    request = {"messages": [{"role": "user", "content": [
+        {"type": "document", "source": {"type": "text", "data": d}} for d in documents]}]}
+    return [(gemini, None), (cohere, {"documents": documents}), (anthropic, request)]
+
+
+def _audited(response: object, request: object, readers: bool) -> object:
+    saved = [module._read for module in _READ]
+    if not readers:
+        for module in _READ:
+            module._read = None
+    try:
+        return audit(response, request).to_dict()
+    except CiteauditError as error:
+        return str(error)
+    finally:
+        for module, read in zip(_READ, saved, strict=True):
+            module._read = read
+
+
 def one_input(data: bytes) -> None:
     """One fuzzer input: a text, marks anywhere in it, and a grammar."""
     source = atheris.FuzzedDataProvider(data)
@@ -98,6 +144,9 @@ def one_input(data: bytes) -> None:
             _lexical_core.windows(text, text, spans) != _lexical.reference_windows(text, text,
                                                                                   spans):
         raise AssertionError(f"the lexical judge's terms differ on {text!r} at {spans}")
+    for response, request in _responses(text, [(min(s, s + n), s + n) for s, n in raw]):
+        if _audited(response, request, True) != _audited(response, request, False):
+            raise AssertionError(f"a provider's compiled reader differs on {response!r}")
     claim, negated = _lexical.reference_terms(text[:text.find(".") + 1 or None])
     passage = [("1", _lexical._Passage(text))]
     if _lexical_core.aligned(claim, negated, passage) != \
