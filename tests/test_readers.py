@@ -26,14 +26,23 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 
 import citeaudit
-from citeaudit.formats import _anthropic, _bedrock, _cohere, _gemini, _marked, _mistral, _openai
+from citeaudit.formats import (
+    _anthropic,
+    _bedrock,
+    _cohere,
+    _gemini,
+    _marked,
+    _mistral,
+    _openai,
+    _ranges,
+)
 from test_core import compiled_or_skip
 from test_provider_mutations import _mutate, clean_cases
 from test_provider_properties import BUILDERS, _moved, cases
 
 READERS = compiled_or_skip("citeaudit.formats._readers")
 ROOT = Path(__file__).parent.parent
-MODULES = (_anthropic, _bedrock, _cohere, _gemini, _marked, _mistral, _openai)
+MODULES = (_anthropic, _bedrock, _cohere, _gemini, _marked, _mistral, _openai, _ranges)
 _BUILT = [name for name in dir(READERS) if not name.startswith("_") and
           callable(getattr(READERS, name))]
 

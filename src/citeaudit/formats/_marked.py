@@ -16,7 +16,7 @@ from typing import Any
 from citeaudit.core._answer import Answer, AnswerKind, Reading
 from citeaudit.core._native import compiled
 from citeaudit.core._sources import NO_METADATA, Snapshot, Source, numbered_ids
-from citeaudit.formats._ranges import plain
+from citeaudit.formats._ranges import chat_message, plain
 from citeaudit.formats._text import parse_text
 
 __all__ = ["AzureOnYourDataFormat", "PerplexityFormat"]
@@ -24,19 +24,12 @@ __all__ = ["AzureOnYourDataFormat", "PerplexityFormat"]
 _read = compiled("citeaudit.formats._readers")  # the search results, compiled (None: pure)
 
 
-def _message(response: Any) -> dict[str, Any]:
-    choices = response.get("choices") if isinstance(response, dict) else None
-    first = choices[0] if isinstance(choices, list) and choices else None
-    message = first.get("message") if isinstance(first, dict) else None
-    return message if isinstance(message, dict) else {}
-
-
 def _text(value: Any) -> str | None:
     return value if isinstance(value, str) and value else None
 
 
 def _answer(name: AnswerKind, response: Any, reading: Reading) -> Answer:
-    content = _message(response).get("content")
+    content = chat_message(response).get("content")
     return parse_text(content if isinstance(content, str) else "", reading, name)
 
 
@@ -92,13 +85,13 @@ class AzureOnYourDataFormat:
 
     def recognises(self, answer: object) -> bool:
         data = answer if isinstance(answer, dict) else plain(answer)
-        context = _message(data).get("context")
+        context = chat_message(data).get("context")
         return isinstance(context, dict) and isinstance(context.get("citations"), list)
 
     def snapshot(self, answer: object, sources: object) -> Snapshot:
         if isinstance(sources, Snapshot):
             return sources
-        context = _message(plain(answer)).get("context") or {}
+        context = chat_message(plain(answer)).get("context") or {}
         found = []
         for index, citation in enumerate(context.get("citations") or [], start=1):
             item = citation if isinstance(citation, dict) else {}

@@ -33,7 +33,7 @@ from citeaudit.core._findings import Problem
 from citeaudit.core._native import compiled
 from citeaudit.core._sources import NO_METADATA, Snapshot, Source, load_snapshot
 from citeaudit.errors import SnapshotError
-from citeaudit.formats._ranges import Cited, answer_of, as_list, plain
+from citeaudit.formats._ranges import Cited, answer_of, as_list, chat_message, plain
 
 __all__ = ["MistralFormat"]
 
@@ -66,9 +66,7 @@ class MistralFormat:
             return False
         if answer.get("object") == "conversation.response":
             return isinstance(answer.get("outputs"), list)
-        choices = as_list(answer.get("choices"))
-        message = choices[0].get("message") if choices and isinstance(choices[0], dict) else None
-        return isinstance(message, dict) and isinstance(message.get("content"), list)
+        return isinstance(chat_message(answer).get("content"), list)
 
     def snapshot(self, answer: object, sources: object) -> Snapshot:
         if isinstance(sources, Snapshot):

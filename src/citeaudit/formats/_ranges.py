@@ -12,12 +12,14 @@ from typing import Any, cast
 
 from citeaudit.core._answer import Answer, Citation, Claim, Reading
 from citeaudit.core._findings import Problem
-from citeaudit.core._native import core
+from citeaudit.core._native import compiled, core
 from citeaudit.core._policy import exempt
 
-__all__ = ["Cited", "answer_of", "as_list", "claims_of", "integers", "plain", "spanned"]
+__all__ = ["Cited", "answer_of", "as_list", "chat_message", "claims_of", "integers", "plain",
+           "spanned"]
 
 _WORD = re.compile(r"\w")
+_read = compiled("citeaudit.formats._readers")  # chat_message's, compiled (None: pure)
 _RANGE = itemgetter(0, 1)  # a cited range's start and end, its sort key
 # A cited range of the answer text and the citations made there: each a Citation, or the
 # tuple of its fields (the compiled readers'), made a Citation with its claim.
@@ -28,6 +30,17 @@ def plain(value: Any) -> Any:
     """An SDK object (a pydantic model) as the JSON it stands for; JSON as it is."""
     dump = getattr(value, "model_dump", None)
     return dump(mode="json") if callable(dump) else value
+
+
+def chat_message(response: Any) -> dict[str, Any]:
+    """A chat completion's ``choices[0].message`` (``{}``: it has none)."""
+    found: dict[str, Any] | None = _read.chat_message(response) if _read is not None else None
+    if found is not None:
+        return found
+    choices = response.get("choices") if isinstance(response, dict) else None
+    first = choices[0] if isinstance(choices, list) and choices else None
+    message = first.get("message") if isinstance(first, dict) else None
+    return message if isinstance(message, dict) else {}
 
 
 def as_list(value: Any) -> list[Any]:

@@ -761,3 +761,24 @@ def mistral_tools(list messages, object loads, object kept_keys, object text_key
             return None
         found += read
     return found
+
+
+def chat_message(object response):
+    """A chat completion's ``choices[0].message`` (``_ranges.chat_message``): the message,
+    ``{}`` where there is none, or None where a value is a subclass of dict or list (the
+    reference reads it).
+    """
+    if type(response) is not dict:
+        return None if isinstance(response, dict) else {}
+    choices = (<dict>response).get("choices")
+    if type(choices) is not list:
+        return None if isinstance(choices, list) else {}
+    if not choices:
+        return {}
+    first = (<list>choices)[0]
+    if type(first) is not dict:
+        return None if isinstance(first, dict) else {}
+    message = (<dict>first).get("message")
+    if type(message) is not dict:
+        return None if isinstance(message, dict) else {}
+    return message
