@@ -29,23 +29,26 @@ every name read here is defined.
 """
 
 from cpython.mem cimport PyMem_Free, PyMem_Malloc
+from libc.math cimport isfinite
 from cpython.ref cimport PyObject, Py_DECREF, Py_INCREF
 from cpython.tuple cimport PyTuple_Check, PyTuple_GET_SIZE
 from cpython.unicode cimport PyUnicode_Tailmatch
 
-from citeaudit.core._records cimport item as _item, new_record as _new_record
+from citeaudit.core._records cimport (
+    PyTuple_GET_ITEM,
+    PyTuple_SET_ITEM,
+    PyType_IsSubtype,
+    PyTuple_Type,
+    PyTypeObject,
+    item as _item,
+    new_record as _new_record,
+)
 
 
 cdef extern from "Python.h":
     int PyUnicode_KIND(object text)
     void* PyUnicode_DATA(object text)
     Py_UCS4 PyUnicode_READ(int kind, void* data, Py_ssize_t index) nogil
-    PyObject* PyTuple_GET_ITEM(object value, Py_ssize_t index)
-    void PyTuple_SET_ITEM(object value, Py_ssize_t index, PyObject* item)
-    ctypedef struct PyTypeObject:
-        PyObject* (*tp_alloc)(PyTypeObject* kind, Py_ssize_t items)
-    int PyType_IsSubtype(PyTypeObject* kind, PyTypeObject* base)
-    PyTypeObject PyTuple_Type
 
 from citeaudit.core import _segment as _S
 
@@ -905,6 +908,9 @@ def located(citations, resolved, index, problem_of):
     return found
 
 
+cdef object _EXACT_FLOAT = 2 ** 53  # the integer scores a float holds exactly
+
+
 def passages(list data, object source_type, object no_metadata, object read_only):
     """``_sources._sources`` for a list of passage objects that all carry string ids: the
     sources, or None where the reference must read them (a passage of another shape, a field
@@ -946,9 +952,9 @@ def passages(list data, object source_type, object no_metadata, object read_only
             return None
         if score is not None:
             if type(score) is float:
-                if not (0.0 <= score < float(u"inf")):
+                if not (score >= 0.0 and isfinite(score)):
                     return None  # negative, infinite or not a number
-            elif type(score) is not int or not 0 <= score < 2 ** 53:
+            elif type(score) is not int or not 0 <= score <= _EXACT_FLOAT:
                 return None
             score = float(score)
         found.append(_new_record(source_type, (

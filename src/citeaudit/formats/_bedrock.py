@@ -59,13 +59,7 @@ class BedrockFormat:
         citations = plain(answer).get("citations")
         read = _read.bedrock_references(citations, known, _CHUNK_ID, Source, MappingProxyType) \
             if _read is not None and type(citations) is list else None
-        found: list[Source] = read if read is not None else []
-        for citation in as_list(citations) if read is None else ():
-            for reference in _references(citation):
-                source_id = _source_id(reference)
-                if source_id not in known:  # a chunk cited again: read once
-                    known.add(source_id)
-                    found.append(_source(source_id, reference))
+        found: list[Source] = read if read is not None else _retrieved(citations, known)
         if given is None:
             return Snapshot(tuple(found))
         return Snapshot(given.sources + tuple(found), ids_from=given.ids_from) if found \
@@ -90,6 +84,18 @@ class BedrockFormat:
             if found is not None:
                 cited.append(found)
         return answer_of(self.name, text, cited, problems, reading)
+
+
+def _retrieved(citations: Any, known: set[str]) -> list[Source]:
+    """The chunks the citations retrieved, once each and not among ``known``, as sources."""
+    found: list[Source] = []
+    for citation in as_list(citations):
+        for reference in _references(citation):
+            source_id = _source_id(reference)
+            if source_id not in known:  # a chunk cited again: read once
+                known.add(source_id)
+                found.append(_source(source_id, reference))
+    return found
 
 
 def _references(citation: Any) -> list[dict[str, Any]]:

@@ -97,8 +97,8 @@ class MistralFormat:
 
     def parse(self, answer: object, reading: Reading) -> Answer:
         response = plain(answer)
-        if _read is not None and type(content := _chat_content(response)) is list and (
-                read := _read.mistral(content)) is not None:
+        if _read is not None and type(content := chat_message(response).get("content")) is list \
+                and (read := _read.mistral(content)) is not None:
             return answer_of(self.name, "".join(read[0]), read[1], [], reading)
         problems: list[Problem] = []
         pieces: list[str] = []
@@ -146,16 +146,6 @@ def _chunks(response: dict[str, Any]) -> Iterator[tuple[str, int | None, dict[st
                 yield path, at, chunk
 
 
-def _chat_content(response: object) -> Any:
-    """A chat completion's message content (None: the answer is not one)."""
-    if type(response) is not dict:
-        return None
-    choices = response.get("choices")
-    first = choices[0] if type(choices) is list and choices else None
-    message = first.get("message") if type(first) is dict else None
-    return message.get("content") if type(message) is dict else None
-
-
 def _owners(response: dict[str, Any]) -> list[tuple[str, Any]]:
     """What holds the answer's chunks, and its JSON path."""
     choices = as_list(response.get("choices"))
@@ -169,12 +159,9 @@ def _owners(response: dict[str, Any]) -> list[tuple[str, Any]]:
 
 def _references_by_url(response: dict[str, Any]) -> list[dict[str, Any]]:
     """The answer's ``tool_reference`` chunks."""
-    if _read is not None:
-        if type(content := _chat_content(response)) is list:  # a chat completion's
-            found: list[dict[str, Any]] = _read.of_type(content, "tool_reference")
-            return found
-        return [chunk for owner in _owners(response) if isinstance(owner[1], dict)
-                for chunk in _read.of_type(as_list(owner[1].get("content")), "tool_reference")]
+    if _read is not None and type(content := chat_message(response).get("content")) is list:
+        found: list[dict[str, Any]] = _read.of_type(content, "tool_reference")
+        return found  # a chat completion's chunks
     return [chunk for owner in _owners(response) if isinstance(owner[1], dict)
             for chunk in as_list(owner[1].get("content"))
             if isinstance(chunk, dict) and chunk.get("type") == "tool_reference"]

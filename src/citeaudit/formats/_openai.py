@@ -37,6 +37,7 @@ __all__ = ["OpenAIChatFormat", "OpenAIResponsesFormat", "canonical_url"]
 
 _read = compiled("citeaudit.formats._readers")  # Responses' parse loop, compiled (None: pure)
 
+
 @functools.lru_cache(maxsize=8192)
 def canonical_url(url: str) -> str:
     """``url`` compared as a citation's URL: scheme and host lower case, no fragment, no
