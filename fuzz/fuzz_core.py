@@ -135,8 +135,8 @@ def one_input(data: bytes) -> None:
     if _fed(_feed_core.Feed, text, cuts, grammar) != _fed(_feed.Feed, text, cuts, grammar):
         raise AssertionError(f"the stream's feed differs on {text!r} cut at {cuts}")
     amounts = (_amounts._names, _amounts._LABEL_WORDS, _amounts._NAMED)
-    if _core.states_amount(text, *amounts) != _amounts.reference_states_amount(text) or \
-            _core.identifier_spans(text, *amounts, Span) != \
+    if _core.states_amount(*amounts, text) != _amounts.reference_states_amount(text) or \
+            _core.identifier_spans(*amounts, Span, text) != \
             _amounts.reference_identifier_spans(text):
         raise AssertionError(f"the amounts differ on {text!r}")
     spans = [(start, start + n) for start, n in raw]

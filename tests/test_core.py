@@ -27,6 +27,7 @@ from hypothesis import strategies as st
 
 from citeaudit import CiteauditError, audit, get_grammar, load_snapshot, prepare
 from citeaudit.core import _answer, _engine, _grammar, _native, _segment
+from citeaudit.core._answer import Citation
 from citeaudit.core._grammar import BracketGrammar
 from citeaudit.core._policy import NOT_CITABLE, exempt
 from citeaudit.core._segment import Span
@@ -317,8 +318,8 @@ def test_amounts_equal(text: str) -> None:
     from citeaudit.core import _amounts  # noqa: PLC0415 - beside the module-level names
 
     names = (_amounts._names, _amounts._LABEL_WORDS, _amounts._NAMED)
-    assert CORE.states_amount(text, *names) == _amounts.reference_states_amount(text)
-    assert CORE.identifier_spans(text, *names, Span) == \
+    assert CORE.states_amount(*names, text) == _amounts.reference_states_amount(text)
+    assert CORE.identifier_spans(*names, Span, text) == \
         _amounts.reference_identifier_spans(text)
 
 
@@ -341,11 +342,11 @@ def test_uncited_claims_equal(answer: str | list[str], amounts: bool, every: boo
     from citeaudit.core import _checks  # noqa: PLC0415 - beside the module-level names
 
     claims = prepare(answer, ["a", "b", "c"]).answer.claims
-    for cited in (set(), {1, 3}):
-        assert CORE.uncited(claims, cited, amounts, every, needs=_checks._needs_citation,
-                            amount=_checks.states_amount, excerpt=_checks._excerpt,
-                            messages=_checks._UNCITED, problem=_checks.Problem) == \
-            _checks.reference_uncited(claims, cited, amounts, every)
+    provider = [Citation(i, n, (0, 1), None, None) for i, n in (("a", 1), ("b", 3), ("c", 1))]
+    for citations in ((), provider):
+        assert CORE.uncited(_checks._needs_citation, _checks.states_amount, _checks._excerpt,
+                            _checks._UNCITED, _checks.Problem, claims, citations, amounts,
+                            every) == _checks.reference_uncited(claims, citations, amounts, every)
 
 
 # Provider citations with a location: each unit, ranges in and out of their source, quotes

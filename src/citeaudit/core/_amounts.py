@@ -101,7 +101,6 @@ reference_identifier_spans = identifier_spans
 if (_compiled := core()) is not None:
     # The digit runs walked in C; where a run is not plainly placed, the compiled walk asks
     # the reference's _names.
-    states_amount = functools.partial(_compiled.states_amount, names=_names,
-                                      label_words=_LABEL_WORDS, named=_NAMED)
-    identifier_spans = functools.partial(_compiled.identifier_spans, names=_names,
-                                         label_words=_LABEL_WORDS, named=_NAMED, span=Span)
+    states_amount = functools.partial(_compiled.states_amount, _names, _LABEL_WORDS, _NAMED)
+    identifier_spans = functools.partial(_compiled.identifier_spans, _names, _LABEL_WORDS,
+                                         _NAMED, Span)

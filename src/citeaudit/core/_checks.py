@@ -297,16 +297,17 @@ def uncited_claims(context: Context) -> Iterator[Problem]:
     amounts, every = _wanted(context.config)
     answer = context.answer
     # Markers say which claims are cited in text; a provider's citations name their claims.
-    cited = set() if answer.kind in ("text", "claims") or answer.marks else set(
-        map(_CLAIM, answer.citations))
-    yield from _uncited(answer.claims, cited, amounts, every)
+    marked = answer.kind in ("text", "claims") or answer.marks
+    yield from _uncited(answer.claims, () if marked else answer.citations, amounts, every)
 
 
-def _uncited(claims: Sequence[Claim], cited: set[int | None], amounts: bool, every: bool,
-             ) -> list[Problem]:
-    """A problem for each claim without markers (and not in ``cited``) that needs a citation.
-    The pure-Python reference of :func:`citeaudit.core._core.uncited`.
+def _uncited(claims: Sequence[Claim], citations: Sequence[Citation], amounts: bool,
+             every: bool) -> list[Problem]:
+    """A problem for each claim without markers (and not the claim of one of a provider's
+    ``citations``) that needs a citation. The pure-Python reference of
+    :func:`citeaudit.core._core.uncited`.
     """
+    cited = set(map(_CLAIM, citations))
     found = []
     for claim in claims:
         if claim.markers or claim.number in cited:
@@ -450,5 +451,5 @@ reference_uncited = _uncited
 reference_located = _located
 if (_compiled := core()) is not None:
     _located = _compiled.located
-    _uncited = functools.partial(_compiled.uncited, needs=_needs_citation, amount=states_amount,
-                                 excerpt=_excerpt, messages=_UNCITED, problem=Problem)
+    _uncited = functools.partial(_compiled.uncited, _needs_citation, states_amount, _excerpt,
+                                 _UNCITED, Problem)

@@ -796,14 +796,16 @@ cdef int _names_fast(str text, int kind, void* data, Py_ssize_t size, Py_ssize_t
     return 1 if text.startswith(named, start) else 0
 
 
-def states_amount(str text, names, frozenset label_words, tuple named):
+def states_amount(names, frozenset label_words, tuple named, str text):
     """``_amounts.states_amount``: whether a digit run of ``text`` names nothing (``names``:
-    the reference's ``_names``, asked where the fast path cannot tell).
+    the reference's ``_names``, asked where the fast path cannot tell). The collaborators
+    come first, so that a ``functools.partial`` binds them positionally (cheaper to call
+    than keywords).
     """
     return _runs(text, names, label_words, named, None, None) == 1
 
 
-def identifier_spans(str text, names, frozenset label_words, tuple named, span):
+def identifier_spans(names, frozenset label_words, tuple named, span, str text):
     """``_amounts.identifier_spans``: the digit runs of ``text`` that name something, as
     ``span`` values in text order.
     """
@@ -839,13 +841,14 @@ cdef int _runs(str text, names, frozenset label_words, tuple named, span,
     return 0
 
 
-def uncited(claims, cited, bint amounts, bint every, needs, amount, excerpt, dict messages,
-            problem):
-    """``_checks._uncited``: a problem for each claim without markers (and not cited by a
-    provider's citation, ``cited``) that needs a citation. A claim with broken markers, or
+def uncited(needs, amount, excerpt, dict messages, problem, claims, citations, bint amounts,
+            bint every):
+    """``_checks._uncited``: a problem for each claim without markers (and not the claim of
+    one of a provider's ``citations``) that needs a citation. A claim with broken markers, or
     with a bracket or parenthesis that may be an unread marker, is asked of ``needs`` (the
     reference's ``_needs_citation``); any other is decided here, its amounts by ``amount``.
     """
+    cdef set cited = {_item(citation, 1) for citation in citations}
     cdef list found = []
     cdef str text
     for claim in claims:  # (number, text, span, markers, malformed)

@@ -28,6 +28,8 @@ Cited = list[tuple[int, int, list[Citation]]]
 
 def plain(value: Any) -> Any:
     """An SDK object (a pydantic model) as the JSON it stands for; JSON as it is."""
+    if type(value) is dict:
+        return value  # decoded JSON, most often: no attribute looked up
     dump = getattr(value, "model_dump", None)
     return dump(mode="json") if callable(dump) else value
 

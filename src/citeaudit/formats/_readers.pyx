@@ -29,6 +29,22 @@ from citeaudit.core._records cimport new_record
 _COHERE_SKIPPED = frozenset(("THINKING_CONTENT", "PLAN"))
 cdef object _LARGEST = 2 ** 62  # an index read as a C integer: within -_LARGEST.._LARGEST
 cdef object _SMALLEST = -_LARGEST
+cdef Py_ssize_t _KEPT = 64  # the numbers whose names are kept: a request's documents
+cdef dict _NAMES = {}  # a prefix: [prefix + "0", .., prefix + "63"]
+
+
+cdef str _numbered(str prefix, Py_ssize_t number):
+    """``f"{prefix}{number}"``, the same string each time for the numbers a request's
+    documents have (one allocation fewer for each citation of a response).
+    """
+    if not 0 <= number < _KEPT:
+        return f"{prefix}{number}"
+    kept = _NAMES.get(prefix)
+    if kept is None:
+        if len(_NAMES) >= 64:  # prefixes come from this module only; bounded all the same
+            _NAMES.clear()
+        kept = _NAMES[prefix] = [f"{prefix}{n}" for n in range(_KEPT)]
+    return <str>(<list>kept)[number]
 
 
 def cohere(list citations, dict texts, dict starts, object known):
@@ -156,8 +172,11 @@ def anthropic(list content, dict located, object location_type):
                 quoted = citation.get("cited_text")
                 where = new_record(location_type, (
                     unit, start, end, quoted if isinstance(quoted, str) else None,
-                    f"{family}_index {number}"))
-                made.append((f"{family}:{number}", None, span, None, path, None, None, where))
+                    _numbered(u"document_index " if family == u"document" else
+                              f"{family}_index ", number)))
+                made.append((_numbered(u"document:" if family == u"document" else
+                                       f"{family}:", number),
+                              None, span, None, path, None, None, where))
             if made and tail > lead:
                 cited.append((low, span[1], made))
         offset += len(text)
@@ -501,8 +520,9 @@ cdef object _document(dict block, dict source, object origin, object data, objec
     if isinstance(context, str):
         metadata["context"] = context
     if not metadata:
-        return source_type(f"document:{index}", text, url, title)
-    return source_type(f"document:{index}", text, url, title, None, None, read_only(metadata))
+        return source_type(_numbered(u"document:", index), text, url, title)
+    return source_type(_numbered(u"document:", index), text, url, title, None, None,
+                       read_only(metadata))
 
 
 def anthropic_documents(list messages, object source_type, object no_metadata,
@@ -548,7 +568,8 @@ def anthropic_documents(list messages, object source_type, object no_metadata,
             title = title if isinstance(title, str) and title else None
             if origin == "text" and isinstance(data, str) and "context" not in block:
                 found.append(new_record(source_type, (
-                    f"document:{documents}", data, None, title, None, None, no_metadata)))
+                    _numbered(u"document:", documents), data, None, title, None, None,
+                    no_metadata)))
             else:
                 found.append(_document(block, <dict>source, origin, data, title, documents,
                                        source_type, read_only))
@@ -579,7 +600,7 @@ def gemini_chunks(list chunks, object source_type, object no_metadata):
         title = (<dict>place).get("title")
         text = (<dict>place).get("text")
         found.append(new_record(source_type, (
-            f"chunk:{index}", text if isinstance(text, str) else "",
+            _numbered(u"chunk:", index), text if isinstance(text, str) else "",
             uri if isinstance(uri, str) else None,
             title if isinstance(title, str) and title else None, None, None, no_metadata)))
     return found
@@ -708,8 +729,8 @@ def cohere_documents(list documents, object source_type, object no_metadata):
         document = documents[index]
         if type(document) is not str:
             return None
-        found.append(new_record(source_type, (f"doc:{index}", document, None, None, None, None,
-                                              no_metadata)))
+        found.append(new_record(source_type, (_numbered(u"doc:", index), document, None, None,
+                                              None, None, no_metadata)))
     return found
 
 
