@@ -29,21 +29,25 @@ from citeaudit.core._records cimport new_record
 _COHERE_SKIPPED = frozenset(("THINKING_CONTENT", "PLAN"))
 cdef object _LARGEST = 2 ** 62  # an index read as a C integer: within -_LARGEST.._LARGEST
 cdef object _SMALLEST = -_LARGEST
-cdef Py_ssize_t _KEPT = 64  # the numbers whose names are kept: a request's documents
-cdef dict _NAMES = {}  # a prefix: [prefix + "0", .., prefix + "63"]
+cdef Py_ssize_t _KEPT = 32  # the numbers whose names are kept: a request's documents
+cdef dict _NAMES = {}  # head: {tail: [head + "0" + tail, .., head + "31" + tail]}
 
 
-cdef str _numbered(str prefix, Py_ssize_t number):
-    """``f"{prefix}{number}"``, the same string each time for the numbers a request's
-    documents have (one allocation fewer for each citation of a response).
+cdef str _numbered(str head, Py_ssize_t number, str tail=u""):
+    """``f"{head}{number}{tail}"``: the same string each time for the numbers a request's
+    documents and a response's blocks have (an id, a label or a JSON path is made for each
+    citation: formatting them cost ~0.1 us each).
     """
     if not 0 <= number < _KEPT:
-        return f"{prefix}{number}"
-    kept = _NAMES.get(prefix)
-    if kept is None:
-        if len(_NAMES) >= 64:  # prefixes come from this module only; bounded all the same
+        return f"{head}{number}{tail}"
+    tails = _NAMES.get(head)
+    if tails is None:
+        if len(_NAMES) >= 256:  # the heads are this module's and paths made by it; bounded
             _NAMES.clear()
-        kept = _NAMES[prefix] = [f"{prefix}{n}" for n in range(_KEPT)]
+        tails = _NAMES[head] = {}
+    kept = (<dict>tails).get(tail)
+    if kept is None:
+        kept = (<dict>tails)[tail] = [f"{head}{n}{tail}" for n in range(_KEPT)]
     return <str>(<list>kept)[number]
 
 
@@ -151,7 +155,7 @@ def anthropic(list content, dict located, object location_type):
                 kind = citation.get("type")
                 if type(kind) is not str:
                     return None
-                path = f"$.content[{index}].citations[{at}]"
+                path = _numbered(_numbered(u"$.content[", index, u"].citations["), at, u"]")
                 if kind == "web_search_result_location":
                     url = citation.get("url")
                     if type(url) is not str or not url:
@@ -477,7 +481,6 @@ def mistral(list content):
             offset += len(text)
         if kind == "text":
             continue
-        path = f"$.choices[0].message.content[{at}]"
         if kind == "reference":
             given = chunk.get("reference_ids")
             if type(given) is not list:
@@ -486,14 +489,18 @@ def mistral(list content):
             made = []
             for place in range(len(ids)):
                 written = ids[place]
-                if type(written) is not int and type(written) is not str:
+                if type(written) is str:
+                    name = written
+                elif type(written) is int:
+                    name = _numbered(u"", written) if 0 <= written < _KEPT else str(written)
+                else:
                     return None
-                made.append((str(written), None, last, None,
-                                                       f"{path}.reference_ids[{place}]", None,
-                                                       None, None))
+                made.append((name, None, last, None, _numbered(_numbered(
+                    u"$.choices[0].message.content[", at, u"].reference_ids["), place, u"]"),
+                             None, None, None))
         elif kind == "tool_reference" and isinstance(chunk.get("url"), str):
-            made = [(chunk["url"], None, last, None, path, None,
-                                               None, None)]
+            made = [(chunk["url"], None, last, None,
+                      _numbered(u"$.choices[0].message.content[", at, u"]"), None, None, None)]
         else:
             continue
         if last is None:
@@ -669,7 +676,7 @@ cdef bint _strings(object value, list into, int depth) except -1:
     return True
 
 
-cdef object _mistral_results(dict results, object kept_keys, object text_keys,
+cdef object _mistral_results(dict results, set kept_keys, object text_keys,
                              object source_type, object no_metadata, object read_only):
     """A tool's numbered results as sources (``_mistral._source``), or None: the reference
     decides.
@@ -685,7 +692,9 @@ cdef object _mistral_results(dict results, object kept_keys, object text_keys,
         snippets = []
         if not _strings(given, snippets, 0):
             return None
-        if snippets:
+        if len(snippets) == 1:
+            text = snippets[0]  # what joining one string gives
+        elif snippets:
             text = "\n".join(snippets)
         else:
             text = ""
@@ -696,14 +705,23 @@ cdef object _mistral_results(dict results, object kept_keys, object text_keys,
                     break
         url = result.get("url")
         title = result.get("title")
-        if result.keys() <= kept_keys:
+        if _only(result, kept_keys):
             metadata = no_metadata
         else:
             metadata = read_only({k: v for k, v in result.items() if k not in kept_keys})
         found.append(new_record(source_type, (
-            str(key), text, url if isinstance(url, str) and url else None,
+            key if type(key) is str else str(key), text,
+            url if isinstance(url, str) and url else None,
             title if isinstance(title, str) and title else None, None, None, metadata)))
     return found
+
+
+cdef bint _only(dict value, set keys) except -1:
+    """Whether every key of ``value`` is in ``keys`` (``value.keys() <= keys``)."""
+    for key in value:
+        if key not in keys:
+            return False
+    return True
 
 
 def of_type(list items, str kind):
@@ -751,7 +769,7 @@ def search_results(list results, tuple ids, object source_type, object no_metada
     return found
 
 
-def mistral_tools(list messages, object loads, object kept_keys, object text_keys,
+def mistral_tools(list messages, object loads, set kept_keys, object text_keys,
                   object source_type, object no_metadata, object read_only):
     """The numbered references a Mistral request's tool messages returned, as sources
     (``_mistral._tool_results`` where each returns a JSON object as a string), or None: the
