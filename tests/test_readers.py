@@ -36,6 +36,7 @@ from citeaudit.formats import (
     _openai,
     _ranges,
 )
+from citeaudit.formats._ranges import answer_of
 from test_core import compiled_or_skip
 from test_provider_mutations import _mutate, clean_cases
 from test_provider_properties import BUILDERS, _moved, cases
@@ -77,6 +78,25 @@ def _readers(chosen: object) -> Iterator[None]:
             module._read = read
 
 
+@contextlib.contextmanager
+def _ordered_checked() -> Iterator[None]:
+    """``answer_of`` asserting that a format calling its ranges ordered made them in order."""
+    def checked(*args: Any, ordered: bool = False) -> Any:
+        cited = args[2]
+        if ordered:
+            assert cited == sorted(cited, key=lambda c: (c[0], c[1]))
+        return answer_of(*args, ordered=ordered)
+
+    modules = (_anthropic, _mistral)
+    for module in modules:
+        module.answer_of = checked  # type: ignore[attr-defined]
+    try:
+        yield
+    finally:
+        for module in modules:
+            module.answer_of = answer_of  # type: ignore[attr-defined]
+
+
 def _outcome(answer: Any, request: Any) -> object:
     """The audit's report as JSON, or the input error it raised."""
     try:
@@ -86,9 +106,9 @@ def _outcome(answer: Any, request: Any) -> object:
 
 
 def _same(answer: Any, request: Any, counting: _Counting | None = None) -> None:
-    with _readers(counting or READERS):
+    with _readers(counting or READERS), _ordered_checked():
         compiled = _outcome(answer, request)
-    with _readers(None):
+    with _readers(None), _ordered_checked():
         reference = _outcome(answer, request)
     assert compiled == reference
 

@@ -94,7 +94,8 @@ class AnthropicFormat:
         content = response.get("content")
         if _read is not None and type(content) is list and (read := _read.anthropic(
                 content, _LOCATED, Location)) is not None:
-            return answer_of(self.name, "".join(read[0]), read[1], [], reading)
+            return answer_of(self.name, "".join(read[0]), read[1], [], reading,
+                             ordered=True)  # ranges made in answer order
         problems: list[Problem] = []
         pieces: list[str] = []
         cited: Cited = []  # a cited block's range, citations
@@ -119,7 +120,8 @@ class AnthropicFormat:
                 if made and stripped:
                     cited.append((low, span[1], made))
             offset += len(text)
-        return answer_of(self.name, "".join(pieces), cited, problems, reading)
+        return answer_of(self.name, "".join(pieces), cited, problems, reading,
+                         ordered=True)  # each range after the one before
 
 
 def _text_or_none(value: Any) -> str | None:

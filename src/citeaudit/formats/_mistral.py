@@ -99,7 +99,8 @@ class MistralFormat:
         response = plain(answer)
         if _read is not None and type(content := chat_message(response).get("content")) is list \
                 and (read := _read.mistral(content)) is not None:
-            return answer_of(self.name, "".join(read[0]), read[1], [], reading)
+            return answer_of(self.name, "".join(read[0]), read[1], [], reading,
+                             ordered=True)  # ranges made in answer order
         problems: list[Problem] = []
         pieces: list[str] = []
         cited: Cited = []
@@ -125,7 +126,8 @@ class MistralFormat:
                                         path=path))
             elif made:
                 cited.append((*last, made))
-        return answer_of(self.name, "".join(pieces), cited, problems, reading)
+        return answer_of(self.name, "".join(pieces), cited, problems, reading,
+                         ordered=True)  # each range after the one before
 
 
 def _citation(source_id: str, path: str, span: tuple[int, int] | None) -> Citation:

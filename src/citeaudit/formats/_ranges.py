@@ -73,11 +73,14 @@ def integers(data: dict[str, Any], names: tuple[str, ...], what: str, path: str,
 
 
 def answer_of(name: str, text: str, cited: Cited, problems: list[Problem],
-              reading: Reading) -> Answer:
+              reading: Reading, *, ordered: bool = False) -> Answer:
     """The answer of format ``name``: a refusal (its citations kept, for CA402), or its
-    sentences as claims cited by the ranges they overlap.
+    sentences as claims cited by the ranges they overlap. ``ordered``: the format made
+    ``cited`` in order of its ranges already (sorting a response's ranges by a key cost
+    ~0.35 us).
     """
-    cited.sort(key=_RANGE)
+    if not ordered:
+        cited.sort(key=_RANGE)
     if reading.refusal.matches(text.strip()):
         every = tuple(tuple.__new__(Citation, c) for _, _, made in cited for c in made)
         return Answer(name, text, (), every, (), True, tuple(problems))
