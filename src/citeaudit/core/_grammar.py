@@ -494,12 +494,13 @@ def infer(snapshot: Snapshot, text: str | None = None) -> Inference:
     the most number-like markers, which decides alone for an empty snapshot); ties keep the
     snapshot's choice. One scan per candidate: linear in the text.
     """
-    proposed, why = _proposed(snapshot)
     numbering = snapshot.numbering
+    proposal = _proposed(numbering)
     if text is None or ("[" not in text and "\uff3b" not in text) or (
             numbering is not None and numbering[1] and numbering[0] in ("", "S")):
         # Ids 1..N or S1..SN say how the answer cites; shapes they leave unread are CA102.
-        return Inference(proposed, why)
+        return proposal
+    proposed, why, _ = proposal
     scan = proposed.scan(text)
     resolved, read = _score(scan, snapshot)
     brackets = text.count("[") + text.count("\uff3b")
@@ -537,15 +538,18 @@ def _score(scan: Scan, snapshot: Snapshot) -> tuple[int, int]:
     return resolved, read
 
 
-def _proposed(snapshot: Snapshot) -> tuple[Grammar, str]:
-    numbering = snapshot.numbering
+@functools.lru_cache(maxsize=256)
+def _proposed(numbering: tuple[str, int] | None) -> Inference:
+    """The grammar a snapshot numbered so proposes, and why (kept: a request's numbering
+    recurs).
+    """
     if numbering is None:
-        return ID, "the snapshot's ids: written ids"
+        return Inference(ID, "the snapshot's ids: written ids")
     prefix, count = numbering
     if not count:
-        return _NUMBERED, "the snapshot's ids: none (an empty snapshot)"
+        return Inference(_NUMBERED, "the snapshot's ids: none (an empty snapshot)")
     if prefix == "":
-        return _NUMBERED, f"the snapshot's ids: 1..{count}"
+        return Inference(_NUMBERED, f"the snapshot's ids: 1..{count}")
     if prefix == "S":
-        return S, f"the snapshot's ids: S1..S{count}"
-    return _prefixed(prefix), f"the snapshot's ids: {prefix}1..{prefix}{count}"
+        return Inference(S, f"the snapshot's ids: S1..S{count}")
+    return Inference(_prefixed(prefix), f"the snapshot's ids: {prefix}1..{prefix}{count}")
