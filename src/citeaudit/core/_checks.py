@@ -1,4 +1,4 @@
-"""The checks. Each is a small generator that states problems; the engine adds severity,
+"""The checks. Each is a small function that states problems; the engine adds severity,
 applies select/ignore and orders the findings. Every rule code in :mod:`citeaudit.rules`
 is produced by exactly one check here (``CHECKS`` maps checks to their codes).
 """
@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from operator import itemgetter
 from typing import Any, Protocol
@@ -79,14 +79,14 @@ class Check(Protocol):
         ...
 
 
-def malformed_markers(context: Context) -> Iterator[Problem]:
+def malformed_markers(context: Context) -> list[Problem]:
     """CA101: marker-looking text that breaks the grammar."""
-    for claim, bad in context.answer.malformed:
-        yield Problem("CA101", f"{bad.raw} looks like a citation marker but is not one"
-                      f" ({bad.reason}); treated as prose", claim, (bad.start, bad.end), bad.raw)
+    return [Problem("CA101", f"{bad.raw} looks like a citation marker but is not one"
+                    f" ({bad.reason}); treated as prose", claim, (bad.start, bad.end), bad.raw)
+            for claim, bad in context.answer.malformed]
 
 
-def unread_markers(context: Context) -> Iterator[Problem]:
+def unread_markers(context: Context) -> Sequence[Problem]:
     """CA102: bracketed shapes that look like citations but the grammar does not read; once
     per answer, naming the grammar that would.
     """
@@ -97,20 +97,20 @@ def unread_markers(context: Context) -> Iterator[Problem]:
         marks = len(answer.marks)
         if (text.count("[") <= marks or len(SQUARE_HINT.findall(text)) <= marks) and \
                 not might_be_unread(text):
-            return  # every citation-like bracket was read, and nothing else looks like one
+            return ()  # every citation-like bracket was read, and nothing else looks like one
         texts = [(None, text, list(answer.marks))]
     elif answer.kind == "claims":
         texts = [(c.number, c.text, [(m.start, m.end) for m in c.markers]
                   + [(b.start, b.end) for b in c.malformed]) for c in answer.claims]
     else:
-        return
+        return ()
     found: list[tuple[int | None, int, int, str]] = []
     for number, text, read in texts:
         code = [(span.start, span.end) for span in code_spans(text)] \
             if "`" in text or "~~~" in text else []
         found += [(number, a, b, text[a:b]) for a, b in unread(text, read + code)]
     if not found:
-        return
+        return ()
     number, start, end, raw = found[0]
     if number is None:  # free text: the claim it is in
         number = next((c.number for c in answer.claims if c.span[0] <= start < c.span[1]), None)
@@ -124,22 +124,22 @@ def unread_markers(context: Context) -> Iterator[Problem]:
         " regex:PATTERN)"
     what = "1 bracketed shape looks like a citation" if one else \
         f"{len(found)} bracketed shapes look like citations"
-    yield Problem("CA102", f"{what} but the {context.grammar} grammar does not read {them}"
-                  f" ({shown}); {advice}",
-                  number, (start, end), raw)
+    return (Problem("CA102", f"{what} but the {context.grammar} grammar does not read {them}"
+                    f" ({shown}); {advice}", number, (start, end), raw),)
 
 
-def unresolved_citations(context: Context) -> Iterator[Problem]:
+def unresolved_citations(context: Context) -> list[Problem]:
     """CA201/CA202: cited ids that are not in the snapshot, once per claim and id."""
+    found: list[Problem] = []
     if None not in context.resolved:
-        return
+        return found
     seen: set[tuple[int | None, str]] = set()
     numbering = context.snapshot.numbering
     for citation, resolved in zip(context.answer.citations, context.resolved, strict=True):
         if resolved is not None:
             continue
         if citation.location is not None:  # a provider's index into what it was sent
-            yield _unsent(context, citation, citation.location)
+            found.append(_unsent(context, citation, citation.location))
             continue
         key = (citation.claim, citation.source_id)
         if key in seen:
@@ -149,15 +149,17 @@ def unresolved_citations(context: Context) -> Iterator[Problem]:
         if numbering is not None and context.out_of_range(citation):
             prefix, count = numbering
             valid = f"{prefix}1..{prefix}{count}" if count else "none (the snapshot is empty)"
-            yield Problem("CA202", f"{citation.marker or shown} cites {citation.source_id},"
-                          f" outside the {count} retrieved sources ({valid})", citation.claim,
-                          citation.span, citation.marker, citation.source_id, citation.path)
+            found.append(Problem(
+                "CA202", f"{citation.marker or shown} cites {citation.source_id}, outside the"
+                f" {count} retrieved sources ({valid})", citation.claim, citation.span,
+                citation.marker, citation.source_id, citation.path))
         else:
             what = f"{citation.marker} cites {citation.source_id!r}, which" if citation.marker \
                 else repr(citation.source_id)
-            yield Problem("CA201", f"{what} is not in this request's snapshot",
-                          citation.claim, citation.span,
-                          citation.marker, citation.source_id, citation.path)
+            found.append(Problem("CA201", f"{what} is not in this request's snapshot",
+                                 citation.claim, citation.span, citation.marker,
+                                 citation.source_id, citation.path))
+    return found
 
 
 def _unsent(context: Context, citation: Citation, where: Location) -> Problem:
@@ -176,16 +178,16 @@ _MARKED = frozenset(("text", "claims", "structured"))
 _CLAIM = itemgetter(1)  # a citation's claim
 
 
-def cited_locations(context: Context) -> Iterator[Problem]:
+def cited_locations(context: Context) -> Sequence[Problem]:
     """CA204/CA205: provider citations that point into their source by range: the range lies
     inside the source, and the text the citation quotes is the text there (white space
     normalised). An index that names nothing sent is CA202 (see unresolved_citations).
     """
     answer = context.answer
     if answer.kind in _MARKED or answer.marks:
-        return  # markers point at no place in their source
-    yield from _located(answer.citations, context.resolved, context.snapshot.index,
-                        _location_problem)
+        return ()  # markers point at no place in their source
+    return _located(answer.citations, context.resolved, context.snapshot.index,
+                    _location_problem)
 
 
 def _located(citations: Sequence[Citation], resolved: Sequence[str | None],
@@ -242,23 +244,26 @@ def _location_problem(citation: Citation, where: Location, text: str,
                    citation.marker, citation.source_id, citation.path)
 
 
-def duplicate_citations(context: Context) -> Iterator[Problem]:
+def duplicate_citations(context: Context) -> list[Problem]:
     """CA203: a structured citations list names an id twice."""
+    found: list[Problem] = []
     if context.answer.kind != "structured":
-        return
+        return found
     seen: set[str] = set()
     for citation in context.answer.citations:
         if citation.source_id in seen:
-            yield Problem("CA203", f"{citation.source_id!r} is cited more than once",
-                          citation.claim, None, None, citation.source_id, citation.path)
+            found.append(Problem("CA203", f"{citation.source_id!r} is cited more than once",
+                                 citation.claim, None, None, citation.source_id, citation.path))
         seen.add(citation.source_id)
+    return found
 
 
-def empty_snapshot(context: Context) -> Iterator[Problem]:
+def empty_snapshot(context: Context) -> Sequence[Problem]:
     """CA207: nothing was retrieved for the request, so no citation can be verified."""
-    if not context.snapshot.sources:
-        yield Problem("CA207", "the snapshot is empty: nothing was retrieved for this request,"
-                               " so no citation can be checked")
+    if context.snapshot.sources:
+        return ()
+    return (Problem("CA207", "the snapshot is empty: nothing was retrieved for this request,"
+                             " so no citation can be checked"),)
 
 
 def _needs_citation(claim: Claim, amounts: bool, every: bool) -> str | None:
@@ -290,15 +295,15 @@ _UNCITED = {"CA302": "claim states a number or quantity but cites no source: ",
             "CA301": "claim has no citation marker: "}
 
 
-def uncited_claims(context: Context) -> Iterator[Problem]:
+def uncited_claims(context: Context) -> Sequence[Problem]:
     """CA301/CA302: claims in text, claim lists or provider answers that carry no citation."""
     if context.answer.kind in ("structured", "invalid"):
-        return
+        return ()
     amounts, every = _wanted(context.config)
     answer = context.answer
     # Markers say which claims are cited in text; a provider's citations name their claims.
     marked = answer.kind in ("text", "claims") or answer.marks
-    yield from _uncited(answer.claims, () if marked else answer.citations, amounts, every)
+    return _uncited(answer.claims, () if marked else answer.citations, amounts, every)
 
 
 def _uncited(claims: Sequence[Claim], citations: Sequence[Citation], amounts: bool,
@@ -328,36 +333,35 @@ def _excerpt(text: str, limit: int = 60) -> str:
     return f"\"{flat}\""
 
 
-def answer_level(context: Context) -> Iterator[Problem]:
+def answer_level(context: Context) -> Sequence[Problem]:
     """CA401-CA403: citations against the answer as a whole."""
     answer = context.answer
     if answer.kind == "invalid":
-        return
+        return ()
     if answer.refusal:
-        if answer.citations:
-            ids = ", ".join(sorted({c.source_id for c in answer.citations}))
-            yield Problem("CA402", f"the answer refuses (no evidence) but still cites {ids}",
-                          path="$.citations" if answer.kind == "structured" else None)
-        return
+        if not answer.citations:
+            return ()
+        ids = ", ".join(sorted({c.source_id for c in answer.citations}))
+        return (Problem("CA402", f"the answer refuses (no evidence) but still cites {ids}",
+                        path="$.citations" if answer.kind == "structured" else None),)
     if not answer.claims:
-        if answer.kind != "structured":
-            yield Problem("CA403", "the answer has no claims")
-        return
+        return () if answer.kind == "structured" else (
+            Problem("CA403", "the answer has no claims"),)
     if answer.citations:
-        return
+        return ()
     if answer.kind == "structured":
-        yield Problem("CA401", "status is \"answered\" but citations is empty",
-                      path="$.citations")
-    elif not any(_needs_citation(claim, *_wanted(context.config)) for claim in answer.claims
-                 ):
-        yield Problem("CA401", "the answer is not a refusal but cites no source at all")
+        return (Problem("CA401", "status is \"answered\" but citations is empty",
+                        path="$.citations"),)
+    if any(_needs_citation(claim, *_wanted(context.config)) for claim in answer.claims):
+        return ()
+    return (Problem("CA401", "the answer is not a refusal but cites no source at all"),)
 
 
-def invalid_answer(context: Context) -> Iterator[Problem]:
+def invalid_answer(context: Context) -> Sequence[Problem]:
     """CA404 and CA206: contract violations, and provider ranges outside the answer's text,
     found while reading the answer.
     """
-    yield from context.answer.problems
+    return context.answer.problems
 
 
 def claim_passages(context: Context) -> list[tuple[Claim, str, list[tuple[str, str]]]]:
@@ -398,13 +402,13 @@ def judged_passages(context: Context,
     return judged, unjudged
 
 
-def support(context: Context) -> Iterator[Problem]:
+def support(context: Context) -> list[Problem]:
     """CA501-CA503: whether each claim's cited passages support it, by the configured support
     judge (nothing without one).
     """
-    name = context.config.support
-    if name is None:
-        return
+    found: list[Problem] = []
+    if context.config.support is None:
+        return found
     judge = context.support_judge()
     cited = [(claim, text, passages) for claim, text, passages in judged_passages(context)[0]
              if passages]
@@ -414,9 +418,9 @@ def support(context: Context) -> Iterator[Problem]:
             () if judgement.supported else (("CA503", f"the {judge.name} judge scores the"
                                              f" cited passages {judgement.score:.2f}, below"
                                              f" {judge.threshold:.2f}"),))
-        for code, message in problems:
-            yield Problem(code, message, claim.number, claim.span,
-                          source_id=judgement.source_id)
+        found += (Problem(code, message, claim.number, claim.span,
+                          source_id=judgement.source_id) for code, message in problems)
+    return found
 
 
 CODES: dict[Check, tuple[str, ...]] = {
