@@ -11,8 +11,8 @@ particular shapes than the built-ins).
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, fields
 from typing import Any, NamedTuple, Protocol, cast, runtime_checkable
 
 from citeaudit.core._findings import Problem
@@ -377,6 +377,11 @@ def _citations(markers: Sequence[Marker], owners: Iterable[int | None],
             for source_id in m.ids]
 
 
+# An Answer from all its fields' values in order (marks too): the class itself, or compiled,
+# the same instance with its fields set in place (the frozen __init__ costs ~0.9 us).
+new_answer: Callable[..., Answer] = Answer
+
 reference_citations = _citations
 if (_compiled := core()) is not None:
     _citations = _compiled.citations
+    new_answer = _compiled.Slotted(Answer, tuple(f.name for f in fields(Answer)))

@@ -15,14 +15,22 @@ from typing import Any, NamedTuple
 
 from citeaudit.core._alce import alce
 from citeaudit.core._answer import Answer, Citation, Reading, choose_format, unreadable_answer
-from citeaudit.core._checks import BUILTIN, CHECKS, CODES, Check, Context, judged_passages
+from citeaudit.core._checks import (
+    BUILTIN,
+    CHECKS,
+    CODES,
+    Check,
+    Context,
+    judged_passages,
+    new_context,
+)
 from citeaudit.core._config import Config
 from citeaudit.core._findings import Finding, Problem, finding_order
 from citeaudit.core._grammar import Grammar, get_grammar, infer
 from citeaudit.core._metrics import Metrics, compute_metrics
 from citeaudit.core._native import core
 from citeaudit.core._refusal import Refusal
-from citeaudit.core._report import Report, Status
+from citeaudit.core._report import Report, Status, lazy_report
 from citeaudit.core._rules import RULES, Rule, Severity
 from citeaudit.core._segment import Segmenter, segment
 from citeaudit.core._sources import Snapshot, load_snapshot, resolve_id
@@ -67,7 +75,8 @@ def prepare(answer: Any, sources: Any, *, grammar: GrammarSpec = None,
     accepted = config.refusals if refusal is None else Refusal.of(refusal, config.refusal_regex)
     parsed = unreadable_answer(answer) if form is None else form.parse(
         answer, Reading(chosen, accepted, segmenter, scanned, config.not_citable, snapshot))
-    return Context(parsed, snapshot, config, _resolve(parsed, snapshot), chosen.name, why)
+    return new_context(parsed, snapshot, config, _resolve(parsed, snapshot), chosen.name, why,
+                       {})
 
 
 def choose_grammar(snapshot: Snapshot, grammar: GrammarSpec, config: Config,
@@ -242,9 +251,10 @@ def report_of(context: Context, findings: Sequence[Finding],
         claims = ", ".join(map(str, unjudged))
         not_checked = (*not_checked, f"support of claim{'s' if len(unjudged) > 1 else ''}"
                                      f" {claims}: its cited passages have no text")
-    return Report(tuple(findings), metrics, status, not reasons, checked, not_checked,
-                  context.grammar, context.snapshot, tuple(reasons), context.answer.kind,
-                  context.grammar_reason)
+    make = Report if isinstance(metrics, Metrics) else lazy_report
+    return make(tuple(findings), metrics, status, not reasons, checked, not_checked,
+                context.grammar, context.snapshot, tuple(reasons), context.answer.kind,
+                context.grammar_reason)
 
 
 def _with_support(context: Context, metrics: Metrics,

@@ -14,6 +14,7 @@ from typing import Any, Literal
 
 from citeaudit.core._findings import Finding
 from citeaudit.core._metrics import Metrics
+from citeaudit.core._native import core
 from citeaudit.core._rules import Severity
 from citeaudit.core._sources import Snapshot
 
@@ -139,3 +140,11 @@ class Report:
             # Where the ids came from: "ids" as the sources gave them, "positions" 1..N.
             "snapshot": {"numbering": self.snapshot.ids_from, "sources": len(self.snapshot)},
         }
+
+
+# A Report whose metrics are measured when first read, from Report's arguments in order (the
+# metrics given as the function that measures them): the class itself, or compiled, the same
+# instance with its fields set in place (its __init__ sets eleven through object.__setattr__).
+lazy_report: Callable[..., Report] = Report
+if (_compiled := core()) is not None:
+    lazy_report = _compiled.Slotted(Report, ("findings", "_measure", *_FIELDS[2:]))

@@ -10,7 +10,7 @@ from collections.abc import Callable, Sequence
 from operator import itemgetter
 from typing import Any, cast
 
-from citeaudit.core._answer import Answer, Citation, Claim, Reading
+from citeaudit.core._answer import Answer, Citation, Claim, Reading, new_answer
 from citeaudit.core._findings import Problem
 from citeaudit.core._native import compiled, core
 from citeaudit.core._policy import exempt
@@ -85,7 +85,8 @@ def answer_of(name: str, text: str, cited: Cited, problems: list[Problem],
         every = tuple(tuple.__new__(Citation, c) for _, _, made in cited for c in made)
         return Answer(name, text, (), every, (), True, tuple(problems))
     claims, citations = claims_of(text, cited, reading)
-    return Answer(name, text, tuple(claims), tuple(citations), (), False, tuple(problems))
+    return new_answer(name, text, tuple(claims), tuple(citations), (), False, tuple(problems),
+                      ())
 
 
 def claims_of(text: str, cited: Cited, reading: Reading,

@@ -16,6 +16,7 @@ from citeaudit.core._answer import (
     Reading,
     SourcesAsGiven,
     citations_of,
+    new_answer,
     without_markers,
 )
 from citeaudit.core._grammar import Malformed, Marker
@@ -68,8 +69,8 @@ def parse_text(text: str, reading: Reading, kind: AnswerKind = "text") -> Answer
     claims, owner, bad_owner = _assemble(
         text, spans, markers, malformed, rules, "listed" in rules and "\n" in text, Claim,
         list_items, under_cited_lead, exempt)
-    return Answer(kind, text, tuple(claims), tuple(citations_of(markers, owner)),
-                  tuple(zip(bad_owner, malformed, strict=True)), False, (), tuple(marks))
+    return new_answer(kind, text, tuple(claims), tuple(citations_of(markers, owner)),
+                      tuple(zip(bad_owner, malformed, strict=True)), False, (), tuple(marks))
 
 
 def _marks(markers: Sequence[Marker], malformed: Sequence[Malformed], span: type[Span],
