@@ -24,7 +24,27 @@ None: ``_ranges`` makes it a ``Citation`` once it knows the claim (one object, n
 
 from cpython.unicode cimport PyUnicode_Tailmatch
 
+from cpython.ref cimport PyObject
+
 from citeaudit.core._records cimport new_record
+
+
+cdef extern from "Python.h":
+    ctypedef struct PyDictObject:
+        void* ma_keys
+    PyObject* PyList_GET_ITEM(object items, Py_ssize_t at)
+    PyObject* PyDict_GetItemWithError(object mapping, object key) except? NULL
+    bint PyDict_CheckExact(PyObject* value)
+
+cdef extern from *:
+    """
+    #if defined(__GNUC__) || defined(__clang__)
+    #define citeaudit_prefetch(address) __builtin_prefetch((const void *)(address))
+    #else
+    #define citeaudit_prefetch(address) ((void)0)
+    #endif
+    """
+    void _prefetch "citeaudit_prefetch"(const void* address) nogil
 
 _COHERE_SKIPPED = frozenset(("THINKING_CONTENT", "PLAN"))
 cdef object _LARGEST = 2 ** 62  # an index read as a C integer: within -_LARGEST.._LARGEST
@@ -532,6 +552,56 @@ cdef object _document(dict block, dict source, object origin, object data, objec
                        read_only(metadata))
 
 
+cdef enum:
+    _AHEAD = 64  # the blocks of a message loaded ahead, at most
+
+
+cdef inline void _prefetch_dict(PyObject* value) noexcept:
+    """Start loading a dict's key table (its first three lines: the indices and entries of a
+    small dict)."""
+    cdef char* keys = <char*>(<PyDictObject*>value).ma_keys
+    _prefetch(keys)
+    _prefetch(keys + 64)
+    _prefetch(keys + 128)
+
+
+cdef int _load_ahead(list blocks) except -1:
+    """Start loading the objects the document loop reads, for all of a message's blocks at
+    once, wave by wave: the blocks, their key tables, each block's ``source`` and its key
+    table, then its ``data``. A request is cold in memory by the time its answer comes back,
+    and read block after block, each of these ~8 lines waits for the one before it (~3 us for
+    five documents); loaded ahead, the waits overlap. Reads nothing but what the loop reads,
+    and holds no reference.
+    """
+    cdef Py_ssize_t at, size = min(len(blocks), _AHEAD)
+    cdef PyObject* inner[_AHEAD]
+    cdef PyObject* block
+    for at in range(size):
+        _prefetch(PyList_GET_ITEM(blocks, at))
+    for at in range(size):
+        block = PyList_GET_ITEM(blocks, at)
+        inner[at] = NULL
+        if PyDict_CheckExact(block):
+            _prefetch_dict(block)
+    for at in range(size):
+        block = PyList_GET_ITEM(blocks, at)
+        if PyDict_CheckExact(block):
+            inner[at] = PyDict_GetItemWithError(<object>block, u"source")
+            if inner[at] != NULL:
+                _prefetch(inner[at])
+    for at in range(size):
+        if inner[at] != NULL and PyDict_CheckExact(inner[at]):
+            _prefetch_dict(inner[at])
+        else:
+            inner[at] = NULL
+    for at in range(size):
+        if inner[at] != NULL:
+            data = PyDict_GetItemWithError(<object>inner[at], u"data")
+            if data != NULL:
+                _prefetch(data)
+    return 0
+
+
 def anthropic_documents(list messages, object source_type, object no_metadata,
                         object read_only):
     """The request's ``document`` blocks as sources (``_anthropic._request_sources`` where
@@ -551,6 +621,7 @@ def anthropic_documents(list messages, object source_type, object no_metadata,
             if isinstance(content, list):
                 return None
             continue
+        _load_ahead(<list>content)
         for item in <list>content:
             if type(item) is not dict:
                 if isinstance(item, dict):
