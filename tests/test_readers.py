@@ -170,3 +170,31 @@ def test_benchmark_responses_read_alike() -> None:
             _same(*build(*case), counting)
     assert set(counting.read) == set(_BUILT)
     assert all(count >= 20 for count in counting.read.values()), counting.read  # each response
+
+
+class _Meddling:
+    """A key that looks like "source" to a dict lookup and empties the request's blocks when
+    compared: the document reader must not read what it loaded ahead once they are gone.
+    """
+
+    def __init__(self, blocks: list[Any]) -> None:
+        self.blocks = blocks
+
+    def __hash__(self) -> int:
+        return hash("source")
+
+    def __eq__(self, other: object) -> bool:
+        self.blocks.clear()
+        return False
+
+
+def test_a_lookup_that_runs_code_leaves_the_reader_safe() -> None:
+    blocks: list[Any] = []
+    for at in range(5):
+        block: dict[Any, Any] = {_Meddling(blocks): 1} if at == 2 else {}
+        block.update({"type": "document", "source": {"type": "text", "data": f"Doc {at}."}})
+        blocks.append(block)
+    found = READERS.anthropic_documents([{"role": "user", "content": blocks}],
+                                        citeaudit.Source, {}, dict)
+    assert found == []  # the blocks were emptied while being read: none is left to read
+    assert blocks == []

@@ -570,35 +570,37 @@ cdef int _load_ahead(list blocks) except -1:
     once, wave by wave: the blocks, their key tables, each block's ``source`` and its key
     table, then its ``data``. A request is cold in memory by the time its answer comes back,
     and read block after block, each of these ~8 lines waits for the one before it (~3 us for
-    five documents); loaded ahead, the waits overlap. Reads nothing but what the loop reads,
-    and holds no reference.
+    five documents); loaded ahead, the waits overlap. Reads what the loop reads; a lookup may
+    run a key's ``__eq__``, so what is looked into is held by a reference, and what is only
+    loaded ahead is never read here.
     """
     cdef Py_ssize_t at, size = min(len(blocks), _AHEAD)
-    cdef PyObject* inner[_AHEAD]
     cdef PyObject* block
-    for at in range(size):
+    cdef PyObject* found
+    cdef list held = []  # the blocks' sources
+    for at in range(size):  # no Python code runs in the first two waves
         _prefetch(PyList_GET_ITEM(blocks, at))
     for at in range(size):
         block = PyList_GET_ITEM(blocks, at)
-        inner[at] = NULL
         if PyDict_CheckExact(block):
             _prefetch_dict(block)
     for at in range(size):
-        block = PyList_GET_ITEM(blocks, at)
-        if PyDict_CheckExact(block):
-            inner[at] = PyDict_GetItemWithError(<object>block, u"source")
-            if inner[at] != NULL:
-                _prefetch(inner[at])
-    for at in range(size):
-        if inner[at] != NULL and PyDict_CheckExact(inner[at]):
-            _prefetch_dict(inner[at])
-        else:
-            inner[at] = NULL
-    for at in range(size):
-        if inner[at] != NULL:
-            data = PyDict_GetItemWithError(<object>inner[at], u"data")
-            if data != NULL:
-                _prefetch(data)
+        if at >= len(blocks):
+            break
+        item = blocks[at]
+        if type(item) is dict:
+            found = PyDict_GetItemWithError(item, u"source")
+            if found != NULL:
+                _prefetch(found)
+                held.append(<object>found)
+    for source in held:
+        if type(source) is dict:
+            _prefetch_dict(<PyObject*>source)
+    for source in held:
+        if type(source) is dict:
+            found = PyDict_GetItemWithError(source, u"data")
+            if found != NULL:
+                _prefetch(found)
     return 0
 
 
