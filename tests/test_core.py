@@ -542,3 +542,48 @@ def test_slotted_refuses_what_it_cannot_make() -> None:
     value = made([1])
     assert value.b == [1]
     assert not hasattr(value, "a")
+
+
+# The claim policy's openings, closings and list shapes, in any order.
+policy_texts = st.lists(st.sampled_from([
+    "However, ", "it is important to note that ", "the passages ", "do not mention ",
+    "is unclear", "Here are ", "the following", "Thanks for asking", "I hope this helps",
+    "Results may vary", "by 10%", "several methods", "Fees apply", "Refund Rules For Members",
+    "?", "？", ":", ".", "。", "!", "*", "_", "**Note**", " ", "\n", "\n\n", "- ", "1. ",
+    "’", "”", "\"", "'", ")", "İ", "Would you like more details"]), max_size=14).map("".join)
+
+
+@PROFILE
+@given(policy_texts, st.integers(0, 80), st.integers(0, 80), st.booleans())
+@example("**", 0, 2, False)  # nothing left before the closing characters
+@example("Fees apply.\n- a\n- b", 0, 11, False)
+def test_policy_equal(text: str, low: int, high: int, listed: bool) -> None:
+    from citeaudit.core import _policy  # noqa: PLC0415 - beside the module-level names
+
+    if not text:
+        return
+    start = min(low, len(text) - 1)
+    end = min(max(start + 1, high), len(text))
+    assert _policy.policy_rule is not _policy.reference_policy_rule
+    assert _policy.policy_rule(text, start, end, listed) == \
+        _policy.reference_policy_rule(text, start, end, listed)
+    rules = frozenset(NOT_CITABLE[::2])
+    assert _policy.exempt(text, start, end, rules, listed) == \
+        _policy.reference_exempt(text, start, end, rules, listed)
+
+
+def test_policy_equal_on_the_tables() -> None:
+    from citeaudit.core import _policy  # noqa: PLC0415 - beside the module-level names
+
+    compared = 0
+    for name in ("citable.jsonl", "citable_heldout.jsonl"):
+        for line in (Path(__file__).parent / "data" / name).read_text("utf-8").splitlines():
+            record = json.loads(line)
+            answer = record["answer"]
+            for sentence in record["sentences"]:
+                start = answer.index(sentence["text"])
+                end = start + len(sentence["text"])
+                assert _policy.policy_rule(answer, start, end) == \
+                    _policy.reference_policy_rule(answer, start, end), sentence["text"]
+                compared += 1
+    assert compared > 250

@@ -19,6 +19,8 @@ patterns and constants, so there is one definition of every rule:
 - :func:`located` mirrors ``citeaudit.core._checks._located`` (CA204/CA205's loop);
 - :func:`passages` mirrors ``citeaudit.core._sources._sources`` for a list of passages that
   carry their ids (and gives up, None, where the reference must decide);
+- :class:`Policy` mirrors ``citeaudit.core._policy.policy_rule`` and ``exempt`` (the claim
+  policy's decisions; its patterns stay the reference's);
 - :class:`Slotted` builds the engine's frozen slotted records (``Answer``, ``Context``,
   ``Report``) as their ``__init__`` would, the fields set in place.
 
@@ -1030,3 +1032,100 @@ cdef class Slotted:
             slot = <PyObject**>((<char*>made) + self.offsets[at])
             slot[0] = <PyObject*>value  # a new object's slot: empty, nothing to release
         return record
+
+
+cdef class Policy:
+    """``_policy.policy_rule`` and ``_policy.exempt``, over the reference's own patterns and
+    tables (given once, when the reference module binds these): the character tests, the
+    lookups and the order of the tests in C, each pattern tried as the reference tries it.
+    """
+
+    cdef object emphasis, title_line, opening, announces, hedge, amount, unclear, list_next
+    cdef object vague
+    cdef dict families
+    cdef tuple shorter
+    cdef frozenset nouns, terminal
+    cdef long opens, announces_bit, hedges
+
+    def __init__(self, emphasis, title_line, dict families, tuple shorter, long opens,
+                 long announces_bit, long hedges, opening, announces, hedge, amount, unclear,
+                 list_next, frozenset nouns, vague, frozenset terminal):
+        self.emphasis = emphasis
+        self.title_line = title_line
+        self.families = families
+        self.shorter = shorter
+        self.opens = opens
+        self.announces_bit = announces_bit
+        self.hedges = hedges
+        self.opening = opening
+        self.announces = announces
+        self.hedge = hedge
+        self.amount = amount
+        self.unclear = unclear
+        self.list_next = list_next
+        self.nouns = nouns
+        self.vague = vague
+        self.terminal = terminal
+
+    cdef long _families(self, str sentence):
+        """``_policy._families``: which pattern families can open ``sentence``, as bits."""
+        cdef long found = self.families.get(sentence[:3], 0)
+        for size in self.shorter:
+            found |= <long>self.families.get(sentence[:size], 0)
+        return found
+
+    def rule(self, str text, Py_ssize_t start, Py_ssize_t end, bint cited_lead=False):
+        """``_policy.policy_rule``: the rule under which the uncited sentence
+        ``text[start:end]`` needs no citation, if any.
+        """
+        cdef Py_ssize_t last = end
+        cdef Py_UCS4 final, head, c
+        cdef long families
+        cdef str sentence
+        if cited_lead:
+            return u"listed"
+        while last > start:
+            c = text[last - 1]
+            if c not in u"*_ )\"\u201d'\u2019":
+                break
+            last -= 1
+        if last <= start:
+            return u"question"  # the reference's final "" is "in" "?？" (as any string is)
+        final = text[last - 1]
+        if final == u"?" or final == u"\uff1f":
+            return u"question"
+        if final == u":":
+            return u"announcement"
+        head = text[start]
+        if (head == u"*" or head == u"_") and \
+                self.emphasis.fullmatch(text, start, end) is not None:
+            return u"heading"
+        if final not in self.terminal and self.title_line(text, start, end):
+            return u"heading"
+        sentence = text[start:end].lower()
+        if u"\u2019" in sentence:
+            sentence = sentence.replace(u"\u2019", u"'")
+        families = self._families(sentence)
+        if families & self.opens:
+            found = self.opening.match(sentence)
+            if found:
+                return u"about-sources" if found[u"about"] is not None else u"pleasantry"
+        if families & self.announces_bit and self.announces.match(sentence):
+            return u"announcement"
+        if families & self.hedges and self.hedge(sentence) and not self.amount(sentence):
+            return u"hedge"
+        if (u" not " in sentence or u"unclear" in sentence) and self.unclear.search(sentence):
+            return u"about-sources"
+        if text.find(u"\n", end, end + 8) >= 0 and self.list_next.match(text, end) and \
+                not self.nouns.isdisjoint(sentence.split()) and self.vague.search(sentence) \
+                and not self.amount(sentence):
+            return u"announcement"
+        return None
+
+    def exempt(self, str text, Py_ssize_t start, Py_ssize_t end, frozenset rules,
+               bint listed=False):
+        """``_policy.exempt``: whether the uncited sentence needs no citation under
+        ``rules``.
+        """
+        rule = self.rule(text, start, end, listed)
+        return rule is not None and rule in rules

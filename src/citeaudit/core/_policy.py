@@ -44,6 +44,7 @@ from re import _parser  # type: ignore[attr-defined]
 from typing import Any, NamedTuple
 
 from citeaudit.core._amounts import states_amount
+from citeaudit.core._native import core
 
 __all__ = ["NOT_CITABLE", "exempt", "list_items", "policy_rule", "under_cited_lead"]
 
@@ -454,4 +455,11 @@ def exempt(text: str, start: int, end: int, rules: frozenset[str], listed: bool 
     return rule is not None and rule in rules
 
 
-
+reference_policy_rule = policy_rule
+reference_exempt = exempt
+if (_compiled := core()) is not None:
+    _rules = _compiled.Policy(_EMPHASIS, _title_line, _FAMILIES, _SHORTER, _OPENS, _ANNOUNCES_BIT,
+                              _HEDGES, _OPENING, _ANNOUNCES, _hedge, states_amount, _UNCLEAR,
+                              _LIST_NEXT, _NOUNS, _VAGUE, _TERMINAL)
+    policy_rule = _rules.rule
+    exempt = _rules.exempt
