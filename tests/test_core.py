@@ -25,7 +25,7 @@ import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from citeaudit import CiteauditError, audit, get_grammar, load_snapshot, prepare
+from citeaudit import CiteauditError, Config, audit, get_grammar, load_snapshot, prepare
 from citeaudit.core import _answer, _engine, _grammar, _native, _segment
 from citeaudit.core._answer import Citation
 from citeaudit.core._grammar import BracketGrammar
@@ -587,3 +587,25 @@ def test_policy_equal_on_the_tables() -> None:
                     _policy.reference_policy_rule(answer, start, end), sentence["text"]
                 compared += 1
     assert compared > 250
+
+
+def test_collect_equal() -> None:
+    from citeaudit.core._findings import Finding, Problem  # noqa: PLC0415 - only here
+    from citeaudit.core._rules import RULES, Rule, Severity  # noqa: PLC0415
+
+    def check(context: Any) -> list[Problem]:
+        return []
+
+    check.rules = [Rule("CA999", "own-rule", Severity.WARNING, "a rule of its own")]  # type: ignore[attr-defined]
+    problems = [Problem("CA301", "uncited", 1, (0, 4)), Problem("CA999", "its own", 2),
+                Problem("CA202", "out of range", 1, (5, 8), "[9]", "9", None),
+                Problem("CA101", "broken", None, None, "[1-]")]
+    config = Config(ignore=("CA202",), severity={"CA301": Severity.ERROR})
+    made: list[list[Finding]] = [[], []]
+    for found, collect in zip(made, (CORE.collect, _engine.reference_collect), strict=True):
+        collect(found, problems, config.enabled, config.severity_of, Finding, RULES,
+                _engine._own_finding, check)
+    assert made[0] == made[1]
+    assert [(f.code, f.severity) for f in made[0]] == [
+        ("CA301", Severity.ERROR), ("CA999", Severity.WARNING), ("CA101", Severity.WARNING)]
+    assert all(type(f) is Finding for f in made[0])

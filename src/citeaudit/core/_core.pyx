@@ -19,6 +19,8 @@ patterns and constants, so there is one definition of every rule:
 - :func:`located` mirrors ``citeaudit.core._checks._located`` (CA204/CA205's loop);
 - :func:`passages` mirrors ``citeaudit.core._sources._sources`` for a list of passages that
   carry their ids (and gives up, None, where the reference must decide);
+- :func:`collect` mirrors the loop of ``citeaudit.core._engine.findings_of`` over a check's
+  problems;
 - :class:`Policy` mirrors ``citeaudit.core._policy.policy_rule`` and ``exempt`` (the claim
   policy's decisions; its patterns stay the reference's);
 - :class:`Slotted` builds the engine's frozen slotted records (``Answer``, ``Context``,
@@ -1129,3 +1131,23 @@ cdef class Policy:
         """
         rule = self.rule(text, start, end, listed)
         return rule is not None and rule in rules
+
+
+def collect(list found, problems, frozenset enabled, severity_of, finding, rules, own, check):
+    """``_engine._collect``: appends to ``found`` the finding of each of a check's
+    ``problems`` whose code is enabled (with its configured severity, ``severity_of``), and
+    ``own(check, problem)``'s for a code that is neither enabled nor a rule's (a custom
+    check's own). A problem that is not a 7-field tuple is made a finding by ``finding``'s
+    own constructor.
+    """
+    for problem in problems:
+        code = _item(problem, 0)
+        if code in enabled:
+            if not (PyTuple_Check(problem) and PyTuple_GET_SIZE(problem) == 7):
+                found.append(finding(code, severity_of(code), *problem[1:]))
+                continue
+            found.append(_new_record(finding, (
+                code, severity_of(code), _item(problem, 1), _item(problem, 2),
+                _item(problem, 3), _item(problem, 4), _item(problem, 5), _item(problem, 6))))
+        elif code not in rules:
+            found.append(own(check, problem))

@@ -10,7 +10,7 @@ and gives the verdict.
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from typing import Any, NamedTuple
 
 from citeaudit.core._alce import alce
@@ -117,15 +117,33 @@ def findings_of(context: Context, checks: Sequence[Check] | None = None) -> list
     found: list[Finding] = []
     chosen = _builtin_active(enabled) if checks is None else _active(enabled, checks)
     for check in chosen:
-        for problem in check(context):
-            if problem.code in enabled:
-                found.append(Finding(problem.code, config.severity_of(problem.code),
-                                     *problem[1:]))
-            elif problem.code not in RULES:
-                found.append(Finding(problem.code, _own_rule(check, problem).severity,
-                                     *problem[1:]))
-    found.sort(key=finding_order)
+        problems = check(context)
+        if problems:  # most checks find nothing
+            _collect(found, problems, enabled, config.severity_of, Finding, RULES, _own_finding,
+                     check)
+    if len(found) > 1:
+        found.sort(key=finding_order)
     return found
+
+
+def _collect(found: list[Finding], problems: Iterable[Problem], enabled: frozenset[str],  # noqa: PLR0917 -- mirrors the compiled core's signature
+             severity_of: Callable[[str], Severity], finding: type[Finding],
+             rules: Mapping[str, Rule], own: Callable[[Check, Problem], Finding],
+             check: Check) -> None:
+    """Append to ``found`` the finding of each problem whose code is enabled, and ``own``'s
+    for a code neither enabled nor a rule's (a custom check's own). The pure-Python reference
+    of :func:`citeaudit.core._core.collect`.
+    """
+    for problem in problems:
+        if problem.code in enabled:
+            found.append(finding(problem.code, severity_of(problem.code), *problem[1:]))
+        elif problem.code not in rules:
+            found.append(own(check, problem))
+
+
+def _own_finding(check: Check, problem: Problem) -> Finding:
+    """The finding of a code a custom check declares (see :func:`_own_rule`)."""
+    return Finding(problem.code, _own_rule(check, problem).severity, *problem[1:])
 
 
 def _active(enabled: frozenset[str], checks: Sequence[Check]) -> list[Check]:
@@ -279,5 +297,7 @@ def _scope(enabled: frozenset[str], support: str | None,
 
 
 reference_resolved = _resolved
+reference_collect = _collect
 if (_compiled := core()) is not None:
     _resolved = _compiled.resolve
+    _collect = _compiled.collect
