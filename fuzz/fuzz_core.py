@@ -3,7 +3,8 @@ results (and, in the sanitizer build, touch no memory it does not own). The stre
 feed (``citeaudit.request._feed_core``) is fed the same text, cut where the input says, and
 the lexical judge's compiled tokenising and window overlap
 (``citeaudit.support._lexical_core``) read it too: its sentences as a passage, its first
-sentence as the claim; and the amounts' digit runs (``citeaudit.core._amounts``). The
+sentence as the claim; the amounts' digit runs (``citeaudit.core._amounts``) and the claim
+policy's decision on each of its sentences (``citeaudit.core._policy``). The
 provider formats' compiled readers (``citeaudit.formats._readers``) read Gemini, Cohere and
 Anthropic responses over the text, with offsets where the input says: the audit must equal
 the audit without them.
@@ -24,7 +25,7 @@ import atheris
 
 with atheris.instrument_imports():
     from citeaudit import CiteauditError, Config, audit, get_grammar, load_snapshot, prepare
-    from citeaudit.core import _amounts, _answer, _core, _engine, _grammar, _segment
+    from citeaudit.core import _amounts, _answer, _core, _engine, _grammar, _policy, _segment
     from citeaudit.core._segment import Span
     from citeaudit.formats import _anthropic, _cohere, _gemini, _text
     from citeaudit.request import _feed, _feed_core
@@ -139,6 +140,10 @@ def one_input(data: bytes) -> None:
             _core.identifier_spans(*amounts, Span, text) != \
             _amounts.reference_identifier_spans(text):
         raise AssertionError(f"the amounts differ on {text!r}")
+    for start, end in _core.segment(text, found):
+        if _policy.policy_rule(text, start, end) != \
+                _policy.reference_policy_rule(text, start, end):
+            raise AssertionError(f"the claim policy differs on {text[start:end]!r} in {text!r}")
     spans = [(start, start + n) for start, n in raw]
     if _lexical_core.terms(text) != _lexical.reference_terms(text) or \
             _lexical_core.windows(text, text, spans) != _lexical.reference_windows(text, text,
