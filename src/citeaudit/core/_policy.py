@@ -455,11 +455,16 @@ def exempt(text: str, start: int, end: int, rules: frozenset[str], listed: bool 
     return rule is not None and rule in rules
 
 
+def compiled_rules(compiled: Any) -> Any:
+    """The compiled core's ``Policy`` over this module's patterns and tables."""
+    return compiled.Policy(_EMPHASIS, _title_line, _FAMILIES, _SHORTER, _OPENS, _ANNOUNCES_BIT,
+                           _HEDGES, _OPENING, _ANNOUNCES, _hedge, states_amount, _UNCLEAR,
+                           _LIST_NEXT, _NOUNS, _VAGUE, _TERMINAL)
+
+
 reference_policy_rule = policy_rule
 reference_exempt = exempt
 if (_compiled := core()) is not None:
-    _rules = _compiled.Policy(_EMPHASIS, _title_line, _FAMILIES, _SHORTER, _OPENS, _ANNOUNCES_BIT,
-                              _HEDGES, _OPENING, _ANNOUNCES, _hedge, states_amount, _UNCLEAR,
-                              _LIST_NEXT, _NOUNS, _VAGUE, _TERMINAL)
+    _rules = compiled_rules(_compiled)
     policy_rule = _rules.rule
     exempt = _rules.exempt
