@@ -34,7 +34,7 @@ The reference modules import this one at their end (see ``citeaudit.core._native
 every name read here is defined.
 """
 
-from cpython.mem cimport PyMem_Free, PyMem_Malloc
+from cpython.mem cimport PyMem_Free, PyMem_Malloc, PyMem_Realloc
 from libc.math cimport isfinite
 from cpython.ref cimport PyObject, Py_DECREF, Py_INCREF
 from cpython.tuple cimport PyTuple_Check, PyTuple_GET_SIZE
@@ -386,28 +386,58 @@ for _code in range(256):
     _SEPARATES[_code] = chr(_code) in ".!?\n|\x01:"
 
 
-def split(str text):
-    """``_segment._SEPARATOR.split(text)``: pieces and separators alternately."""
-    cdef list parts = []
-    cdef Py_ssize_t size = len(text), at = 0, last = 0, end
-    cdef Chars chars
-    chars.kind = PyUnicode_KIND(text)
-    chars.data = PyUnicode_DATA(text)
+cdef Py_ssize_t _separators(str text, Chars* chars, Py_ssize_t** found) except -1:
+    """Where ``_segment._SEPARATOR`` splits ``text``: the start and end of each separator, in
+    order, into ``found[0]`` (allocated here, freed by the caller); their number.
+    """
+    cdef Py_ssize_t size = len(text), at = 0, end, count = 0, capacity = 16
+    cdef Py_ssize_t* bounds = <Py_ssize_t*>PyMem_Malloc(capacity * 2 * sizeof(Py_ssize_t))
+    cdef Py_ssize_t* grown
     cdef const unsigned char* latin = <const unsigned char*> chars.data
+    if bounds == NULL:
+        raise MemoryError()
+    found[0] = bounds
     while at < size:
         if chars.kind == 1:  # one byte a character, as most answers: a table lookup
             while at < size and not _SEPARATES[latin[at]]:
                 at += 1
             if at >= size:
                 break
-        if _may_separate(_ch(&chars, at)):
-            end = _separator_end(text, &chars, at, size)
+        if _may_separate(_ch(chars, at)):
+            end = _separator_end(text, chars, at, size)
             if end >= 0:
-                parts.append(text[last:at])
-                parts.append(text[at:end])
-                last = at = end
+                if count == capacity:
+                    capacity *= 2
+                    grown = <Py_ssize_t*>PyMem_Realloc(bounds,
+                                                      capacity * 2 * sizeof(Py_ssize_t))
+                    if grown == NULL:
+                        raise MemoryError()
+                    bounds = found[0] = grown
+                bounds[2 * count] = at
+                bounds[2 * count + 1] = end
+                count += 1
+                at = end
                 continue
         at += 1
+    return count
+
+
+def split(str text):
+    """``_segment._SEPARATOR.split(text)``: pieces and separators alternately."""
+    cdef list parts = []
+    cdef Chars chars
+    cdef Py_ssize_t* bounds = NULL
+    cdef Py_ssize_t count, at, last = 0
+    chars.kind = PyUnicode_KIND(text)
+    chars.data = PyUnicode_DATA(text)
+    try:
+        count = _separators(text, &chars, &bounds)
+        for at in range(count):
+            parts.append(text[last:bounds[2 * at]])
+            parts.append(text[bounds[2 * at]:bounds[2 * at + 1]])
+            last = bounds[2 * at + 1]
+    finally:
+        PyMem_Free(bounds)
     parts.append(text[last:])
     return parts
 
@@ -417,51 +447,68 @@ def segment(str text, marks=()):
     cdef str masked_text = masked(text, marks) if marks else text
     if "```" in text or "~~~" in text:
         masked_text = _mask(masked_text, _fences(text), _CODE)
-    cdef list parts = split(masked_text)
-    cdef Py_ssize_t count = len(parts), at, offset = 0, start, end, tail
+    cdef Chars chars
+    cdef Py_ssize_t* bounds = NULL
+    chars.kind = PyUnicode_KIND(masked_text)
+    chars.data = PyUnicode_DATA(masked_text)
+    try:
+        return _segmented(masked_text, &chars, bounds,
+                          _separators(masked_text, &chars, &bounds))
+    finally:
+        PyMem_Free(bounds)
+
+
+cdef list _segmented(str masked_text, Chars* chars, Py_ssize_t* bounds, Py_ssize_t count):
+    """The claims of ``segment``, from the separators' ``bounds`` (``count`` of them): the
+    pieces between them read in place, as the reference reads the strings ``re.split`` makes.
+    """
+    cdef Py_ssize_t at, offset = 0, start, end, tail, piece_start, piece_end, separator_end
     cdef Py_ssize_t lead = -1, table_row = -1, pending
-    cdef str piece, separator
     cdef Py_UCS4 head
     cdef list claims = []
-    for at in range(0, count, 2):
-        piece = parts[at]
-        separator = parts[at + 1] if at + 1 < count else " "
-        start = offset
-        end = offset + len(piece)
-        offset = end + (len(separator) if at + 1 < count else 0)
-        if not _is_gap(separator[0]):
-            tail = len(separator)
-            while tail > 0 and separator[tail - 1].isspace():
+    for at in range(count + 1):
+        start = piece_start = offset
+        if at < count:  # a piece, then its separator
+            piece_end = bounds[2 * at]
+            separator_end = bounds[2 * at + 1]
+        else:  # the last piece: the reference reads it as if " " followed
+            piece_end = separator_end = len(masked_text)
+        end = piece_end
+        offset = separator_end
+        if at < count and not _is_gap(_ch(chars, piece_end)):
+            tail = separator_end
+            while tail > piece_end and (<Py_UCS4>_ch(chars, tail - 1)).isspace():
                 tail -= 1
-            end += tail
+            end = tail
         else:
-            while end > start and masked_text[end - 1].isspace():
+            while end > start and _ch(chars, end - 1).isspace():
                 end -= 1
-        while start < end and masked_text[start].isspace():
+        while start < end and _ch(chars, start).isspace():
             start += 1
         if end <= start:
             continue
         pending = lead
         lead = -1
-        head = masked_text[start]
+        head = _ch(chars, start)
         if _is_structure(head):
             if head == u'|':
-                if "-" in piece and _TABLE_SEPARATOR.fullmatch(masked_text, start, end):
+                if masked_text.find(u"-", piece_start, piece_end) >= 0 and \
+                        _TABLE_SEPARATOR.fullmatch(masked_text, start, end):
                     if table_row >= 0:
                         del claims[table_row:]
                     table_row = -1
                     continue
                 table_row = len(claims)
-                while start < end and (masked_text[start] == u' ' or masked_text[start] == u'\t'
-                                       or masked_text[start] == u'|'):
+                while start < end and (_ch(chars, start) == u' ' or _ch(chars, start) == u'\t'
+                                       or _ch(chars, start) == u'|'):
                     start += 1
-                while end > start and (masked_text[end - 1] == u' '
-                                       or masked_text[end - 1] == u'\t'
-                                       or masked_text[end - 1] == u'|'):
+                while end > start and (_ch(chars, end - 1) == u' '
+                                       or _ch(chars, end - 1) == u'\t'
+                                       or _ch(chars, end - 1) == u'|'):
                     end -= 1
-                while start < end and masked_text[start].isspace():
+                while start < end and _ch(chars, start).isspace():
                     start += 1
-                while end > start and masked_text[end - 1].isspace():
+                while end > start and _ch(chars, end - 1).isspace():
                     end -= 1
                 if end > start and _WORD.search(masked_text, start, end):
                     claims.append(_new_record(_SPAN, (start, end)))
@@ -473,14 +520,14 @@ def segment(str text, marks=()):
                     table_row = -1
                     continue
             start = _structure_start(masked_text, start, end)
-            while start < end and masked_text[start].isspace():
+            while start < end and _ch(chars, start).isspace():
                 start += 1
             if start >= end:
                 continue
         table_row = -1
         if pending >= 0:
             start = pending
-        if not masked_text[start].isalnum() and not _WORD.search(masked_text, start, end):
+        if not _ch(chars, start).isalnum() and not _WORD.search(masked_text, start, end):
             if claims and masked_text.find(_MASK, start, end) >= 0:
                 claims[-1] = _new_record(_SPAN, (_item(claims[-1], 0), end))
             continue
