@@ -193,6 +193,19 @@ def test_segmentation_equal_for_any_marks(text: str, raw: list[tuple[int, int]])
 
 
 @PROFILE
+@given(texts, st.lists(st.tuples(st.integers(0, 240), st.integers(-3, 12)), max_size=8))
+@example("e.g［１］.", [(3, 6)])  # the only wide characters masked: the result is narrower
+@example("ab", [(1, 5)])  # past the end
+def test_masking_equal_for_marks_anywhere(text: str, raw: list[tuple[int, int]]) -> None:
+    """Marks in any order, past the end of the text or ending before they start: masked in
+    place where they lie in the text, by the reference's pieces otherwise.
+    """
+    marks = [Span(s, s + n) for s, n in raw]
+    assert CORE.masked(text, marks) == _segment._masked(text, marks)
+    assert CORE.masked(text, iter(marks)) == _segment._masked(text, marks)
+
+
+@PROFILE
 @given(texts)
 def test_bracket_scans_equal(text: str) -> None:
     for name in ("numeric", "S", "id", "source", "numeric,S"):

@@ -36,6 +36,7 @@ every name read here is defined.
 
 from cpython.mem cimport PyMem_Free, PyMem_Malloc, PyMem_Realloc
 from libc.math cimport isfinite
+from libc.string cimport memcpy
 from cpython.ref cimport PyObject, Py_DECREF, Py_INCREF
 from cpython.tuple cimport PyTuple_Check, PyTuple_GET_SIZE
 from cpython.unicode cimport PyUnicode_Tailmatch
@@ -62,6 +63,8 @@ cdef extern from "structmember.h":
     int T_OBJECT_EX
 
 cdef extern from "Python.h":
+    object PyUnicode_FromKindAndData(int kind, const void* buffer, Py_ssize_t size)
+    void PyUnicode_WRITE(int kind, void* data, Py_ssize_t index, Py_UCS4 value) nogil
     int PyUnicode_KIND(object text)
     void* PyUnicode_DATA(object text)
     Py_UCS4 PyUnicode_READ(int kind, void* data, Py_ssize_t index) nogil
@@ -109,8 +112,53 @@ cdef inline bint _is_last_letter(Py_UCS4 c):
 
 def masked(str text, marks):
     """``_segment._masked``: the marks masked, a full stop after an abbreviation's marks moved
-    before them.
+    before them. Written over a copy of the text's characters (the same length), unless a mark
+    lies outside the text, which the reference's slicing reads its own way.
     """
+    cdef Py_ssize_t size = len(text), position = 0, previous = 0, run = 0, start, end, at
+    cdef int kind = PyUnicode_KIND(text)
+    cdef char* buffer
+    if type(marks) is not list and type(marks) is not tuple:
+        marks = list(marks)
+    for mark in marks:
+        start = _item(mark, 0)
+        end = _item(mark, 1)
+        if start < 0 or end < start or end > size:
+            return _masked_pieces(text, marks)
+    if size == 0:
+        return text
+    buffer = <char*>PyMem_Malloc(size * kind)
+    if buffer == NULL:
+        raise MemoryError()
+    try:
+        memcpy(buffer, PyUnicode_DATA(text), size * kind)
+        for mark in marks:
+            start = _item(mark, 0)
+            end = _item(mark, 1)
+            if start < position:
+                continue
+            if start != previous:
+                run = start
+            for at in range(start, end):
+                PyUnicode_WRITE(kind, buffer, at, 0)  # _MASK
+            position = previous = end
+            if end < size and text[end] == u'.' and 0 < run and _abbreviation_before(text, run):
+                PyUnicode_WRITE(kind, buffer, run, u'.')  # the stop before the run's marks,
+                PyUnicode_WRITE(kind, buffer, end, 0)  # which take its place
+                position = end + 1
+        return PyUnicode_FromKindAndData(kind, buffer, size)  # its smallest kind, as "".join
+    finally:
+        PyMem_Free(buffer)
+
+
+cdef bint _abbreviation_before(str text, Py_ssize_t run) except -1:
+    """Whether the text before the marks at ``run`` ends in an abbreviation."""
+    return _is_last_letter(text[run - 1]) and \
+        text[max(0, run - 7):run].lower().rsplit(" ", 1)[-1].lstrip("(\"'[") in _ABBREVIATIONS
+
+
+cdef str _masked_pieces(str text, marks):
+    """``masked`` as the reference builds it, from pieces: for marks outside the text."""
     cdef list pieces = []
     cdef Py_ssize_t position = 0, previous = 0, run = 0, run_at = 0, start, end
     cdef Py_ssize_t size = len(text)
@@ -126,9 +174,7 @@ def masked(str text, marks):
         pieces.append(_MASK * (end - start))
         position = previous = end
         if 0 <= end < size and text[end] == u'.' and 0 < run <= size and \
-                _is_last_letter(text[run - 1]) and \
-                text[max(0, run - 7):run].lower().rsplit(" ", 1)[-1].lstrip("(\"'[") \
-                in _ABBREVIATIONS:
+                _abbreviation_before(text, run):
             pieces.insert(run_at, ".")
             position = end + 1
     pieces.append(text[position:])
