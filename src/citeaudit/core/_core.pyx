@@ -77,12 +77,10 @@ cdef list _TITLES_ENDING = [[] for _ in range(128)]
 for _title in _S._TITLES:
     _TITLES_ENDING[ord(_title[-1])].append(_title)
 cdef object _TABLE_SEPARATOR = _S._TABLE_SEPARATOR
-cdef object _BARE_NUMBER = _S._BARE_NUMBER
 cdef object _WORD = _S._WORD
 cdef object _HEADING = _S._HEADING
 cdef object _RULE = _S._RULE
 cdef object _QUOTE = _S._QUOTE
-cdef object _ITEM = _S._ITEM
 cdef object _ABBREVIATIONS = _S._ABBREVIATIONS
 cdef object _SPAN = _S.Span
 cdef object _mask = _S.mask
@@ -197,12 +195,57 @@ cdef Py_ssize_t _structure_start(str text, Py_ssize_t start, Py_ssize_t end):
     if head == u'>':
         quote = _QUOTE.match(text, start, end)
         return quote.end() if quote else start
-    item = _ITEM.match(text, start, end)
-    if item is None:
+    return _item_start(text, start, end)
+
+
+cdef inline bint _is_blank_char(Py_UCS4 c):
+    return c == u' ' or c == u'\t'
+
+
+cdef Py_ssize_t _item_start(str text, Py_ssize_t start, Py_ssize_t end):
+    """Where the text of a list item starts: ``_ITEM.match(text, start, end)`` matched by hand
+    (``[ \\t]*`` then a bullet, ``[ \\t]+`` and an optional task box, or 1 to 9 digits,
+    masked marks, ``.`` or ``)`` and ``[ \\t]+``); the end of the digits when marks follow
+    them (group 2), else the match's end; ``start`` when it does not match.
+    """
+    cdef Py_ssize_t at = start, digits, marks
+    cdef Py_UCS4 c
+    while at < end and _is_blank_char(text[at]):
+        at += 1
+    if at >= end:
         return start
-    if item[2]:
-        return item.end(1)
-    return item.end()
+    c = text[at]
+    if c == u'-' or c == u'*' or c == u'+' or c == u'\u2022' or c == u'\u2023' \
+            or c == u'\u25e6':
+        at += 1
+        if at >= end or not _is_blank_char(text[at]):
+            return start
+        while at < end and _is_blank_char(text[at]):
+            at += 1
+        if at + 3 < end and text[at] == u'[' and (text[at + 1] == u' ' or text[at + 1] == u'x'
+                                                  or text[at + 1] == u'X') \
+                and text[at + 2] == u']' and _is_blank_char(text[at + 3]):
+            at += 4
+            while at < end and _is_blank_char(text[at]):
+                at += 1
+        return at
+    digits = at
+    while at < end and u'0' <= text[at] <= u'9':
+        at += 1
+    if at == digits or at - digits > 9:
+        return start
+    digits = at
+    while at < end and text[at] == u'\x00':
+        at += 1
+    marks = at - digits
+    if at >= end or (text[at] != u'.' and text[at] != u')'):
+        return start
+    at += 1
+    if at >= end or not _is_blank_char(text[at]):
+        return start
+    while at < end and _is_blank_char(text[at]):
+        at += 1
+    return digits if marks else at
 
 
 ctypedef struct Chars:
@@ -217,6 +260,35 @@ cdef inline Py_UCS4 _ch(Chars* text, Py_ssize_t at) noexcept nogil:
 
 # The separator scanner: _segment._SEPARATOR.split(text), character by character. Each
 # function below is one piece of that pattern, named in its comment.
+
+cdef Py_ssize_t _bare_number(Chars* text, Py_ssize_t start, Py_ssize_t end):
+    """``_BARE_NUMBER.fullmatch(text, start, end)`` by hand (1 to 9 digits, masked marks,
+    ``.`` or ``)``, nothing after): -2 when it does not match, else where its marks start
+    (-1: there are none).
+    """
+    cdef Py_ssize_t at = start, digits
+    while at < end and u'0' <= _ch(text, at) <= u'9':
+        at += 1
+    if at == start or at - start > 9:
+        return -2
+    digits = at
+    while at < end and _ch(text, at) == u'\x00':
+        at += 1
+    if at + 1 != end or (_ch(text, at) != u'.' and _ch(text, at) != u')'):
+        return -2
+    return digits if at > digits else -1
+
+
+cdef bint _has_word(Chars* text, Py_ssize_t start, Py_ssize_t end):
+    """``_WORD.search(text, start, end) is not None``: a character that is alphanumeric or
+    ``_`` (what ``\\w`` reads in a str pattern)."""
+    cdef Py_UCS4 c
+    for at in range(start, end):
+        c = _ch(text, at)
+        if c == u'_' or c.isalnum():
+            return True
+    return False
+
 
 cdef inline bint _is_stop(Py_UCS4 c):
     # [.!?…]
@@ -556,13 +628,13 @@ cdef list _segmented(str masked_text, Chars* chars, Py_ssize_t* bounds, Py_ssize
                     start += 1
                 while end > start and _ch(chars, end - 1).isspace():
                     end -= 1
-                if end > start and _WORD.search(masked_text, start, end):
+                if end > start and _has_word(chars, start, end):
                     claims.append(_new_record(_SPAN, (start, end)))
                 continue
             if head.isdigit():
-                number = _BARE_NUMBER.fullmatch(masked_text, start, end)
-                if number:
-                    lead = number.start(1) if number[1] else -1
+                number = _bare_number(chars, start, end)
+                if number != -2:  # a number alone: the lead of the item that follows
+                    lead = number
                     table_row = -1
                     continue
             start = _structure_start(masked_text, start, end)
@@ -573,7 +645,7 @@ cdef list _segmented(str masked_text, Chars* chars, Py_ssize_t* bounds, Py_ssize
         table_row = -1
         if pending >= 0:
             start = pending
-        if not _ch(chars, start).isalnum() and not _WORD.search(masked_text, start, end):
+        if not _ch(chars, start).isalnum() and not _has_word(chars, start, end):
             if claims and masked_text.find(_MASK, start, end) >= 0:
                 claims[-1] = _new_record(_SPAN, (_item(claims[-1], 0), end))
             continue
