@@ -35,6 +35,8 @@ cdef extern from "Python.h":
     PyObject* PyList_GET_ITEM(object items, Py_ssize_t at)
     PyObject* PyDict_GetItemWithError(object mapping, object key) except? NULL
     bint PyDict_CheckExact(PyObject* value)
+    bint PyUnicode_CheckExact(object value)
+    Py_ssize_t PyUnicode_GET_LENGTH(object value)
 
 cdef extern from *:
     """
@@ -799,10 +801,18 @@ cdef bint _only(dict value, set keys) except -1:
 
 def of_type(list items, str kind):
     """The objects among ``items`` whose ``type`` is ``kind`` (``[i for i in items if
-    isinstance(i, dict) and i.get("type") == kind]``)."""
+    isinstance(i, dict) and i.get("type") == kind]``). A type of another length is passed
+    over without comparing its characters (most blocks are of other types).
+    """
     cdef list found = []
+    cdef Py_ssize_t size = len(kind)
+    cdef PyObject* value
     for item in items:
         if type(item) is dict:
+            value = PyDict_GetItemWithError(item, u"type")
+            if value != NULL and PyUnicode_CheckExact(<object>value) and \
+                    PyUnicode_GET_LENGTH(<object>value) != size:
+                continue
             if (<dict>item).get("type") == kind:
                 found.append(item)
         elif isinstance(item, dict) and item.get("type") == kind:
