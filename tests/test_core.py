@@ -623,3 +623,19 @@ def test_collect_equal() -> None:
     assert [(f.code, f.severity) for f in made[0]] == [
         ("CA301", Severity.ERROR), ("CA999", Severity.WARNING), ("CA101", Severity.WARNING)]
     assert all(type(f) is Finding for f in made[0])
+
+
+list_texts = st.lists(st.sampled_from([
+    "\n", "\n\n", " ", "\t", "- ", "* ", "+ ", "• ", "‣ ", "◦ ", "-", "1. ", "12) ", "1234567890. ",
+    "3[1]. ", "4[1][2]) ", "5[" + "x" * 41 + "]. ", "6[a\nb]. ", "7[]. ", "x", "Fees apply.",
+    "[", "]", ".", ")", "9"]), max_size=16).map("".join)
+
+
+@PROFILE
+@given(list_texts)
+@example("- a\n1[1]. b")
+@example("- a\n5[" + "x" * 40 + "]. b\n6[" + "x" * 41 + "]. c")  # the markers' bound
+def test_list_items_equal(text: str) -> None:
+    from citeaudit.core import _policy  # noqa: PLC0415 - beside the module-level names
+
+    assert CORE.list_items(text) == _policy.reference_list_items(text)

@@ -22,7 +22,8 @@ patterns and constants, so there is one definition of every rule:
 - :func:`collect` mirrors the loop of ``citeaudit.core._engine.findings_of`` over a check's
   problems;
 - :class:`Policy` mirrors ``citeaudit.core._policy.policy_rule`` and ``exempt`` (the claim
-  policy's decisions; its patterns stay the reference's);
+  policy's decisions; its patterns stay the reference's), :func:`list_items` its
+  ``list_items`` (the list bullets matched by hand);
 - :class:`Slotted` builds the engine's frozen slotted records (``Answer``, ``Context``,
   ``Report``) as their ``__init__`` would, the fields set in place.
 
@@ -1316,3 +1317,62 @@ def collect(list found, problems, frozenset enabled, severity_of, finding, rules
                 _item(problem, 3), _item(problem, 4), _item(problem, 5), _item(problem, 6))))
         elif code not in rules:
             found.append(own(check, problem))
+
+
+cdef Py_ssize_t _bullet_end(str text, Py_ssize_t at, Py_ssize_t size):
+    """Where ``_policy._BULLET`` (a bullet, or 1 to 9 digits, bracketed markers of at most 40
+    characters and ``.`` or ``)``, then a blank) matched at ``at`` ends; -1: it does not.
+    """
+    cdef Py_ssize_t start, inner
+    cdef Py_UCS4 c
+    if at >= size:
+        return -1
+    c = text[at]
+    if c == u'-' or c == u'*' or c == u'+' or c == u'\u2022' or c == u'\u2023' \
+            or c == u'\u25e6':
+        at += 1
+    else:
+        start = at
+        while at < size and u'0' <= text[at] <= u'9':
+            at += 1
+        if at == start or at - start > 9:
+            return -1
+        while at < size and text[at] == u'[':  # markers: "1[1]. "
+            inner = at + 1
+            while inner < size and inner - at - 1 <= 40 and text[inner] != u']' \
+                    and text[inner] != u'\n':
+                inner += 1
+            if inner >= size or inner - at - 1 > 40 or text[inner] != u']':
+                break
+            at = inner + 1
+        if at >= size or (text[at] != u'.' and text[at] != u')'):
+            return -1
+        at += 1
+    if at >= size or not (text[at] == u' ' or text[at] == u'\t'):
+        return -1
+    return at + 1
+
+
+cdef bint _item_line(str text, Py_ssize_t at, Py_ssize_t size):
+    """``_policy._ITEM_LINE.match(text, at)``: blanks, then a bullet."""
+    while at < size and (text[at] == u' ' or text[at] == u'\t'):
+        at += 1
+    return _bullet_end(text, at, size) >= 0
+
+
+def list_items(str text):
+    """``_policy.list_items``: where the lines of ``text`` that open a list item start."""
+    cdef Py_ssize_t size = len(text), at = 0
+    cdef set items = set()
+    if u"\n" not in text:
+        return frozenset()
+    while True:
+        at = text.find(u"\n", at)
+        if at < 0:
+            break
+        at += 1
+        if _item_line(text, at, size):
+            items.add(at)
+    if items and _item_line(text, 0, size):
+        items.add(0)
+    return frozenset(items)
