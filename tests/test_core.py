@@ -563,12 +563,16 @@ policy_texts = st.lists(st.sampled_from([
     "is unclear", "Here are ", "the following", "Thanks for asking", "I hope this helps",
     "Results may vary", "by 10%", "several methods", "Fees apply", "Refund Rules For Members",
     "?", "？", ":", ".", "。", "!", "*", "_", "**Note**", " ", "\n", "\n\n", "- ", "1. ",
-    "’", "”", "\"", "'", ")", "İ", "Would you like more details"]), max_size=14).map("".join)
+    "’", "”", "\"", "'", ")", "İ", "Would you like more details", "Fees apply to all cards",
+    "\r\n", "1[2]. ", "the of and"]), max_size=14).map("".join)
 
 
 @PROFILE
 @given(policy_texts, st.integers(0, 80), st.integers(0, 80), st.booleans())
 @example("**", 0, 2, False)  # nothing left before the closing characters
+@example("Fees apply to all cards\n\nMore.", 0, 23, False)  # a title line of five words
+@example("Fees apply to all the cards\n- a", 0, 27, False)  # six: not one
+@example("  Refund Rules For Members *\r\n\r\nFees.", 2, 26, False)
 @example("Fees apply.\n- a\n- b", 0, 11, False)
 def test_policy_equal(text: str, low: int, high: int, listed: bool) -> None:
     from citeaudit.core import _policy  # noqa: PLC0415 - beside the module-level names

@@ -1208,18 +1208,18 @@ cdef class Policy:
     lookups and the order of the tests in C, each pattern tried as the reference tries it.
     """
 
-    cdef object emphasis, title_line, opening, announces, hedge, amount, unclear, list_next
+    cdef object emphasis, opening, announces, hedge, amount, unclear, list_next
     cdef object vague
     cdef dict families
     cdef tuple shorter
-    cdef frozenset nouns, terminal
+    cdef frozenset nouns, terminal, small
     cdef long opens, announces_bit, hedges
 
-    def __init__(self, emphasis, title_line, dict families, tuple shorter, long opens,
+    def __init__(self, emphasis, dict families, tuple shorter, long opens,
                  long announces_bit, long hedges, opening, announces, hedge, amount, unclear,
-                 list_next, frozenset nouns, vague, frozenset terminal):
+                 list_next, frozenset nouns, vague, frozenset terminal, frozenset small):
         self.emphasis = emphasis
-        self.title_line = title_line
+        self.small = small
         self.families = families
         self.shorter = shorter
         self.opens = opens
@@ -1234,6 +1234,26 @@ cdef class Policy:
         self.nouns = nouns
         self.vague = vague
         self.terminal = terminal
+
+    cdef bint _title_line(self, str text, Py_ssize_t start, Py_ssize_t end) except -1:
+        """``_policy._title_line``: a line of its own, short or in title case, followed by a
+        blank line or a list (its patterns matched by hand).
+        """
+        cdef Py_ssize_t size = len(text), line_start = text.rfind(u"\n", 0, start) + 1
+        cdef list words, capitals
+        if text[line_start:start].strip(u" \t*_") or text.find(u"\n", start, end) >= 0 or \
+                _item_line(text, line_start, size):
+            return False  # not at the start of its line (a list item's text, say), or wrapped
+        if not _blank_or_list(text, end, size):
+            return False
+        words = text[start:end].strip(u"*_ ").split()
+        if not words or len(words) > 12:
+            return False
+        capitals = [(<str>w)[0].isupper() or not (<str>w)[0].isalpha() for w in words
+                    if (<str>w).lower() not in self.small]
+        if len(capitals) > 1 and all(capitals):
+            return True  # title case
+        return len(words) <= 5 and not self.amount(text[start:end])
 
     cdef long _families(self, str sentence):
         """``_policy._families``: which pattern families can open ``sentence``, as bits."""
@@ -1268,7 +1288,7 @@ cdef class Policy:
         if (head == u"*" or head == u"_") and \
                 self.emphasis.fullmatch(text, start, end) is not None:
             return u"heading"
-        if final not in self.terminal and self.title_line(text, start, end):
+        if final not in self.terminal and self._title_line(text, start, end):
             return u"heading"
         sentence = text[start:end].lower()
         if u"\u2019" in sentence:
@@ -1376,3 +1396,24 @@ def list_items(str text):
     if items and _item_line(text, 0, size):
         items.add(0)
     return frozenset(items)
+
+
+cdef bint _blank_or_list(str text, Py_ssize_t at, Py_ssize_t size):
+    """``_policy._BLANK_OR_LIST.match(text, at)``: the rest of the line blank (or emphasis
+    marks), then a blank line or a list item.
+    """
+    while at < size and (text[at] == u' ' or text[at] == u'\t' or text[at] == u'*'
+                         or text[at] == u'_'):
+        at += 1
+    if at < size and text[at] == u'\r':
+        at += 1
+    if at >= size or text[at] != u'\n':
+        return False
+    at += 1
+    while at < size and (text[at] == u' ' or text[at] == u'\t'):
+        at += 1
+    if at < size and text[at] == u'\r':
+        return at + 1 < size and text[at + 1] == u'\n'
+    if at < size and text[at] == u'\n':
+        return True
+    return _bullet_end(text, at, size) >= 0

@@ -457,9 +457,9 @@ def exempt(text: str, start: int, end: int, rules: frozenset[str], listed: bool 
 
 def compiled_rules(compiled: Any) -> Any:
     """The compiled core's ``Policy`` over this module's patterns and tables."""
-    return compiled.Policy(_EMPHASIS, _title_line, _FAMILIES, _SHORTER, _OPENS, _ANNOUNCES_BIT,
-                           _HEDGES, _OPENING, _ANNOUNCES, _hedge, states_amount, _UNCLEAR,
-                           _LIST_NEXT, _NOUNS, _VAGUE, _TERMINAL)
+    return compiled.Policy(_EMPHASIS, _FAMILIES, _SHORTER, _OPENS, _ANNOUNCES_BIT, _HEDGES,
+                           _OPENING, _ANNOUNCES, _hedge, states_amount, _UNCLEAR, _LIST_NEXT,
+                           _NOUNS, _VAGUE, _TERMINAL, _SMALL)
 
 
 reference_policy_rule = policy_rule
