@@ -643,3 +643,28 @@ def test_list_items_equal(text: str) -> None:
     from citeaudit.core import _policy  # noqa: PLC0415 - beside the module-level names
 
     assert CORE.list_items(text) == _policy.reference_list_items(text)
+
+
+lead_texts = st.lists(st.sampled_from([
+    "Causes include [1]:", "Causes include:", "Fees apply [2].", "\n", "\n\n", "- ", "1. ",
+    "  ", "\t", "\n\t", "Gradual liberalization", "Tariff cuts [1-]", "x", " [3]"]),
+    max_size=14).map("".join)
+
+
+@PROFILE
+@given(lead_texts)
+@example("Causes include [12] [13]:\n- Gradual liberalization\n  more\n- Tariff cuts")
+@example("Causes include [1]:\n- a.\n\tMore.\n- c")  # a line indented by a tab
+def test_under_cited_lead_equal(text: str) -> None:
+    from citeaudit.core import _policy  # noqa: PLC0415 - beside the module-level names
+
+    scan = get_grammar("numeric").scan(text)
+    spans = _segment.reference_segment(text, _marks(text))
+    items = _policy.reference_list_items(text)
+    starts = [m.start for m in scan.markers]
+    bad_starts = [b.start for b in scan.malformed]
+    for at in range(len(spans)):
+        assert CORE.under_cited_lead(text, spans, at, items, starts=starts,
+                                     bad_starts=bad_starts) == \
+            _policy.reference_under_cited_lead(text, spans, at, items, starts=starts,
+                                               bad_starts=bad_starts)

@@ -23,7 +23,8 @@ patterns and constants, so there is one definition of every rule:
   problems;
 - :class:`Policy` mirrors ``citeaudit.core._policy.policy_rule`` and ``exempt`` (the claim
   policy's decisions; its patterns stay the reference's), :func:`list_items` its
-  ``list_items`` (the list bullets matched by hand);
+  ``list_items`` (the list bullets matched by hand) and :func:`under_cited_lead` its
+  ``under_cited_lead``;
 - :class:`Slotted` builds the engine's frozen slotted records (``Answer``, ``Context``,
   ``Report``) as their ``__init__`` would, the fields set in place.
 
@@ -1417,3 +1418,39 @@ cdef bint _blank_or_list(str text, Py_ssize_t at, Py_ssize_t size):
     if at < size and text[at] == u'\n':
         return True
     return _bullet_end(text, at, size) >= 0
+
+
+cdef Py_ssize_t _count_below(list values, Py_ssize_t value) except -1:
+    """``bisect_left(values, value)`` over a sorted list of integers."""
+    cdef Py_ssize_t low = 0, high = len(values), middle
+    while low < high:
+        middle = (low + high) // 2
+        if <Py_ssize_t>values[middle] < value:
+            low = middle + 1
+        else:
+            high = middle
+    return low
+
+
+def under_cited_lead(str text, spans, Py_ssize_t at, items, *, starts, bad_starts):
+    """``_policy.under_cited_lead``: whether sentence ``spans[at]`` is in a list right under a
+    cited lead-in.
+    """
+    cdef Py_ssize_t earliest = -1, back = at, line, lead_start, lead_end, first_line
+    cdef bint cited
+    while back >= 0:
+        line = text.rfind(u"\n", 0, _item(spans[back], 0)) + 1
+        if line in items:
+            earliest = back
+        elif text[line] not in u" \t":
+            break  # neither an item nor indented: the list, if any, starts after it
+        back -= 1
+    if earliest <= 0:
+        return False  # not in a list, or a list with nothing above it
+    lead = spans[earliest - 1]
+    lead_start = _item(lead, 0)
+    lead_end = _item(lead, 1)
+    cited = _count_below(starts, lead_start) < _count_below(starts, lead_end) or \
+        _count_below(bad_starts, lead_start) < _count_below(bad_starts, lead_end)
+    first_line = text.rfind(u"\n", 0, _item(spans[earliest], 0)) + 1
+    return cited and not text[lead_end:first_line].strip()

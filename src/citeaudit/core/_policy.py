@@ -465,8 +465,10 @@ def compiled_rules(compiled: Any) -> Any:
 reference_policy_rule = policy_rule
 reference_exempt = exempt
 reference_list_items = list_items
+reference_under_cited_lead = under_cited_lead
 if (_compiled := core()) is not None:
     _rules = compiled_rules(_compiled)
     policy_rule = _rules.rule
     exempt = _rules.exempt
     list_items = _compiled.list_items
+    under_cited_lead = _compiled.under_cited_lead
