@@ -480,6 +480,7 @@ def test_the_library_uses_the_chosen_mode() -> None:
     assert (_grammar._scan_brackets is CORE.scan_brackets) is compiled
     assert (_text._assemble is CORE.assemble) is compiled
     assert (_answer._citations is CORE.citations) is compiled
+    assert isinstance(_answer.new_answer, CORE.Slotted) is compiled
     if os.environ.get("CITEAUDIT_PURE", "0") not in ("", "0"):
         assert not compiled
     elif os.environ.get("CITEAUDIT_REQUIRE_CORE") == "1":

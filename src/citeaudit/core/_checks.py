@@ -8,7 +8,7 @@ from __future__ import annotations
 import functools
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field
 from operator import itemgetter
 from typing import Any, Protocol
 
@@ -17,7 +17,7 @@ from citeaudit.core._answer import Answer, Citation, Claim, Location
 from citeaudit.core._config import Config
 from citeaudit.core._findings import Problem
 from citeaudit.core._judging import Remembered, get_judge
-from citeaudit.core._native import core
+from citeaudit.core._native import core, slotted
 from citeaudit.core._registry import Registry
 from citeaudit.core._segment import Span, code_spans, mask
 from citeaudit.core._sources import Snapshot, Source
@@ -451,14 +451,12 @@ CHECKS: Registry[Check] = Registry("checks", {
 ``checks = [...]`` in the configuration or ``--check NAME``)."""
 
 
-# A Context from all its fields' values in order (``judged`` a new dict): the class itself,
-# or compiled, the same instance with its fields set in place.
-new_context: Callable[..., Context] = Context
+# A Context from all its fields' values in order (``judged`` a new dict).
+new_context = slotted(Context)
 
 reference_uncited = _uncited
 reference_located = _located
 if (_compiled := core()) is not None:
     _located = _compiled.located
-    new_context = _compiled.Slotted(Context, tuple(f.name for f in fields(Context)))
     _uncited = functools.partial(_compiled.uncited, _needs_citation, states_amount, _excerpt,
                                  _UNCITED, Problem)

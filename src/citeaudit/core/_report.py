@@ -14,7 +14,7 @@ from typing import Any, Literal
 
 from citeaudit.core._findings import Finding
 from citeaudit.core._metrics import Metrics
-from citeaudit.core._native import core
+from citeaudit.core._native import slotted
 from citeaudit.core._rules import Severity
 from citeaudit.core._sources import Snapshot
 
@@ -145,6 +145,4 @@ class Report:
 # A Report whose metrics are measured when first read, from Report's arguments in order (the
 # metrics given as the function that measures them): the class itself, or compiled, the same
 # instance with its fields set in place (its __init__ sets eleven through object.__setattr__).
-lazy_report: Callable[..., Report] = Report
-if (_compiled := core()) is not None:
-    lazy_report = _compiled.Slotted(Report, ("findings", "_measure", *_FIELDS[2:]))
+lazy_report = slotted(Report, ("findings", "_measure", *_FIELDS[2:]))
