@@ -2,7 +2,10 @@
 
     python3 benchmarks/bench_audit.py [--answers N] [--rounds R]
 
-Target: ratio (audit time / naive time) <= 1.0 per answer.
+Target: ratio (audit time / naive time) <= 0.5 per answer, the verdict read (a settled
+report: its findings are made when first read). Also printed: the same over the answers that
+pass alone (nothing fails early), and the whole audit (findings made, as eval and the
+service make them), each beside the naive check of the same answers.
 """
 
 from __future__ import annotations
@@ -14,12 +17,14 @@ import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).parent))
 
 from corpus import corpus
 
 import citeaudit
+from citeaudit.core._engine import run
 
 # Seed 002's check(), as the document gives it: the baseline.
 SENTENCE = re.compile(r"(?<=[.!?]) +")
@@ -51,47 +56,58 @@ def main() -> None:
     args = parser.parse_args()
     pairs = corpus(args.answers)
     snapshots = [(a, citeaudit.load_snapshot(p)) for a, p in pairs]
+    passing = [(a, p) for a, p in pairs if citeaudit.audit(a, p).passed]
     mean_chars = statistics.mean(len(a) for a, _ in pairs)
 
-    def naive() -> None:
-        for answer, passages in pairs:
-            check(answer, passages)
+    def loop(work: Callable[[str, Any], object], items: list[tuple[str, Any]],
+             ) -> Callable[[], None]:
+        def timed() -> None:
+            for answer, sources in items:
+                work(answer, sources)
+        return timed
 
-    def full() -> None:
-        for answer, passages in pairs:
-            citeaudit.audit(answer, passages)
+    def verdict(answer: str, sources: Any) -> bool:  # as a guard reads it
+        return citeaudit.audit(answer, sources).passed
 
-    def prebuilt() -> None:
-        for answer, snapshot in snapshots:
-            citeaudit.audit(answer, snapshot)
+    def whole(answer: str, sources: Any) -> object:  # findings made, as eval makes them
+        return run(answer, sources)
 
-    full()  # warm caches (regex compilation) before timing
-    # Interleave the rounds so machine noise falls on all three alike.
-    results: dict[str, list[float]] = {"naive": [], "full": [], "prebuilt": []}
+    works = {"naive": loop(check, pairs), "full": loop(verdict, pairs),
+             "prebuilt": loop(verdict, snapshots), "whole": loop(whole, pairs),
+             "naive passing": loop(check, passing), "passing": loop(verdict, passing)}
+    for work in works.values():
+        work()  # warm caches (regex compilation) before timing
+    # Interleave the rounds so machine noise falls on every work alike.
+    results: dict[str, list[float]] = {name: [] for name in works}
     for _ in range(args.rounds):
-        for name, work in (("naive", naive), ("full", full), ("prebuilt", prebuilt)):
+        for name, work in works.items():
             results[name].extend(_time(work, 1))
     medians = {name: statistics.median(times) for name, times in results.items()}
 
     latencies = []
     for answer, passages in pairs:
         start = time.perf_counter_ns()
-        citeaudit.audit(answer, passages)
+        verdict(answer, passages)
         latencies.append(time.perf_counter_ns() - start)
     latencies.sort()
     p50 = latencies[len(latencies) // 2] / 1000
     p99 = latencies[int(len(latencies) * 0.99)] / 1000
 
-    count = len(pairs)
-    print(f"answers: {count}, mean {mean_chars:.0f} chars, {args.rounds} rounds (medians)")
-    for name, label in (("naive", "seed 002 check() (baseline)"),
-                        ("full", "citeaudit.audit(answer, passages)"),
-                        ("prebuilt", "citeaudit.audit(answer, snapshot)")):
+    print(f"answers: {len(pairs)}, mean {mean_chars:.0f} chars, {len(passing)} of them pass,"
+          f" {args.rounds} rounds (medians)")
+    for name, label, base, count in (
+            ("naive", "seed 002 check() (baseline)", "naive", len(pairs)),
+            ("full", "audit(answer, passages).passed", "naive", len(pairs)),
+            ("prebuilt", "audit(answer, snapshot).passed", "naive", len(pairs)),
+            ("whole", "whole audit, findings made", "naive", len(pairs)),
+            ("naive passing", "check(), the answers that pass", "naive passing", len(passing)),
+            ("passing", "audit().passed, the answers that pass", "naive passing",
+             len(passing))):
         rate = count / medians[name]
-        ratio = medians[name] / medians["naive"]
-        print(f"  {label:<36} {rate:>9,.0f} answers/s  {1e6 / rate:7.1f} us/answer"
+        ratio = medians[name] / medians[base]
+        print(f"  {label:<38} {rate:>9,.0f} answers/s  {1e6 / rate:7.1f} us/answer"
               f"  ratio {ratio:.2f}")
-    print(f"  audit() latency: p50 {p50:.1f} us, p99 {p99:.1f} us")
+    print(f"  audit().passed latency: p50 {p50:.1f} us, p99 {p99:.1f} us")
     snapshot = snapshots[0][1]
     structured = {"status": "answered", "text": "Fact.", "citations": ["1"]}
     for label, answer in (("one-claim text 'Fact [1].'", "Fact [1]."),
@@ -100,7 +116,7 @@ def main() -> None:
                                                              for _ in range(1000)], 5))
         print(f"  fixed cost, {label:<28} {seconds * 1e3:7.1f} us/answer")
     ratio = medians["full"] / medians["naive"]
-    print(f"target ratio <= 1.0: {'met' if ratio <= 1.0 else 'NOT met'} ({ratio:.2f})")
+    print(f"target ratio <= 0.5: {'met' if ratio <= 0.5 else 'NOT met'} ({ratio:.2f})")
 
 
 if __name__ == "__main__":

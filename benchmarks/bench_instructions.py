@@ -28,7 +28,8 @@ sys.path.insert(0, str(Path(__file__).parent))
 
 WORK = {
     "naive": "seed 002 check() (baseline)",
-    "audit": "citeaudit.audit(answer, snapshot)",
+    "audit": "citeaudit.audit(answer, snapshot).passed",
+    "whole": "the whole audit (findings made: run())",
     "prepare": "  prepare: inference, scan, parse, resolve",
     "scan": "    marker scan (numeric,S)",
     "segment": "    segmentation (marks given)",
@@ -82,7 +83,10 @@ def _child(work: str, answers: int, typeset: bool = False) -> None:
             check(answer, passages)
     elif work == "audit":
         for answer, snapshot in snapshots:
-            citeaudit.audit(answer, snapshot)
+            citeaudit.audit(answer, snapshot).passed  # noqa: B018 -- the verdict read
+    elif work == "whole":
+        for answer, snapshot in snapshots:
+            _engine.run(answer, snapshot)
     elif work == "prepare":
         for answer, snapshot in snapshots:
             _engine.prepare(answer, snapshot)

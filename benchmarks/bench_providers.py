@@ -4,9 +4,11 @@ written as text with ``[n]`` markers, measured in one run.
     python3 benchmarks/bench_providers.py [--answers N] [--rounds R]
 
 For each provider format, N responses of ~6 cited sentences over 5 documents are audited from
-their JSON bytes (``json.loads`` + ``citeaudit.audit(response, request)``), and beside them
-the baseline: ``json.loads`` of the same bytes + ``citeaudit.audit(text, passages)`` of the
-same answer with markers. Target: ratio <= 1.0 for every format.
+their JSON bytes (``json.loads`` + the audit of the response and its request), and beside
+them the baseline: ``json.loads`` of the same bytes + the audit of the same answer written
+with markers, ``(text, passages)``. Both audits are made whole (findings and all, as
+``audit()`` makes them when they are read): a text answer's verdict alone may be settled
+without them, which a provider's is not. Target: ratio <= 1.0 for every format.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from collections.abc import Callable
 from typing import Any
 
 import citeaudit
+from citeaudit.core._engine import run
 
 SUBJECTS = ["Reimbursements", "Expense reports", "Per diem claims", "Travel bookings",
             "Refund requests", "Manager approvals", "Corporate cards", "Mileage claims"]
@@ -157,12 +160,12 @@ def main() -> None:
 
         def provider(raws: list[tuple[bytes, Any]] = raws) -> None:
             for raw, request in raws:
-                citeaudit.audit(json.loads(raw), request)
+                run(json.loads(raw), request)
 
         def baseline(raws: list[tuple[bytes, Any]] = raws) -> None:
             for (raw, _), (text, passages) in zip(raws, texts, strict=True):
                 json.loads(raw)
-                citeaudit.audit(text, passages)
+                run(text, passages)
 
         provider()
         baseline()  # warm caches before timing

@@ -62,7 +62,7 @@ def main() -> None:
 
     def audit() -> None:
         for answer, snapshot in cases:
-            citeaudit.audit(answer, snapshot)
+            citeaudit.audit(answer, snapshot).passed  # noqa: B018 -- the verdict, as a guard reads it
 
     def guard() -> None:
         for answer, snapshot in cases:

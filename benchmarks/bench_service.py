@@ -45,6 +45,7 @@ sys.path.insert(0, str(Path(__file__).parent))
 from corpus import corpus
 
 import citeaudit
+from citeaudit.core._engine import run
 
 
 def _free_port() -> int:
@@ -209,9 +210,14 @@ def _over_http(url: str, path: str, bodies: list[dict[str, Any]], clients: int,
     return len(bodies) / wall, len(bodies) / cpu if cpu else float("inf"), latencies
 
 
+def _whole(answer: Any, sources: Any) -> citeaudit.Report:
+    """The report ``/v1/audit`` sends: the whole audit at once (its findings are sent)."""
+    return run(answer, sources).report
+
+
 def _in_process(path: str, bodies: list[dict[str, Any]]) -> tuple[float, float, list[float]]:
     """Calls/s (wall), calls per CPU-second, and each call's latency (seconds)."""
-    call = citeaudit.audit if path == "/v1/audit" else citeaudit.guard
+    call = _whole if path == "/v1/audit" else citeaudit.guard
     latencies = []
     cpu = time.process_time()
     start = time.perf_counter()
@@ -262,7 +268,7 @@ def _asgi_overhead(bodies: list[dict[str, Any]], rounds: int = 3) -> None:
                 await drive(payload)
                 served.append(time.perf_counter() - began)
                 began = time.perf_counter()
-                citeaudit.audit(body["answer"], body["sources"]).to_dict()
+                _whole(body["answer"], body["sources"]).to_dict()
                 called.append(time.perf_counter() - began)
                 began = time.perf_counter()
                 decode_json(payload, origin="body")

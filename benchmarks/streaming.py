@@ -1,6 +1,7 @@
 """The two streaming workloads the benchmarks measure, over answers already cut in chunks:
 the stream auditor fed every chunk, and the floor any streaming auditor pays at least (one
-call a chunk that only keeps it, then the one-shot audit).
+call a chunk that only keeps it, then the one-shot audit, made whole: the stream's report has
+its findings, and its context serves the rest of the text).
 """
 
 from __future__ import annotations
@@ -9,6 +10,7 @@ from collections.abc import Sequence
 from typing import Any
 
 import citeaudit
+from citeaudit.core._engine import run
 
 Chunked = Sequence[tuple[Sequence[str], Any]]  # (an answer's chunks, its snapshot)
 
@@ -30,4 +32,4 @@ def floor(chunked: Chunked) -> None:
         keep = kept.append
         for chunk in chunks:
             keep(chunk)
-        citeaudit.audit("".join(kept), snapshot)
+        run("".join(kept), snapshot)

@@ -29,7 +29,7 @@ from citeaudit import CiteauditError, Config, audit, get_grammar, load_snapshot,
 from citeaudit.core import _answer, _engine, _grammar, _native, _segment
 from citeaudit.core._answer import Citation
 from citeaudit.core._grammar import BracketGrammar
-from citeaudit.core._policy import NOT_CITABLE, exempt
+from citeaudit.core._policy import NOT_CITABLE, exempt, list_items, under_cited_lead
 from citeaudit.core._segment import Span
 from citeaudit.core._sources import resolve_id
 from citeaudit.formats import _ranges, _text
@@ -183,6 +183,7 @@ def test_compiled_core_equals_reference(text: str) -> None:
 
 @PROFILE
 @given(texts, st.lists(st.tuples(st.integers(0, 220), st.integers(0, 12)), max_size=8))
+@example("e.g. ", [(3, 0)])  # an empty mark after an abbreviation: its stop stays
 def test_segmentation_equal_for_any_marks(text: str, raw: list[tuple[int, int]]) -> None:
     """Marks anywhere in the text (sorted, in bounds, possibly overlapping), not only where a
     grammar found markers.
@@ -244,6 +245,29 @@ def test_resolution_equal(text: str) -> None:
             citations = prepare(text, snapshot, grammar=name).answer.citations
             assert CORE.resolve(citations, snapshot.index, resolve_id, snapshot) == \
                 _engine.reference_resolved(citations, snapshot.index, resolve_id, snapshot)
+
+
+@PROFILE
+@given(texts, st.sampled_from([frozenset(), frozenset(NOT_CITABLE)]))
+def test_settling_pieces_equal(text: str, rules: frozenset[str]) -> None:
+    """What the settled verdict reads: the ids markers name (-1 at an unresolved one) and the
+    claims assembly makes (-1 at one without a marker).
+    """
+    for sources in SNAPSHOTS:
+        snapshot = load_snapshot(sources)
+        for name in ("numeric,S", "id", "source"):
+            scan = get_grammar(name).scan(text)
+            assert CORE.named(scan.markers, snapshot.index, resolve_id, snapshot) == \
+                _text.reference_named(scan.markers, snapshot.index, resolve_id, snapshot)
+            spans = CORE.segment(text, CORE.marks(scan.markers, scan.malformed, Span))
+            arguments = (text, spans, tuple(scan.markers), scan.malformed, rules,
+                         "\n" in text, list_items, under_cited_lead, exempt)
+            claims = _text.reference_claimed(*arguments)
+            assert CORE.claimed(*arguments) == claims
+            made, _, _ = _text.reference_assemble(*arguments[:6], _answer.Claim,
+                                                  *arguments[6:])
+            unmarked = [claim for claim in made if not claim.markers]
+            assert claims == (-1 if unmarked else len(made))
 
 
 @PROFILE
@@ -521,7 +545,7 @@ def test_slotted_records_equal_their_classes(answer: Any) -> None:
 
     arguments = (report.findings, measure, report.status, report.passed, report.checked,
                  report.not_checked, report.grammar, report.snapshot, report.reasons,
-                 report.shape, report.grammar_reason)
+                 report.shape, report.grammar_reason, None)
     lazy = _report.lazy_report(*arguments)
     gc.collect()  # the made instances are tracked and traversed like any other
     assert not measured

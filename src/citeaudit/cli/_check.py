@@ -19,7 +19,7 @@ from citeaudit.cli._common import (
     support_options,
     threshold_options,
 )
-from citeaudit.core._engine import audit
+from citeaudit.core import _engine
 from citeaudit.report._formatters import FORMATTERS
 
 __all__ = ["add_parser", "run"]
@@ -61,8 +61,9 @@ def run(args: argparse.Namespace, io: IO) -> int:
     snapshot, answer, origin = inputs_of(args, config, stdin)
     config = empty_file_config(config, answer)
     with answer_named(origin):
-        report = audit(answer, snapshot, config=config, relevant=args.relevant,
-                       answer_format=named_format(args))
+        # The whole report at once: its findings are shown.
+        report = _engine.run(answer, snapshot, config=config, relevant=args.relevant,
+                             answer_format=named_format(args)).report
     shown = answer if isinstance(answer, str) else ""
     FORMATTERS[args.format].write(report, shown, origin, out)
     return ExitCode.OK if report.passed else ExitCode.FAILED

@@ -31,6 +31,8 @@ __all__ = ["DEFAULT_REFUSAL", "Config", "config_with", "find_config", "load_conf
 
 DEFAULT_REFUSAL = "Not covered by the provided documents."
 ClaimPolicy = Literal["all", "quantities"]
+# The rules whose findings, all errors, settle a free-text answer's verdict (see settles).
+_SETTLING = frozenset(("CA201", "CA202", "CA301", "CA302", "CA401"))
 _PREFIX = re.compile(r"CA[0-9]{0,3}|ALL")
 
 
@@ -58,6 +60,11 @@ class Config:
     # The claim policy's rules in force: uncited sentences they exempt are no claims.
     not_citable: frozenset[str] = frozenset(NOT_CITABLE)
     enabled: frozenset[str] = field(init=False, repr=False, compare=False)
+    # Whether a free-text answer's verdict follows from where its markers and claims are (any
+    # unresolved id, any claim without a marker fails it: see _engine.audit), and whether an
+    # answer with no claims fails (CA403 an error).
+    settles: bool = field(init=False, repr=False, compare=False)
+    empty_fails: bool = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         for name in ("select", "extend_select", "ignore"):
@@ -102,6 +109,12 @@ class Config:
         codes |= {code for prefix in self.extend_select for code in _matching(prefix)}
         codes -= {code for prefix in self.ignore for code in _matching(prefix)}
         object.__setattr__(self, "enabled", frozenset(codes))
+        errors = {code for code in codes if self.severity_of(code) is Severity.ERROR}
+        object.__setattr__(self, "settles", (
+            errors >= _SETTLING and errors.isdisjoint(("CA101", "CA102"))
+            and self.claim_policy == "all" and self.support is None and not self.checks
+            and self.min_precision is None and self.min_recall is None))
+        object.__setattr__(self, "empty_fails", "CA403" in errors)
 
     @property
     def refusals(self) -> Refusal:

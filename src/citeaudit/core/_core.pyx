@@ -144,7 +144,8 @@ def masked(str text, marks):
             position = previous = end
             if end < size and text[end] == u'.' and 0 < run and _abbreviation_before(text, run):
                 PyUnicode_WRITE(kind, buffer, run, u'.')  # the stop before the run's marks,
-                PyUnicode_WRITE(kind, buffer, end, 0)  # which take its place
+                if end > run:  # which take its place (empty marks: the stop stays)
+                    PyUnicode_WRITE(kind, buffer, end, 0)
                 position = end + 1
         return PyUnicode_FromKindAndData(kind, buffer, size)  # its smallest kind, as "".join
     finally:
@@ -817,6 +818,67 @@ def assemble(str text, object spans, tuple markers, object malformed, rules, bin
         PyMem_Free(starts)
         PyMem_Free(bad_starts)
     return claims, owner, bad_owner
+
+
+def named(markers, known, resolve_id, snapshot):
+    """``_text._named``: how many ids ``markers`` name, or -1 at the first the snapshot does
+    not hold (``known``: its index, where most are found as written).
+    """
+    cdef Py_ssize_t count = 0
+    for marker in markers:  # (raw, start, end, ids, prefix, ordinal)
+        for source_id in _item(marker, 3):
+            if source_id not in known and \
+                    resolve_id(source_id, _item(marker, 4), snapshot) is None:
+                return -1
+            count += 1
+    return count
+
+
+def claimed(str text, object spans, tuple markers, object malformed, rules, bint listing,
+            list_items, under_cited_lead, exempt):
+    """``_text._claimed``: how many claims ``assemble`` makes of ``spans``, or -1 at the
+    first claim it would make without a marker.
+    """
+    cdef Py_ssize_t count = len(markers), bad_count = len(malformed)
+    cdef Py_ssize_t* starts = _starts(markers, count)
+    cdef Py_ssize_t* bad_starts = NULL
+    cdef Py_ssize_t at, start, end, first, index = 0, first_bad, bad = 0, number = 0, k
+    cdef object items = None if listing else frozenset()
+    cdef object start_list = None, bad_start_list = None
+    if not isinstance(spans, list):  # a custom segmenter's sequence
+        spans = list(spans)
+    try:
+        bad_starts = _starts(malformed, bad_count)
+        for at in range(len(spans)):
+            span = spans[at]
+            start = _item(span, 0)
+            end = _item(span, 1)
+            first = _bisect_left(starts, start, index, count)
+            index = _bisect_left(starts, end, first, count)
+            first_bad = bad
+            if bad_count:
+                first_bad = _bisect_left(bad_starts, start, bad, bad_count)
+                bad = _bisect_left(bad_starts, end, first_bad, bad_count)
+            if index > first:
+                number += 1
+                continue
+            if bad == first_bad and rules:
+                if items is None:
+                    items = list_items(text)
+                listed = False
+                if items:
+                    if start_list is None:
+                        start_list = [starts[k] for k in range(count)]
+                        bad_start_list = [bad_starts[k] for k in range(bad_count)]
+                    listed = bool(under_cited_lead(text, spans, at, items, starts=start_list,
+                                                   bad_starts=bad_start_list))
+                if exempt(text, start, end, rules, listed):
+                    continue
+            return -1
+    finally:
+        PyMem_Free(starts)
+        PyMem_Free(bad_starts)
+    return number
 
 
 def marks(markers, malformed, span):

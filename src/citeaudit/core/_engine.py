@@ -14,7 +14,14 @@ from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, S
 from typing import Any, NamedTuple
 
 from citeaudit.core._alce import alce
-from citeaudit.core._answer import Answer, Citation, Reading, choose_format, unreadable_answer
+from citeaudit.core._answer import (
+    Answer,
+    AnswerFormat,
+    Citation,
+    Reading,
+    choose_format,
+    unreadable_answer,
+)
 from citeaudit.core._checks import (
     BUILTIN,
     CHECKS,
@@ -67,16 +74,35 @@ def prepare(answer: Any, sources: Any, *, grammar: GrammarSpec = None,
     config = config or _DEFAULT
     form = choose_format(answer, answer_format)
     snapshot = load_snapshot(sources) if form is None else form.snapshot(answer, sources)
+    return _prepared(form, answer, snapshot, _reading(answer, snapshot, grammar, refusal,
+                                                      config, segmenter), config)
+
+
+class _Reading(NamedTuple):
+    """How to read an answer, and why its grammar was chosen."""
+
+    reading: Reading
+    why: str
+
+
+def _reading(answer: Any, snapshot: Snapshot, grammar: GrammarSpec,  # noqa: PLR0917 -- prepare's own arguments
+             refusal: str | Sequence[str] | Refusal | None, config: Config,
+             segmenter: Segmenter) -> _Reading:
     spec = grammar if grammar is not None else (config.grammar or None)
     if spec is not None:
         chosen, why, scanned = get_grammar(spec), "asked for", None
     else:
         chosen, why, scanned = infer(snapshot, answer if isinstance(answer, str) else None)
     accepted = config.refusals if refusal is None else Refusal.of(refusal, config.refusal_regex)
-    parsed = unreadable_answer(answer) if form is None else form.parse(
-        answer, Reading(chosen, accepted, segmenter, scanned, config.not_citable, snapshot))
-    return new_context(parsed, snapshot, config, _resolve(parsed, snapshot), chosen.name, why,
-                       {})
+    return _Reading(Reading(chosen, accepted, segmenter, scanned, config.not_citable, snapshot),
+                    why)
+
+
+def _prepared(form: AnswerFormat | None, answer: Any, snapshot: Snapshot, read: _Reading,
+              config: Config) -> Context:
+    parsed = unreadable_answer(answer) if form is None else form.parse(answer, read.reading)
+    return new_context(parsed, snapshot, config, _resolve(parsed, snapshot),
+                       read.reading.grammar.name, read.why, {})
 
 
 def choose_grammar(snapshot: Snapshot, grammar: GrammarSpec, config: Config,
@@ -196,9 +222,40 @@ def audit(answer: Any, sources: Any, *, grammar: GrammarSpec = None,
     no error-severity finding and the thresholds that are set are met (see
     :mod:`citeaudit.core._verdict`).
     """
+    config = config or _DEFAULT
+    if (config.settles and type(answer) is str and not checks and segmenter is segment
+            and answer_format is None and relevant is None and answerable is None):
+        form = choose_format(answer)
+        settle = getattr(form, "settled", None)
+        if form is not None and settle is not None:
+            return _settled(form, settle, answer, grammar, refusal, config, sources)
     return run(answer, sources, grammar=grammar, refusal=refusal, config=config,
                relevant=relevant, answerable=answerable, checks=checks,
                segmenter=segmenter, answer_format=answer_format).report
+
+
+def _settled(form: AnswerFormat, settle: Callable[[Any, Reading, bool], Status | None],  # noqa: PLR0917
+             answer: str, grammar: GrammarSpec, refusal: str | Sequence[str] | None,
+             config: Config, sources: Any) -> Report:
+    """The report of an answer whose format can settle its status from its markers and
+    claims alone (``settle``, see ``Config.settles``): its findings, reasons and metrics made
+    by the whole audit when first read. Where ``settle`` cannot say, the whole audit now.
+    """
+    snapshot = form.snapshot(answer, sources)
+    read = _reading(answer, snapshot, grammar, refusal, config, segment)
+    status = settle(answer, read.reading, config.empty_fails)
+    if status is None:
+        return _whole(form, answer, snapshot, read, config)
+    checked, not_checked = _scope(config.enabled, None)
+    return lazy_report(None, None, status, status != "unverified", checked, not_checked,
+                       read.reading.grammar.name, snapshot, None, form.name, read.why,
+                       functools.partial(_whole, form, answer, snapshot, read, config))
+
+
+def _whole(form: AnswerFormat, answer: Any, snapshot: Snapshot, read: _Reading,
+           config: Config) -> Report:
+    context = _prepared(form, answer, snapshot, read, config)
+    return report_of(context, findings_of(context))
 
 
 class Audited(NamedTuple):
@@ -272,7 +329,7 @@ def report_of(context: Context, findings: Sequence[Finding],
     make = Report if isinstance(metrics, Metrics) else lazy_report
     return make(tuple(findings), metrics, status, not reasons, checked, not_checked,
                 context.grammar, context.snapshot, tuple(reasons), context.answer.kind,
-                context.grammar_reason)
+                context.grammar_reason, None)
 
 
 def _with_support(context: Context, metrics: Metrics,

@@ -4,6 +4,11 @@ A report is a value (immutable, compared and hashed by what it says), but its me
 worked out when first read: a caller in the request path that reads only ``status`` or
 ``passed`` never pays for them. The engine measures at once when the verdict needs the
 figures (thresholds set) or a support judge is configured (its failures belong to the audit).
+
+A report may even be *settled*: its verdict known before its findings were made (a free-text
+answer's status follows from where its markers and claims are, see
+:func:`citeaudit.core._engine.audit`). Its findings, reasons and metrics are then made by the
+whole audit when one of them is first read, and equal what that audit would have said.
 """
 
 from __future__ import annotations
@@ -30,30 +35,35 @@ class Report:
     """Findings, metrics and verdict for one answer, and what was and was not checked.
 
     ``metrics`` may be given as a function of no arguments, called once, when the metrics are
-    first read (by the attribute, ``to_dict()``, equality, hashing or pickling).
+    first read (by the attribute, ``to_dict()``, equality, hashing or pickling). ``complete``
+    likewise makes the whole report, whose findings, metrics and reasons this one then takes
+    (``findings`` and ``reasons`` are then not read).
     """
 
-    __slots__ = ("_measure", "_metrics", "checked", "findings", "grammar", "grammar_reason",
-                 "not_checked", "passed", "reasons", "shape", "snapshot", "status")
+    __slots__ = ("_complete", "_findings", "_measure", "_metrics", "_reasons", "checked",
+                 "grammar", "grammar_reason", "not_checked", "passed", "shape", "snapshot",
+                 "status")
 
-    findings: tuple[Finding, ...]
     status: Status
     passed: bool
     checked: tuple[str, ...]
     not_checked: tuple[str, ...]
     grammar: str
     snapshot: Snapshot
-    reasons: tuple[str, ...]
     shape: str
     grammar_reason: str  # why this grammar: asked for, or what inferred it
+    _findings: tuple[Finding, ...]
+    _reasons: tuple[str, ...]
     _metrics: Metrics
     _measure: Callable[[], Metrics] | None
+    _complete: Callable[[], Report] | None
 
     def __init__(  # noqa: PLR0917 -- the frozen dataclass it replaced took its fields in order
             self, findings: tuple[Finding, ...], metrics: Metrics | Callable[[], Metrics],
             status: Status, passed: bool, checked: tuple[str, ...],
             not_checked: tuple[str, ...], grammar: str, snapshot: Snapshot,
             reasons: tuple[str, ...] = (), shape: str = "text", grammar_reason: str = "",
+            complete: Callable[[], Report] | None = None,
     ) -> None:
         put = object.__setattr__
         if isinstance(metrics, Metrics):
@@ -61,20 +71,52 @@ class Report:
             put(self, "_measure", None)
         else:
             put(self, "_measure", metrics)
-        put(self, "findings", findings)
+        put(self, "_findings", findings)
         put(self, "status", status)
         put(self, "passed", passed)
         put(self, "checked", checked)
         put(self, "not_checked", not_checked)
         put(self, "grammar", grammar)
         put(self, "snapshot", snapshot)
-        put(self, "reasons", reasons)
+        put(self, "_reasons", reasons)
         put(self, "shape", shape)
         put(self, "grammar_reason", grammar_reason)
+        put(self, "_complete", complete)
+
+    def _settle(self, complete: Callable[[], Report]) -> None:
+        """Take the findings, reasons and metrics of the whole report ``complete`` makes."""
+        whole = complete()
+        put = object.__setattr__
+        put(self, "_findings", whole._findings)
+        put(self, "_reasons", whole._reasons)
+        if whole._measure is not None:
+            put(self, "_measure", whole._measure)
+        else:
+            put(self, "_metrics", whole._metrics)
+        put(self, "_complete", None)  # what it read can go
+
+    @property
+    def findings(self) -> tuple[Finding, ...]:
+        """The findings, in deterministic order."""
+        complete = self._complete
+        if complete is not None:
+            self._settle(complete)
+        return self._findings
+
+    @property
+    def reasons(self) -> tuple[str, ...]:
+        """Why the answer fails (nothing: it passes)."""
+        complete = self._complete
+        if complete is not None:
+            self._settle(complete)
+        return self._reasons
 
     @property
     def metrics(self) -> Metrics:
         """The answer's citation metrics (worked out on first read)."""
+        complete = self._complete
+        if complete is not None:
+            self._settle(complete)
         measure = self._measure
         if measure is not None:
             object.__setattr__(self, "_metrics", measure())
@@ -145,4 +187,6 @@ class Report:
 # A Report whose metrics are measured when first read, from Report's arguments in order (the
 # metrics given as the function that measures them): the class itself, or compiled, the same
 # instance with its fields set in place (its __init__ sets eleven through object.__setattr__).
-lazy_report = slotted(Report, ("findings", "_measure", *_FIELDS[2:]))
+lazy_report = slotted(Report, ("_findings", "_measure", "status", "passed", "checked",
+                                "not_checked", "grammar", "snapshot", "_reasons", "shape",
+                                "grammar_reason", "_complete"))

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from citeaudit._files import refuse_inputs
-from citeaudit.core._engine import audit
+from citeaudit.core._engine import run as run_audit
 from citeaudit.errors import CiteauditError, InputError, RunError
 from citeaudit.eval._ranges import LineRange, line_ranges
 from citeaudit.eval._records import (
@@ -169,9 +169,9 @@ def worst_records(dataset: Dataset, aggregate: Aggregate, options: Options) -> l
 
 def _detail(record: Record, summary: Summary, options: Options) -> WorstRecord:
     try:
-        report = audit(record.answer, record.sources, grammar=record.grammar,
-                       config=options.audit_config, relevant=record.relevant,
-                       answerable=record.answerable, checks=options.checks)
+        report = run_audit(record.answer, record.sources, grammar=record.grammar,
+                           config=options.audit_config, relevant=record.relevant,
+                           answerable=record.answerable, checks=options.checks).report
     except CiteauditError:
         return {"id": summary.id, "place": summary.place, "status": summary.status,
                 "findings": [], "metrics": {}}

@@ -23,7 +23,7 @@ import orjson
 from citeaudit import __version__ as version
 from citeaudit.core._checks import Check
 from citeaudit.core._config import Config
-from citeaudit.core._engine import audit
+from citeaudit.core._engine import run as run_audit
 from citeaudit.core._rules import Severity
 from citeaudit.errors import CiteauditError, InputError
 from citeaudit.eval._evaluators import CitationCoverage, Evaluator, EvaluatorResult
@@ -148,9 +148,11 @@ def result_of(item: RawItem, options: Options) -> dict[str, Any]:
 
 
 def _audited(item: RawItem, record: Record, options: Options) -> dict[str, Any]:
-    report = audit(record.answer, record.sources, grammar=record.grammar,
-                   config=options.audit_config, relevant=record.relevant,
-                   answerable=record.answerable, checks=options.checks)
+    # The whole audit at once: its findings are written (a settled report would make them
+    # after its verdict, scanning the answer twice).
+    report = run_audit(record.answer, record.sources, grammar=record.grammar,
+                       config=options.audit_config, relevant=record.relevant,
+                       answerable=record.answerable, checks=options.checks).report
     verdicts = {evaluator.name: _evaluate(evaluator, record, report)
                 for evaluator in options.evaluators}
     reasons = [*report.reasons, *(f"{name}: {v.reason or 'failed'}"

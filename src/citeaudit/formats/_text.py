@@ -5,7 +5,7 @@ into claims (sentences, list items); each marker belongs to the claim it sits in
 from __future__ import annotations
 
 from bisect import bisect_left
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from itertools import repeat
 from operator import itemgetter
 
@@ -22,7 +22,9 @@ from citeaudit.core._answer import (
 from citeaudit.core._grammar import Malformed, Marker
 from citeaudit.core._native import core
 from citeaudit.core._policy import exempt, list_items, under_cited_lead
+from citeaudit.core._report import Status
 from citeaudit.core._segment import Span, code_spans, covered
+from citeaudit.core._sources import Snapshot, resolve_id
 
 __all__ = ["TextFormat", "parse_text"]
 
@@ -42,6 +44,12 @@ class TextFormat(SourcesAsGiven):
     def parse(self, answer: object, reading: Reading) -> Answer:
         assert isinstance(answer, str)
         return parse_text(answer, reading)
+
+    def settled(self, answer: str, reading: Reading, empty_fails: bool) -> Status | None:
+        """The status :func:`parse_text` and the checks would give ``answer`` (see
+        :func:`settle_text`).
+        """
+        return settle_text(answer, reading, empty_fails)
 
 
 def parse_text(text: str, reading: Reading, kind: AnswerKind = "text") -> Answer:
@@ -71,6 +79,88 @@ def parse_text(text: str, reading: Reading, kind: AnswerKind = "text") -> Answer
         list_items, under_cited_lead, exempt)
     return new_answer(kind, text, tuple(claims), tuple(citations_of(markers, owner)),
                       tuple(zip(bad_owner, malformed, strict=True)), False, (), tuple(marks))
+
+
+def settle_text(text: str, reading: Reading, empty_fails: bool) -> Status | None:
+    """The status of free text whose verdict follows from its markers and claims (see
+    ``Config.settles``): a refusal has no evidence; an id the snapshot does not hold, or a
+    claim without a marker, fails it (CA201/CA202, CA301/CA302); no claims is no evidence
+    (``empty_fails``: CA403 fails it). What :func:`parse_text` reads, without its claims and
+    citations. ``None`` where only the whole audit can say: code spans, a refusal that cites,
+    markers that name no id, an empty snapshot.
+    """
+    refusal = reading.refusal
+    if refusal.matches(text):
+        return "no_evidence"
+    snapshot = reading.snapshot
+    if "`" in text or "~~~" in text or snapshot is None or not snapshot.sources:
+        return None
+    scan = reading.scanned if reading.scanned is not None else reading.grammar.scan(text)
+    markers: Sequence[Marker] = scan.markers
+    if markers and refusal.may_match(text):
+        return None
+    named = _named(markers, snapshot.index, resolve_id, snapshot)
+    if named < 0:
+        return "unverified"
+    malformed = scan.malformed
+    spans = reading.segmenter(text, _marks(markers, malformed, Span))
+    rules = reading.not_citable
+    claims = _claimed(text, spans, tuple(markers), malformed, rules,
+                      "listed" in rules and "\n" in text, list_items, under_cited_lead, exempt)
+    if claims < 0:
+        return "unverified"
+    if claims == 0:
+        return "unverified" if empty_fails else "no_evidence"
+    return "ok" if named else None  # markers that name nothing: CA401 decides
+
+
+def _named(markers: Sequence[Marker], index: Mapping[str, object],
+           resolve: Callable[[str, str, Snapshot], str | None], snapshot: Snapshot) -> int:
+    """How many ids ``markers`` name, or -1 at the first the snapshot does not hold (as
+    ``_engine._resolved`` resolves them). The pure-Python reference of
+    :func:`citeaudit.core._core.named`.
+    """
+    count = 0
+    for marker in markers:
+        for source_id in marker.ids:
+            if source_id not in index and resolve(source_id, marker.prefix, snapshot) is None:
+                return -1
+            count += 1
+    return count
+
+
+def _claimed(  # noqa: PLR0917 -- mirrors the compiled core's signature
+        text: str, spans: Sequence[Span], markers: tuple[Marker, ...],
+        malformed: Sequence[Malformed], rules: frozenset[str], listing: bool,
+        items_of: Callable[[str], frozenset[int]], under_lead: Callable[..., bool],
+        exempted: Callable[..., bool]) -> int:
+    """How many claims :func:`_assemble` makes of ``spans``, or -1 at the first claim it
+    would make without a marker. The pure-Python reference of
+    :func:`citeaudit.core._core.claimed`.
+    """
+    items: frozenset[int] | None = None if listing else frozenset()
+    starts = list(map(_START, markers))
+    bad_starts = list(map(_START, malformed))
+    index = bad = number = 0
+    for at, (start, end) in enumerate(spans):
+        first = bisect_left(starts, start, index)
+        index = bisect_left(starts, end, first)
+        first_bad = bad
+        if bad_starts:
+            first_bad = bisect_left(bad_starts, start, bad)
+            bad = bisect_left(bad_starts, end, first_bad)
+        if index > first:
+            number += 1
+            continue
+        if bad == first_bad and rules:  # uncited: does the policy exempt it?
+            if items is None:
+                items = items_of(text)
+            listed = bool(items) and under_lead(
+                text, spans, at, items, starts=starts, bad_starts=bad_starts)
+            if exempted(text, start, end, rules, listed):
+                continue
+        return -1
+    return number
 
 
 def _marks(markers: Sequence[Marker], malformed: Sequence[Malformed], span: type[Span],
@@ -133,6 +223,10 @@ def _assemble(  # noqa: PLR0917 -- mirrors the compiled core's signature
 
 reference_assemble = _assemble
 reference_marks = _marks
+reference_named = _named
+reference_claimed = _claimed
 if (_compiled := core()) is not None:
     _assemble = _compiled.assemble
     _marks = _compiled.marks
+    _named = _compiled.named
+    _claimed = _compiled.claimed

@@ -35,7 +35,7 @@ from starlette.routing import Route, WebSocketRoute
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from citeaudit.core._config import DEFAULT_REFUSAL, config_with
-from citeaudit.core._engine import audit
+from citeaudit.core._engine import audit, run
 from citeaudit.core._loading import decode_json
 from citeaudit.errors import CiteauditError, ConfigError, InputError
 from citeaudit.eval._evaluators import load_evaluators
@@ -244,8 +244,8 @@ class _Service:
     def audit(self, body: dict[str, Any]) -> dict[str, Any]:
         _require_answer(body)
         config, answer_format = self._options(body)
-        data = audit(body["answer"], body.get("sources"), config=config,
-                     answer_format=answer_format).to_dict()
+        data = run(body["answer"], body.get("sources"), config=config,  # the whole report
+                   answer_format=answer_format).report.to_dict()
         self.tally.report(data)
         return data
 
