@@ -448,6 +448,19 @@ def test_passages_equal(passages: list[Any]) -> None:
         _sources._passages = saved
 
 
+@PROFILE
+@given(st.lists(st.sampled_from(["text", "", " a passage ", "［１］", "\x00", 3, None,
+                                 {"text": "t"}]), max_size=6))
+def test_strings_equal(passages: list[Any]) -> None:
+    from citeaudit.core import _sources  # noqa: PLC0415 - beside the module-level names
+
+    ids = _sources.numbered_ids(len(passages))
+    made = CORE.strings(passages, ids, _sources.Source, _sources.NO_METADATA)
+    assert made == _sources.reference_strings(passages, ids, _sources.Source,
+                                              _sources.NO_METADATA)
+    assert made is None or all(type(source) is _sources.Source for source in made)
+
+
 def test_every_example_equal() -> None:
     answers = _example_answers()
     assert len(answers) >= 5

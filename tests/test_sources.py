@@ -152,6 +152,17 @@ def test_a_list_without_ids_is_numbered_by_position() -> None:
     assert report.passed
 
 
+@pytest.mark.parametrize("passages", [["a"], ["a", "", " b ", "c"], [f"p{n}" for n in range(1500)]])
+def test_a_list_of_strings_is_the_snapshot_of_its_positions(passages: list[str]) -> None:
+    snapshot = load_snapshot(passages)
+    general = Snapshot(tuple(Source(str(n), text) for n, text in enumerate(passages, 1)),
+                       ids_from="positions")
+    assert snapshot == general
+    assert (snapshot.ids, snapshot.numbering, snapshot.ids_from, snapshot.fingerprint) == (
+        general.ids, general.numbering, general.ids_from, general.fingerprint)
+    assert snapshot.get(str(len(passages))) == general.get(str(len(passages)))
+
+
 @pytest.mark.parametrize(("passages", "place"), [
     ([{"id": "5", "text": "a"}, {"text": "b"}], "$[1]"),
     ([{"text": "b"}, {"id": "5", "text": "a"}], "$[1].id"),

@@ -1211,6 +1211,25 @@ def passages(list data, object source_type, object no_metadata, object read_only
     return found
 
 
+def strings(list data, tuple ids, object source_type, object no_metadata):
+    """``_sources._strings``: a non-empty list of passages that are all strings as sources
+    named by their places (``ids``), or None for any other list.
+    """
+    cdef Py_ssize_t count = len(data), at
+    cdef list found = []
+    if len(ids) != count:
+        raise ValueError("one id a passage")
+    if count == 0:
+        return None
+    for at in range(count):
+        if type(data[at]) is not str:
+            return None
+    for at in range(count):
+        found.append(_new_record(source_type, (ids[at], data[at], None, None, None, None,
+                                               no_metadata)))
+    return tuple(found)
+
+
 cdef object _MEMBER = type(type("_Probe", (), {"__slots__": ("field",)}).__dict__["field"])
 cdef enum:
     _MOST_FIELDS = 16

@@ -77,6 +77,21 @@ class Snapshot:
         # "ids": the ids as the data gave them; "positions": an id-less list numbered 1..N.
         self.ids_from = ids_from
 
+    @classmethod
+    def positional(cls, sources: tuple[Source, ...]) -> Snapshot:
+        """The snapshot of an id-less list of passages, ``sources``, already numbered
+        ``"1"`` .. ``"N"`` in order (what ``Snapshot(sources, ids_from="positions")`` makes,
+        without checking again what the numbering guarantees).
+        """
+        snapshot = cls.__new__(cls)
+        snapshot.sources = sources
+        snapshot._by_id = {source.id: source for source in sources}
+        snapshot._fingerprint = None
+        snapshot._weights = False
+        snapshot.numbering = ("", len(sources))
+        snapshot.ids_from = "positions"
+        return snapshot
+
     @property
     def numbered(self) -> bool:
         """True when the ids are exactly ``"1"`` .. ``"N"``."""
@@ -222,6 +237,9 @@ def load_snapshot(data: Any, *, origin: str = "<snapshot>") -> Snapshot:
     """
     if isinstance(data, Snapshot):
         return data
+    if type(data) is list and data and type(data[0]) is str and (
+            texts := _strings(data, numbered_ids(len(data)), Source, NO_METADATA)) is not None:
+        return Snapshot.positional(texts)  # the common case: passages as bare strings
     if _passages is not None and type(data) is list and (
             read := _passages(data, Source, NO_METADATA, MappingProxyType)) is not None:
         return Snapshot(tuple(read))
@@ -396,6 +414,22 @@ def kind_of(value: Any) -> str:
             list: "a list", dict: "an object"}.get(type(value), type(value).__name__)
 
 
+def _strings(data: list[Any], ids: tuple[str, ...], source: type[Source],
+             no_metadata: Mapping[str, Any]) -> tuple[Source, ...] | None:
+    """A non-empty list of passages that are all strings as the sources ``_sources`` makes of
+    it (each named by its place, ``ids``), or None for any other list. The pure-Python reference of
+    :func:`citeaudit.core._core.strings`.
+    """
+    if {*map(type, data)} != _STRINGS:
+        return None
+    new = tuple.__new__
+    return tuple([new(source, (given, text, None, None, None, None, no_metadata))
+                  for given, text in zip(ids, data, strict=True)])
+
+
 # A list of passages that all carry their ids, read by the compiled core where it is built
-# (``_core.passages``; it gives None where _sources must read them).
+# (``_core.passages``; it gives None where _sources must read them); one of strings too.
 _passages = getattr(core(), "passages", None)
+reference_strings = _strings
+if (_compiled := core()) is not None:
+    _strings = _compiled.strings
