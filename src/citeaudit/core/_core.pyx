@@ -659,39 +659,52 @@ cdef list _segmented(str masked_text, Chars* chars, Py_ssize_t* bounds, Py_ssize
 cdef object _ASCII_BRACKET = None  # _grammar._BRACKET, read at the first scan (it imports us)
 
 
-cdef list _brackets(str text):
-    """``_grammar._BRACKET.finditer(text)`` as (start, end) pairs, found by hand: a "[" not
-    after a backslash or "!", at most 200 characters that are not "[", "]" or a newline, a
-    "]" not followed by "(". Where a candidate fails, the search goes on after its "[".
+cdef Py_ssize_t _bracket(str text, Chars* chars, Py_ssize_t size, Py_ssize_t at,
+                         Py_ssize_t* end) except -2:
+    """The start of the first match of ``_grammar._BRACKET`` at or after ``at`` (its end in
+    ``end``), or -1: found by hand, a "[" not after a backslash or "!", at most 200 characters
+    that are not "[", "]" or a newline, a "]" not followed by "(". Where a candidate fails,
+    the search goes on after its "[".
     """
-    cdef list found = []
-    cdef Chars chars
-    cdef Py_ssize_t size = len(text), at = 0, start, end, limit
+    cdef Py_ssize_t start, close, limit
     cdef Py_UCS4 c
-    chars.kind = PyUnicode_KIND(text)
-    chars.data = PyUnicode_DATA(text)
     while True:
         start = text.find(u"[", at)
         if start < 0:
-            return found
+            return -1
         at = start + 1
         if start > 0:
-            c = _ch(&chars, start - 1)
+            c = _ch(chars, start - 1)
             if c == u'\\' or c == u'!':
                 continue
-        end = start + 1
+        close = start + 1
         limit = min(size, start + 201)
-        while end < limit:
-            c = _ch(&chars, end)
+        while close < limit:
+            c = _ch(chars, close)
             if c == u'[' or c == u']' or c == u'\n':
                 break
-            end += 1
-        if end >= size or _ch(&chars, end) != u']':
+            close += 1
+        if close >= size or _ch(chars, close) != u']':
             continue
-        if end + 1 < size and _ch(&chars, end + 1) == u'(':
+        if close + 1 < size and _ch(chars, close + 1) == u'(':
             continue
-        found.append((start, end + 1))
-        at = end + 1
+        end[0] = close + 1
+        return start
+
+
+cdef inline bint _plain_number(Chars* chars, Py_ssize_t start, Py_ssize_t end) noexcept:
+    """Whether the characters from ``start`` to ``end`` are ASCII digits, the first not 0:
+    what the scan's fast path reads as an id, without slicing them first.
+    """
+    cdef Py_ssize_t at
+    cdef Py_UCS4 c
+    if end <= start or _ch(chars, start) == u'0':
+        return False
+    for at in range(start, end):
+        c = _ch(chars, at)
+        if c < u'0' or c > u'9':
+            return False
+    return True
 
 
 def scan_brackets(str text, pattern, parse, bint digits, str prefix, bint ordinal,
@@ -699,40 +712,59 @@ def scan_brackets(str text, pattern, parse, bint digits, str prefix, bint ordina
     """The loop of ``BracketGrammar.scan``: the markers and malformed markers ``pattern``
     (one of the grammar's two bracket patterns, whose brackets are one character each) finds,
     ``parse`` classifying each content (``fullwidth``: the folding table). The ASCII bracket
-    pattern is matched by hand (:func:`_brackets`), the full-width one by the regex engine.
+    pattern is matched by hand (:func:`_bracket`), the full-width one by the regex engine.
     """
     global _ASCII_BRACKET
     cdef list markers = []
     cdef list malformed = []
-    cdef str content
-    cdef Py_ssize_t start, end
+    cdef Chars chars
+    cdef Py_ssize_t size = len(text), at = 0, start, end = 0
     if _ASCII_BRACKET is None:
         from citeaudit.core._grammar import _BRACKET
         _ASCII_BRACKET = _BRACKET
+    chars.kind = PyUnicode_KIND(text)
+    chars.data = PyUnicode_DATA(text)
     if pattern is _ASCII_BRACKET:
-        spans = _brackets(text)
+        while True:
+            start = _bracket(text, &chars, size, at, &end)
+            if start < 0:
+                break
+            at = end
+            _read_bracket(text, &chars, start, end, markers, malformed, parse, digits, prefix,
+                          ordinal, marker, malformed_type, fullwidth)
     else:
-        spans = [match.span() for match in pattern.finditer(text)]
-    for span in spans:
-        start = _item(span, 0)
-        end = _item(span, 1)
-        content = text[start + 1:end - 1]
-        if not content.isascii():
-            content = content.translate(fullwidth)
-        if digits and content.isdigit() and content[0] != u'0' and content.isascii():
-            markers.append(_new_record(marker, (text[start:end], start, end, (content,),
-                                                prefix, ordinal)))
-            continue
-        parsed = parse(content)
-        if parsed is None:
-            continue
-        if isinstance(parsed, str):
-            malformed.append(_new_record(malformed_type, (text[start:end], start, end,
-                                                          parsed)))
-        else:
-            markers.append(_new_record(marker, (text[start:end], start, end, parsed, prefix,
-                                                ordinal)))
+        for match in pattern.finditer(text):
+            start, end = match.span()
+            _read_bracket(text, &chars, start, end, markers, malformed, parse, digits, prefix,
+                          ordinal, marker, malformed_type, fullwidth)
     return markers, malformed
+
+
+cdef int _read_bracket(str text, Chars* chars, Py_ssize_t start, Py_ssize_t end,
+                       list markers, list malformed, parse, bint digits, str prefix,
+                       bint ordinal, marker, malformed_type, fullwidth) except -1:
+    """What one bracketed text is: a marker, a malformed marker, or prose (neither)."""
+    cdef str content
+    if digits and _plain_number(chars, start + 1, end - 1):  # "[12]": the common case
+        markers.append(_new_record(marker, (text[start:end], start, end,
+                                            (text[start + 1:end - 1],), prefix, ordinal)))
+        return 0
+    content = text[start + 1:end - 1]
+    if not content.isascii():
+        content = content.translate(fullwidth)
+    if digits and content.isdigit() and content[0] != u'0' and content.isascii():
+        markers.append(_new_record(marker, (text[start:end], start, end, (content,), prefix,
+                                            ordinal)))
+        return 0
+    parsed = parse(content)
+    if parsed is None:
+        return 0
+    if isinstance(parsed, str):
+        malformed.append(_new_record(malformed_type, (text[start:end], start, end, parsed)))
+    else:
+        markers.append(_new_record(marker, (text[start:end], start, end, parsed, prefix,
+                                            ordinal)))
+    return 0
 
 
 cdef Py_ssize_t* _starts(object items, Py_ssize_t count) except NULL:
