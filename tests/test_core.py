@@ -260,14 +260,40 @@ def test_settling_pieces_equal(text: str, rules: frozenset[str]) -> None:
             assert CORE.named(scan.markers, snapshot.index, resolve_id, snapshot) == \
                 _text.reference_named(scan.markers, snapshot.index, resolve_id, snapshot)
             spans = CORE.segment(text, CORE.marks(scan.markers, scan.malformed, Span))
-            arguments = (text, spans, tuple(scan.markers), scan.malformed, rules,
-                         "\n" in text, list_items, under_cited_lead, exempt)
+            arguments = (text, spans, [m.start for m in scan.markers],
+                         [m.start for m in scan.malformed], rules, "\n" in text, list_items,
+                         under_cited_lead, exempt)
             claims = _text.reference_claimed(*arguments)
             assert CORE.claimed(*arguments) == claims
-            made, _, _ = _text.reference_assemble(*arguments[:6], _answer.Claim,
-                                                  *arguments[6:])
+            made, _, _ = _text.reference_assemble(
+                text, spans, tuple(scan.markers), scan.malformed, *arguments[4:6],
+                _answer.Claim, *arguments[6:])
             unmarked = [claim for claim in made if not claim.markers]
             assert claims == (-1 if unmarked else len(made))
+
+
+@PROFILE
+@given(texts)
+def test_sighting_equal(text: str) -> None:
+    """What settling reads of the markers, made in C without them, is what the scan's
+    markers give: the ids named (None at an unresolved one), the marks and the starts.
+    """
+    for sources in SNAPSHOTS:
+        snapshot = load_snapshot(sources)
+        for name in ("numeric,S", "numeric", "S", "id", "source"):
+            grammar = get_grammar(name)
+            assert isinstance(grammar, BracketGrammar)
+            for pattern in (_grammar._BRACKET, _grammar._WIDE_BRACKET):
+                arguments = (text, pattern, grammar._parse, grammar._digits,
+                             grammar.prefix, _grammar._FULLWIDTH, snapshot.index, resolve_id,
+                             snapshot, Span)
+                sighted = CORE.sight_brackets(*arguments)
+                assert sighted == _grammar.reference_sight_brackets(*arguments)
+            scan = grammar.scan(text)
+            named = _text.reference_named(scan.markers, snapshot.index, resolve_id, snapshot)
+            assert grammar.sight(text, snapshot, Span) == (None if named < 0 else (
+                named, _text.reference_marks(scan.markers, scan.malformed, Span),
+                [m.start for m in scan.markers], [m.start for m in scan.malformed]))
 
 
 @PROFILE

@@ -65,6 +65,7 @@ class Config:
     # answer with no claims fails (CA403 an error).
     settles: bool = field(init=False, repr=False, compare=False)
     empty_fails: bool = field(init=False, repr=False, compare=False)
+    _refusals: Refusal = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         for name in ("select", "extend_select", "ignore"):
@@ -115,12 +116,13 @@ class Config:
             and self.claim_policy == "all" and self.support is None and not self.checks
             and self.min_precision is None and self.min_recall is None))
         object.__setattr__(self, "empty_fails", "CA403" in errors)
+        texts = (self.refusal,) if isinstance(self.refusal, str) else self.refusal
+        object.__setattr__(self, "_refusals", Refusal.of(texts, self.refusal_regex))
 
     @property
     def refusals(self) -> Refusal:
-        """The matcher of accepted refusals."""
-        texts = (self.refusal,) if isinstance(self.refusal, str) else self.refusal
-        return Refusal.of(texts, self.refusal_regex)
+        """The matcher of accepted refusals (made once)."""
+        return self._refusals
 
     def severity_of(self, code: str) -> Severity:
         """The configured severity of a rule code, else its default."""

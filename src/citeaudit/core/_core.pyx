@@ -744,19 +744,11 @@ cdef int _read_bracket(str text, Chars* chars, Py_ssize_t start, Py_ssize_t end,
                        list markers, list malformed, parse, bint digits, str prefix,
                        bint ordinal, marker, malformed_type, fullwidth) except -1:
     """What one bracketed text is: a marker, a malformed marker, or prose (neither)."""
-    cdef str content
     if digits and _plain_number(chars, start + 1, end - 1):  # "[12]": the common case
         markers.append(_new_record(marker, (text[start:end], start, end,
                                             (text[start + 1:end - 1],), prefix, ordinal)))
         return 0
-    content = text[start + 1:end - 1]
-    if not content.isascii():
-        content = content.translate(fullwidth)
-    if digits and content.isdigit() and content[0] != u'0' and content.isascii():
-        markers.append(_new_record(marker, (text[start:end], start, end, (content,), prefix,
-                                            ordinal)))
-        return 0
-    parsed = parse(content)
+    parsed = _parsed(text, start, end, parse, digits, fullwidth)
     if parsed is None:
         return 0
     if isinstance(parsed, str):
@@ -765,6 +757,72 @@ cdef int _read_bracket(str text, Chars* chars, Py_ssize_t start, Py_ssize_t end,
         markers.append(_new_record(marker, (text[start:end], start, end, parsed, prefix,
                                             ordinal)))
     return 0
+
+
+cdef object _parsed(str text, Py_ssize_t start, Py_ssize_t end, parse, bint digits,
+                    fullwidth):
+    """The bracketed content's ids (a tuple), the reason it is malformed, or None (prose)."""
+    cdef str content = text[start + 1:end - 1]
+    if not content.isascii():
+        content = content.translate(fullwidth)
+    if digits and content.isdigit() and content[0] != u'0' and content.isascii():
+        return (content,)
+    return parse(content)
+
+
+def sight_brackets(str text, pattern, parse, bint digits, str prefix, fullwidth,
+                   index, resolve, snapshot, span):
+    """``_grammar._sight_brackets``: what settling reads of the brackets ``scan_brackets``
+    reads, without their records: how many ids the markers name, the marks (``span``
+    values, in text order) and the starts of the markers and of the malformed markers; None
+    at the first id neither ``index`` holds nor ``resolve`` finds.
+    """
+    global _ASCII_BRACKET
+    cdef list marks = [], starts = [], bad_starts = []
+    cdef Chars chars
+    cdef Py_ssize_t size = len(text), at = 0, start, end = 0, named = 0
+    cdef bint ascii = False
+    if _ASCII_BRACKET is None:
+        from citeaudit.core._grammar import _BRACKET
+        _ASCII_BRACKET = _BRACKET
+    chars.kind = PyUnicode_KIND(text)
+    chars.data = PyUnicode_DATA(text)
+    matches = None
+    if pattern is _ASCII_BRACKET:
+        ascii = True
+    else:
+        matches = pattern.finditer(text)
+    while True:
+        if ascii:
+            start = _bracket(text, &chars, size, at, &end)
+            if start < 0:
+                break
+            at = end
+        else:
+            match = next(matches, None)
+            if match is None:
+                break
+            start, end = match.span()
+        if digits and _plain_number(&chars, start + 1, end - 1):
+            source_id = text[start + 1:end - 1]
+            if source_id not in index and resolve(source_id, prefix, snapshot) is None:
+                return None
+            named += 1
+            starts.append(start)
+        else:
+            parsed = _parsed(text, start, end, parse, digits, fullwidth)
+            if parsed is None:
+                continue
+            if isinstance(parsed, str):
+                bad_starts.append(start)
+            else:
+                for source_id in parsed:
+                    if source_id not in index and resolve(source_id, prefix, snapshot) is None:
+                        return None
+                    named += 1
+                starts.append(start)
+        marks.append(_new_record(span, (start, end)))
+    return named, marks, starts, bad_starts
 
 
 cdef Py_ssize_t* _starts(object items, Py_ssize_t count) except NULL:
@@ -776,6 +834,17 @@ cdef Py_ssize_t* _starts(object items, Py_ssize_t count) except NULL:
     for at in range(count):
         starts[at] = _item(items[at], 1)
     return starts
+
+
+cdef Py_ssize_t* _numbers(list values, Py_ssize_t count) except NULL:
+    """``values``, whole numbers, as a C array."""
+    cdef Py_ssize_t* numbers = <Py_ssize_t*> PyMem_Malloc((count + 1) * sizeof(Py_ssize_t))
+    cdef Py_ssize_t at
+    if numbers == NULL:
+        raise MemoryError()
+    for at in range(count):
+        numbers[at] = values[at]
+    return numbers
 
 
 cdef inline Py_ssize_t _bisect_left(Py_ssize_t* values, Py_ssize_t value, Py_ssize_t low,
@@ -866,21 +935,21 @@ def named(markers, known, resolve_id, snapshot):
     return count
 
 
-def claimed(str text, object spans, tuple markers, object malformed, rules, bint listing,
-            list_items, under_cited_lead, exempt):
-    """``_text._claimed``: how many claims ``assemble`` makes of ``spans``, or -1 at the
+def claimed(str text, object spans, list start_list, list bad_start_list, rules,
+            bint listing, list_items, under_cited_lead, exempt):
+    """``_text._claimed``: how many claims ``assemble`` makes of ``spans`` (the markers and
+    the malformed markers starting at ``start_list`` and ``bad_start_list``), or -1 at the
     first claim it would make without a marker.
     """
-    cdef Py_ssize_t count = len(markers), bad_count = len(malformed)
-    cdef Py_ssize_t* starts = _starts(markers, count)
+    cdef Py_ssize_t count = len(start_list), bad_count = len(bad_start_list)
+    cdef Py_ssize_t* starts = _numbers(start_list, count)
     cdef Py_ssize_t* bad_starts = NULL
-    cdef Py_ssize_t at, start, end, first, index = 0, first_bad, bad = 0, number = 0, k
+    cdef Py_ssize_t at, start, end, first, index = 0, first_bad, bad = 0, number = 0
     cdef object items = None if listing else frozenset()
-    cdef object start_list = None, bad_start_list = None
     if not isinstance(spans, list):  # a custom segmenter's sequence
         spans = list(spans)
     try:
-        bad_starts = _starts(malformed, bad_count)
+        bad_starts = _numbers(bad_start_list, bad_count)
         for at in range(len(spans)):
             span = spans[at]
             start = _item(span, 0)
@@ -897,13 +966,8 @@ def claimed(str text, object spans, tuple markers, object malformed, rules, bint
             if bad == first_bad and rules:
                 if items is None:
                     items = list_items(text)
-                listed = False
-                if items:
-                    if start_list is None:
-                        start_list = [starts[k] for k in range(count)]
-                        bad_start_list = [bad_starts[k] for k in range(bad_count)]
-                    listed = bool(under_cited_lead(text, spans, at, items, starts=start_list,
-                                                   bad_starts=bad_start_list))
+                listed = bool(items) and bool(under_cited_lead(
+                    text, spans, at, items, starts=start_list, bad_starts=bad_start_list))
                 if exempt(text, start, end, rules, listed):
                     continue
             return -1

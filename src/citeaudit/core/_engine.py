@@ -94,8 +94,9 @@ def _reading(answer: Any, snapshot: Snapshot, grammar: GrammarSpec,  # noqa: PLR
     else:
         chosen, why, scanned = infer(snapshot, answer if isinstance(answer, str) else None)
     accepted = config.refusals if refusal is None else Refusal.of(refusal, config.refusal_regex)
-    return _Reading(Reading(chosen, accepted, segmenter, scanned, config.not_citable, snapshot),
-                    why)
+    new = tuple.__new__  # on every audit: no NamedTuple constructor frames
+    return new(_Reading, (new(Reading, (chosen, accepted, segmenter, scanned,
+                                        config.not_citable, snapshot)), why))
 
 
 def _prepared(form: AnswerFormat | None, answer: Any, snapshot: Snapshot, read: _Reading,

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
 
 from citeaudit.core._native import core
@@ -139,8 +139,26 @@ class BracketGrammar:
         return Scan(*_scan_brackets(text, bracket, self._parse, self._digits, self.prefix,
                                     self.ordinal, Marker, Malformed, _FULLWIDTH))
 
+    def sight(self, text: str, snapshot: Snapshot, span: type[tuple[int, int]],
+              ) -> Sighting | None:
+        """What settling a verdict reads of :meth:`scan`'s markers, without making them: how
+        many ids they name, where the markers and malformed markers are (``span`` values, in
+        text order) and where each starts; None at the first id ``snapshot`` does not hold
+        (as :func:`~citeaudit.core._sources.resolve_id` resolves it).
+        """
+        if "[" not in text and (text.isascii() or "\uff3b" not in text):
+            return 0, [], [], []
+        bracket = _BRACKET if text.isascii() or not any(c in text for c in _WIDE) else \
+            _WIDE_BRACKET
+        return _sight_brackets(text, bracket, self._parse, self._digits, self.prefix,
+                               _FULLWIDTH, snapshot.index, resolve_id, snapshot, span)
+
     def __repr__(self) -> str:
         return f"<grammar {self.name}>"
+
+
+# What BracketGrammar.sight gives: (ids named, marks, marker starts, malformed marker starts).
+Sighting = tuple[int, list[Any], list[int], list[int]]
 
 
 def _scan_brackets(  # noqa: PLR0917 -- mirrors the compiled core's signature
@@ -173,9 +191,33 @@ def _scan_brackets(  # noqa: PLR0917 -- mirrors the compiled core's signature
     return markers, malformed
 
 
+def _sight_brackets(  # noqa: PLR0917 -- mirrors the compiled core's signature
+        text: str, pattern: re.Pattern[str], parse: Callable[[str], _Parsed], digits: bool,
+        prefix: str, fullwidth: dict[int, int], index: Mapping[str, object],
+        resolve: Callable[[str, str, Snapshot], str | None], snapshot: Snapshot,
+        span: type[tuple[int, int]]) -> Sighting | None:
+    """:meth:`BracketGrammar.sight` from the scan's markers. The pure-Python reference of
+    :func:`citeaudit.core._core.sight_brackets`.
+    """
+    markers, malformed = _scan_brackets(text, pattern, parse, digits, prefix, True, Marker,
+                                        Malformed, fullwidth)
+    named = 0
+    for marker in markers:
+        for source_id in marker.ids:
+            if source_id not in index and resolve(source_id, prefix, snapshot) is None:
+                return None
+            named += 1
+    new = tuple.__new__
+    marks = sorted([new(span, (m.start, m.end)) for m in markers] +
+                   [new(span, (m.start, m.end)) for m in malformed])
+    return named, marks, [m.start for m in markers], [m.start for m in malformed]
+
+
 reference_scan_brackets = _scan_brackets
+reference_sight_brackets = _sight_brackets
 if (_compiled := core()) is not None:
     _scan_brackets = _compiled.scan_brackets
+    _sight_brackets = _compiled.sight_brackets
 
 
 def _split_items(content: str) -> list[str] | None:

@@ -19,7 +19,7 @@ from citeaudit.core._answer import (
     new_answer,
     without_markers,
 )
-from citeaudit.core._grammar import Malformed, Marker
+from citeaudit.core._grammar import BracketGrammar, Malformed, Marker
 from citeaudit.core._native import core
 from citeaudit.core._policy import exempt, list_items, under_cited_lead
 from citeaudit.core._report import Status
@@ -95,17 +95,28 @@ def settle_text(text: str, reading: Reading, empty_fails: bool) -> Status | None
     snapshot = reading.snapshot
     if "`" in text or "~~~" in text or snapshot is None or not snapshot.sources:
         return None
-    scan = reading.scanned if reading.scanned is not None else reading.grammar.scan(text)
-    markers: Sequence[Marker] = scan.markers
-    if markers and refusal.may_match(text):
-        return None
-    named = _named(markers, snapshot.index, resolve_id, snapshot)
-    if named < 0:
-        return "unverified"
-    malformed = scan.malformed
-    spans = reading.segmenter(text, _marks(markers, malformed, Span))
+    grammar = reading.grammar
+    if reading.scanned is None and type(grammar) is BracketGrammar:  # no markers made
+        sighted = grammar.sight(text, snapshot, Span)
+        if sighted is None:  # an id the snapshot does not hold
+            return None if refusal.may_match(text) else "unverified"
+        named, marks, starts, bad_starts = sighted
+        if starts and refusal.may_match(text):
+            return None
+    else:
+        scan = reading.scanned if reading.scanned is not None else grammar.scan(text)
+        markers = scan.markers
+        if markers and refusal.may_match(text):
+            return None
+        named = _named(markers, snapshot.index, resolve_id, snapshot)
+        if named < 0:
+            return "unverified"
+        marks = _marks(markers, scan.malformed, Span)
+        starts = list(map(_START, markers))
+        bad_starts = list(map(_START, scan.malformed))
+    spans = reading.segmenter(text, marks)
     rules = reading.not_citable
-    claims = _claimed(text, spans, tuple(markers), malformed, rules,
+    claims = _claimed(text, spans, starts, bad_starts, rules,
                       "listed" in rules and "\n" in text, list_items, under_cited_lead, exempt)
     if claims < 0:
         return "unverified"
@@ -130,17 +141,14 @@ def _named(markers: Sequence[Marker], index: Mapping[str, object],
 
 
 def _claimed(  # noqa: PLR0917 -- mirrors the compiled core's signature
-        text: str, spans: Sequence[Span], markers: tuple[Marker, ...],
-        malformed: Sequence[Malformed], rules: frozenset[str], listing: bool,
-        items_of: Callable[[str], frozenset[int]], under_lead: Callable[..., bool],
-        exempted: Callable[..., bool]) -> int:
-    """How many claims :func:`_assemble` makes of ``spans``, or -1 at the first claim it
-    would make without a marker. The pure-Python reference of
-    :func:`citeaudit.core._core.claimed`.
+        text: str, spans: Sequence[Span], starts: list[int], bad_starts: list[int],
+        rules: frozenset[str], listing: bool, items_of: Callable[[str], frozenset[int]],
+        under_lead: Callable[..., bool], exempted: Callable[..., bool]) -> int:
+    """How many claims :func:`_assemble` makes of ``spans`` (the markers and malformed
+    markers starting at ``starts`` and ``bad_starts``), or -1 at the first claim it would make
+    without a marker. The pure-Python reference of :func:`citeaudit.core._core.claimed`.
     """
     items: frozenset[int] | None = None if listing else frozenset()
-    starts = list(map(_START, markers))
-    bad_starts = list(map(_START, malformed))
     index = bad = number = 0
     for at, (start, end) in enumerate(spans):
         first = bisect_left(starts, start, index)
