@@ -107,7 +107,7 @@ def unread_markers(context: Context) -> Sequence[Problem]:
     found: list[tuple[int | None, int, int, str]] = []
     for number, text, read in texts:
         code = [(span.start, span.end) for span in code_spans(text)] \
-            if "`" in text or "~~~" in text else []
+            if "`" in text or ("~" in text and "~~~" in text) else []
         found += [(number, a, b, text[a:b]) for a, b in unread(text, read + code)]
     if not found:
         return ()

@@ -113,7 +113,8 @@ def segment(text: str, marks: Sequence[Span] = ()) -> list[Span]:
     decide which bracketed text after a full stop still belongs to the sentence.
     """
     masked = _masked(text, marks) if marks else text
-    if "```" in text or "~~~" in text:
+    # a one-character search first: memchr, where "```" in text is a slower substring search
+    if ("`" in text and "```" in text) or ("~" in text and "~~~" in text):
         masked = mask(masked, _fences(text), _CODE)
     parts = _SEPARATOR.split(masked)
     offsets = list(accumulate(map(len, parts), initial=0))

@@ -62,7 +62,7 @@ def parse_text(text: str, reading: Reading, kind: AnswerKind = "text") -> Answer
     scan = reading.scanned if reading.scanned is not None else reading.grammar.scan(text)
     markers: Sequence[Marker] = scan.markers
     malformed = scan.malformed
-    if "`" in text or "~~~" in text:
+    if "`" in text or ("~" in text and "~~~" in text):
         code = code_spans(text)
         starts = [span.start for span in code]
         markers = [m for m in markers if not covered(m.start, code, starts)]
@@ -93,7 +93,8 @@ def settle_text(text: str, reading: Reading, empty_fails: bool) -> Status | None
     if refusal.matches(text):
         return "no_evidence"
     snapshot = reading.snapshot
-    if "`" in text or "~~~" in text or snapshot is None or not snapshot.sources:
+    if "`" in text or ("~" in text and "~~~" in text) or snapshot is None or \
+            not snapshot.sources:
         return None
     grammar = reading.grammar
     if reading.scanned is None and type(grammar) is BracketGrammar:  # no markers made
