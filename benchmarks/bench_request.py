@@ -3,6 +3,9 @@ beside one-shot audit, measured in one run.
 
     python3 benchmarks/bench_request.py [--answers N] [--rounds R]
 
+The baseline, "audit", is the whole audit (``run()``: findings made, as the guard, the stream's
+finish and render need them); "audit().passed" is a settled report's verdict alone.
+
 Targets: streaming (feed in token-sized chunks, then finish) <= 1.5x one-shot audit, and
 <= 2x the floor (append every chunk to a list, then one audit); a chunk on the fast path (no
 bracket, code character or newline) <= 0.1 us, measured beside a bare ``list.append`` call.
@@ -24,6 +27,7 @@ import streaming
 from corpus import corpus
 
 import citeaudit
+from citeaudit.core._engine import run
 
 
 def _with_urls(passages: list[str], rng: random.Random) -> list[dict[str, str]]:
@@ -60,9 +64,13 @@ def main() -> None:
     tokens = [(_chunks(answer, rng, 4), snapshot) for answer, snapshot in cases]
     pieces = [(_chunks(answer, rng, 32), snapshot) for answer, snapshot in cases]
 
-    def audit() -> None:
+    def audit() -> None:  # findings made: what the guard, the stream and render read
         for answer, snapshot in cases:
-            citeaudit.audit(answer, snapshot).passed  # noqa: B018 -- the verdict, as a guard reads it
+            run(answer, snapshot)
+
+    def verdict() -> None:  # a settled report's verdict alone (see bench_audit.py)
+        for answer, snapshot in cases:
+            citeaudit.audit(answer, snapshot).passed  # noqa: B018 -- the verdict read
 
     def guard() -> None:
         for answer, snapshot in cases:
@@ -84,7 +92,8 @@ def main() -> None:
         streaming.floor(tokens)
 
     works: dict[str, Callable[[], None]] = {
-        "audit": audit, "guard (strip) + chips": guard, "guard + render_html": html,
+        "audit": audit, "audit().passed": verdict, "guard (strip) + chips": guard,
+        "guard + render_html": html,
         "guard + render_markdown": markdown, "stream, ~4-char chunks": streamed(tokens),
         "stream, ~32-char chunks": streamed(pieces),
         "floor: append chunks + audit": floor}
