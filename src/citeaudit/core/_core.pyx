@@ -860,6 +860,22 @@ cdef inline Py_ssize_t _bisect_left(Py_ssize_t* values, Py_ssize_t value, Py_ssi
     return low
 
 
+cdef inline void _inside(Py_ssize_t* starts, Py_ssize_t count, Py_ssize_t* bad_starts,
+                         Py_ssize_t bad_count, Py_ssize_t start, Py_ssize_t end,
+                         Py_ssize_t* first, Py_ssize_t* index, Py_ssize_t* first_bad,
+                         Py_ssize_t* bad) noexcept:
+    """The markers (``first`` to ``index``) and malformed markers (``first_bad`` to ``bad``)
+    that start inside the span ``start``..``end``; ``index`` and ``bad`` come in where the
+    span before ended (spans are in order, so each search starts there).
+    """
+    first[0] = _bisect_left(starts, start, index[0], count)
+    index[0] = _bisect_left(starts, end, first[0], count)
+    first_bad[0] = bad[0]
+    if bad_count:
+        first_bad[0] = _bisect_left(bad_starts, start, bad[0], bad_count)
+        bad[0] = _bisect_left(bad_starts, end, first_bad[0], bad_count)
+
+
 def assemble(str text, object spans, tuple markers, object malformed, rules, bint listing,
              claim_type, list_items, under_cited_lead, exempt):
     """The claim assembly of ``parse_text``: each span becomes a claim owning the markers
@@ -885,12 +901,8 @@ def assemble(str text, object spans, tuple markers, object malformed, rules, bin
             span = spans[at]
             start = _item(span, 0)
             end = _item(span, 1)
-            first = _bisect_left(starts, start, index, count)
-            index = _bisect_left(starts, end, first, count)
-            first_bad = bad
-            if bad_count:
-                first_bad = _bisect_left(bad_starts, start, bad, bad_count)
-                bad = _bisect_left(bad_starts, end, first_bad, bad_count)
+            _inside(starts, count, bad_starts, bad_count, start, end, &first, &index,
+                    &first_bad, &bad)
             if index == first and bad == first_bad and rules:
                 if items is None:
                     items = list_items(text)
@@ -955,12 +967,8 @@ def claimed(str text, object spans, list start_list, list bad_start_list, rules,
             span = spans[at]
             start = _item(span, 0)
             end = _item(span, 1)
-            first = _bisect_left(starts, start, index, count)
-            index = _bisect_left(starts, end, first, count)
-            first_bad = bad
-            if bad_count:
-                first_bad = _bisect_left(bad_starts, start, bad, bad_count)
-                bad = _bisect_left(bad_starts, end, first_bad, bad_count)
+            _inside(starts, count, bad_starts, bad_count, start, end, &first, &index,
+                    &first_bad, &bad)
             if index > first:
                 number += 1
                 continue
