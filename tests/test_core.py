@@ -274,21 +274,26 @@ def test_settling_pieces_equal(text: str, rules: frozenset[str]) -> None:
 
 @PROFILE
 @given(texts)
+@example("A [3]. B [4]. C [0]. D [12]. E [99999999999999999999]. F [1000000000000000003].")
+@example("A [1]. B [2, 3]. C [S3]. D ［３］. E [03].")
 def test_sighting_equal(text: str) -> None:
     """What settling reads of the markers, made in C without them, is what the scan's
     markers give: the ids named (None at an unresolved one), the marks and the starts.
     """
-    for sources in SNAPSHOTS:
+    for sources in [*SNAPSHOTS, [f"passage {n}" for n in range(12)]]:
         snapshot = load_snapshot(sources)
         for name in ("numeric,S", "numeric", "S", "id", "source"):
             grammar = get_grammar(name)
             assert isinstance(grammar, BracketGrammar)
+            numbering = snapshot.numbering
+            numbered = numbering[1] if numbering is not None and not numbering[0] else -1
             for pattern in (_grammar._BRACKET, _grammar._WIDE_BRACKET):
                 arguments = (text, pattern, grammar._parse, grammar._digits,
                              grammar.prefix, _grammar._FULLWIDTH, snapshot.index, resolve_id,
                              snapshot, Span)
-                sighted = CORE.sight_brackets(*arguments)
-                assert sighted == _grammar.reference_sight_brackets(*arguments)
+                sighted = CORE.sight_brackets(*arguments, numbered)
+                assert sighted == _grammar.reference_sight_brackets(*arguments, numbered)
+                assert sighted == CORE.sight_brackets(*arguments, -1)  # every id looked up
             scan = grammar.scan(text)
             named = _text.reference_named(scan.markers, snapshot.index, resolve_id, snapshot)
             assert grammar.sight(text, snapshot, Span) == (None if named < 0 else (
@@ -491,6 +496,18 @@ def test_every_example_equal() -> None:
     answers = _example_answers()
     assert len(answers) >= 5
     for text in answers:
+        _assert_same(text)
+
+
+@pytest.mark.parametrize("rule", [
+    "---", "- - -", "-\t-  -", "***", "* * *", "___", "_ _ _ _", "--", "- -", "-*-", "---x",
+    "- Item", "* item - - -", "---  ", "--- [1]", "***\n", "- - -\n"])
+def test_rules_and_bullets_equal(rule: str) -> None:
+    """A line that opens with a rule character: a thematic break or a list item (between a
+    table's header and its separator row, a break keeps the header a header).
+    """
+    for text in (rule, f"Fact [1].\n{rule}\nMore [2].", f"Intro:\n{rule}\n\n{rule}",
+                 f"| a | b |\n\n{rule}\n|---|---|\n| x [1] |"):
         _assert_same(text)
 
 

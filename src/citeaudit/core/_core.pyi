@@ -12,7 +12,8 @@ def scan_brackets(text: str, pattern: Any, parse: Callable[[str], Any], digits: 
 def sight_brackets(text: str, pattern: Any, parse: Callable[[str], Any], digits: bool,
                    prefix: str, fullwidth: dict[int, int], index: Mapping[str, object],
                    resolve: Callable[[str, str, Any], str | None], snapshot: Any,
-                   span: type) -> tuple[int, list[Any], list[int], list[int]] | None: ...
+                   span: type, numbered: int,
+                   ) -> tuple[int, list[Any], list[int], list[int]] | None: ...
 def assemble(text: str, spans: Sequence[Span], markers: tuple[Any, ...],
              malformed: Sequence[Any],
              rules: frozenset[str], listing: bool, claim_type: type,

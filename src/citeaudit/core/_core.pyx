@@ -81,7 +81,6 @@ for _title in _S._TITLES:
 cdef object _TABLE_SEPARATOR = _S._TABLE_SEPARATOR
 cdef object _WORD = _S._WORD
 cdef object _HEADING = _S._HEADING
-cdef object _RULE = _S._RULE
 cdef object _QUOTE = _S._QUOTE
 cdef object _ABBREVIATIONS = _S._ABBREVIATIONS
 cdef object _SPAN = _S.Span
@@ -182,6 +181,28 @@ cdef str _masked_pieces(str text, marks):
     return "".join(pieces)
 
 
+cdef bint _is_rule(str text, Py_ssize_t start, Py_ssize_t end, Py_UCS4 head):
+    """``_RULE.match(text, start, end)`` where ``text[start]`` is ``head``, one of the rule
+    characters, checked by hand (a list item's bullet is one too, and the regex engine's call
+    cost more than the check): up to ``end`` (or the newline just before it, where ``$``
+    matches too) nothing but ``head``, spaces and tabs, and ``head`` three times or more.
+    """
+    cdef Chars chars
+    cdef Py_ssize_t at, stop = end, count = 0
+    cdef Py_UCS4 c
+    chars.kind = PyUnicode_KIND(text)
+    chars.data = PyUnicode_DATA(text)
+    if stop > start and _ch(&chars, stop - 1) == u'\n':
+        stop -= 1
+    for at in range(start, stop):
+        c = _ch(&chars, at)
+        if c == head:
+            count += 1
+        elif c != u' ' and c != u'\t':
+            return False
+    return count >= 3
+
+
 cdef Py_ssize_t _structure_start(str text, Py_ssize_t start, Py_ssize_t end):
     """``_segment._structure_start``."""
     cdef Py_UCS4 head = text[start]
@@ -193,7 +214,7 @@ cdef Py_ssize_t _structure_start(str text, Py_ssize_t start, Py_ssize_t end):
         if newline < 0:
             return end
         return newline + 1
-    if (head == u'-' or head == u'*' or head == u'_') and _RULE.match(text, start, end):
+    if (head == u'-' or head == u'*' or head == u'_') and _is_rule(text, start, end, head):
         return end
     if head == u'>':
         quote = _QUOTE.match(text, start, end)
@@ -708,6 +729,18 @@ cdef inline bint _plain_number(Chars* chars, Py_ssize_t start, Py_ssize_t end) n
     return True
 
 
+cdef inline Py_ssize_t _number(Chars* chars, Py_ssize_t start, Py_ssize_t end) noexcept:
+    """The value of the ASCII digits from ``start`` to ``end`` (see :func:`_plain_number`),
+    or -1 when it has more than 18 of them.
+    """
+    cdef Py_ssize_t value = 0, at
+    if end - start > 18:
+        return -1
+    for at in range(start, end):
+        value = value * 10 + <Py_ssize_t>_ch(chars, at) - 48  # the digit's value: "0" is 48
+    return value
+
+
 def scan_brackets(str text, pattern, parse, bint digits, str prefix, bint ordinal,
                   marker, malformed_type, fullwidth):
     """The loop of ``BracketGrammar.scan``: the markers and malformed markers ``pattern``
@@ -772,11 +805,13 @@ cdef object _parsed(str text, Py_ssize_t start, Py_ssize_t end, parse, bint digi
 
 
 def sight_brackets(str text, pattern, parse, bint digits, str prefix, fullwidth,
-                   index, resolve, snapshot, span):
+                   index, resolve, snapshot, span, Py_ssize_t numbered):
     """``_grammar._sight_brackets``: what settling reads of the brackets ``scan_brackets``
     reads, without their records: how many ids the markers name, the marks (``span``
     values, in text order) and the starts of the markers and of the malformed markers; None
-    at the first id neither ``index`` holds nor ``resolve`` finds.
+    at the first id neither ``index`` holds nor ``resolve`` finds. ``numbered``: N when the
+    snapshot's ids are exactly "1".."N" (a plain number from 1 to N is one of them, read
+    without making its string), else -1.
     """
     global _ASCII_BRACKET
     cdef list marks = [], starts = [], bad_starts = []
@@ -804,25 +839,27 @@ def sight_brackets(str text, pattern, parse, bint digits, str prefix, fullwidth,
             if match is None:
                 break
             start, end = match.span()
+        begin = start  # one int object for the starts and the mark alike
         if digits and _plain_number(&chars, start + 1, end - 1):
-            source_id = text[start + 1:end - 1]
-            if source_id not in index and resolve(source_id, prefix, snapshot) is None:
-                return None
+            if not 0 < _number(&chars, start + 1, end - 1) <= numbered:
+                source_id = text[start + 1:end - 1]
+                if source_id not in index and resolve(source_id, prefix, snapshot) is None:
+                    return None
             named += 1
-            starts.append(start)
+            starts.append(begin)
         else:
             parsed = _parsed(text, start, end, parse, digits, fullwidth)
             if parsed is None:
                 continue
             if isinstance(parsed, str):
-                bad_starts.append(start)
+                bad_starts.append(begin)
             else:
                 for source_id in parsed:
                     if source_id not in index and resolve(source_id, prefix, snapshot) is None:
                         return None
                     named += 1
-                starts.append(start)
-        marks.append(_new_record(span, (start, end)))
+                starts.append(begin)
+        marks.append(_new_record(span, (begin, end)))
     return named, marks, starts, bad_starts
 
 

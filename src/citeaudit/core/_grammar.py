@@ -150,8 +150,11 @@ class BracketGrammar:
             return 0, [], [], []
         bracket = _BRACKET if text.isascii() or not any(c in text for c in _WIDE) else \
             _WIDE_BRACKET
+        numbering = snapshot.numbering
+        numbered = numbering[1] if numbering is not None and not numbering[0] else -1
         return _sight_brackets(text, bracket, self._parse, self._digits, self.prefix,
-                               _FULLWIDTH, snapshot.index, resolve_id, snapshot, span)
+                               _FULLWIDTH, snapshot.index, resolve_id, snapshot, span,
+                               numbered)
 
     def __repr__(self) -> str:
         return f"<grammar {self.name}>"
@@ -195,9 +198,11 @@ def _sight_brackets(  # noqa: PLR0917 -- mirrors the compiled core's signature
         text: str, pattern: re.Pattern[str], parse: Callable[[str], _Parsed], digits: bool,
         prefix: str, fullwidth: dict[int, int], index: Mapping[str, object],
         resolve: Callable[[str, str, Snapshot], str | None], snapshot: Snapshot,
-        span: type[tuple[int, int]]) -> Sighting | None:
+        span: type[tuple[int, int]],
+        numbered: int) -> Sighting | None:  # noqa: ARG001 -- the copy's shortcut only
     """:meth:`BracketGrammar.sight` from the scan's markers. The pure-Python reference of
-    :func:`citeaudit.core._core.sight_brackets`.
+    :func:`citeaudit.core._core.sight_brackets` (``numbered``, N when the snapshot's ids are
+    "1".."N", lets the copy read such an id without its string; here every id is looked up).
     """
     markers, malformed = _scan_brackets(text, pattern, parse, digits, prefix, True, Marker,
                                         Malformed, fullwidth)
