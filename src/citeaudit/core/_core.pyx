@@ -38,7 +38,7 @@ every name read here is defined.
 
 from cpython.mem cimport PyMem_Free, PyMem_Malloc, PyMem_Realloc
 from libc.math cimport isfinite
-from libc.string cimport memcpy
+from libc.string cimport memchr, memcpy
 from cpython.ref cimport PyObject, Py_DECREF, Py_INCREF
 from cpython.tuple cimport PyTuple_Check, PyTuple_GET_SIZE
 from cpython.unicode cimport PyUnicode_Tailmatch
@@ -109,7 +109,7 @@ cdef inline bint _is_last_letter(Py_UCS4 c):
             or c == u'z' or c == u'Z' or c == u'x' or c == u'X')
 
 
-def masked(str text, marks):
+cpdef str masked(str text, marks):
     """``_segment._masked``: the marks masked, a full stop after an abbreviation's marks moved
     before them. Written over a copy of the text's characters (the same length), unless a mark
     lies outside the text, which the reference's slicing reads its own way.
@@ -681,6 +681,21 @@ cdef list _segmented(str masked_text, Chars* chars, Py_ssize_t* bounds, Py_ssize
 cdef object _ASCII_BRACKET = None  # _grammar._BRACKET, read at the first scan (it imports us)
 
 
+cdef inline Py_ssize_t _find_bracket(Chars* chars, Py_ssize_t size, Py_ssize_t at) noexcept:
+    """``text.find("[", at)`` without the call: ``memchr`` over one-byte text."""
+    cdef const char* found
+    if at >= size:
+        return -1
+    if chars.kind == 1:
+        found = <const char*>memchr(<const char*>chars.data + at, 91, size - at)  # "[" is 91
+        return -1 if found == NULL else found - <const char*>chars.data
+    while at < size:
+        if _ch(chars, at) == u'[':
+            return at
+        at += 1
+    return -1
+
+
 cdef Py_ssize_t _bracket(str text, Chars* chars, Py_ssize_t size, Py_ssize_t at,
                          Py_ssize_t* end) except -2:
     """The start of the first match of ``_grammar._BRACKET`` at or after ``at`` (its end in
@@ -691,7 +706,7 @@ cdef Py_ssize_t _bracket(str text, Chars* chars, Py_ssize_t size, Py_ssize_t at,
     cdef Py_ssize_t start, close, limit
     cdef Py_UCS4 c
     while True:
-        start = text.find(u"[", at)
+        start = _find_bracket(chars, size, at)
         if start < 0:
             return -1
         at = start + 1
