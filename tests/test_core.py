@@ -250,15 +250,15 @@ def test_resolution_equal(text: str) -> None:
 @PROFILE
 @given(texts, st.sampled_from([frozenset(), frozenset(NOT_CITABLE)]))
 def test_settling_pieces_equal(text: str, rules: frozenset[str]) -> None:
-    """What the settled verdict reads: the ids markers name (-1 at an unresolved one) and the
-    claims assembly makes (-1 at one without a marker).
+    """What the settled verdict reads: the ids markers name (None at an unresolved one), the
+    marks and starts, and the claims assembly makes (-1 at one without a marker).
     """
     for sources in SNAPSHOTS:
         snapshot = load_snapshot(sources)
         for name in ("numeric,S", "id", "source"):
             scan = get_grammar(name).scan(text)
-            assert CORE.named(scan.markers, snapshot.index, resolve_id, snapshot) == \
-                _text.reference_named(scan.markers, snapshot.index, resolve_id, snapshot)
+            sighted = (scan.markers, scan.malformed, snapshot.index, resolve_id, snapshot, Span)
+            assert CORE.sighting(*sighted) == _grammar.reference_sighting(*sighted)
             spans = CORE.segment(text, CORE.marks(scan.markers, scan.malformed, Span))
             arguments = (text, spans, [m.start for m in scan.markers],
                          [m.start for m in scan.malformed], rules, "\n" in text, list_items,
@@ -295,10 +295,8 @@ def test_sighting_equal(text: str) -> None:
                 assert sighted == _grammar.reference_sight_brackets(*arguments, numbered)
                 assert sighted == CORE.sight_brackets(*arguments, -1)  # every id looked up
             scan = grammar.scan(text)
-            named = _text.reference_named(scan.markers, snapshot.index, resolve_id, snapshot)
-            assert grammar.sight(text, snapshot, Span) == (None if named < 0 else (
-                named, _text.reference_marks(scan.markers, scan.malformed, Span),
-                [m.start for m in scan.markers], [m.start for m in scan.malformed]))
+            assert grammar.sight(text, snapshot, Span) == _grammar.reference_sighting(
+                scan.markers, scan.malformed, snapshot.index, resolve_id, snapshot, Span)
 
 
 @PROFILE

@@ -986,18 +986,20 @@ def assemble(str text, object spans, tuple markers, object malformed, rules, bin
     return claims, owner, bad_owner
 
 
-def named(markers, known, resolve_id, snapshot):
-    """``_text._named``: how many ids ``markers`` name, or -1 at the first the snapshot does
-    not hold (``known``: its index, where most are found as written).
+def sighting(markers, malformed, known, resolve_id, snapshot, span):
+    """``_grammar._sighting``: how many ids ``markers`` name (None at the first the snapshot
+    does not hold; ``known``: its index, where most are found as written), the marks, and
+    the starts of the markers and of the malformed markers.
     """
-    cdef Py_ssize_t count = 0
+    cdef Py_ssize_t named = 0
     for marker in markers:  # (raw, start, end, ids, prefix, ordinal)
         for source_id in _item(marker, 3):
             if source_id not in known and \
                     resolve_id(source_id, _item(marker, 4), snapshot) is None:
-                return -1
-            count += 1
-    return count
+                return None
+            named += 1
+    return (named, marks(markers, malformed, span), [_item(m, 1) for m in markers],
+            [_item(m, 1) for m in malformed])
 
 
 def claimed(str text, object spans, list start_list, list bad_start_list, rules,
@@ -1038,7 +1040,7 @@ def claimed(str text, object spans, list start_list, list bad_start_list, rules,
     return number
 
 
-def marks(markers, malformed, span):
+cpdef list marks(markers, malformed, span):
     """``_text._marks``: where the markers and malformed markers are, in text order."""
     cdef list found = []
     for marker in markers:  # (raw, start, end, ...)

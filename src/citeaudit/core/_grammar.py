@@ -206,23 +206,42 @@ def _sight_brackets(  # noqa: PLR0917 -- mirrors the compiled core's signature
     """
     markers, malformed = _scan_brackets(text, pattern, parse, digits, prefix, True, Marker,
                                         Malformed, fullwidth)
+    return _sighting(markers, malformed, index, resolve, snapshot, span)
+
+
+def sighting(scan: Scan, snapshot: Snapshot, span: type[tuple[int, int]]) -> Sighting | None:
+    """What :meth:`BracketGrammar.sight` gives, from the markers a scan made (any grammar's)."""
+    return _sighting(scan.markers, scan.malformed, snapshot.index, resolve_id, snapshot, span)
+
+
+def _sighting(markers: Sequence[Marker], malformed: Sequence[Malformed],  # noqa: PLR0917
+              index: Mapping[str, object], resolve: Callable[[str, str, Snapshot], str | None],
+              snapshot: Snapshot, span: type[tuple[int, int]]) -> Sighting | None:
+    """How many ids ``markers`` name (None at the first neither ``index`` holds nor
+    ``resolve`` finds), where they and ``malformed`` are (``span`` values, in text order) and
+    where each starts. The pure-Python reference of :func:`citeaudit.core._core.sighting`.
+    """
     named = 0
     for marker in markers:
         for source_id in marker.ids:
-            if source_id not in index and resolve(source_id, prefix, snapshot) is None:
+            if source_id not in index and resolve(source_id, marker.prefix, snapshot) is None:
                 return None
             named += 1
     new = tuple.__new__
-    marks = sorted([new(span, (m.start, m.end)) for m in markers] +
-                   [new(span, (m.start, m.end)) for m in malformed])
+    marks = [new(span, (m.start, m.end)) for m in markers]
+    if malformed:
+        marks.extend(new(span, (m.start, m.end)) for m in malformed)
+        marks.sort()
     return named, marks, [m.start for m in markers], [m.start for m in malformed]
 
 
 reference_scan_brackets = _scan_brackets
 reference_sight_brackets = _sight_brackets
+reference_sighting = _sighting
 if (_compiled := core()) is not None:
     _scan_brackets = _compiled.scan_brackets
     _sight_brackets = _compiled.sight_brackets
+    _sighting = _compiled.sighting
 
 
 def _split_items(content: str) -> list[str] | None:

@@ -83,41 +83,37 @@ class Report:
         put(self, "grammar_reason", grammar_reason)
         put(self, "_complete", complete)
 
-    def _settle(self, complete: Callable[[], Report]) -> None:
-        """Take the findings, reasons and metrics of the whole report ``complete`` makes."""
-        whole = complete()
-        put = object.__setattr__
-        put(self, "_findings", whole._findings)
-        put(self, "_reasons", whole._reasons)
-        if whole._measure is not None:
-            put(self, "_measure", whole._measure)
-        else:
-            put(self, "_metrics", whole._metrics)
-        put(self, "_complete", None)  # what it read can go
+    def _settled(self) -> Report:
+        """The report itself, its findings, reasons and metrics taken from the whole report
+        its ``complete`` makes (once: then ``complete`` is dropped).
+        """
+        complete = self._complete
+        if complete is not None:
+            whole = complete()
+            put = object.__setattr__
+            put(self, "_findings", whole._findings)
+            put(self, "_reasons", whole._reasons)
+            if whole._measure is not None:
+                put(self, "_measure", whole._measure)
+            else:
+                put(self, "_metrics", whole._metrics)
+            put(self, "_complete", None)  # what it read can go
+        return self
 
     @property
     def findings(self) -> tuple[Finding, ...]:
         """The findings, in deterministic order."""
-        complete = self._complete
-        if complete is not None:
-            self._settle(complete)
-        return self._findings
+        return self._settled()._findings
 
     @property
     def reasons(self) -> tuple[str, ...]:
         """Why the answer fails (nothing: it passes)."""
-        complete = self._complete
-        if complete is not None:
-            self._settle(complete)
-        return self._reasons
+        return self._settled()._reasons
 
     @property
     def metrics(self) -> Metrics:
         """The answer's citation metrics (worked out on first read)."""
-        complete = self._complete
-        if complete is not None:
-            self._settle(complete)
-        measure = self._measure
+        measure = self._settled()._measure
         if measure is not None:
             object.__setattr__(self, "_metrics", measure())
             object.__setattr__(self, "_measure", None)  # what it read can go

@@ -12,7 +12,6 @@ import hashlib
 import json
 import math
 from collections.abc import Iterable, Iterator, Mapping
-from itertools import repeat
 from types import MappingProxyType
 from typing import Any, NamedTuple
 
@@ -26,8 +25,6 @@ _URL_KEYS = ("url", "source_url")
 NO_METADATA: Mapping[str, Any] = MappingProxyType({})
 _LABEL_KEYS = ("title", "label", "section")
 _STRINGS = {str}
-# A passage given as a bare string: no URL, label, score or rank, no metadata.
-_NO_FIELDS = (*(repeat(None),) * 4, repeat(NO_METADATA))
 _PASSAGE_KEYS = ("text", *_URL_KEYS, *_LABEL_KEYS, "score", "rank", "metadata")
 
 
@@ -282,13 +279,9 @@ def _sources(data: Any, carried: bool = False) -> Iterator[Source]:
                 given = _given_id(value, f"$[{index}].id")
             yield passage(given, value, f"$[{index}]")
     elif isinstance(data, list | tuple):
-        if {*map(type, data)} == _STRINGS:  # the common case: every field but two fixed
-            yield from map(tuple.__new__, repeat(Source), zip(
-                numbered_ids(len(data)), data, *_NO_FIELDS, strict=False))
-            return
         new = tuple.__new__
         for index, value in enumerate(data):
-            if isinstance(value, str):  # the common case, cheaply
+            if isinstance(value, str):  # (a list of strings alone is read by _strings)
                 yield new(Source, (str(index + 1), value, None, None, None, None, NO_METADATA))
             else:
                 yield passage(str(index + 1), value, f"$[{index}]")

@@ -5,7 +5,7 @@ into claims (sentences, list items); each marker belongs to the claim it sits in
 from __future__ import annotations
 
 from bisect import bisect_left
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from itertools import repeat
 from operator import itemgetter
 
@@ -19,12 +19,11 @@ from citeaudit.core._answer import (
     new_answer,
     without_markers,
 )
-from citeaudit.core._grammar import BracketGrammar, Malformed, Marker
+from citeaudit.core._grammar import BracketGrammar, Malformed, Marker, sighting
 from citeaudit.core._native import core
 from citeaudit.core._policy import exempt, list_items, under_cited_lead
 from citeaudit.core._report import Status
 from citeaudit.core._segment import Span, code_spans, covered
-from citeaudit.core._sources import Snapshot, resolve_id
 
 __all__ = ["TextFormat", "parse_text"]
 
@@ -99,22 +98,14 @@ def settle_text(text: str, reading: Reading, empty_fails: bool) -> Status | None
     grammar = reading.grammar
     if reading.scanned is None and type(grammar) is BracketGrammar:  # no markers made
         sighted = grammar.sight(text, snapshot, Span)
-        if sighted is None:  # an id the snapshot does not hold
-            return None if refusal.may_match(text) else "unverified"
-        named, marks, starts, bad_starts = sighted
-        if starts and refusal.may_match(text):
-            return None
-    else:
+    else:  # markers already made (the grammar's inference scanned), or another kind of grammar
         scan = reading.scanned if reading.scanned is not None else grammar.scan(text)
-        markers = scan.markers
-        if markers and refusal.may_match(text):
-            return None
-        named = _named(markers, snapshot.index, resolve_id, snapshot)
-        if named < 0:
-            return "unverified"
-        marks = _marks(markers, scan.malformed, Span)
-        starts = list(map(_START, markers))
-        bad_starts = list(map(_START, scan.malformed))
+        sighted = sighting(scan, snapshot, Span)
+    if sighted is None:  # an id the snapshot does not hold
+        return None if refusal.may_match(text) else "unverified"
+    named, marks, starts, bad_starts = sighted
+    if starts and refusal.may_match(text):
+        return None
     spans = reading.segmenter(text, marks)
     rules = reading.not_citable
     claims = _claimed(text, spans, starts, bad_starts, rules,
@@ -124,21 +115,6 @@ def settle_text(text: str, reading: Reading, empty_fails: bool) -> Status | None
     if claims == 0:
         return "unverified" if empty_fails else "no_evidence"
     return "ok" if named else None  # markers that name nothing: CA401 decides
-
-
-def _named(markers: Sequence[Marker], index: Mapping[str, object],
-           resolve: Callable[[str, str, Snapshot], str | None], snapshot: Snapshot) -> int:
-    """How many ids ``markers`` name, or -1 at the first the snapshot does not hold (as
-    ``_engine._resolved`` resolves them). The pure-Python reference of
-    :func:`citeaudit.core._core.named`.
-    """
-    count = 0
-    for marker in markers:
-        for source_id in marker.ids:
-            if source_id not in index and resolve(source_id, marker.prefix, snapshot) is None:
-                return -1
-            count += 1
-    return count
 
 
 def _claimed(  # noqa: PLR0917 -- mirrors the compiled core's signature
@@ -232,10 +208,8 @@ def _assemble(  # noqa: PLR0917 -- mirrors the compiled core's signature
 
 reference_assemble = _assemble
 reference_marks = _marks
-reference_named = _named
 reference_claimed = _claimed
 if (_compiled := core()) is not None:
     _assemble = _compiled.assemble
     _marks = _compiled.marks
-    _named = _compiled.named
     _claimed = _compiled.claimed
