@@ -35,6 +35,7 @@ Policy = Literal["strip", "drop", "withhold"]
 POLICIES: tuple[Policy, ...] = ("strip", "drop", "withhold")
 DEFAULT_FALLBACK = ("This answer could not be checked against its sources, so it is not shown."
                     " It has been sent for review.")
+_CODE_NEXT = re.compile(r"[ \t]*[`~]")  # a backtick or tilde next on the line
 _LINE_LEAD = re.compile(r"[ \t]*(?:[-*+\u2022]|\d{1,9}[.)])?[ \t]*")
 
 
@@ -146,10 +147,13 @@ def guarded(context: Context, report: Report, policy: Policy, fallback: str,
     drop = {c.claim for c, source_id in pairs if source_id is None and c.claim is not None
             } if policy == "drop" else set()
     if drop and ("`" in parsed.text or "~" in parsed.text):
-        # Taking out a claim with a backtick or tilde could re-pair code spans and turn code
-        # into prose (and its brackets into markers): such claims are stripped instead.
+        # Taking out a claim with a backtick or tilde could re-pair code spans, and taking out
+        # one just before a backtick or tilde could bring a fence to the start of its line:
+        # either could turn code into prose (and its brackets into markers). Such claims are
+        # stripped instead.
         drop -= {claim.number for claim in parsed.claims
-                 if "`" in claim.text or "~" in claim.text}
+                 if "`" in claim.text or "~" in claim.text
+                 or _CODE_NEXT.match(parsed.text, claim.span[1])}
     chips, chip_of = chips_of(context, quote_length, skip=drop)
     if parsed.kind == "structured":
         return _structured(report, policy, fallback, parsed.text, pairs=pairs, chips=chips,
