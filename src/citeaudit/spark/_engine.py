@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 import pickle
+import uuid
 from collections.abc import Callable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -56,7 +57,9 @@ class _Shipped:
     def __init__(self, options: Options) -> None:
         self.options = dataclasses.replace(options, evaluators=())
         self.names = tuple(evaluator.name for evaluator in options.evaluators)
-        self.key = f"{options.digest}:{','.join(self.names)}:{id(self)}"
+        # One key a run, made on the driver: an id() would be reused by a later run (whose
+        # dataset name, in ``run``, may differ) once this one is collected.
+        self.key = f"{options.digest}:{','.join(self.names)}:{uuid.uuid4().hex}"
 
     def loaded(self) -> Options:
         options = _LOADED.get(self.key)
