@@ -249,6 +249,14 @@ def test_resolution_equal(text: str) -> None:
 
 @PROFILE
 @given(texts, st.sampled_from([frozenset(), frozenset(NOT_CITABLE)]))
+# The segmenter changes its last claim after making it: a marker-only piece extends it, a
+# table's separator row deletes the header row's; a list item under a cited lead-in.
+@example("A.\n\n[2]\n\nB [1].", frozenset())
+@example("Intro [1].\n| a | b |\n|---|---|\n| c [1] | d [2] |\nTail [2].", frozenset())
+@example("Intro [1].\n| a | b |\n|---|---|\nTail [1].", frozenset(NOT_CITABLE))
+@example("Methods include [1]:\n- Gradual change\n  - Nested\n- Other.\nDone [2].",
+         frozenset(NOT_CITABLE))
+@example("1.\nItem one [1].\n2.\nItem two.", frozenset(NOT_CITABLE))
 def test_settling_pieces_equal(text: str, rules: frozenset[str]) -> None:
     """What the settled verdict reads: the ids markers name (None at an unresolved one), the
     marks and starts, and the claims assembly makes (-1 at one without a marker).
@@ -265,6 +273,10 @@ def test_settling_pieces_equal(text: str, rules: frozenset[str]) -> None:
                          under_cited_lead, exempt)
             claims = _text.reference_claimed(*arguments)
             assert CORE.claimed(*arguments) == claims
+            # Segmenting only as far as the first claim without a marker changes nothing.
+            marks = CORE.marks(scan.markers, scan.malformed, Span)
+            assert CORE.segment_claimed(text, marks, *arguments[2:]) == claims
+            assert _text.reference_segment_claimed(text, marks, *arguments[2:]) == claims
             made, _, _ = _text.reference_assemble(
                 text, spans, tuple(scan.markers), scan.malformed, *arguments[4:6],
                 _answer.Claim, *arguments[6:])

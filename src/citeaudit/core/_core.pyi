@@ -23,6 +23,11 @@ def assemble(text: str, spans: Sequence[Span], markers: tuple[Any, ...],
 def sighting(markers: Sequence[Any], malformed: Sequence[Any], known: Mapping[str, Any],
              resolve_id: Callable[[str, str, Any], str | None], snapshot: Any, span: type,
              ) -> tuple[int, list[Any], list[int], list[int]] | None: ...
+def segment_claimed(text: str, marks: Sequence[Span], start_list: list[int],
+                    bad_start_list: list[int], rules: frozenset[str], listing: bool,
+                    list_items: Callable[[str], frozenset[int]],
+                    under_cited_lead: Callable[..., bool], exempt: Callable[..., bool],
+                    ) -> int: ...
 def claimed(text: str, spans: Sequence[Span], start_list: list[int], bad_start_list: list[int],
             rules: frozenset[str], listing: bool, list_items: Callable[[str], frozenset[int]],
             under_cited_lead: Callable[..., bool], exempt: Callable[..., bool]) -> int: ...

@@ -528,97 +528,105 @@ for _code in range(256):
     _SEPARATES[_code] = chr(_code) in ".!?\n|\x01:"
 
 
-cdef Py_ssize_t _separators(str text, Chars* chars, Py_ssize_t** found) except -1:
-    """Where ``_segment._SEPARATOR`` splits ``text``: the start and end of each separator, in
-    order, into ``found[0]`` (allocated here, freed by the caller); their number.
+cdef Py_ssize_t _next_separator(str text, Chars* chars, Py_ssize_t at, Py_ssize_t size,
+                                Py_ssize_t* end) except -2:
+    """Where the next separator of ``_segment._SEPARATOR`` at or after ``at`` starts (where
+    it ends into ``end``), or -1: none. Found one at a time, so that a caller may stop early.
     """
-    cdef Py_ssize_t size = len(text), at = 0, end, count = 0, capacity = 16
-    cdef Py_ssize_t* bounds = <Py_ssize_t*>PyMem_Malloc(capacity * 2 * sizeof(Py_ssize_t))
-    cdef Py_ssize_t* grown
     cdef const unsigned char* latin = <const unsigned char*> chars.data
-    if bounds == NULL:
-        raise MemoryError()
-    found[0] = bounds
+    cdef Py_ssize_t found
     while at < size:
         if chars.kind == 1:  # one byte a character, as most answers: a table lookup
             while at < size and not _SEPARATES[latin[at]]:
                 at += 1
             if at >= size:
-                break
+                return -1
         if _may_separate(_ch(chars, at)):
-            end = _separator_end(text, chars, at, size)
-            if end >= 0:
-                if count == capacity:
-                    capacity *= 2
-                    grown = <Py_ssize_t*>PyMem_Realloc(bounds,
-                                                      capacity * 2 * sizeof(Py_ssize_t))
-                    if grown == NULL:
-                        raise MemoryError()
-                    bounds = found[0] = grown
-                bounds[2 * count] = at
-                bounds[2 * count + 1] = end
-                count += 1
-                at = end
-                continue
+            found = _separator_end(text, chars, at, size)
+            if found >= 0:  # (never empty: each separator ends past its start)
+                end[0] = found
+                return at
         at += 1
-    return count
+    return -1
 
 
 def split(str text):
     """``_segment._SEPARATOR.split(text)``: pieces and separators alternately."""
     cdef list parts = []
     cdef Chars chars
-    cdef Py_ssize_t* bounds = NULL
-    cdef Py_ssize_t count, at, last = 0
+    cdef Py_ssize_t size = len(text), start, end = 0, last = 0
     chars.kind = PyUnicode_KIND(text)
     chars.data = PyUnicode_DATA(text)
-    try:
-        count = _separators(text, &chars, &bounds)
-        for at in range(count):
-            parts.append(text[last:bounds[2 * at]])
-            parts.append(text[bounds[2 * at]:bounds[2 * at + 1]])
-            last = bounds[2 * at + 1]
-    finally:
-        PyMem_Free(bounds)
+    while True:
+        start = _next_separator(text, &chars, last, size, &end)
+        if start < 0:
+            break
+        parts.append(text[last:start])
+        parts.append(text[start:end])
+        last = end
     parts.append(text[last:])
     return parts
 
 
-def segment(str text, marks=()):
-    """``_segment.segment``: claim spans of ``text``, in order, trimmed of white space."""
+cdef str _segmentable(str text, marks):
+    """``text`` as the segmenter reads it: markers and code masked."""
     cdef str masked_text = masked(text, marks) if marks else text
     # a one-character search first: memchr, where "```" in text is a slower substring search
     if ("`" in text and "```" in text) or ("~" in text and "~~~" in text):
         masked_text = _mask(masked_text, _fences(text), _CODE)
-    cdef Chars chars
-    cdef Py_ssize_t* bounds = NULL
-    chars.kind = PyUnicode_KIND(masked_text)
-    chars.data = PyUnicode_DATA(masked_text)
-    try:
-        return _segmented(masked_text, &chars, bounds,
-                          _separators(masked_text, &chars, &bounds))
-    finally:
-        PyMem_Free(bounds)
+    return masked_text
 
 
-cdef list _segmented(str masked_text, Chars* chars, Py_ssize_t* bounds, Py_ssize_t count):
-    """The claims of ``segment``, from the separators' ``bounds`` (``count`` of them): the
-    pieces between them read in place, as the reference reads the strings ``re.split`` makes.
+def segment(str text, marks=()):
+    """``_segment.segment``: claim spans of ``text``, in order, trimmed of white space."""
+    return _segmented(_segmentable(text, marks), None)
+
+
+def segment_claimed(str text, marks, list start_list, list bad_start_list, rules,
+                    bint listing, list_items, under_cited_lead, exempt):
+    """``_text._claimed`` over ``segment(text, marks)``, stopping at the first claim without
+    a marker: each claim is judged once the segmenter can no longer change it (every claim
+    but the last: see ``_segmented``), so the rest of the text is not segmented.
     """
-    cdef Py_ssize_t at, offset = 0, start, end, tail, piece_start, piece_end, separator_end
+    cdef _Claiming state = _Claiming(text, start_list, bad_start_list, rules, listing,
+                                      list_items, under_cited_lead, exempt)
+    cdef list claims = _segmented(_segmentable(text, marks), state)
+    if claims is None:
+        return -1
+    return state.rest(claims)
+
+
+cdef list _segmented(str masked_text, _Claiming state):
+    """The claims of ``segment``: the pieces between the separators read in place, as the
+    reference reads the strings ``re.split`` makes. With ``state``, each claim is judged as
+    soon as it is final, and None returned at one without a marker.
+
+    Only the last claim can change once made: a marker-only piece extends it, and a table's
+    separator row deletes the claims made since the row before it began, which every other
+    piece ends (``table_row``), so at most the one that row made. Every claim before the last
+    is final.
+    """
+    cdef Py_ssize_t size = len(masked_text), offset = 0, start, end, tail, piece_start
+    cdef Py_ssize_t piece_end, separator_end, following = 0
     cdef Py_ssize_t lead = -1, table_row = -1, pending
     cdef Py_UCS4 head
+    cdef bint last = False
     cdef list claims = []
-    for at in range(count + 1):
+    cdef Chars held
+    cdef Chars* chars = &held
+    held.kind = PyUnicode_KIND(masked_text)
+    held.data = PyUnicode_DATA(masked_text)
+    while not last:
         start = piece_start = offset
-        if at < count:  # a piece, then its separator
-            piece_end = bounds[2 * at]
-            separator_end = bounds[2 * at + 1]
+        piece_end = _next_separator(masked_text, chars, offset, size, &following)
+        if piece_end >= 0:  # a piece, then its separator
+            separator_end = following
         else:  # the last piece: the reference reads it as if " " followed
-            piece_end = separator_end = len(masked_text)
+            piece_end = separator_end = size
+            last = True
         end = piece_end
         offset = separator_end
-        if at < count and not _is_gap(_ch(chars, piece_end)):
+        if not last and not _is_gap(_ch(chars, piece_end)):
             tail = separator_end
             while tail > piece_end and (<Py_UCS4>_ch(chars, tail - 1)).isspace():
                 tail -= 1
@@ -655,6 +663,8 @@ cdef list _segmented(str masked_text, Chars* chars, Py_ssize_t* bounds, Py_ssize
                     end -= 1
                 if end > start and _has_word(chars, start, end):
                     claims.append(_new_record(_SPAN, (start, end)))
+                    if state is not None and state.judged(claims) < 0:
+                        return None
                 continue
             if head.isdigit():
                 number = _bare_number(chars, start, end)
@@ -675,6 +685,8 @@ cdef list _segmented(str masked_text, Chars* chars, Py_ssize_t* bounds, Py_ssize
                 claims[-1] = _new_record(_SPAN, (_item(claims[-1], 0), end))
             continue
         claims.append(_new_record(_SPAN, (start, end)))
+        if state is not None and state.judged(claims) < 0:
+            return None
     return claims
 
 
@@ -942,7 +954,7 @@ def assemble(str text, object spans, tuple markers, object malformed, rules, bin
     cdef list owner = [None] * count
     cdef list bad_owner = [None] * bad_count
     cdef list claims = []
-    cdef object items = None if listing else frozenset()
+    cdef object items = None
     cdef object start_list = None, bad_start_list = None
     cdef object owned
     if not isinstance(spans, list):  # a custom segmenter's sequence
@@ -956,15 +968,17 @@ def assemble(str text, object spans, tuple markers, object malformed, rules, bin
             _inside(starts, count, bad_starts, bad_count, start, end, &first, &index,
                     &first_bad, &bad)
             if index == first and bad == first_bad and rules:
-                if items is None:
-                    items = list_items(text)
                 listed = False
-                if items:
-                    if start_list is None:
-                        start_list = [starts[k] for k in range(count)]
-                        bad_start_list = [bad_starts[k] for k in range(bad_count)]
-                    listed = bool(under_cited_lead(text, spans, at, items, starts=start_list,
-                                                   bad_starts=bad_start_list))
+                if listing and _may_be_listed(text, start):
+                    if items is None:
+                        items = list_items(text)
+                    if items:
+                        if start_list is None:
+                            start_list = [starts[k] for k in range(count)]
+                            bad_start_list = [bad_starts[k] for k in range(bad_count)]
+                        listed = bool(under_cited_lead(text, spans, at, items,
+                                                       starts=start_list,
+                                                       bad_starts=bad_start_list))
                 if exempt(text, start, end, rules, listed):
                     continue
             number += 1
@@ -1002,42 +1016,97 @@ def sighting(markers, malformed, known, resolve_id, snapshot, span):
             [_item(m, 1) for m in malformed])
 
 
+cdef class _Claiming:
+    """``_text._claimed`` one span at a time: the claims counted so far (``number``), where
+    the markers' and malformed markers' searches stand, and the spans judged (``done``).
+    """
+
+    cdef str text
+    cdef Py_ssize_t* starts
+    cdef Py_ssize_t* bad_starts
+    cdef Py_ssize_t count, bad_count, index, bad, number, done
+    cdef list start_list, bad_start_list
+    cdef object rules, items, list_items, under_cited_lead, exempt
+    cdef bint listing
+
+    def __cinit__(self, str text, list start_list, list bad_start_list, rules, bint listing,
+                  list_items, under_cited_lead, exempt):
+        self.text = text
+        self.count = len(start_list)
+        self.bad_count = len(bad_start_list)
+        self.starts = _numbers(start_list, self.count)
+        self.bad_starts = _numbers(bad_start_list, self.bad_count)
+        self.start_list = start_list
+        self.bad_start_list = bad_start_list
+        self.rules = rules
+        self.listing = listing
+        self.items = None
+        self.list_items = list_items
+        self.under_cited_lead = under_cited_lead
+        self.exempt = exempt
+
+    def __dealloc__(self):
+        PyMem_Free(self.starts)
+        PyMem_Free(self.bad_starts)
+
+    cdef int judged(self, list spans) except -2:
+        """Judge every span but the last (final: see ``_segmented``); -1 at one that would
+        be a claim without a marker.
+        """
+        while self.done < len(spans) - 1:
+            if self._take(spans, self.done) < 0:
+                return -1
+        return 0
+
+    cdef Py_ssize_t rest(self, list spans) except -2:
+        """Judge the spans not judged yet: the claims' number, or -1."""
+        while self.done < len(spans):
+            if self._take(spans, self.done) < 0:
+                return -1
+        return self.number
+
+    cdef int _take(self, list spans, Py_ssize_t at) except -2:
+        cdef Py_ssize_t start, end, first, first_bad
+        cdef bint listed = False
+        span = spans[at]
+        start = _item(span, 0)
+        end = _item(span, 1)
+        self.done = at + 1
+        _inside(self.starts, self.count, self.bad_starts, self.bad_count, start, end, &first,
+                &self.index, &first_bad, &self.bad)
+        if self.index > first:
+            self.number += 1
+            return 0
+        if self.bad == first_bad and self.rules:
+            if self.listing and _may_be_listed(self.text, start):
+                if self.items is None:
+                    self.items = self.list_items(self.text)
+                listed = bool(self.items) and bool(self.under_cited_lead(
+                    self.text, spans, at, self.items, starts=self.start_list,
+                    bad_starts=self.bad_start_list))
+            if self.exempt(self.text, start, end, self.rules, listed):
+                return 0
+        return -1
+
+
+cdef bint _may_be_listed(str text, Py_ssize_t start) except -1:
+    """Whether the sentence starting at ``start`` may be in a list (``under_cited_lead``):
+    its line opens an item or is indented. When it is neither, that walk stops at once, so
+    the list items need not be found.
+    """
+    cdef Py_ssize_t line = text.rfind(u"\n", 0, start) + 1
+    return text[line] == u' ' or text[line] == u'\t' or _item_line(text, line, len(text))
+
+
 def claimed(str text, object spans, list start_list, list bad_start_list, rules,
             bint listing, list_items, under_cited_lead, exempt):
     """``_text._claimed``: how many claims ``assemble`` makes of ``spans`` (the markers and
     the malformed markers starting at ``start_list`` and ``bad_start_list``), or -1 at the
     first claim it would make without a marker.
     """
-    cdef Py_ssize_t count = len(start_list), bad_count = len(bad_start_list)
-    cdef Py_ssize_t* starts = _numbers(start_list, count)
-    cdef Py_ssize_t* bad_starts = NULL
-    cdef Py_ssize_t at, start, end, first, index = 0, first_bad, bad = 0, number = 0
-    cdef object items = None if listing else frozenset()
-    if not isinstance(spans, list):  # a custom segmenter's sequence
-        spans = list(spans)
-    try:
-        bad_starts = _numbers(bad_start_list, bad_count)
-        for at in range(len(spans)):
-            span = spans[at]
-            start = _item(span, 0)
-            end = _item(span, 1)
-            _inside(starts, count, bad_starts, bad_count, start, end, &first, &index,
-                    &first_bad, &bad)
-            if index > first:
-                number += 1
-                continue
-            if bad == first_bad and rules:
-                if items is None:
-                    items = list_items(text)
-                listed = bool(items) and bool(under_cited_lead(
-                    text, spans, at, items, starts=start_list, bad_starts=bad_start_list))
-                if exempt(text, start, end, rules, listed):
-                    continue
-            return -1
-    finally:
-        PyMem_Free(starts)
-        PyMem_Free(bad_starts)
-    return number
+    cdef _Claiming state = _Claiming(text, start_list, bad_start_list, rules, listing,
+                                      list_items, under_cited_lead, exempt)
+    return state.rest(spans if isinstance(spans, list) else list(spans))
 
 
 cpdef list marks(markers, malformed, span):

@@ -23,7 +23,7 @@ from citeaudit.core._grammar import BracketGrammar, Malformed, Marker, sighting
 from citeaudit.core._native import core
 from citeaudit.core._policy import exempt, list_items, under_cited_lead
 from citeaudit.core._report import Status
-from citeaudit.core._segment import Span, code_spans, covered
+from citeaudit.core._segment import Span, code_spans, covered, segment
 
 __all__ = ["TextFormat", "parse_text"]
 
@@ -106,10 +106,14 @@ def settle_text(text: str, reading: Reading, empty_fails: bool) -> Status | None
     named, marks, starts, bad_starts = sighted
     if starts and refusal.may_match(text):
         return None
-    spans = reading.segmenter(text, marks)
     rules = reading.not_citable
-    claims = _claimed(text, spans, starts, bad_starts, rules,
-                      "listed" in rules and "\n" in text, list_items, under_cited_lead, exempt)
+    listing = "listed" in rules and "\n" in text
+    if reading.segmenter is segment:  # segmented only as far as the first uncited claim
+        claims = _segment_claimed(text, marks, starts, bad_starts, rules, listing, list_items,
+                                  under_cited_lead, exempt)
+    else:
+        claims = _claimed(text, reading.segmenter(text, marks), starts, bad_starts, rules,
+                          listing, list_items, under_cited_lead, exempt)
     if claims < 0:
         return "unverified"
     if claims == 0:
@@ -146,6 +150,18 @@ def _claimed(  # noqa: PLR0917 -- mirrors the compiled core's signature
                 continue
         return -1
     return number
+
+
+def _segment_claimed(  # noqa: PLR0917 -- mirrors the compiled core's signature
+        text: str, marks: Sequence[Span], starts: list[int], bad_starts: list[int],
+        rules: frozenset[str], listing: bool, items_of: Callable[[str], frozenset[int]],
+        under_lead: Callable[..., bool], exempted: Callable[..., bool]) -> int:
+    """:func:`_claimed` over the claim spans :func:`segment` makes of ``text``. The
+    pure-Python reference of :func:`citeaudit.core._core.segment_claimed`, which stops
+    segmenting at the first claim without a marker.
+    """
+    return _claimed(text, segment(text, marks), starts, bad_starts, rules, listing, items_of,
+                    under_lead, exempted)
 
 
 def _marks(markers: Sequence[Marker], malformed: Sequence[Malformed], span: type[Span],
@@ -209,7 +225,9 @@ def _assemble(  # noqa: PLR0917 -- mirrors the compiled core's signature
 reference_assemble = _assemble
 reference_marks = _marks
 reference_claimed = _claimed
+reference_segment_claimed = _segment_claimed
 if (_compiled := core()) is not None:
     _assemble = _compiled.assemble
     _marks = _compiled.marks
     _claimed = _compiled.claimed
+    _segment_claimed = _compiled.segment_claimed
