@@ -479,7 +479,7 @@ def test_passages_equal(passages: list[Any]) -> None:
             snapshot = load_snapshot(passages)
         except CiteauditError as error:
             return str(error)
-        return snapshot.sources, snapshot.ids_from
+        return snapshot.sources, snapshot.ids_from, snapshot.numbering, snapshot.fingerprint
 
     compiled = loaded()
     saved, _sources._passages = _sources._passages, None
@@ -759,3 +759,25 @@ def test_under_cited_lead_equal(text: str) -> None:
                                      bad_starts=bad_starts) == \
             _policy.reference_under_cited_lead(text, spans, at, items, starts=starts,
                                                bad_starts=bad_starts)
+
+
+@PROFILE
+@given(st.lists(st.tuples(st.text(max_size=30), st.one_of(
+    st.text(max_size=300), st.sampled_from(["", "ascii only", "東京", "\ud800 lone", "e\u0301",
+                                            "\x00", "x" * 70000]))), max_size=6))
+@example([("1", "\udfff"), ("\ud83d", "")])  # lone surrogates: written as surrogatepass does
+def test_fingerprinted_equal(parts: list[tuple[str, str]]) -> None:
+    from citeaudit.core import _sources  # noqa: PLC0415 - beside the module-level names
+
+    sources = tuple(_sources.Source(given, text) for given, text in parts)
+    assert CORE.fingerprinted(sources) == _sources.reference_fingerprinted(sources)
+
+
+@PROFILE
+@given(st.one_of(st.binary(max_size=300), st.lists(st.sampled_from(
+    [b"[", b"{", b"]", b"}", b"\x5b", b"\x7b\x5b", b"\xfb", b"\xdb", b"{\"a\": [1]}", b"x"]),
+    max_size=60).map(b"".join)))
+def test_openings_equal(data: bytes) -> None:
+    from citeaudit.core import _loading  # noqa: PLC0415 - beside the module-level names
+
+    assert CORE.openings(data) == _loading.reference_openings(data)

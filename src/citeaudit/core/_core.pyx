@@ -41,6 +41,7 @@ from libc.math cimport isfinite
 from libc.string cimport memchr, memcpy
 from cpython.ref cimport PyObject, Py_DECREF, Py_INCREF
 from cpython.tuple cimport PyTuple_Check, PyTuple_GET_SIZE
+from cpython.bytes cimport PyBytes_AS_STRING, PyBytes_FromStringAndSize, PyBytes_GET_SIZE
 from cpython.unicode cimport PyUnicode_Tailmatch
 
 from citeaudit.core._records cimport (
@@ -68,6 +69,7 @@ cdef extern from "Python.h":
     object PyUnicode_FromKindAndData(int kind, const void* buffer, Py_ssize_t size)
     void PyUnicode_WRITE(int kind, void* data, Py_ssize_t index, Py_UCS4 value) nogil
     int PyUnicode_KIND(object text)
+    bint PyUnicode_IS_ASCII(object text)
     void* PyUnicode_DATA(object text)
     Py_UCS4 PyUnicode_READ(int kind, void* data, Py_ssize_t index) nogil
 
@@ -1387,26 +1389,35 @@ def located(citations, resolved, index, problem_of):
 cdef object _EXACT_FLOAT = 2 ** 53  # the integer scores a float holds exactly
 
 
-def passages(list data, object source_type, object no_metadata, object read_only):
-    """``_sources._sources`` for a list of passage objects that all carry string ids: the
-    sources, or None where the reference must read them (a passage of another shape, a field
-    it would refuse or convert, an id it would check further).
+def passages(list data, object source_type, object no_metadata, object read_only,
+             tuple ids=None):
+    """``_sources._sources`` for a list of passage objects that all carry string ids, or
+    (``ids``: their places' ids) that all carry none: the sources, or None where the
+    reference must read them (a passage of another shape, a field it would refuse or
+    convert, an id it would check further).
     """
     cdef list found = []
     cdef dict value
     cdef Py_UCS4 first
-    if not data:
+    cdef Py_ssize_t at = 0
+    if not data or (ids is not None and len(ids) != len(data)):
         return None
     for item in data:
         if type(item) is not dict:
             return None
         value = <dict>item
         given = value.get(u"id")
-        if type(given) is not str or len(<str>given) == 0:
-            return None
-        first = (<str>given)[0]
-        if first.isspace():
-            return None  # blank, or not: the reference strips it
+        if ids is not None:
+            if given is not None:
+                return None  # some carry ids, some not: the reference says which
+            given = ids[at]
+            at += 1
+        else:
+            if type(given) is not str or len(<str>given) == 0:
+                return None
+            first = (<str>given)[0]
+            if first.isspace():
+                return None  # blank, or not: the reference strips it
         text = value.get(u"text")
         if type(text) is not str:
             return None
@@ -1437,6 +1448,45 @@ def passages(list data, object source_type, object no_metadata, object read_only
             given, text, url, label, score, rank,
             read_only(metadata) if metadata else no_metadata)))
     return found
+
+
+def fingerprinted(tuple sources):
+    """``Snapshot.fingerprint``'s buffer: each source's id and text in UTF-8
+    (``surrogatepass``), each after its length in 8 big-endian bytes, joined.
+    """
+    cdef Py_ssize_t total = 0, at = 0, size, shift
+    cdef list parts = []
+    cdef bytes joined
+    cdef char* out
+    for source in sources:
+        for part in (_item(source, 0), _item(source, 1)):
+            if not PyUnicode_IS_ASCII(part):  # ASCII text is its own UTF-8: copied as it is
+                part = (<str>part).encode(u"utf-8", u"surrogatepass")
+            parts.append(part)
+            total += 8 + (len(<str>part) if type(part) is str else PyBytes_GET_SIZE(part))
+    joined = PyBytes_FromStringAndSize(NULL, total)
+    out = PyBytes_AS_STRING(joined)
+    for part in parts:
+        if type(part) is str:
+            size = len(<str>part)
+        else:
+            size = PyBytes_GET_SIZE(part)
+        for shift in range(8):
+            out[at + shift] = <char>((size >> (8 * (7 - shift))) & 0xFF)
+        at += 8
+        memcpy(out + at, PyUnicode_DATA(part) if type(part) is str else
+               <void*>PyBytes_AS_STRING(part), size)
+        at += size
+    return joined
+
+
+def openings(bytes data):
+    """How many ``[`` and ``{`` ``data`` holds (``_loading.too_deep``'s first test)."""
+    cdef const unsigned char* bytes_ = <const unsigned char*> PyBytes_AS_STRING(data)
+    cdef Py_ssize_t size = PyBytes_GET_SIZE(data), at, count = 0
+    for at in range(size):
+        count += (bytes_[at] | 0x20) == 0x7B  # "[" is 0x5B and "{" 0x7B: none other ors so
+    return count
 
 
 def strings(list data, tuple ids, object source_type, object no_metadata):

@@ -10,6 +10,7 @@ from typing import Any, BinaryIO
 
 import orjson
 
+from citeaudit.core._native import core
 from citeaudit.errors import InputError
 
 __all__ = ["DEFAULT_MAX_BYTES", "JSON_STRING", "MAX_DEPTH", "decode_json", "decode_text",
@@ -27,7 +28,7 @@ _STRUCTURE = re.compile(JSON_STRING + rb"|[\[\]{}]")
 
 def too_deep(data: bytes, limit: int = MAX_DEPTH) -> int | None:
     """The byte offset of the first bracket nested deeper than ``limit``, or ``None``."""
-    if data.count(b"[") + data.count(b"{") <= limit:  # the usual case, at C speed
+    if _openings(data) <= limit:  # the usual case, at C speed
         return None
     depth = 0
     for match in _STRUCTURE.finditer(data):
@@ -175,3 +176,15 @@ def line_column(data: bytes, offset: int) -> tuple[int, int]:
     line_start = data.rfind(b"\n", 0, offset) + 1
     column = len(data[line_start:offset].decode("utf-8", "replace")) + 1
     return data.count(b"\n", 0, offset) + 1, column
+
+
+def _openings(data: bytes) -> int:
+    """How many ``[`` and ``{`` ``data`` holds. The pure-Python reference of
+    :func:`citeaudit.core._core.openings`, which counts both in one pass.
+    """
+    return data.count(b"[") + data.count(b"{")
+
+
+reference_openings = _openings
+if (_compiled := core()) is not None:
+    _openings = _compiled.openings

@@ -130,12 +130,9 @@ class Snapshot:
         Length prefixes keep two different snapshots from hashing alike by concatenation.
         """
         if self._fingerprint is None:
-            parts: list[bytes] = []  # one buffer, one hash update (an update per part costs more)
-            for source in self.sources:
-                for part in (source.id, source.text):
-                    data = part.encode("utf-8", "surrogatepass")
-                    parts += (len(data).to_bytes(8, "big"), data)
-            self._fingerprint = "sha256:" + hashlib.sha256(b"".join(parts)).hexdigest()
+            # one buffer, one hash update (an update per part costs more)
+            self._fingerprint = "sha256:" + hashlib.sha256(
+                _fingerprinted(self.sources)).hexdigest()
         return self._fingerprint
 
     @property
@@ -237,9 +234,14 @@ def load_snapshot(data: Any, *, origin: str = "<snapshot>") -> Snapshot:
     if type(data) is list and data and type(data[0]) is str and (
             texts := _strings(data, numbered_ids(len(data)), Source, NO_METADATA)) is not None:
         return Snapshot.positional(texts)  # the common case: passages as bare strings
-    if _passages is not None and type(data) is list and (
-            read := _passages(data, Source, NO_METADATA, MappingProxyType)) is not None:
-        return Snapshot(tuple(read))
+    if _passages is not None and type(data) is list and data and type(data[0]) is dict:
+        if data[0].get("id") is None:  # passages numbered by their places
+            read = _passages(data, Source, NO_METADATA, MappingProxyType,
+                             numbered_ids(len(data)))
+            if read is not None:
+                return Snapshot.positional(tuple(read))
+        elif (read := _passages(data, Source, NO_METADATA, MappingProxyType)) is not None:
+            return Snapshot(tuple(read))
     try:
         carried = isinstance(data, list | tuple) and _carry_ids(data)
         positions = isinstance(data, list | tuple) and not carried
@@ -407,6 +409,19 @@ def kind_of(value: Any) -> str:
             list: "a list", dict: "an object"}.get(type(value), type(value).__name__)
 
 
+def _fingerprinted(sources: tuple[Source, ...]) -> bytes:
+    """What :attr:`Snapshot.fingerprint` hashes: each source's id and text in UTF-8, each
+    after its length in 8 big-endian bytes. The pure-Python reference of
+    :func:`citeaudit.core._core.fingerprinted`.
+    """
+    parts: list[bytes] = []
+    for source in sources:
+        for part in (source.id, source.text):
+            data = part.encode("utf-8", "surrogatepass")
+            parts += (len(data).to_bytes(8, "big"), data)
+    return b"".join(parts)
+
+
 def _strings(data: list[Any], ids: tuple[str, ...], source: type[Source],
              no_metadata: Mapping[str, Any]) -> tuple[Source, ...] | None:
     """A non-empty list of passages that are all strings as the sources ``_sources`` makes of
@@ -420,9 +435,12 @@ def _strings(data: list[Any], ids: tuple[str, ...], source: type[Source],
                   for given, text in zip(ids, data, strict=True)])
 
 
-# A list of passages that all carry their ids, read by the compiled core where it is built
-# (``_core.passages``; it gives None where _sources must read them); one of strings too.
+# A list of passage objects that all carry their ids, or all carry none, read by the compiled
+# core where it is built (``_core.passages``; it gives None where _sources must read them);
+# one of strings too.
 _passages = getattr(core(), "passages", None)
 reference_strings = _strings
+reference_fingerprinted = _fingerprinted
 if (_compiled := core()) is not None:
     _strings = _compiled.strings
+    _fingerprinted = _compiled.fingerprinted

@@ -19,7 +19,7 @@ from citeaudit.eval._results import Summary
 COVERAGE = "citation_coverage"
 
 __all__ = ["METRICS", "PRECISION_GRID", "RECALL_GRID", "Aggregate", "Stats", "cell_of",
-           "reason_keys", "sweep_cell", "sweep_rows"]
+           "measured_of", "reason_keys", "sweep_cell", "sweep_rows"]
 
 METRICS = ("precision", "recall", "f1", "claim_coverage", "support_recall", "support_precision")
 PRECISION_GRID = tuple(round(0.5 + 0.05 * i, 2) for i in range(11))  # 0.50 .. 1.00
@@ -46,18 +46,24 @@ class Stats:
         # unanswerable], for refusal precision and recall.
         self.refusals = [0, 0, 0]
 
-    def add(self, summary: Summary, reasons: tuple[str, ...] = ()) -> None:
+    def add(self, summary: Summary, reasons: tuple[str, ...] = (),
+            measured: list[tuple[str, float]] | None = None) -> None:
+        """Count one record in (``measured``: its :func:`measured` values, when the caller
+        has them: an aggregate counts each record in several sets).
+        """
         self.records += 1
         self.passed += summary.passed
-        self.no_evidence += summary.status == "no_evidence"
-        self.unreadable += summary.status == "unreadable"
-        for name, value in zip(METRICS, (summary.precision, summary.recall, summary.f1,
-                                         summary.claim_coverage, summary.support_recall,
-                                         summary.support_precision), strict=True):
-            if value is not None:
-                self.values[name][round(value, 9)] += 1
-        self.codes.update(summary.codes)
-        self.failures.update(reasons)
+        status = summary.status
+        self.no_evidence += status == "no_evidence"
+        self.unreadable += status == "unreadable"
+        values = self.values
+        for name, value in measured_of(summary) if measured is None else measured:
+            counts = values[name]
+            counts[value] = counts.get(value, 0) + 1
+        if summary.codes:
+            self.codes.update(summary.codes)
+        if reasons:
+            self.failures.update(reasons)
         if summary.answerable is not None:
             refused = summary.status == "no_evidence"
             self.refusals[0] += refused
@@ -104,6 +110,16 @@ class Stats:
         return bins
 
 
+def measured_of(summary: Summary) -> list[tuple[str, float]]:
+    """The metrics a record has values of, each value rounded as the distributions count it
+    (ratios of small counts take few distinct values).
+    """
+    return [(name, round(value, 9)) for name, value in zip(
+        METRICS, (summary.precision, summary.recall, summary.f1, summary.claim_coverage,
+                  summary.support_recall, summary.support_precision), strict=True)
+            if value is not None]
+
+
 class Aggregate:
     """Everything the run reports, fed one :class:`Summary` at a time."""
 
@@ -133,13 +149,16 @@ class Aggregate:
     def add(self, summary: Summary) -> None:
         """Count one record in."""
         reasons = self.reasons(summary)
-        self.all.add(summary, reasons)
+        measured = measured_of(summary)
+        self.all.add(summary, reasons, measured)
         for key, value in summary.tags:
-            values = self.tags.setdefault(key, {})
+            values = self.tags.get(key)
+            if values is None:
+                values = self.tags[key] = {}
             stats = values.get(value)
             if stats is None:  # (setdefault would build a Stats, six Counters, every time)
                 stats = values[value] = Stats()
-            stats.add(summary, reasons)
+            stats.add(summary, reasons, measured)
         for name, passed, score in summary.evaluators:
             entry = self.evaluators.setdefault(name, [0, 0, 0])
             entry[0] += 1
