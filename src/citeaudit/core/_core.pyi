@@ -65,7 +65,7 @@ class Slotted:
     def __call__(self, *values: Any) -> Any: ...
 
 class Policy:
-    def __init__(self, emphasis: Any, families: dict[str, int], shorter: tuple[int, ...],
+    def __init__(self, emphasis: Any, families: dict[str, int], lengths: tuple[int, ...],
                  opens: int, announces_bit: int, hedges: int, opening: Any, announces: Any,
                  hedge: Callable[[str], bool], amount: Callable[[str], bool], unclear: Any,
                  list_next: Any, nouns: frozenset[str], vague: Any,

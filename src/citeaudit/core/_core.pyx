@@ -1571,17 +1571,17 @@ cdef class Policy:
     cdef object emphasis, opening, announces, hedge, amount, unclear, list_next
     cdef object vague
     cdef dict families
-    cdef tuple shorter
+    cdef tuple lengths
     cdef frozenset nouns, terminal, small
     cdef long opens, announces_bit, hedges
 
-    def __init__(self, emphasis, dict families, tuple shorter, long opens,
+    def __init__(self, emphasis, dict families, tuple lengths, long opens,
                  long announces_bit, long hedges, opening, announces, hedge, amount, unclear,
                  list_next, frozenset nouns, vague, frozenset terminal, frozenset small):
         self.emphasis = emphasis
         self.small = small
         self.families = families
-        self.shorter = shorter
+        self.lengths = lengths
         self.opens = opens
         self.announces_bit = announces_bit
         self.hedges = hedges
@@ -1617,8 +1617,8 @@ cdef class Policy:
 
     cdef long _families(self, str sentence):
         """``_policy._families``: which pattern families can open ``sentence``, as bits."""
-        cdef long found = self.families.get(sentence[:3], 0)
-        for size in self.shorter:
+        cdef long found = 0
+        for size in self.lengths:
             found |= <long>self.families.get(sentence[:size], 0)
         return found
 

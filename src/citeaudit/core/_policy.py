@@ -220,16 +220,17 @@ _EMPHASIS = re.compile(r"(\*\*|__|\*|_)[^\n]+?\1")
 
 class Starts(NamedTuple):
     """What the patterns can open with (see _starts), and the lengths of the openings
-    shorter than three characters, which few patterns have.
+    shorter than ``size`` characters, which few patterns have.
     """
 
     heads: frozenset[str]
     shorter: tuple[int, ...]
 
 
-def _opening_set(*patterns: re.Pattern[str]) -> Starts:
-    heads = _starts(*patterns)
-    return Starts(heads, tuple(sorted({len(h) for h in heads if len(h) < 3}, reverse=True)))
+def _opening_set(*patterns: re.Pattern[str], size: int = 3) -> Starts:
+    heads = _starts(*patterns, size=size)
+    return Starts(heads, tuple(sorted({len(h) for h in heads if len(h) < size},
+                                      reverse=True)))
 
 
 def _starts(*patterns: re.Pattern[str], size: int = 3) -> frozenset[str]:
@@ -303,27 +304,33 @@ def _item_heads(op: Any, value: Any, size: int) -> Heads:
     return anything  # any character, a category, a back reference
 
 
+# Openings of three characters for the sources-and-pleasantries family (its words of
+# opening run four deep: longer openings number tens of thousands, slow to work out at
+# import); of five for the other two, where three letters ("ref", "per", "man") open too many
+# plain sentences ("refund", "per diem", "manager") that their patterns then reject.
 _OPENING_STARTS = _opening_set(_OPENING)
-_ANNOUNCES_STARTS = _opening_set(_ANNOUNCES)
-_HEDGE_STARTS = _opening_set(_HEDGE_OPENER, _PLAIN_HEDGE)
+_ANNOUNCES_STARTS = _opening_set(_ANNOUNCES, size=5)
+_HEDGE_STARTS = _opening_set(_HEDGE_OPENER, _PLAIN_HEDGE, size=5)
 # The three families in one table: an opening → which of them can start with it (a bit each),
-# so a sentence costs one lookup however many families there are.
+# so a sentence costs a lookup a length however many families there are.
 _OPENS, _ANNOUNCES_BIT, _HEDGES = 1, 2, 4
 _FAMILIES: dict[str, int] = {}
 for _bit, _starts_of in ((_OPENS, _OPENING_STARTS), (_ANNOUNCES_BIT, _ANNOUNCES_STARTS),
                          (_HEDGES, _HEDGE_STARTS)):
     for _head in _starts_of.heads:
         _FAMILIES[_head] = _FAMILIES.get(_head, 0) | _bit
-_SHORTER = tuple(sorted({*_OPENING_STARTS.shorter, *_ANNOUNCES_STARTS.shorter,
-                         *_HEDGE_STARTS.shorter}))
+# The lengths of the openings in the table, longest first: a sentence is looked up at each.
+_LENGTHS = tuple(sorted({len(head) for head in _FAMILIES}, reverse=True))
 
 
-def _families(sentence: str, head: str) -> int:
-    """Which pattern families can match at the start of ``sentence`` (``head``: its first
-    three characters), as bits: a lookup instead of a match that tries every alternative.
+def _families(sentence: str) -> int:
+    """Which pattern families can match at the start of ``sentence``, as bits: a lookup of
+    its first characters at each length an opening has, instead of a match that tries every
+    alternative. An opening as long as its family's size may go on with anything; a shorter
+    one is where a match may end.
     """
-    found = _FAMILIES.get(head, 0)
-    for size in _SHORTER:
+    found = 0
+    for size in _LENGTHS:
         found |= _FAMILIES.get(sentence[:size], 0)
     return found
 
@@ -357,7 +364,7 @@ def policy_rule(text: str, start: int, end: int, cited_lead: bool = False) -> st
     sentence = text[start:end].lower()
     if "’" in sentence:
         sentence = sentence.replace("’", "'")
-    families = _families(sentence, sentence[:3])
+    families = _families(sentence)
     if families & _OPENS and (found := _OPENING.match(sentence)):
         return "about-sources" if found["about"] is not None else "pleasantry"
     if families & _ANNOUNCES_BIT and _ANNOUNCES.match(sentence):
@@ -457,7 +464,7 @@ def exempt(text: str, start: int, end: int, rules: frozenset[str], listed: bool 
 
 def compiled_rules(compiled: Any) -> Any:
     """The compiled core's ``Policy`` over this module's patterns and tables."""
-    return compiled.Policy(_EMPHASIS, _FAMILIES, _SHORTER, _OPENS, _ANNOUNCES_BIT, _HEDGES,
+    return compiled.Policy(_EMPHASIS, _FAMILIES, _LENGTHS, _OPENS, _ANNOUNCES_BIT, _HEDGES,
                            _OPENING, _ANNOUNCES, _hedge, states_amount, _UNCLEAR, _LIST_NEXT,
                            _NOUNS, _VAGUE, _TERMINAL, _SMALL)
 
