@@ -665,6 +665,9 @@ policy_texts = st.lists(st.sampled_from([
 @example("Fees apply to all the cards\n- a", 0, 27, False)  # six: not one
 @example("  Refund Rules For Members *\r\n\r\nFees.", 2, 26, False)
 @example("Fees apply.\n- a\n- b", 0, 11, False)
+@example("Several methods exist. *\r\n \n\t- a", 0, 22, False)  # a list after blank lines
+@example("Several methods exist.\r- a", 0, 22, False)  # a carriage return alone: no break
+@example("Several methods exist.\n\n12[3]) a", 0, 22, False)
 def test_policy_equal(text: str, low: int, high: int, listed: bool) -> None:
     from citeaudit.core import _policy  # noqa: PLC0415 - beside the module-level names
 
@@ -777,6 +780,7 @@ def test_fingerprinted_equal(parts: list[tuple[str, str]]) -> None:
 @given(st.one_of(st.binary(max_size=300), st.lists(st.sampled_from(
     [b"[", b"{", b"]", b"}", b"\x5b", b"\x7b\x5b", b"\xfb", b"\xdb", b"{\"a\": [1]}", b"x"]),
     max_size=60).map(b"".join)))
+@example(bytes(range(256)) * 3 + b"[{")  # every byte, in words of eight and the tail
 def test_openings_equal(data: bytes) -> None:
     from citeaudit.core import _loading  # noqa: PLC0415 - beside the module-level names
 

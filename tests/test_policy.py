@@ -208,6 +208,21 @@ def test_openings_of_patterns() -> None:
     assert longer.shorter == (4, 3, 2, 1)
 
 
+def test_families_look_up_every_opening() -> None:
+    """The two-step lookup finds what looking a sentence up at every length finds."""
+    from citeaudit.core import _policy  # noqa: PLC0415 - private tables
+
+    lengths = range(1, 6)
+    heads = list(_policy._FAMILIES)
+    sentences = [*heads, *(head + " rest of it" for head in heads[::7]),
+                 *(head[:-1] + "#" for head in heads[::5]), "", "a", "ok", "x" * 9]
+    for sentence in sentences:
+        expected = 0
+        for size in lengths:
+            expected |= _policy._FAMILIES.get(sentence[:size], 0)
+        assert _policy._families(sentence) == expected, sentence
+
+
 def test_the_openings_never_skip_a_match() -> None:
     """Every table sentence a policy pattern matches opens as that pattern can."""
     from citeaudit.core import _policy  # noqa: PLC0415 - private patterns

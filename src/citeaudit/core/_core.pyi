@@ -65,11 +65,12 @@ class Slotted:
     def __call__(self, *values: Any) -> Any: ...
 
 class Policy:
-    def __init__(self, emphasis: Any, families: dict[str, int], lengths: tuple[int, ...],
-                 opens: int, announces_bit: int, hedges: int, opening: Any, announces: Any,
+    def __init__(self, emphasis: Any, families: dict[str, int], prefixes: dict[str, int],
+                 shorter: tuple[int, ...], longer: tuple[int, ...], opens: int,
+                 announces_bit: int, hedges: int, opening: Any, announces: Any,
                  hedge: Callable[[str], bool], amount: Callable[[str], bool], unclear: Any,
-                 list_next: Any, nouns: frozenset[str], vague: Any,
-                 terminal: frozenset[str], small: frozenset[str]) -> None: ...
+                 nouns: frozenset[str], vague: Any, terminal: frozenset[str],
+                 small: frozenset[str]) -> None: ...
     def rule(self, text: str, start: int, end: int, cited_lead: bool = False) -> str | None: ...
     def exempt(self, text: str, start: int, end: int, rules: frozenset[str],
                listed: bool = False) -> bool: ...

@@ -1481,11 +1481,22 @@ def fingerprinted(tuple sources):
 
 
 def openings(bytes data):
-    """How many ``[`` and ``{`` ``data`` holds (``_loading.too_deep``'s first test)."""
+    """How many ``[`` and ``{`` ``data`` holds (``_loading.too_deep``'s first test), eight
+    bytes at a time: "[" is 0x5B and "{" 0x7B, the only bytes that are 0x7B once 0x20 is set.
+    """
     cdef const unsigned char* bytes_ = <const unsigned char*> PyBytes_AS_STRING(data)
-    cdef Py_ssize_t size = PyBytes_GET_SIZE(data), at, count = 0
-    for at in range(size):
-        count += (bytes_[at] | 0x20) == 0x7B  # "[" is 0x5B and "{" 0x7B: none other ors so
+    cdef Py_ssize_t size = PyBytes_GET_SIZE(data), at = 0, count = 0
+    cdef unsigned long long word, low = 0x7F7F7F7F7F7F7F7FULL
+    while at + 8 <= size:
+        memcpy(&word, bytes_ + at, 8)
+        word = (word | 0x2020202020202020ULL) ^ 0x7B7B7B7B7B7B7B7BULL  # a match: a zero byte
+        # the top bit of each zero byte, exactly (no carry crosses a byte), then summed
+        word = (~(((word & low) + low) | word | low)) >> 7
+        count += <Py_ssize_t>((word * 0x0101010101010101ULL) >> 56)
+        at += 8
+    while at < size:
+        count += (bytes_[at] | 0x20) == 0x7B
+        at += 1
     return count
 
 
@@ -1568,29 +1579,31 @@ cdef class Policy:
     lookups and the order of the tests in C, each pattern tried as the reference tries it.
     """
 
-    cdef object emphasis, opening, announces, hedge, amount, unclear, list_next
+    cdef object emphasis, opening, announces, hedge, amount, unclear
     cdef object vague
-    cdef dict families
-    cdef tuple lengths
+    cdef dict families, prefixes
+    cdef tuple shorter, longer
     cdef frozenset nouns, terminal, small
-    cdef long opens, announces_bit, hedges
+    cdef long opens, announces_bit, hedges, long_bits
 
-    def __init__(self, emphasis, dict families, tuple lengths, long opens,
-                 long announces_bit, long hedges, opening, announces, hedge, amount, unclear,
-                 list_next, frozenset nouns, vague, frozenset terminal, frozenset small):
+    def __init__(self, emphasis, dict families, dict prefixes, tuple shorter, tuple longer,
+                 long opens, long announces_bit, long hedges, opening, announces, hedge, amount,
+                 unclear, frozenset nouns, vague, frozenset terminal, frozenset small):
         self.emphasis = emphasis
         self.small = small
         self.families = families
-        self.lengths = lengths
+        self.prefixes = prefixes
+        self.shorter = shorter
+        self.longer = longer
         self.opens = opens
         self.announces_bit = announces_bit
         self.hedges = hedges
+        self.long_bits = announces_bit | hedges
         self.opening = opening
         self.announces = announces
         self.hedge = hedge
         self.amount = amount
         self.unclear = unclear
-        self.list_next = list_next
         self.nouns = nouns
         self.vague = vague
         self.terminal = terminal
@@ -1617,8 +1630,13 @@ cdef class Policy:
 
     cdef long _families(self, str sentence):
         """``_policy._families``: which pattern families can open ``sentence``, as bits."""
-        cdef long found = 0
-        for size in self.lengths:
+        cdef long found = self.prefixes.get(sentence[:3], 0), exact
+        if found & self.long_bits:  # a long family's opening begins so: is it one?
+            exact = found & ~self.long_bits
+            for size in self.longer:
+                exact |= <long>self.families.get(sentence[:size], 0)
+            found = exact
+        for size in self.shorter:
             found |= <long>self.families.get(sentence[:size], 0)
         return found
 
@@ -1664,7 +1682,7 @@ cdef class Policy:
             return u"hedge"
         if (u" not " in sentence or u"unclear" in sentence) and self.unclear.search(sentence):
             return u"about-sources"
-        if text.find(u"\n", end, end + 8) >= 0 and self.list_next.match(text, end) and \
+        if text.find(u"\n", end, end + 8) >= 0 and _list_next(text, end, len(text)) and \
                 not self.nouns.isdisjoint(sentence.split()) and self.vague.search(sentence) \
                 and not self.amount(sentence):
             return u"announcement"
@@ -1731,6 +1749,27 @@ cdef Py_ssize_t _bullet_end(str text, Py_ssize_t at, Py_ssize_t size):
     if at >= size or not (text[at] == u' ' or text[at] == u'\t'):
         return -1
     return at + 1
+
+
+cdef bint _list_next(str text, Py_ssize_t at, Py_ssize_t size):
+    """``_policy._LIST_NEXT.match(text, at)``: blanks or emphasis marks, then line breaks
+    (each maybe after a carriage return, then blanks), then a bullet.
+    """
+    cdef bint broken = False
+    while at < size and (text[at] == u' ' or text[at] == u'\t' or text[at] == u'*'
+                         or text[at] == u'_'):
+        at += 1
+    while True:
+        if at < size and text[at] == u'\r' and at + 1 < size and text[at + 1] == u'\n':
+            at += 2
+        elif at < size and text[at] == u'\n':
+            at += 1
+        else:
+            break
+        broken = True
+        while at < size and (text[at] == u' ' or text[at] == u'\t'):
+            at += 1
+    return broken and _bullet_end(text, at, size) >= 0
 
 
 cdef bint _item_line(str text, Py_ssize_t at, Py_ssize_t size):

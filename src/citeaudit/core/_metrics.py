@@ -52,12 +52,17 @@ class Metrics(NamedTuple):
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON form, ratios rounded to 6 decimals."""
-        return dict(zip(self._fields, map(_rounded, self), strict=True))
+        data = dict(zip(self._fields, self, strict=True))
+        for name in _RATIOS:
+            value = data[name]
+            if value is not None:
+                data[name] = round(value, 6)
+        return data
 
 
-
-def _rounded(value: Any) -> Any:
-    return round(value, 6) if isinstance(value, float) else value
+# The fields that hold ratios (floats, or None): every other one counts.
+_RATIOS = tuple(name for name, kind in Metrics.__annotations__.items()
+                if "float" in getattr(kind, "__forward_arg__", str(kind)))
 
 
 _SOURCE_ID = itemgetter(0)  # of a Citation: read in C, no Python frame per citation

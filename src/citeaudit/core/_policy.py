@@ -312,25 +312,36 @@ _OPENING_STARTS = _opening_set(_OPENING)
 _ANNOUNCES_STARTS = _opening_set(_ANNOUNCES, size=5)
 _HEDGE_STARTS = _opening_set(_HEDGE_OPENER, _PLAIN_HEDGE, size=5)
 # The three families in one table: an opening → which of them can start with it (a bit each),
-# so a sentence costs a lookup a length however many families there are.
+# so a sentence costs a few lookups however many families there are.
 _OPENS, _ANNOUNCES_BIT, _HEDGES = 1, 2, 4
+_LONG = _ANNOUNCES_BIT | _HEDGES  # the families whose openings run to five characters
 _FAMILIES: dict[str, int] = {}
 for _bit, _starts_of in ((_OPENS, _OPENING_STARTS), (_ANNOUNCES_BIT, _ANNOUNCES_STARTS),
                          (_HEDGES, _HEDGE_STARTS)):
     for _head in _starts_of.heads:
         _FAMILIES[_head] = _FAMILIES.get(_head, 0) | _bit
-# The lengths of the openings in the table, longest first: a sentence is looked up at each.
-_LENGTHS = tuple(sorted({len(head) for head in _FAMILIES}, reverse=True))
+# The first three characters of every opening of three or more: a sentence is looked up
+# there first, and at four and five only where a long family's opening begins so.
+_PREFIXES: dict[str, int] = {}
+for _head, _bits in _FAMILIES.items():
+    if len(_head) >= 3:
+        _PREFIXES[_head[:3]] = _PREFIXES.get(_head[:3], 0) | _bits
+_SHORTER = tuple(sorted({len(head) for head in _FAMILIES if len(head) < 3}, reverse=True))
+_LONGER = tuple(sorted({len(head) for head in _FAMILIES if len(head) >= 3}, reverse=True))
 
 
 def _families(sentence: str) -> int:
-    """Which pattern families can match at the start of ``sentence``, as bits: a lookup of
-    its first characters at each length an opening has, instead of a match that tries every
-    alternative. An opening as long as its family's size may go on with anything; a shorter
-    one is where a match may end.
+    """Which pattern families can match at the start of ``sentence``, as bits: lookups of
+    its first characters instead of a match that tries every alternative. An opening as long
+    as its family's size may go on with anything; a shorter one is where a match may end.
     """
-    found = 0
-    for size in _LENGTHS:
+    found = _PREFIXES.get(sentence[:3], 0)
+    if found & _LONG:  # a long family's opening begins so: is it one?
+        exact = found & ~_LONG
+        for size in _LONGER:
+            exact |= _FAMILIES.get(sentence[:size], 0)
+        found = exact
+    for size in _SHORTER:
         found |= _FAMILIES.get(sentence[:size], 0)
     return found
 
@@ -464,9 +475,9 @@ def exempt(text: str, start: int, end: int, rules: frozenset[str], listed: bool 
 
 def compiled_rules(compiled: Any) -> Any:
     """The compiled core's ``Policy`` over this module's patterns and tables."""
-    return compiled.Policy(_EMPHASIS, _FAMILIES, _LENGTHS, _OPENS, _ANNOUNCES_BIT, _HEDGES,
-                           _OPENING, _ANNOUNCES, _hedge, states_amount, _UNCLEAR, _LIST_NEXT,
-                           _NOUNS, _VAGUE, _TERMINAL, _SMALL)
+    return compiled.Policy(_EMPHASIS, _FAMILIES, _PREFIXES, _SHORTER, _LONGER, _OPENS,
+                           _ANNOUNCES_BIT, _HEDGES, _OPENING, _ANNOUNCES, _hedge, states_amount,
+                           _UNCLEAR, _NOUNS, _VAGUE, _TERMINAL, _SMALL)
 
 
 reference_policy_rule = policy_rule

@@ -61,9 +61,9 @@ class Stats:
             counts = values[name]
             counts[value] = counts.get(value, 0) + 1
         if summary.codes:
-            self.codes.update(summary.codes)
+            _count(self.codes, summary.codes)
         if reasons:
-            self.failures.update(reasons)
+            _count(self.failures, reasons)
         if summary.answerable is not None:
             refused = summary.status == "no_evidence"
             self.refusals[0] += refused
@@ -108,6 +108,12 @@ class Stats:
         for value, count in self.values[name].items():
             bins[min(int(value * BINS), BINS - 1)] += count
         return bins
+
+
+def _count(counts: Counter[str], items: tuple[str, ...]) -> None:
+    """``counts.update(items)`` for the few items a record has, without its type tests."""
+    for item in items:
+        counts[item] = counts.get(item, 0) + 1
 
 
 def measured_of(summary: Summary) -> list[tuple[str, float]]:
