@@ -14,6 +14,8 @@ cimport cython
 from cpython.list cimport PyList_GET_SIZE
 from cpython.unicode cimport PyUnicode_FindChar
 
+from citeaudit.core._records cimport item as _item
+
 from citeaudit.core._engine import resolve_id
 from citeaudit.core._refusal import PATTERN_WINDOW
 from citeaudit.core._segment import Span, code_spans, covered, mask
@@ -138,6 +140,7 @@ cdef class Feed:
     """The reference's :class:`citeaudit.request._feed.Feed`, compiled (same arguments)."""
 
     cdef readonly object _grammar, _refusal, _snapshot, _renderer, _refs
+    cdef dict _index  # the snapshot's sources by id
     cdef list _chunks, _tail, _code, _code_starts
     cdef Py_ssize_t _counted, _length, _tail_length
     cdef str _before, _last, _pending
@@ -151,6 +154,8 @@ cdef class Feed:
         self._grammar = grammar
         self._refusal = refusal
         self._snapshot = snapshot
+        index = snapshot.index
+        self._index = index if type(index) is dict else dict(index)
         self._brackets = brackets
         self._renderer = renderer
         self._refs = refs
@@ -419,13 +424,13 @@ cdef class Feed:
         refs = self._refs
         position = held
         code = self._code
-        for marker in scan.markers:
-            start = marker.start
+        for marker in scan.markers:  # (raw, start, end, ids, prefix, ordinal)
+            start = _item(marker, 1)
             if start < held or (code and covered(start + offset, code, self._code_starts)):
                 continue
-            end = marker.end
+            end = _item(marker, 2)
             valid = self._valid(marker)
-            if len(valid) == len(marker.ids):
+            if len(valid) == len(<tuple>_item(marker, 3)):
                 if refs is not None:
                     at = length + start - position
                     refs.append((at, at + end - start, valid))
@@ -459,11 +464,15 @@ cdef class Feed:
         return text
 
     cdef list _valid(self, marker):
+        # (raw, start, end, ids, prefix, ordinal): most ids are in the snapshot as written
         snapshot = self._snapshot
-        prefix = marker.prefix
+        cdef dict index = self._index
         cdef list found = []
-        for source_id in marker.ids:
-            resolved = resolve_id(source_id, prefix, snapshot)
+        for source_id in <tuple>_item(marker, 3):
+            if source_id in index:
+                found.append((source_id, source_id))
+                continue
+            resolved = resolve_id(source_id, _item(marker, 4), snapshot)
             if resolved is not None:
                 found.append((source_id, resolved))
         return found
