@@ -102,7 +102,8 @@ def test_bracket_contents_at_the_bound_equal(size: int) -> None:
         _assert_same(text, list(range(0, len(text), 4)), None, None, None)
 
 
-@pytest.mark.parametrize("blanks", ["", " ", "  ", "   ", "    ", "\t\t\t", " \t  "])
+@pytest.mark.parametrize("blanks", ["", " ", "  ", "   ", "    ", "\t\t\t", " \t  ", " \r",
+                                    "\r ", "\t \r"])
 @pytest.mark.parametrize("fence", ["```", "~~~", "````", "``", "~~"])
 def test_fences_after_blanks_equal(blanks: str, fence: str) -> None:
     """A fence opens after at most three spaces or tabs, and a blank line inside it does not

@@ -134,10 +134,17 @@ class BracketGrammar:
     def scan(self, text: str) -> Scan:
         if "[" not in text and (text.isascii() or "\uff3b" not in text):
             return Scan([], [])
-        bracket = _BRACKET if text.isascii() or not any(c in text for c in _WIDE) else \
-            _WIDE_BRACKET  # the ASCII pattern is searched faster (its "[" is a literal)
+        bracket = _BRACKET if text.isascii() else bracket_pattern(text)
         return Scan(*_scan_brackets(text, bracket, self._parse, self._digits, self.prefix,
                                     self.ordinal, Marker, Malformed, _FULLWIDTH))
+
+    def markers(self, text: str) -> list[Marker]:
+        """:meth:`scan`'s markers alone (the stream's many short scans)."""
+        if "[" not in text and (text.isascii() or "\uff3b" not in text):
+            return []
+        bracket = _BRACKET if text.isascii() else bracket_pattern(text)
+        return _scan_brackets(text, bracket, self._parse, self._digits, self.prefix,
+                              self.ordinal, Marker, Malformed, _FULLWIDTH)[0]
 
     def sight(self, text: str, snapshot: Snapshot, span: type[tuple[int, int]],
               ) -> Sighting | None:
@@ -148,16 +155,22 @@ class BracketGrammar:
         """
         if "[" not in text and (text.isascii() or "\uff3b" not in text):
             return 0, [], [], []
-        bracket = _BRACKET if text.isascii() or not any(c in text for c in _WIDE) else \
-            _WIDE_BRACKET
         numbering = snapshot.numbering
         numbered = numbering[1] if numbering is not None and not numbering[0] else -1
+        bracket = _BRACKET if text.isascii() else bracket_pattern(text)
         return _sight_brackets(text, bracket, self._parse, self._digits, self.prefix,
                                _FULLWIDTH, snapshot.index, resolve_id, snapshot, span,
                                numbered)
 
     def __repr__(self) -> str:
         return f"<grammar {self.name}>"
+
+
+def bracket_pattern(text: str) -> re.Pattern[str]:
+    """The bracket pattern to scan ``text`` with: the ASCII one (searched faster: its "[" is a
+    literal) unless ``text`` has a full-width bracket, backslash or "!" or "(".
+    """
+    return _BRACKET if text.isascii() or not any(c in text for c in _WIDE) else _WIDE_BRACKET
 
 
 # What BracketGrammar.sight gives: (ids named, marks, marker starts, malformed marker starts).

@@ -17,6 +17,7 @@ from cpython.unicode cimport PyUnicode_FindChar
 from citeaudit.core._records cimport item as _item
 
 from citeaudit.core._engine import resolve_id
+from citeaudit.core._grammar import BracketGrammar
 from citeaudit.core._refusal import PATTERN_WINDOW
 from citeaudit.core._segment import Span, code_spans, covered, mask
 from citeaudit.request._feed import FENCE, MAX_CONTENT, REFUSAL_WINDOW
@@ -36,6 +37,13 @@ cdef Py_ssize_t _MAX_CONTENT = MAX_CONTENT
 cdef Py_ssize_t _REFUSAL_WINDOW = REFUSAL_WINDOW
 cdef Py_ssize_t _PATTERN_WINDOW = PATTERN_WINDOW
 cdef object _fence_match = FENCE.match
+
+
+# What a line that ends may be (Feed._line_shape).
+cdef enum:
+    _OTHER = 0
+    _BLANK = 1
+    _FENCE_MAY = 2
 
 
 cdef inline bint _quiet(str text):
@@ -141,6 +149,7 @@ cdef class Feed:
 
     cdef readonly object _grammar, _refusal, _snapshot, _renderer, _refs
     cdef dict _index  # the snapshot's sources by id
+    cdef object _markers  # a bracket grammar's markers of a text, else None
     cdef list _chunks, _tail, _code, _code_starts
     cdef Py_ssize_t _counted, _length, _tail_length
     cdef str _before, _last, _pending
@@ -157,6 +166,7 @@ cdef class Feed:
         index = snapshot.index
         self._index = index if type(index) is dict else dict(index)
         self._brackets = brackets
+        self._markers = grammar.markers if type(grammar) is BracketGrammar else None
         self._renderer = renderer
         self._refs = refs
         self._chunks = []
@@ -310,17 +320,53 @@ cdef class Feed:
                 if found >= 0:
                     self._code_from = position + found
             if newline >= 0:
-                line = self._slice(self._line_chunk, self._line_offset, index, end)
+                shape = self._line_shape(self._line_chunk, self._line_offset, index, end)
+                # the line itself only where it may open or close a fence
+                line = self._slice(self._line_chunk, self._line_offset, index, end) \
+                    if shape == _FENCE_MAY else None
                 self._line_chunk = index
                 self._line_offset = end
                 self._line_start = position + end
-                self._end_line(line, position + end, index, end)
+                self._end_line(line, shape == _BLANK, position + end, index, end)
             start = end
         return 0
 
-    cdef int _end_line(self, str line, Py_ssize_t end, Py_ssize_t index,
+    cdef int _line_shape(self, Py_ssize_t first, Py_ssize_t offset, Py_ssize_t last,
+                         Py_ssize_t stop) except -1:
+        """What ``_end_line`` asks of the line from chunk ``first`` at ``offset`` to chunk
+        ``last`` at ``stop``, read in place: whether it may be a fence (``_may_fence``: at
+        most three spaces or tabs, then a backtick or a tilde), else whether it is blank
+        (spaces, tabs and line breaks only).
+        """
+        cdef list chunks = self._chunks
+        cdef Py_ssize_t index = first, at, end, seen = 0
+        cdef str chunk
+        cdef Py_UCS4 c
+        while index <= last:
+            chunk = <str>chunks[index]
+            at = offset if index == first else 0
+            end = stop if index == last else PyUnicode_GET_LENGTH(chunk)
+            while at < end:
+                c = PyUnicode_READ(PyUnicode_KIND(chunk), PyUnicode_DATA(chunk), at)
+                if seen < 4 and (c == 0x60 or c == 0x7E):
+                    return _FENCE_MAY
+                if c != 0x20 and c != 0x09 and c != 0x0D and c != 0x0A:
+                    return _OTHER
+                if c == 0x0D or c == 0x0A:
+                    seen = 4  # a fence opens within the first four, blanks only before it
+                seen += 1
+                at += 1
+            index += 1
+        return _BLANK
+
+    cdef int _end_line(self, str line, bint blank, Py_ssize_t end, Py_ssize_t index,
                        Py_ssize_t offset) except -1:
+        """A line has ended (``line``: its text, given only when it may be a fence)."""
         self._lines += 1
+        if line is None:
+            if self._fence is None and self._lines > 1 and blank:
+                self._close_block(end, index, offset)
+            return 0
         match = _fence_match(line) if _may_fence(line) else None
         if self._fence is None and match:
             self._fence = match[1]
@@ -417,14 +463,15 @@ cdef class Feed:
             return self._shown(window)
         held = PyUnicode_GET_LENGTH(before)
         text = before + window
-        scan = self._grammar.scan(text)
+        markers = self._markers(text) if self._markers is not None else \
+            self._grammar.scan(text).markers
         offset = base - held
         pieces = []
         length = 0
         refs = self._refs
         position = held
         code = self._code
-        for marker in scan.markers:  # (raw, start, end, ids, prefix, ordinal)
+        for marker in markers:  # (raw, start, end, ids, prefix, ordinal)
             start = _item(marker, 1)
             if start < held or (code and covered(start + offset, code, self._code_starts)):
                 continue
