@@ -785,3 +785,15 @@ def test_openings_equal(data: bytes) -> None:
     from citeaudit.core import _loading  # noqa: PLC0415 - beside the module-level names
 
     assert CORE.openings(data) == _loading.reference_openings(data)
+
+
+@PROFILE
+@given(st.one_of(texts, st.lists(st.sampled_from(
+    ["[", "[ ", "[\u3000", "[\u2028\t ", "[    ", "1", "so", "SO", "\u017fo", "sR", "Do", "pA",
+     "re", "CH", "co", "s", "S", "s:", "S#", "s_", "s-", "s9", "sid", "Sid", "sId", "s\u00a0",
+     "ci", "x", "]", "[[", "\u212a", "[\u017f", "["]), max_size=30).map("".join)))
+@example("[ \u017fo] [S id] [Sid] [s\u2003] [\t\t\t\t1] [\t\t\t1] [ſr")
+def test_square_hints_equal(text: str) -> None:
+    from citeaudit.core import _unread  # noqa: PLC0415 - beside the module-level names
+
+    assert CORE.square_hints(text) == _unread.reference_square_hints(text)

@@ -22,9 +22,9 @@ from citeaudit.core._registry import Registry
 from citeaudit.core._segment import Span, code_spans, mask
 from citeaudit.core._sources import Snapshot, Source
 from citeaudit.core._unread import (
-    SQUARE_HINT,
     looks_cited,
     might_be_unread,
+    square_hints,
     unread,
     would_read,
 )
@@ -95,7 +95,7 @@ def unread_markers(context: Context) -> Sequence[Problem]:
     if answer.kind == "text":
         text = answer.text
         marks = len(answer.marks)
-        if (text.count("[") <= marks or len(SQUARE_HINT.findall(text)) <= marks) and \
+        if (text.count("[") <= marks or square_hints(text) <= marks) and \
                 not might_be_unread(text):
             return ()  # every citation-like bracket was read, and nothing else looks like one
         texts = [(None, text, list(answer.marks))]

@@ -12,8 +12,10 @@ import re
 from collections.abc import Iterable, Sequence
 
 from citeaudit.core._grammar import ID, SOURCE, Grammar, numbered
+from citeaudit.core._native import core
 
-__all__ = ["SQUARE_HINT", "looks_cited", "might_be_unread", "unread", "would_read"]
+__all__ = ["SQUARE_HINT", "looks_cited", "might_be_unread", "square_hints", "unread",
+           "would_read"]
 
 # Case-blind words inside, a plain character class first: the engine skips to brackets fast.
 _WORD = r"(?i:sources?|src|docs?|documents?|passages?|refs?|references?|context|chunks?|S)"
@@ -31,6 +33,13 @@ LOOKS_CITED = re.compile(
 SQUARE_HINT = re.compile(r"\[\s{0,3}(?:[0-9]|(?i:so|sr|do|pa|re|co|ch)|[sS](?:[\s:#_\-0-9]|id))")
 # Opens with a character class: the regex engine skips ordinary text fast.
 _HINT = re.compile(rf"[【(](?:(?<=【)|\s{{0,3}}{_WORD}\b)")
+
+
+def square_hints(text: str) -> int:
+    """How many ``[`` in ``text`` open a shape a citation may take (:data:`SQUARE_HINT`). The
+    pure-Python reference of :func:`citeaudit.core._core.square_hints`.
+    """
+    return len(SQUARE_HINT.findall(text))
 
 
 def might_be_unread(text: str) -> bool:
@@ -93,3 +102,8 @@ def would_read(raw: Sequence[str]) -> str | None:
             if grammar.scan(shape).markers:
                 return grammar.name
     return None
+
+
+reference_square_hints = square_hints
+if (_compiled := core()) is not None:
+    square_hints = _compiled.square_hints
