@@ -33,7 +33,7 @@ from citeaudit.eval._results import (
     summary_of,
     testcase,
 )
-from citeaudit.eval._runner import BATCH, Batch, run, run_tasks
+from citeaudit.eval._runner import RANGE_BATCH, Batch, run, run_tasks
 from citeaudit.eval._store import ResultsFile
 from citeaudit.eval._summary import Aggregate
 
@@ -116,7 +116,7 @@ def evaluate(dataset: Dataset, options: Options, *, jobs: int = 1, out: Path | N
         if jobs > 1 and shard is None and dataset.format == "jsonl" and dataset.path != "-":
             # The workers read their own byte ranges: the main process copies no record.
             ranges = line_ranges(os.path.abspath(dataset.path), max_bytes=dataset.max_bytes,
-                                 batch=BATCH, skip=done)
+                                 batch=RANGE_BATCH, skip=done)
             batches = run_tasks(ranges if progress is None else progress.track_ranges(ranges),
                                 options, jobs)
         else:

@@ -27,12 +27,14 @@ from citeaudit.eval._records import RawItem
 from citeaudit.eval._results import Options, Summary, new_aggregate, process
 from citeaudit.eval._summary import Aggregate
 
-__all__ = ["Batch", "Task", "default_jobs", "run", "run_tasks"]
+__all__ = ["BATCH", "RANGE_BATCH", "Batch", "Task", "default_jobs", "run", "run_tasks"]
 
-# Items per task: large enough that the main process's share (a batch's aggregate received
-# and merged, its lines written) stays small beside the workers' (256: ~7 µs of a ~150 µs
-# record, 64: ~12), small enough for steady progress and little memory in flight.
-BATCH = 256
+BATCH = 64  # items per task: large enough to hide the process hop, small for steady progress
+# Records per byte range of a JSONL file (the workers read them): more, since the main process
+# then spends on a record only its share of a batch received, merged and written (256: ~7 µs
+# of a ~150 µs record, 64: ~12), and sends no record's bytes (a batch of items is pickled
+# whole: larger ones raise the main process's peak memory).
+RANGE_BATCH = 256
 
 
 class Batch(NamedTuple):
