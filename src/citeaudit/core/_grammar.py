@@ -134,7 +134,7 @@ class BracketGrammar:
     def scan(self, text: str) -> Scan:
         if "[" not in text and (text.isascii() or "\uff3b" not in text):
             return Scan([], [])
-        bracket = _BRACKET if text.isascii() else bracket_pattern(text)
+        bracket = _BRACKET if text.isascii() else _bracket_pattern(text)
         return Scan(*_scan_brackets(text, bracket, self._parse, self._digits, self.prefix,
                                     self.ordinal, Marker, Malformed, _FULLWIDTH))
 
@@ -142,7 +142,7 @@ class BracketGrammar:
         """:meth:`scan`'s markers alone (the stream's many short scans)."""
         if "[" not in text and (text.isascii() or "\uff3b" not in text):
             return []
-        bracket = _BRACKET if text.isascii() else bracket_pattern(text)
+        bracket = _BRACKET if text.isascii() else _bracket_pattern(text)
         return _scan_brackets(text, bracket, self._parse, self._digits, self.prefix,
                               self.ordinal, Marker, Malformed, _FULLWIDTH)[0]
 
@@ -157,7 +157,7 @@ class BracketGrammar:
             return 0, [], [], []
         numbering = snapshot.numbering
         numbered = numbering[1] if numbering is not None and not numbering[0] else -1
-        bracket = _BRACKET if text.isascii() else bracket_pattern(text)
+        bracket = _BRACKET if text.isascii() else _bracket_pattern(text)
         return _sight_brackets(text, bracket, self._parse, self._digits, self.prefix,
                                _FULLWIDTH, snapshot.index, resolve_id, snapshot, span,
                                numbered)
@@ -166,9 +166,10 @@ class BracketGrammar:
         return f"<grammar {self.name}>"
 
 
-def bracket_pattern(text: str) -> re.Pattern[str]:
+def _bracket_pattern(text: str) -> re.Pattern[str]:
     """The bracket pattern to scan ``text`` with: the ASCII one (searched faster: its "[" is a
-    literal) unless ``text`` has a full-width bracket, backslash or "!" or "(".
+    literal) unless ``text`` holds a full-width bracket, backslash, exclamation mark or
+    parenthesis.
     """
     return _BRACKET if text.isascii() or not any(c in text for c in _WIDE) else _WIDE_BRACKET
 
