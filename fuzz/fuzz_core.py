@@ -25,7 +25,18 @@ import atheris
 
 with atheris.instrument_imports():
     from citeaudit import CiteauditError, Config, audit, get_grammar, load_snapshot, prepare
-    from citeaudit.core import _amounts, _answer, _core, _engine, _grammar, _policy, _segment
+    from citeaudit.core import (
+        _amounts,
+        _answer,
+        _core,
+        _engine,
+        _grammar,
+        _loading,
+        _policy,
+        _segment,
+        _unread,
+    )
+    from citeaudit.core._policy import NOT_CITABLE, exempt, list_items, under_cited_lead
     from citeaudit.core._segment import Span
     from citeaudit.formats import _anthropic, _cohere, _gemini, _text
     from citeaudit.request import _feed, _feed_core
@@ -131,6 +142,18 @@ def one_input(data: bytes) -> None:
     found = sorted(Span(m.start, m.end) for m in (*scan.markers, *scan.malformed))
     if _core.segment(text, found) != _segment.reference_segment(text, found):
         raise AssertionError(f"segment() differs on {text!r} with its markers")
+    starts = ([m.start for m in scan.markers], [m.start for m in scan.malformed])
+    for rules in (frozenset(), frozenset(NOT_CITABLE)):
+        policy = (rules, "\n" in text, list_items, under_cited_lead, exempt)
+        if _core.segment_claimed(text, found, *starts, *policy) != \
+                _text.reference_claimed(text, _segment.reference_segment(text, found), *starts,
+                                        *policy):
+            raise AssertionError(f"segment_claimed() differs on {text!r}")
+    if _core.square_hints(text) != _unread.reference_square_hints(text):
+        raise AssertionError(f"square_hints() differs on {text!r}")
+    encoded = text.encode()
+    if _core.openings(encoded) != _loading.reference_openings(encoded):
+        raise AssertionError(f"openings() differs on {text!r}")
     if _parsed(text, grammar, compiled=True) != _parsed(text, grammar, compiled=False):
         raise AssertionError(f"the parsed answer differs on {text!r} ({grammar})")
     cuts = [min(start, len(text)) for start, _ in raw] + list(range(0, len(text), 4))
