@@ -957,33 +957,23 @@ def assemble(str text, object spans, tuple markers, object malformed, rules, bin
     cdef list owner = [None] * count
     cdef list bad_owner = [None] * bad_count
     cdef list claims = []
-    cdef object items = None
-    cdef object start_list = None, bad_start_list = None
+    cdef _Exempting policy
     cdef object owned
     if not isinstance(spans, list):  # a custom segmenter's sequence
         spans = list(spans)
     try:
         bad_starts = _starts(malformed, bad_count)
+        policy = _exempting(text, rules, listing, list_items, under_cited_lead, exempt, starts,
+                            count, bad_starts, bad_count, None, None)
         for at in range(len(spans)):
             span = spans[at]
             start = _item(span, 0)
             end = _item(span, 1)
             _inside(starts, count, bad_starts, bad_count, start, end, &first, &index,
                     &first_bad, &bad)
-            if index == first and bad == first_bad and rules:
-                listed = False
-                if listing and _may_be_listed(text, start):
-                    if items is None:
-                        items = list_items(text)
-                    if items:
-                        if start_list is None:
-                            start_list = [starts[k] for k in range(count)]
-                            bad_start_list = [bad_starts[k] for k in range(bad_count)]
-                        listed = bool(under_cited_lead(text, spans, at, items,
-                                                       starts=start_list,
-                                                       bad_starts=bad_start_list))
-                if exempt(text, start, end, rules, listed):
-                    continue
+            if index == first and bad == first_bad and rules and \
+                    policy.exempts(spans, at, start, end):
+                continue
             number += 1
             if index > first:
                 owned = number
@@ -1024,29 +1014,22 @@ cdef class _Claiming:
     the markers' and malformed markers' searches stand, and the spans judged (``done``).
     """
 
-    cdef str text
     cdef Py_ssize_t* starts
     cdef Py_ssize_t* bad_starts
     cdef Py_ssize_t count, bad_count, index, bad, number, done
-    cdef list start_list, bad_start_list
-    cdef object rules, items, list_items, under_cited_lead, exempt
-    cdef bint listing
+    cdef object rules
+    cdef _Exempting policy
 
     def __cinit__(self, str text, list start_list, list bad_start_list, rules, bint listing,
                   list_items, under_cited_lead, exempt):
-        self.text = text
         self.count = len(start_list)
         self.bad_count = len(bad_start_list)
         self.starts = _numbers(start_list, self.count)
         self.bad_starts = _numbers(bad_start_list, self.bad_count)
-        self.start_list = start_list
-        self.bad_start_list = bad_start_list
         self.rules = rules
-        self.listing = listing
-        self.items = None
-        self.list_items = list_items
-        self.under_cited_lead = under_cited_lead
-        self.exempt = exempt
+        self.policy = _exempting(text, rules, listing, list_items, under_cited_lead, exempt,
+                                 self.starts, self.count, self.bad_starts, self.bad_count,
+                                 start_list, bad_start_list)
 
     def __dealloc__(self):
         PyMem_Free(self.starts)
@@ -1070,7 +1053,6 @@ cdef class _Claiming:
 
     cdef int _take(self, list spans, Py_ssize_t at) except -2:
         cdef Py_ssize_t start, end, first, first_bad
-        cdef bint listed = False
         span = spans[at]
         start = _item(span, 0)
         end = _item(span, 1)
@@ -1080,16 +1062,63 @@ cdef class _Claiming:
         if self.index > first:
             self.number += 1
             return 0
-        if self.bad == first_bad and self.rules:
-            if self.listing and _may_be_listed(self.text, start):
-                if self.items is None:
-                    self.items = self.list_items(self.text)
-                listed = bool(self.items) and bool(self.under_cited_lead(
-                    self.text, spans, at, self.items, starts=self.start_list,
-                    bad_starts=self.bad_start_list))
-            if self.exempt(self.text, start, end, self.rules, listed):
-                return 0
+        if self.bad == first_bad and self.rules and self.policy.exempts(spans, at, start, end):
+            return 0
         return -1
+
+
+cdef class _Exempting:
+    """Whether the claim policy exempts an uncited span (``exempt``), for ``assemble`` and
+    ``_Claiming`` alike: ``under_cited_lead`` asked only where the span's line may be in a
+    list, the text's list items found once, the markers' starts (borrowed from the caller,
+    which outlives this) made a list once.
+    """
+
+    cdef str text
+    cdef object rules, items, list_items, under_cited_lead, exempt
+    cdef bint listing
+    cdef Py_ssize_t* starts
+    cdef Py_ssize_t* bad_starts
+    cdef Py_ssize_t count, bad_count
+    cdef object start_list, bad_start_list
+
+    cdef bint exempts(self, list spans, Py_ssize_t at, Py_ssize_t start,
+                      Py_ssize_t end) except -1:
+        cdef bint listed = False
+        cdef Py_ssize_t k
+        if self.listing and _may_be_listed(self.text, start):
+            if self.items is None:
+                self.items = self.list_items(self.text)
+            if self.items:
+                if self.start_list is None:
+                    self.start_list = [self.starts[k] for k in range(self.count)]
+                    self.bad_start_list = [self.bad_starts[k] for k in range(self.bad_count)]
+                listed = bool(self.under_cited_lead(self.text, spans, at, self.items,
+                                                    starts=self.start_list,
+                                                    bad_starts=self.bad_start_list))
+        return bool(self.exempt(self.text, start, end, self.rules, listed))
+
+
+cdef _Exempting _exempting(str text, rules, bint listing, list_items, under_cited_lead, exempt,
+                           Py_ssize_t* starts, Py_ssize_t count, Py_ssize_t* bad_starts,
+                           Py_ssize_t bad_count, start_list, bad_start_list):
+    """An :class:`_Exempting` over the markers starting at ``starts`` and the malformed ones
+    at ``bad_starts`` (``start_list``, ``bad_start_list``: the same as lists, or None).
+    """
+    cdef _Exempting made = _Exempting.__new__(_Exempting)
+    made.text = text
+    made.rules = rules
+    made.listing = listing
+    made.list_items = list_items
+    made.under_cited_lead = under_cited_lead
+    made.exempt = exempt
+    made.starts = starts
+    made.count = count
+    made.bad_starts = bad_starts
+    made.bad_count = bad_count
+    made.start_list = start_list
+    made.bad_start_list = bad_start_list
+    return made
 
 
 cdef bint _may_be_listed(str text, Py_ssize_t start) except -1:
@@ -1494,7 +1523,7 @@ def square_hints(str text):
     "re", "co", "ch" (case-blind), or "s"/"S" then white space, ":", "#", "_", "-", a digit
     or "id". (No match holds a ``[`` after its first: each ``[`` is tried on its own.)
     """
-    cdef Py_ssize_t size = len(text), at = text.find(u"[") if u"[" in text else -1, probe
+    cdef Py_ssize_t size = len(text), at = text.find(u"["), probe
     cdef Py_ssize_t count = 0, blanks
     cdef Py_UCS4 c, d
     while at >= 0:

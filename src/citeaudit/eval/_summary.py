@@ -48,7 +48,7 @@ class Stats:
 
     def add(self, summary: Summary, reasons: tuple[str, ...] = (),
             measured: list[tuple[str, float]] | None = None) -> None:
-        """Count one record in (``measured``: its :func:`measured` values, when the caller
+        """Count one record in (``measured``: its :func:`measured_of` values, when the caller
         has them: an aggregate counts each record in several sets).
         """
         self.records += 1

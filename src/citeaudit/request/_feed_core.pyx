@@ -108,23 +108,6 @@ cdef inline Py_ssize_t _body(str text, Py_ssize_t n):
     return n
 
 
-cdef inline bint _may_fence(str line):
-    """Whether ``FENCE.match(line)`` can succeed: at most three spaces or tabs, then a
-    backtick or a tilde (the pattern's only way to start)."""
-    cdef Py_ssize_t n = PyUnicode_GET_LENGTH(line), i = 0
-    cdef int kind = PyUnicode_KIND(line)
-    cdef void* data = PyUnicode_DATA(line)
-    cdef Py_UCS4 c
-    while i < n and i < 4:
-        c = PyUnicode_READ(kind, data, i)
-        if c == 0x60 or c == 0x7E:
-            return True
-        if c != 0x20 and c != 0x09:
-            return False
-        i += 1
-    return False
-
-
 cdef inline str _char(str text, Py_ssize_t at):
     """``text[at]`` (a cached string for the first 256 code points)."""
     return PyUnicode_FromOrdinal(PyUnicode_READ(PyUnicode_KIND(text), PyUnicode_DATA(text), at))
@@ -334,9 +317,9 @@ cdef class Feed:
     cdef int _line_shape(self, Py_ssize_t first, Py_ssize_t offset, Py_ssize_t last,
                          Py_ssize_t stop) except -1:
         """What ``_end_line`` asks of the line from chunk ``first`` at ``offset`` to chunk
-        ``last`` at ``stop``, read in place: whether it may be a fence (``_may_fence``: at
-        most three spaces or tabs, then a backtick or a tilde), else whether it is blank
-        (spaces, tabs and line breaks only).
+        ``last`` at ``stop``, read in place: whether it may be a fence (``FENCE.match`` can
+        succeed only after at most three spaces or tabs, then a backtick or a tilde), else
+        whether it is blank (spaces, tabs and line breaks only).
         """
         cdef list chunks = self._chunks
         cdef Py_ssize_t index = first, at, end, seen = 0
@@ -367,7 +350,7 @@ cdef class Feed:
             if self._fence is None and self._lines > 1 and blank:
                 self._close_block(end, index, offset)
             return 0
-        match = _fence_match(line) if _may_fence(line) else None
+        match = _fence_match(line)  # (_line_shape found that it may be a fence)
         if self._fence is None and match:
             self._fence = match[1]
         elif self._fence is not None and match and match[1].startswith(self._fence) and \
