@@ -277,7 +277,7 @@ def test_an_empty_answer_file_is_an_error(run: Any, tmp_path: Path) -> None:
         answer.write_text(text)
         result = run("check", S002, str(answer))
         assert result.code == ExitCode.FAILED
-        assert "CA403 error: the answer has no claims" in result.out
+        assert "CA404 error: the answer is empty: it holds nothing but white space" in result.out
     claims = tmp_path / "claims.json"
     claims.write_text("[]")
     assert run("check", S002, str(claims)).code == ExitCode.OK  # an empty claim list is allowed

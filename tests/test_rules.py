@@ -48,7 +48,7 @@ TRIGGERS: dict[str, tuple[Any, Any, dict[str, Any]]] = {
     "CA302": ("Refunds take 30 days.", PASSAGES, {}),
     "CA401": ({"status": "answered", "text": "x", "citations": []}, STRUCTURED_SOURCES, {}),
     "CA402": ({"status": "unknown", "text": "x", "citations": ["a"]}, STRUCTURED_SOURCES, {}),
-    "CA403": ("   ", PASSAGES, {"config": Config(extend_select=("CA403",))}),
+    "CA403": ("## Refunds\n", PASSAGES, {"config": Config(extend_select=("CA403",))}),
     "CA404": ({"status": "maybe", "text": "x", "citations": ["a"]}, STRUCTURED_SOURCES, {}),
     "CA501": ("Refunds take 14 days [1].", PASSAGES, {"config": Config(support="lexical")}),
     "CA502": ('Refunds are "never late" [1].', PASSAGES, {"config": Config(support="lexical")}),

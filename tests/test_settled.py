@@ -82,7 +82,7 @@ SETTLED = [
     ("Refunds take 30 days [3].", "unverified", False),  # CA202
     ("Refunds take 30 days [S1]. Thanks for asking!", "ok", True),  # a pleasantry: no claim
     ("Not covered by the provided documents.", "no_evidence", True),
-    ("", "no_evidence", True),
+    ("## Refunds\n", "no_evidence", True),  # a heading only: no claim
     ("Refunds are quick.", "unverified", False),  # CA301 (and no citation at all)
     ("- Refunds take 30 days [1]\n- Cards cost 5 dollars [2]\n", "ok", True),
 ]

@@ -200,3 +200,48 @@ def test_a_check_stating_an_undeclared_code_is_a_configuration_error() -> None:
                                                     " neither a rule code nor one of the"
                                                     " rules it declares"):
         citeaudit.audit("A [1].", PASSAGES, checks=[loose])
+
+
+# White space of every kind, and the invisible format characters a copy can leave behind.
+BLANK_ANSWERS = ("", " ", "  \n\t\n", "\r\n", "\u3000\u00a0", "\u200b", "\ufeff \u2060\n")
+
+
+def test_an_empty_answer_fails_with_one_finding_everywhere(run: Any, tmp_path: Path) -> None:
+    from starlette.testclient import TestClient
+
+    from citeaudit.service import create_app
+
+    service = TestClient(create_app())
+    for blank in BLANK_ANSWERS:
+        report = citeaudit.audit(blank, PASSAGES)
+        assert (report.passed, report.status) == (False, "unverified"), repr(blank)
+        assert [(f.code, f.message) for f in report.findings] == [
+            ("CA404", "the answer is empty: it holds nothing but white space")], repr(blank)
+        assert [f.code for f in citeaudit.iter_findings(blank, PASSAGES)] == ["CA404"]
+        assert citeaudit.guard(blank, PASSAGES).report.passed is False
+        auditor = citeaudit.stream(PASSAGES)
+        auditor.feed(blank)
+        assert auditor.finish().to_dict() == report.to_dict()
+        served = service.post("/v1/audit", json={"answer": blank, "sources": PASSAGES})
+        assert served.status_code == 200
+        assert served.json() == report.to_dict()
+        answer = tmp_path / "answer.txt"
+        answer.write_text(blank, encoding="utf-8")
+        checked = run("check", S002, str(answer), "--format", "json")
+        assert (checked.code, json.loads(checked.out)) == (ExitCode.FAILED, report.to_dict())
+        assert run("render", S002, str(answer)).code == ExitCode.FAILED
+    data = write(tmp_path / "d.jsonl", [{"id": str(n), "sources": PASSAGES, "answer": blank}
+                                        for n, blank in enumerate(BLANK_ANSWERS)])
+    out = tmp_path / "r.jsonl"
+    assert run("eval", str(data), "-o", str(out), "--min-recall", "0").code == ExitCode.FAILED
+    assert {(row["passed"], tuple(f["code"] for f in row["findings"]))
+            for row in results(out)} == {(False, ("CA404",))}
+
+
+def test_an_empty_claim_list_passes_and_ca403_asks_for_claims(run: Any) -> None:
+    assert citeaudit.audit([], PASSAGES).passed  # seed 000: no claims, nothing to audit
+    strict = citeaudit.Config(extend_select=("CA403",))
+    for empty in ([], "## Refunds\n", "Great question!"):
+        report = citeaudit.audit(empty, PASSAGES, config=strict)
+        assert [f.code for f in report.findings] == ["CA403"], empty
+    assert [f.code for f in citeaudit.audit(" ", PASSAGES, config=strict).findings] == ["CA404"]

@@ -12,7 +12,6 @@ from citeaudit.cli._common import (
     codes,
     config_of,
     config_options,
-    empty_file_config,
     input_options,
     inputs_of,
     named_format,
@@ -59,7 +58,6 @@ def run(args: argparse.Namespace, io: IO) -> int:
     out, _, stdin = io
     config = config_of(args)
     snapshot, answer, origin = inputs_of(args, config, stdin)
-    config = empty_file_config(config, answer)
     with answer_named(origin):
         # The whole report at once: its findings are shown.
         report = _engine.run(answer, snapshot, config=config, relevant=args.relevant,

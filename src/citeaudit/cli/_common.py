@@ -22,14 +22,14 @@ from citeaudit.core._config import (
 )
 from citeaudit.core._judging import JUDGES
 from citeaudit.core._loading import decode_json, decode_text, read_bytes
-from citeaudit.core._rules import RULES, Severity
+from citeaudit.core._rules import RULES
 from citeaudit.core._sources import Snapshot, load_snapshot
 from citeaudit.errors import CiteauditError, ConfigError, InputError
 from citeaudit.eval._gates import Gate, parse_gate
 from citeaudit.request._events import read_events
 
 __all__ = ["IO", "ExitCode", "Parser", "UsageError", "answer_named", "codes", "config_of",
-           "config_options", "empty_file_config", "gate", "input_options", "inputs_of",
+           "config_options", "gate", "input_options", "inputs_of",
            "named_format", "positive", "shard", "support_options", "threshold_options", "write",
            "write_json"]
 
@@ -180,7 +180,7 @@ def config_of(args: argparse.Namespace) -> Config:
 
 def inputs_of(args: argparse.Namespace, config: Config, stdin: Any,
                ) -> tuple[Snapshot, Any, str]:
-    """The snapshot, the answer and the answer's name (see :func:`_empty_file_config`)."""
+    """The snapshot, the answer and the answer's name."""
     if args.answer is None:  # one file: a response that carries its retrieval
         args.answer, args.snapshot = args.snapshot, None
         snapshot_data = None
@@ -239,14 +239,3 @@ def answer_named(origin: str) -> Iterator[None]:
 
 def named_format(args: argparse.Namespace) -> str | None:
     return args.answer_format if args.answer_format in ANSWER_FORMATS else None
-
-
-def empty_file_config(config: Config, answer: Any) -> Config:
-    """An answer file that is empty or only white space is input nobody meant to pass: CA403
-    is an error for it unless the configuration says otherwise (an empty claim list, ``[]``,
-    stays allowed, as the structured contract says).
-    """
-    if not isinstance(answer, str) or answer.strip() or "CA403" in config.severity:
-        return config
-    return config.replace(extend_select=(*config.extend_select, "CA403"),
-                          severity={**config.severity, "CA403": Severity.ERROR})

@@ -15,7 +15,6 @@ from citeaudit.cli._common import (
     answer_named,
     config_of,
     config_options,
-    empty_file_config,
     input_options,
     inputs_of,
     named_format,
@@ -59,7 +58,6 @@ def run(args: argparse.Namespace, io: IO) -> int:
     out, err, stdin = io
     config = config_of(args)
     snapshot, answer, origin = inputs_of(args, config, stdin)
-    config = empty_file_config(config, answer)
     with answer_named(origin):
         served = guard(answer, snapshot, policy=args.policy, fallback=args.fallback,
                        config=config, quote_length=args.quote_length,

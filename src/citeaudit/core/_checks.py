@@ -336,8 +336,8 @@ def _excerpt(text: str, limit: int = 60) -> str:
 def answer_level(context: Context) -> Sequence[Problem]:
     """CA401-CA403: citations against the answer as a whole."""
     answer = context.answer
-    if answer.kind == "invalid":
-        return ()
+    if answer.kind == "invalid" or (answer.problems and not answer.claims):
+        return ()  # its CA404 says what is wrong with it
     if answer.refusal:
         if not answer.citations:
             return ()

@@ -4,6 +4,7 @@ into claims (sentences, list items); each marker belongs to the claim it sits in
 
 from __future__ import annotations
 
+import re
 from bisect import bisect_left
 from collections.abc import Callable, Sequence
 from itertools import repeat
@@ -19,6 +20,7 @@ from citeaudit.core._answer import (
     new_answer,
     without_markers,
 )
+from citeaudit.core._findings import Problem
 from citeaudit.core._grammar import BracketGrammar, Malformed, Marker, sighting
 from citeaudit.core._native import core
 from citeaudit.core._policy import exempt, list_items, under_cited_lead
@@ -28,6 +30,16 @@ from citeaudit.core._segment import Span, code_spans, covered, segment
 __all__ = ["TextFormat", "parse_text"]
 
 _START = itemgetter(1)  # of a Marker or Malformed: read in C
+# An answer of white space and invisible format characters (zero-width spaces, joiners, a
+# byte order mark) only: nobody meant it to pass, so it breaks the answer contract (CA404) in
+# every entry point alike. An empty claim list stays allowed (seed 000).
+_BLANK = re.compile(r"[\s\u00ad\u180e\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff]*")
+_EMPTY = Problem("CA404", "the answer is empty: it holds nothing but white space", path="$")
+
+
+def blank(text: str) -> bool:
+    """Whether free text holds nothing but white space (stops at its first other character)."""
+    return _BLANK.fullmatch(text) is not None
 
 
 class TextFormat(SourcesAsGiven):
@@ -42,6 +54,8 @@ class TextFormat(SourcesAsGiven):
 
     def parse(self, answer: object, reading: Reading) -> Answer:
         assert isinstance(answer, str)
+        if blank(answer):
+            return Answer("text", answer, (), (), (), False, (_EMPTY,))
         return parse_text(answer, reading)
 
     def settled(self, answer: str, reading: Reading, empty_fails: bool) -> Status | None:
@@ -91,6 +105,8 @@ def settle_text(text: str, reading: Reading, empty_fails: bool) -> Status | None
     refusal = reading.refusal
     if refusal.matches(text):
         return "no_evidence"
+    if blank(text):  # CA404, whatever the configuration makes of it
+        return None
     snapshot = reading.snapshot
     if "`" in text or ("~" in text and "~~~" in text) or snapshot is None or \
             not snapshot.sources:
