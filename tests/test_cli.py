@@ -322,3 +322,39 @@ def test_context_unwritable_output(run: Any, tmp_path: Path) -> None:
     assert result.code == ExitCode.INPUT_ERROR
     assert result.err == (f"citeaudit: error: {tmp_path / 'missing' / 's.json'}: cannot write"
                           " the snapshot: No such file or directory\n")
+
+
+_BAD_CONFIGS = {
+    "citeaudit.toml": (b"min-recall = 0.5\nrefusal = \"No \xff.\"\n",
+                       "line 2, column 15: not valid UTF-8 (byte 0xff: invalid start byte)"),
+    "pyproject.toml": (b"[tool.citeaudit]\n# \xc3\x28\n",
+                       "line 2, column 3: not valid UTF-8 (byte 0xc3: invalid continuation"
+                       " byte)"),
+    "deep.toml": (b"a = " + b"[" * 2000 + b"]" * 2000 + b"\n",
+                  "line 1, column 69: nested deeper than 64 levels"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(_BAD_CONFIGS))
+@pytest.mark.parametrize("command", [
+    ["check", S002, "-"], ["render", S002, "-"], ["eval", "-"], ["replay", "-"]])
+def test_a_broken_configuration_file_is_one_line_naming_it(run: Any, tmp_path: Path,
+                                                           name: str, command: list[str]) -> None:
+    content, message = _BAD_CONFIGS[name]
+    path = tmp_path / name
+    path.write_bytes(content)
+    given = ["--config", str(path)] if name == "deep.toml" else []  # else: discovered
+    result = run(*command, *given, stdin=b"Refunds take 30 days [1].")
+    assert (result.code, result.out) == (ExitCode.INPUT_ERROR, "")
+    assert result.err == f"citeaudit: error: {path}: {message}\n"
+
+
+@pytest.mark.parametrize("name", sorted(_BAD_CONFIGS))
+def test_serve_refuses_a_broken_configuration_file(run: Any, tmp_path: Path, name: str) -> None:
+    content, message = _BAD_CONFIGS[name]
+    path = tmp_path / "elsewhere" / name
+    path.parent.mkdir()
+    path.write_bytes(content)
+    result = run("serve", "--config", str(path), "--port", "1")
+    assert (result.code, result.out) == (ExitCode.INPUT_ERROR, "")
+    assert result.err == f"citeaudit: error: {path}: {message}\n"

@@ -101,3 +101,42 @@ def test_severity_override_turns_an_error_into_a_warning() -> None:
     report = audit("Cited [1]. Uncited.", ["a"], config=config)
     assert [(f.code, f.severity) for f in report.findings] == [("CA301", Severity.WARNING)]
     assert report.passed
+
+
+@pytest.mark.parametrize(("name", "content", "message"), [
+    ("citeaudit.toml", b"min-recall = 0.5\nrefusal = \"No \xff.\"\n",
+     "line 2, column 15: not valid UTF-8 (byte 0xff: invalid start byte)"),
+    ("citeaudit.toml", "refusal = \"Déjà\"\n".encode() + b"grammar = 'S'  # \xc3\x28\n",
+     "line 2, column 18: not valid UTF-8 (byte 0xc3: invalid continuation byte)"),
+    ("pyproject.toml", b"[tool.citeaudit]\nmin-recall = 0.5 # \xe2\x82\n",
+     "line 2, column 20: not valid UTF-8 (byte 0xe2: invalid continuation byte)"),
+    ("citeaudit.toml", b"a = " + b"[" * 2000 + b"]" * 2000 + b"\n",
+     "line 1, column 69: nested deeper than 64 levels"),
+    ("citeaudit.toml", b"[severity]\nx = " + b"{a = " * 500 + b"1" + b"}" * 500 + b"\n",
+     "line 2, column 325: nested deeper than 64 levels"),
+    ("pyproject.toml", b"[project]\nname = 'x'\n[tool.citeaudit]\nb = [\n" + b"[\n" * 300
+     + b"]\n" * 301, "line 68, column 1: nested deeper than 64 levels"),
+])
+def test_undecodable_or_deep_files_name_the_file_and_place(
+        tmp_path: Path, name: str, content: bytes, message: str) -> None:
+    path = tmp_path / name
+    path.write_bytes(content)
+    for found in (lambda: load_config(path), lambda: load_config(start=tmp_path)):
+        with pytest.raises(ConfigError) as caught:
+            found()
+        assert str(caught.value) == f"{path}: {message}"
+
+
+def test_brackets_in_strings_and_comments_are_no_nesting(tmp_path: Path) -> None:
+    path = tmp_path / "citeaudit.toml"
+    path.write_text("refusal = ['" + "[" * 300 + "', \"" + "{" * 300 + "\", '''\n"
+                    + "[" * 300 + "''', \"\"\"\n" + "[" * 300 + "\"\"\"]\n# " + "[" * 300 + "\n"
+                    "grammar = [[][0:0]]\n".replace("[[][0:0]]", "'regex:\\[(\\d+)\\]'"))
+    config = load_config(path)
+    assert config.refusal[0] == "[" * 300
+    assert config.grammar == ("regex:\\[(\\d+)\\]",)
+
+
+def test_a_config_file_that_never_ends_is_refused() -> None:
+    with pytest.raises(ConfigError, match=r"^/dev/zero: input is over the limit of"):
+        load_config(Path("/dev/zero"))

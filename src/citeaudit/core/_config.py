@@ -21,11 +21,17 @@ from pathlib import Path
 from typing import Any, Literal
 
 from citeaudit.core._judging import JUDGES
-from citeaudit.core._loading import DEFAULT_MAX_BYTES
+from citeaudit.core._loading import (
+    DEFAULT_MAX_BYTES,
+    decode_text,
+    line_column,
+    read_bytes,
+    too_deep,
+)
 from citeaudit.core._policy import NOT_CITABLE
 from citeaudit.core._refusal import Refusal
 from citeaudit.core._rules import RULES, Severity
-from citeaudit.errors import ConfigError
+from citeaudit.errors import ConfigError, InputError
 
 __all__ = ["DEFAULT_REFUSAL", "Config", "config_with", "find_config", "load_config"]
 
@@ -168,14 +174,41 @@ def load_config(path: Path | None = None, *, start: Path | None = None) -> Confi
         raise ConfigError(f"{path}: {error}") from None
 
 
+# A configuration file is a few lines; a larger one (a device that never ends) is refused.
+_MAX_FILE_BYTES = 10_000_000
+# Deeper arrays and inline tables are refused before parsing: the TOML parser recurses once
+# a level (past about 300 levels it fails), and no setting nests more than two.
+_MAX_TOML_DEPTH = 64
+# TOML's strings (multi-line ones first) and comments, which may hold any bracket; brackets.
+_TOML_STRUCTURE = re.compile(
+    rb'"""(?:[^"\\]|\\.|"(?!""))*"""'
+    rb"|'''(?:[^']|'(?!''))*'''"
+    rb'|"(?:[^"\\\n]|\\.)*"'
+    rb"|'[^'\n]*'"
+    rb"|#[^\n]*"
+    rb"|[\[\]{}]", re.DOTALL)
+
+
 def _read_toml(path: Path) -> dict[str, Any]:
+    """A TOML file's tables; a file that cannot be read, is no UTF-8, nests too deep or is
+    no TOML is a :class:`ConfigError` naming it and, where it can, the line and column.
+    """
     try:
-        with path.open("rb") as handle:
-            return tomllib.load(handle)
+        data = read_bytes(path, max_bytes=_MAX_FILE_BYTES)
+        text = decode_text(data, origin=str(path))
+    except InputError as error:
+        raise ConfigError(str(error)) from None
+    deep = too_deep(data, _MAX_TOML_DEPTH, structure=_TOML_STRUCTURE)
+    if deep is not None:
+        line, column = line_column(data, deep)
+        raise ConfigError(f"{path}: line {line}, column {column}: nested deeper than"
+                          f" {_MAX_TOML_DEPTH} levels")
+    try:
+        return tomllib.loads(text)
     except tomllib.TOMLDecodeError as error:
         raise ConfigError(f"{path}: invalid TOML: {error}") from None
-    except OSError as error:
-        raise ConfigError(f"{path}: {error.strerror or error}") from None
+    except RecursionError:  # nesting the scan above cannot see (it does not parse TOML)
+        raise ConfigError(f"{path}: nested too deep to be read") from None
 
 
 _KEYS = {"grammar", "refusal", "refusal-regex", "select", "extend-select", "ignore", "severity",

@@ -26,20 +26,21 @@ JSON_STRING = rb'"[^"\\]*(?:\\.[^"\\]*)*"'
 _STRUCTURE = re.compile(JSON_STRING + rb"|[\[\]{}]")
 
 
-def too_deep(data: bytes, limit: int = MAX_DEPTH) -> int | None:
-    """The byte offset of the first bracket nested deeper than ``limit``, or ``None``."""
+def too_deep(data: bytes, limit: int = MAX_DEPTH, *,
+             structure: re.Pattern[bytes] = _STRUCTURE) -> int | None:
+    """The byte offset of the first bracket nested deeper than ``limit``, or ``None``.
+    ``structure`` matches the brackets and what skips them (JSON's strings by default).
+    """
     if _openings(data) <= limit:  # the usual case, at C speed
         return None
     depth = 0
-    for match in _STRUCTURE.finditer(data):
+    for match in structure.finditer(data):
         first = data[match.start()]
-        if first == 0x22:  # a string
-            continue
         if first in (0x5B, 0x7B):
             depth += 1
             if depth > limit:
                 return match.start()
-        else:
+        elif first in (0x5D, 0x7D):
             depth -= 1
     return None
 
