@@ -6,6 +6,7 @@ DataFrames; results as JSONL part files (merge and replay read them) and typed P
 from __future__ import annotations
 
 import json
+import os
 import re
 import subprocess
 import sys
@@ -207,6 +208,60 @@ def test_the_command_in_its_own_process(tmp_path: Path) -> None:
     assert " WARN " not in done.stderr
     html = (tmp_path / "report.html").read_text()
     assert html.count('class="record"') >= 10
+
+
+def _shim(folder: Path, name: str, body: str) -> Path:
+    folder.mkdir(exist_ok=True)
+    shim = folder / name
+    shim.write_text(f"#!/bin/sh\n{body}\n")
+    shim.chmod(0o755)
+    return shim
+
+
+def _spark_run(tmp_path: Path, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "citeaudit", "eval", str(EXAMPLES),
+                           "--engine", "spark", "-o", str(tmp_path / "out"),
+                           "--gate", "pass_rate>=0"],
+                          capture_output=True, text=True, timeout=300, check=False, env=env,
+                          cwd=tmp_path)
+
+
+def _outside_the_environment(tmp_path: Path) -> dict[str, str]:
+    """The environment of a user who runs the environment's ``citeaudit`` without activating
+    it: the ``python3`` first on the path cannot run citeaudit (here: one that only fails).
+    """
+    env = {k: v for k, v in os.environ.items()
+           if k not in ("VIRTUAL_ENV", "PYSPARK_PYTHON", "PYSPARK_DRIVER_PYTHON")}
+    bin_dir = tmp_path / "bin"
+    for name in ("python3", "python"):
+        _shim(bin_dir, name, "echo 'not this python' >&2; exit 3")
+    env["PATH"] = f"{bin_dir}{os.pathsep}/usr/bin{os.pathsep}/bin"
+    return env
+
+
+def test_workers_run_the_interpreter_that_runs_citeaudit(tmp_path: Path) -> None:
+    done = _spark_run(tmp_path, _outside_the_environment(tmp_path))
+    assert done.returncode == ExitCode.OK, done.stderr
+    assert "Traceback" not in done.stderr
+    assert _lines(tmp_path / "out")
+
+
+def test_a_failing_spark_job_is_one_line_naming_its_cause(tmp_path: Path) -> None:
+    """The user's choice of worker Python is kept; when that Python cannot run the job, the
+    error is one line with the Python error, not Spark's stack traces.
+    """
+    env = _outside_the_environment(tmp_path)
+    # site-packages hidden: the workers cannot import citeaudit's dependencies
+    env["PYSPARK_PYTHON"] = str(_shim(tmp_path / "chosen", "python",
+                                      f'exec "{sys.executable}" -S "$@"'))
+    done = _spark_run(tmp_path, env)
+    assert done.returncode == ExitCode.INPUT_ERROR
+    assert "Traceback" not in done.stderr
+    assert not [line for line in done.stderr.splitlines() if line.startswith("\tat ")]
+    last = done.stderr.splitlines()[-1]
+    assert re.fullmatch(rf"citeaudit: error: {re.escape(str(EXAMPLES))}: Spark could not run:"
+                        r" a Python worker failed: ModuleNotFoundError: No module named '\S+'",
+                        last), done.stderr
 
 
 def test_the_readme_notebook_example(spark: SparkSession) -> None:

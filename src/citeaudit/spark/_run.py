@@ -13,6 +13,7 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import os
+import re
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -47,18 +48,24 @@ def session(master: str | None, *, progress: bool) -> Iterator[SparkSession]:
                .master(master or "local[*]")
                .config("spark.ui.showConsoleProgress", "true" if progress else "false")
                .config("spark.sql.execution.arrow.pyspark.enabled", "true"))
-    if (master or "local").startswith("local") and "PYSPARK_PYTHON" not in os.environ:
-        builder = builder.config("spark.pyspark.python", sys.executable)
     quiet = Path(__file__).with_name("log4j2.properties")
-    submit = os.environ.setdefault(  # read when the JVM starts: before any configuration
-        "PYSPARK_SUBMIT_ARGS",
-        f"--driver-java-options -Dlog4j2.configurationFile={quiet.as_uri()} pyspark-shell")
+    defaults = {  # read when the JVM and the context start: before any configuration
+        "PYSPARK_SUBMIT_ARGS":
+            f"--driver-java-options -Dlog4j2.configurationFile={quiet.as_uri()} pyspark-shell"}
+    if (master or "local").startswith("local"):
+        # The workers' Python: PySpark takes PYSPARK_PYTHON, else whatever "python3" is on
+        # the path (not spark.pyspark.python), which need not be the one that has citeaudit.
+        defaults["PYSPARK_PYTHON"] = sys.executable
+    added = {name: value for name, value in defaults.items() if name not in os.environ}
+    os.environ.update(added)
     try:
         spark = builder.getOrCreate()
     finally:
-        if os.environ.get("PYSPARK_SUBMIT_ARGS") == submit and str(quiet) in submit:
-            del os.environ["PYSPARK_SUBMIT_ARGS"]
-    spark.sparkContext.setLogLevel("ERROR")
+        for name, value in added.items():
+            if os.environ.get(name) == value:
+                del os.environ[name]
+    # A failed task is one line from spark_eval (its cause): not Spark's stack traces too.
+    spark.sparkContext.setLogLevel("FATAL")
     try:
         yield spark
     finally:
@@ -120,8 +127,7 @@ def spark_eval(path: str, *, form: str, options: Options, master: str | None = N
                     worst.extend(_worst(lines, total))
         except Exception as error:
             if type(error).__module__.startswith(("pyspark", "py4j")):
-                raise InputError(f"Spark could not run: {_first_line(error)}",
-                                 origin=path) from None
+                raise InputError(f"Spark could not run: {_cause(error)}", origin=path) from None
             raise
         finally:
             for frame in kept:
@@ -130,8 +136,20 @@ def spark_eval(path: str, *, form: str, options: Options, master: str | None = N
     return total
 
 
-def _first_line(error: BaseException) -> str:
+# The last line of a Python traceback, as a failed worker's is quoted inside Spark's error.
+_PYTHON_ERROR = re.compile(r"^(?!(?:org|java|javax|scala|py4j)\.)[A-Za-z_][\w.]*"
+                           r"(?:Error|Exception|Exit|Interrupt)(?::.*)?$", re.MULTILINE)
+
+
+def _cause(error: BaseException) -> str:
+    """One line for a failed Spark job: a Python worker's own error where one failed, else
+    the first line of Spark's message.
+    """
     text = str(error).strip()
+    if "Python worker" in text:
+        found = _PYTHON_ERROR.search(text)
+        if found is not None:
+            return f"a Python worker failed: {found.group(0).strip()}"
     return text.splitlines()[0] if text else type(error).__name__
 
 
