@@ -1,5 +1,6 @@
 """Hostile answer text: time per input at two sizes, and how time grows when size doubles,
-for the one-shot audit and for the streaming auditor fed 4-character chunks.
+for the one-shot audit, the streaming auditor fed 4-character chunks, and check's text
+report (a line per finding, placed at its line and column).
 
     python3 benchmarks/bench_hostile.py [--size N]
 
@@ -9,11 +10,13 @@ Linear work shows a growth near 2.0 when the size doubles; a quadratic path show
 from __future__ import annotations
 
 import argparse
+import io
 import statistics
 import time
 from collections.abc import Callable
 
 import citeaudit
+from citeaudit.report._formatters import TextFormatter
 
 SHAPES = {
     "open brackets": "[", "markers": "[1]", "full stops": ".", "stop + space": ". ",
@@ -65,6 +68,18 @@ def _stream_markdown(text: str) -> None:
     auditor.finish()
 
 
+def _text_report(text: str) -> None:
+    """check's text output of an answer with a finding in every sentence."""
+    report = citeaudit.audit(text, ["a", "b"])
+    TextFormatter().write(report, text, "answer.txt", io.StringIO())
+
+
+REPORT_SHAPES = {
+    "unmarked amounts": "Xy 1. ", "amounts on lines": "Xy 1.\n",
+    "out-of-range markers": "Xy [9]. ", "one line, then lines": "Xy 1. Xy 2.\n\n",
+}
+
+
 def _time(work: Callable[[str], None], text: str, rounds: int = 3) -> float:
     times = []
     for _ in range(rounds):
@@ -99,6 +114,15 @@ def main() -> None:
         worst = max(worst, growth)
         print(f"{name:<20} {small * 1e3:9.1f} {large * 1e3:9.1f} {growth:7.2f}")
     print(f"lexical support judge: worst growth when the size doubles: {worst:.2f}\n")
+    worst = 0.0
+    print(f"text report\n{'shape':<20} {'ms at N':>9} {'ms at 2N':>9} {'growth':>7}")
+    for name, unit in REPORT_SHAPES.items():
+        small = _time(_text_report, unit * (args.size // len(unit)))
+        large = _time(_text_report, unit * (2 * args.size // len(unit)))
+        growth = large / small if small else 0.0
+        worst = max(worst, growth)
+        print(f"{name:<20} {small * 1e3:9.1f} {large * 1e3:9.1f} {growth:7.2f}")
+    print(f"text report: worst growth when the size doubles: {worst:.2f}\n")
 
 
 if __name__ == "__main__":

@@ -13,6 +13,7 @@ import pytest
 import citeaudit
 from citeaudit.cli._app import ExitCode, _parser
 from citeaudit.core._native import mode
+from citeaudit.report._formatters import LineIndex, line_column
 
 SEEDS = Path(__file__).parent / "data" / "seeds"
 S000 = str(SEEDS / "000/sources.json")
@@ -358,3 +359,29 @@ def test_serve_refuses_a_broken_configuration_file(run: Any, tmp_path: Path, nam
     result = run("serve", "--config", str(path), "--port", "1")
     assert (result.code, result.out) == (ExitCode.INPUT_ERROR, "")
     assert result.err == f"citeaudit: error: {path}: {message}\n"
+
+
+@pytest.mark.parametrize("text", [
+    "", "\n", "\n\n", "a", "a\n", "\nab\n\ncd", "Xy 1. " * 500, "Xy 1.\n" * 300,
+    "é\r\n😀\n\n\u2028x\n" * 40])
+def test_line_index_places_every_offset_as_counting_does(text: str) -> None:
+    index = LineIndex(text)
+    for offset in range(len(text) + 1):
+        line = text.count("\n", 0, offset) + 1
+        column = offset - (text.rfind("\n", 0, offset) + 1) + 1
+        assert index.line_column(offset) == (line, column) == line_column(text, offset)
+
+
+def test_text_output_places_many_findings(run: Any, tmp_path: Path) -> None:
+    text = "".join(f"Xy {n}. " + ("\n" if n % 7 == 0 else "") + ("\n\n" if n % 13 == 0 else "")
+                   + ("Ok [9]. " if n % 5 == 0 else "") for n in range(1, 400))
+    answer = tmp_path / "many.txt"
+    answer.write_text(text)
+    shown = run("check", S002, str(answer)).out.splitlines()[:-1]
+    report = json.loads(run("check", S002, str(answer), "--format", "json").out)
+    assert len(shown) == len(report["findings"]) > 400
+    for line, finding in zip(shown, report["findings"], strict=True):
+        start = finding["span"][0]
+        row, column = text.count("\n", 0, start) + 1, start - text.rfind("\n", 0, start)
+        assert line.startswith(f"{answer}:{row}:{column} (claim {finding['claim']}):"
+                               f" {finding['code']} ")

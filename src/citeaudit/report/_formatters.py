@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import bisect
+import functools
+import re
+from collections.abc import Callable
 from typing import Protocol, TextIO, cast, runtime_checkable
 
 import orjson
@@ -11,8 +15,8 @@ from citeaudit.core._findings import Finding
 from citeaudit.core._registry import Registry, instance_of
 
 __all__ = [
-    "FORMATTERS", "Formatter", "JsonFormatter", "TextFormatter", "line_column", "one_line",
-    "verdict_line",
+    "FORMATTERS", "Formatter", "JsonFormatter", "LineIndex", "TextFormatter", "line_column",
+    "one_line", "verdict_line",
 ]
 
 
@@ -24,18 +28,41 @@ class Formatter(Protocol):
 
 
 def line_column(text: str, offset: int) -> tuple[int, int]:
-    """1-based line and column of a character offset."""
+    """1-based line and column of a character offset (for one offset: for many, a
+    :class:`LineIndex`).
+    """
     line = text.count("\n", 0, offset) + 1
     return line, offset - (text.rfind("\n", 0, offset) + 1) + 1
 
 
-def _place(finding: Finding, report: Report, text: str) -> str:
+class LineIndex:
+    """Lines and columns of many offsets in one text: its line breaks are found once and each
+    offset is placed among them by bisection (counting the breaks before every offset afresh
+    takes time in the product of the text's length and the number of offsets).
+    """
+
+    __slots__ = ("_breaks",)
+
+    def __init__(self, text: str) -> None:
+        self._breaks = [match.start() for match in _LINE_BREAK.finditer(text)]
+
+    def line_column(self, offset: int) -> tuple[int, int]:
+        """1-based line and column of a character offset."""
+        before = bisect.bisect_left(self._breaks, offset)  # the breaks before the offset
+        line_start = self._breaks[before - 1] + 1 if before else 0
+        return before + 1, offset - line_start + 1
+
+
+_LINE_BREAK = re.compile("\n")
+
+
+def _place(finding: Finding, report: Report, lines: Callable[[], LineIndex]) -> str:
     if finding.path is not None:
         return finding.path
     if finding.span is not None:
         if report.shape != "text" and finding.claim is not None:  # no file text to count in
             return f"claim {finding.claim}, chars {finding.span[0]}-{finding.span[1]}"
-        line, column = line_column(text, finding.span[0])
+        line, column = lines().line_column(finding.span[0])
         where = f"{line}:{column}"
         return f"{where} (claim {finding.claim})" if finding.claim is not None else where
     if finding.claim is not None:
@@ -62,9 +89,10 @@ class TextFormatter:
     """One line per finding (place, code, severity, message), then one verdict line."""
 
     def write(self, report: Report, answer_text: str, origin: str, stream: TextIO) -> None:
+        lines = functools.cache(lambda: LineIndex(answer_text))  # only when a span is placed
         for finding in report.findings:
             message = one_line(finding.message)
-            stream.write(f"{origin}:{_place(finding, report, answer_text)}: {finding.code}"
+            stream.write(f"{origin}:{_place(finding, report, lines)}: {finding.code}"
                          f" {finding.severity.value}: {message}\n")
         stream.write(verdict_line(report))
 
