@@ -88,3 +88,28 @@ def test_render_shows_provider_sources_as_links_and_leaves_out_empty_quotes(
     assert result.code == 0
     assert result.out.startswith("The tallest penguins are the Emperor penguins.\\[1\\] They"
                                  " only live in Antarctica.\\[2\\]\n")
+
+
+@pytest.mark.parametrize("citation", [
+    anthropic_cases.char(0, 20, "The sky is green."),  # CA204: not what is there
+    anthropic_cases.char(0, 99, "The grass is green."),  # CA205: past the document's end
+    anthropic_cases.char(9, 3, "The grass is green."),  # CA205: backwards
+])
+@pytest.mark.parametrize("policy", ["strip", "drop"])
+def test_a_citation_that_quotes_or_points_wrongly_gets_no_chip(citation: Any,
+                                                               policy: str) -> None:
+    good = anthropic_cases.char(0, 20, "The grass is green.")
+    response = anthropic_cases.message(anthropic_cases.text("The grass is green.", good),
+                                       anthropic_cases.text(" The sky is blue.", citation))
+    served = citeaudit.guard(response, anthropic_cases.REQUEST, policy=policy)  # type: ignore[arg-type]
+    assert served.status == "unverified"
+    assert [(c.number, c.label, c.claims) for c in served.chips] == [(1, "Facts", (1,))]
+    refs = [p for p in served.parts if not isinstance(p, str)]
+    assert [(r.ids, r.chips) for r in refs] == [(("document:0",), (1,))]
+    kept = "The grass is green. The sky is blue." if policy == "strip" else "The grass is green."
+    assert served.text == kept
+    alone = citeaudit.guard(anthropic_cases.message_with(citation), anthropic_cases.REQUEST,
+                            policy=policy)  # type: ignore[arg-type]
+    assert alone.chips == ()
+    assert (alone.withheld, alone.text) == ((False, "The grass is green.") if policy == "strip"
+                                            else (True, citeaudit.DEFAULT_FALLBACK))

@@ -40,13 +40,16 @@ def test_html_is_exact() -> None:
         '<p>Settles in 30 days <sup class="citeaudit-cite"><a class="citeaudit-ref"'
         f' href="https://hr.example/policy" title="Reimbursement" {REL}>[1]</a></sup>.</p>\n'
         '<p>Filed in 60 <sup class="citeaudit-cite"><a class="citeaudit-ref"'
-        f' href="https://hr.example/policy" title="Reimbursement" {REL}>[1]</a></sup>.</p>\n'
+        f' href="https://hr.example/policy" title="Filing" {REL}>[2]</a></sup>.</p>\n'
         "</div>\n"
         '<div class="citeaudit-status" data-status="unverified" hidden></div>\n'
         '<ol class="citeaudit-sources">\n'
         f'<li value="1"><a href="https://hr.example/policy" {REL}>Reimbursement</a>'
         ' <q class="citeaudit-quote">Reimbursements settle within 30 days of approval. Per diem'
         " claims follow the same schedule.</q></li>\n"
+        f'<li value="2"><a href="https://hr.example/policy" {REL}>Filing</a>'  # its own chunk
+        ' <q class="citeaudit-quote">Expense reports must be filed within 60 days of'
+        " purchase.</q></li>\n"
         "</ol>\n")
 
 

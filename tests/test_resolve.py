@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from citeaudit import Chip, canonical_url, resolve
-from citeaudit.request._chips import excerpt
+from citeaudit import Chip, build_context, canonical_url, guard, render_html, resolve
+from citeaudit.request._chips import excerpt, link_url
 
 PASSAGES = json.loads((Path(__file__).parent / "data/seeds/002/passages.json").read_text())
 
@@ -84,23 +84,57 @@ def test_seed_002_resolve() -> None:
         " schedule.", ("2",), (1,)),)
 
 
-def test_one_chip_per_document_in_first_citation_order() -> None:
+def test_one_chip_per_cited_passage_in_first_citation_order() -> None:
     passages = [
         {"text": "faq chunk", "url": "https://hr.example/faq", "title": "FAQ"},
         {"text": "policy chunk one", "url": "https://HR.example/policy/#a", "title": "Policy"},
         {"text": "policy chunk two", "url": "https://hr.example:443/policy?utm_source=x"},
         {"text": "no link", "title": "Handbook"},
         {"text": "no link either"},
+        # the same chunk again, from another retriever: the same chip
+        {"text": "policy  chunk\ntwo", "url": "https://hr.example/policy/?gclid=1"},
+        {"text": "policy chunk three", "url": "https://hr.example/policy"},  # another chunk
+        {"text": "policy chunk one", "url": "https://hr.example/policy#b"},  # another place
     ]
-    answer = "A [3]. B [1]. C [2][3]. D [4]. E [5]. F [1]."
+    answer = "A [3]. B [1]. C [2][3]. D [4]. E [5]. F [1]. G [6]. H [7]. I [8]."
     chips = resolve(answer, passages).chips
-    assert [(c.number, c.url, c.label, c.source_ids, c.claims) for c in chips] == [
-        (1, "https://hr.example/policy", "hr.example", ("3", "2"), (1, 3)),
-        (2, "https://hr.example/faq", "FAQ", ("1",), (2, 6)),
-        (3, None, "Handbook", ("4",), (4,)),
-        (4, None, "Source 5", ("5",), (5,)),
+    assert [(c.number, c.url, c.label, c.quote, c.source_ids, c.claims) for c in chips] == [
+        (1, "https://hr.example/policy", "hr.example", "policy chunk two", ("3", "6"),
+         (1, 3, 7)),
+        (2, "https://hr.example/faq", "FAQ", "faq chunk", ("1",), (2, 6)),
+        (3, "https://hr.example/policy#a", "Policy", "policy chunk one", ("2",), (3,)),
+        (4, None, "Handbook", "no link", ("4",), (4,)),
+        (5, None, "Source 5", "no link either", ("5",), (5,)),
+        (6, "https://hr.example/policy", "hr.example", "policy chunk three", ("7",), (8,)),
+        (7, "https://hr.example/policy#b", "hr.example", "policy chunk one", ("8",), (9,)),
     ]
-    assert chips[0].quote == "policy chunk two"  # the first chunk cited
+
+
+def test_the_readme_chips_keep_their_fragment_and_their_chunk() -> None:
+    chosen = [
+        {"text": "Expense reports must be filed within 60 days.",
+         "url": "https://hr.example/policy", "section": "Filing"},
+        {"text": "Reimbursements settle within 30 days of approval.",
+         "url": "https://hr.example/policy#pay", "section": "Reimbursement"},
+    ]
+    served = guard("Reports are due in 60 days [1]. Reimbursements settle in 30 days [2].",
+                   build_context(chosen).snapshot)
+    assert [(c.number, c.url, c.label, c.quote) for c in served.chips] == [
+        (1, "https://hr.example/policy", "Filing", chosen[0]["text"]),
+        (2, "https://hr.example/policy#pay", "Reimbursement", chosen[1]["text"])]
+    assert 'href="https://hr.example/policy#pay"' in render_html(served)
+
+
+@pytest.mark.parametrize(("url", "link"), [
+    ("https://hr.example/policy#pay", "https://hr.example/policy#pay"),
+    ("https://HR.example:443/policy/?utm_source=x#Pay%20day", "https://hr.example/policy#Pay%20day"),
+    ("https://hr.example/policy#", "https://hr.example/policy"),
+    ("https://hr.example/#top", "https://hr.example/#top"),
+    ("javascript:alert(1)#x", None),
+    (None, None),
+])
+def test_link_url_keeps_the_fragment(url: str | None, link: str | None) -> None:
+    assert link_url(url) == link
 
 
 def test_quote_length_is_configurable() -> None:

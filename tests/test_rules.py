@@ -85,3 +85,30 @@ def test_every_rule_is_documented(code: str) -> None:
 
 def test_docs_name_no_unknown_codes() -> None:
     assert set(re.findall(r"^## (CA\d{3}) ", DOCS, re.MULTILINE)) == set(RULES)
+
+
+WARRANTY = ("Our warranty covers manufacturing defects for 2 years from the date of purchase,"
+            " as stated in the terms.")
+
+
+@pytest.mark.parametrize(("quoted", "said", "held"), [
+    (WARRANTY.replace("2 years", "3 years"), '"…defects for 3 years from the date of…"',
+     '"…defects for 2 years from the date of…"'),
+    (WARRANTY.replace("Our", "Your"), '"Your warranty covers manufacturing…"',
+     '"Our warranty covers manufacturing…"'),
+    (WARRANTY.replace("terms.", "contract."), '"…stated in the contract."',
+     '"…stated in the terms."'),
+    (WARRANTY[:60], '"…years from t"', '"…years from the date of purchase, as…"'),
+    ("Refunds", '"Refunds"', '"Our warranty covers manufacturing…"'),
+])
+def test_ca204_quotes_both_texts_where_they_differ(quoted: str, said: str, held: str) -> None:
+    request = {"messages": [{"role": "user", "content": [
+        {"type": "document", "source": {"type": "text", "media_type": "text/plain",
+                                        "data": WARRANTY}}]}]}
+    response = {"type": "message", "role": "assistant", "content": [
+        {"type": "text", "text": "The warranty lasts a while.", "citations": [
+            {"type": "char_location", "document_index": 0, "start_char_index": 0,
+             "end_char_index": len(WARRANTY), "cited_text": quoted}]}]}
+    (finding,) = audit(response, request).findings
+    assert finding.message == (f"document_index 0 char range 0..{len(WARRANTY)} quotes {said}"
+                               f" but document:0 holds {held} there")

@@ -238,10 +238,37 @@ def _location_problem(citation: Citation, where: Location, text: str,
     there = text[start:end] if parts is None else "".join(parts[start - low:end - low])
     if there == quoted or " ".join(there.split()) == " ".join(quoted.split()):
         return None
-    return Problem("CA204", f"{where.label} {unit} range {start}..{end} quotes"
-                   f" {_excerpt(quoted, 40)} but {citation.source_id} holds"
-                   f" {_excerpt(there, 40)} there", citation.claim, citation.span,
+    said, held = _differing(quoted, there)
+    return Problem("CA204", f"{where.label} {unit} range {start}..{end} quotes {said} but"
+                   f" {citation.source_id} holds {held} there", citation.claim, citation.span,
                    citation.marker, citation.source_id, citation.path)
+
+
+def _differing(one: str, other: str, width: int = 40) -> tuple[str, str]:
+    """Two texts quoted on one line each, around where they first differ: whole when short,
+    else ``width`` characters from a little before the first difference, cut at word
+    boundaries and marked with ellipses (white space is normalised first).
+    """
+    texts = (" ".join(one.split()), " ".join(other.split()))
+    if max(map(len, texts)) <= width:
+        return f"\"{texts[0]}\"", f"\"{texts[1]}\""
+    shorter = min(map(len, texts))
+    first = next((i for i in range(shorter) if texts[0][i] != texts[1][i]), shorter)
+    start = max(0, first - width // 3)
+    if start:  # from the start of the word the window opens in
+        space = texts[0].rfind(" ", 0, start + 1)
+        start = space + 1 if space >= 0 and first - space <= width // 2 else start
+    return _window(texts[0], start, width), _window(texts[1], start, width)
+
+
+def _window(text: str, start: int, width: int) -> str:
+    end = start + width
+    if end < len(text):
+        space = text.rfind(" ", start + width // 2, end)
+        end = space if space > 0 else end
+    head = "…" if start else ""
+    tail = "…" if end < len(text) else ""
+    return f"\"{head}{text[start:end].rstrip(' ,;:')}{tail}\""
 
 
 def duplicate_citations(context: Context) -> list[Problem]:

@@ -1,16 +1,18 @@
-"""Resolution: the valid citations of an answer become source chips, one per document.
+"""Resolution: the valid citations of an answer become source chips, one per cited passage.
 
-Chunks of one document share a chip: sources are grouped by their canonical URL (scheme and
-host case, default port, trailing slash, fragment and tracking parameters do not make two
-documents). A source without a usable ``http``/``https`` URL is a chip of its own, shown
-without a link. Chips are numbered in the order the answer first cites them.
+A chip links to its passage's URL in canonical form with its fragment (``#section``): two
+chunks of one page are two chips, each quoting its own text. The same passage reached twice
+(two ids for one URL, fragment and text, as two retrievers can return it; scheme and host
+case, default port, trailing slash and tracking parameters make no difference) is one chip. A
+source without a usable ``http``/``https`` URL is a chip of its own, shown without a link.
+Chips are numbered in the order the answer first cites them.
 """
 
 from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Collection
+from collections.abc import Collection, Sequence
 from typing import TYPE_CHECKING, NamedTuple
 from urllib.parse import unquote, urlsplit, urlunsplit
 
@@ -19,7 +21,7 @@ if TYPE_CHECKING:
     from citeaudit.core._sources import Source
 
 __all__ = ["DEFAULT_QUOTE_LENGTH", "TRACKING_PARAMETERS", "Chip", "ChipNumbers", "canonical_url",
-           "chip_for", "chips_of", "excerpt"]
+           "chip_for", "chips_of", "excerpt", "link_url"]
 
 DEFAULT_QUOTE_LENGTH = 160
 # Query parameters that say how a reader arrived, never which document it is.
@@ -64,6 +66,18 @@ def canonical_url(url: str | None) -> str | None:
     return urlunsplit((scheme, netloc, path, query, ""))
 
 
+@functools.lru_cache(maxsize=4096)
+def link_url(url: str | None) -> str | None:
+    """The link to a passage: its :func:`canonical_url` with the URL's fragment (the place in
+    the document the passage comes from), or ``None`` when it cannot be a safe link.
+    """
+    canonical = canonical_url(url)
+    if canonical is None or url is None:
+        return canonical
+    fragment = urlsplit(url).fragment  # free of white space and controls: canonical_url says
+    return f"{canonical}#{fragment}" if fragment else canonical
+
+
 def _tracking(key: str) -> bool:
     name = unquote(key).lower()
     return name.startswith("utm_") or name in TRACKING_PARAMETERS
@@ -85,10 +99,10 @@ def excerpt(text: str, length: int = DEFAULT_QUOTE_LENGTH) -> str:
 
 
 class Chip(NamedTuple):
-    """One document the answer cites, numbered in first-citation order."""
+    """One passage the answer cites, numbered in first-citation order."""
 
     number: int
-    url: str | None  # canonical http(s) URL, or None: shown without a link
+    url: str | None  # canonical http(s) URL with its fragment, or None: shown without a link
     label: str
     quote: str
     source_ids: tuple[str, ...]  # the snapshot's sources merged into this chip
@@ -102,14 +116,17 @@ class Chip(NamedTuple):
 
 
 def chips_of(context: Context, quote_length: int = DEFAULT_QUOTE_LENGTH,
-             skip: Collection[int] = ()) -> tuple[tuple[Chip, ...], dict[str, int]]:
+             skip: Collection[int] = (), resolved: Sequence[str | None] | None = None,
+             ) -> tuple[tuple[Chip, ...], dict[str, int]]:
     """The chips for every valid citation in ``context`` (but those of the claims in
-    ``skip``), and the chip number of each cited source id.
+    ``skip``), and the chip number of each cited source id. ``resolved``: the id each
+    citation verifies, where not ``context.resolved``.
     """
     snapshot = context.snapshot
     numbers = ChipNumbers()
     claims: list[set[int]] = []
-    for citation, source_id in zip(context.answer.citations, context.resolved, strict=True):
+    ids = context.resolved if resolved is None else resolved
+    for citation, source_id in zip(context.answer.citations, ids, strict=True):
         if source_id is None or citation.claim in skip:
             continue
         source = snapshot.get(source_id)
@@ -121,21 +138,22 @@ def chips_of(context: Context, quote_length: int = DEFAULT_QUOTE_LENGTH,
             claims[number - 1].add(citation.claim)
     firsts, members = numbers.firsts, numbers.members
     chips = tuple(
-        Chip(number, canonical_url(source.url), _label(source), excerpt(source.text, quote_length),
+        Chip(number, link_url(source.url), _label(source), excerpt(source.text, quote_length),
              tuple(members[number - 1]), tuple(sorted(claims[number - 1])))
         for number, source in enumerate(firsts, 1))
     return chips, numbers.chip_of
 
 
 class ChipNumbers:
-    """Chip numbers in first-citation order, one per document: sources with the same
-    canonical URL share a chip (a source without a URL is a document of its own).
+    """Chip numbers in first-citation order, one per passage: sources with the same link
+    (:func:`link_url`) and the same text, white space aside, share a chip (a source without a
+    URL is a passage of its own).
     """
 
     __slots__ = ("_by_key", "chip_of", "firsts", "members")
 
     def __init__(self) -> None:
-        self._by_key: dict[str, int] = {}
+        self._by_key: dict[tuple[str, str], int] = {}
         self.chip_of: dict[str, int] = {}  # source id -> chip number
         self.firsts: list[Source] = []  # the first source cited of each chip
         self.members: list[list[str]] = []  # the source ids of each chip, as first cited
@@ -144,8 +162,8 @@ class ChipNumbers:
         """The chip number of ``source``, a new one for a document not cited before."""
         number = self.chip_of.get(source.id)
         if number is None:
-            url = canonical_url(source.url)
-            key = url if url is not None else f"\x00{source.id}"
+            url = link_url(source.url)
+            key = (url, " ".join(source.text.split())) if url is not None else ("", source.id)
             number = self._by_key.get(key)
             if number is None:
                 number = self._by_key[key] = len(self.firsts) + 1
@@ -158,7 +176,7 @@ class ChipNumbers:
 
 def chip_for(source: Source, number: int, quote_length: int = DEFAULT_QUOTE_LENGTH) -> Chip:
     """The chip a source starts when it is the first of its document to be cited."""
-    return Chip(number, canonical_url(source.url), _label(source),
+    return Chip(number, link_url(source.url), _label(source),
                 excerpt(source.text, quote_length), (source.id,), ())
 
 

@@ -24,6 +24,7 @@ from citeaudit.core._answer import Citation, Claim
 from citeaudit.core._checks import Check, Context
 from citeaudit.core._config import Config
 from citeaudit.core._engine import GrammarSpec, Report, Status, run
+from citeaudit.core._rules import Severity
 from citeaudit.core._sources import Snapshot
 from citeaudit.errors import ConfigError
 from citeaudit.request._chips import DEFAULT_QUOTE_LENGTH, Chip, chips_of
@@ -112,7 +113,7 @@ def resolve(answer: Any, sources: Any, *, grammar: GrammarSpec = None,
             refusal: str | Sequence[str] | None = None, config: Config | None = None,
             quote_length: int = DEFAULT_QUOTE_LENGTH, checks: Sequence[Check] = (),
             answer_format: str | None = None) -> Resolution:
-    """Audit ``answer`` and turn its valid citations into chips (one per document)."""
+    """Audit ``answer`` and turn its valid citations into chips (one per cited passage)."""
     context, report = run(answer, sources, grammar=grammar, refusal=refusal, config=config,
                           checks=checks, answer_format=answer_format)
     chips = () if context.answer.refusal else chips_of(context, quote_length)[0]
@@ -143,7 +144,8 @@ def guarded(context: Context, report: Report, policy: Policy, fallback: str,
     if parsed.refusal:  # a refusal cites nothing: any marker on it goes
         parts, removed = _apply(parsed.text, [(c, None) for c in parsed.citations], {})
         return Guarded(report.status, policy, parts, (), report, False, removed, ())
-    pairs = list(zip(parsed.citations, context.resolved, strict=True))
+    verified = _verified(context, report)
+    pairs = list(zip(parsed.citations, verified, strict=True))
     drop = {c.claim for c, source_id in pairs if source_id is None and c.claim is not None
             } if policy == "drop" else set()
     if drop and ("`" in parsed.text or "~" in parsed.text):
@@ -154,7 +156,7 @@ def guarded(context: Context, report: Report, policy: Policy, fallback: str,
         drop -= {claim.number for claim in parsed.claims
                  if "`" in claim.text or "~" in claim.text
                  or _CODE_NEXT.match(parsed.text, claim.span[1])}
-    chips, chip_of = chips_of(context, quote_length, skip=drop)
+    chips, chip_of = chips_of(context, quote_length, skip=drop, resolved=verified)
     if parsed.kind == "structured":
         return _structured(report, policy, fallback, parsed.text, pairs=pairs, chips=chips,
                            chip_of=chip_of)
@@ -170,6 +172,25 @@ def guarded(context: Context, report: Report, policy: Policy, fallback: str,
     if dropped and len(dropped) == len(parsed.claims):
         return _withheld(report, policy, fallback, dropped)
     return Guarded(report.status, policy, parts, chips, report, False, removed, dropped)
+
+
+# A provider citation that quotes what its source does not hold there, or points outside it,
+# verifies nothing though its id resolves: the policies treat it as they treat an unknown id.
+_MISPLACED = ("CA204", "CA205")
+
+
+def _verified(context: Context, report: Report) -> Sequence[str | None]:
+    """The snapshot id each citation verifies: its resolved id, but ``None`` for a citation
+    that a CA204 or CA205 error names.
+    """
+    misplaced = {(f.span, f.source_id, f.path) for f in report.findings
+                 if f.code in _MISPLACED and f.severity is Severity.ERROR}
+    if not misplaced:
+        return context.resolved
+    return tuple(None if (citation.span, citation.source_id, citation.path) in misplaced
+                 else source_id
+                 for citation, source_id in zip(context.answer.citations, context.resolved,
+                                                strict=True))
 
 
 def _placed(text: str, pairs: list[tuple[Citation, str | None]],

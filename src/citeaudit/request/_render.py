@@ -42,7 +42,7 @@ _PARAGRAPH = re.compile(r"\n[ \t]*\n\s*")
 # escaped. E-mail autolinks see through escapes, so "@" gets an invisible word joiner.
 _MARKDOWN_SPECIAL = re.compile(r"[\\\[\]<>&!`]|(?<=[wW][wW][wW])\.|:(?=//)")
 _WORD_JOINER = "\u2060"
-_URL_SAFE = "/:?&=%@!$*+,;~-._"
+_URL_SAFE = "/:?&=%@!$*+,;~-._#"
 _REL = 'rel="noopener noreferrer nofollow" target="_blank"'
 
 
