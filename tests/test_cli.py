@@ -13,7 +13,7 @@ import pytest
 import citeaudit
 from citeaudit.cli._app import ExitCode, _parser
 from citeaudit.core._native import mode
-from citeaudit.report._formatters import LineIndex, line_column
+from citeaudit.report._formatters import LineIndex, line_column, one_line
 
 SEEDS = Path(__file__).parent / "data" / "seeds"
 S000 = str(SEEDS / "000/sources.json")
@@ -385,3 +385,57 @@ def test_text_output_places_many_findings(run: Any, tmp_path: Path) -> None:
         row, column = text.count("\n", 0, start) + 1, start - text.rfind("\n", 0, start)
         assert line.startswith(f"{answer}:{row}:{column} (claim {finding['claim']}):"
                                f" {finding['code']} ")
+
+
+# What a terminal must never be sent raw, as one_line shows it.
+HOSTILE = "\x9b31m\u202eevil\u2066x\u2069\u200e\u200f\u061c\x7f\x1b[2J"
+ESCAPED = "\\x9b31m\\u202eevil\\u2066x\\u2069\\u200e\\u200f\\u061c\\x7f\\x1b[2J"
+RAW = {character for character in HOSTILE if not character.isprintable()}
+
+
+def test_one_line_escapes_every_control_and_bidirectional_character() -> None:
+    unsafe = [*range(0x20), *range(0x7F, 0xA0), 0x061C, 0x200E, 0x200F, 0x2028, 0x2029,
+              *range(0x202A, 0x202F), *range(0x2066, 0x206A)]
+    for code in unsafe:
+        if code == 0x09:
+            continue
+        shown = one_line(f"a{chr(code)}b")
+        assert shown.isascii(), hex(code)
+        assert shown.isprintable(), hex(code)
+        assert shown.startswith("a\\"), hex(code)
+        assert shown.endswith("b"), hex(code)
+    kept = "tab\there, é, 中文, 😀, a\u200db, \u00a0, \u2060, \u202f, \u206a"
+    assert one_line(kept) == kept
+    assert one_line(HOSTILE) == ESCAPED
+
+
+def test_check_text_escapes_what_the_answer_and_its_name_hold(run: Any, tmp_path: Path) -> None:
+    answer = tmp_path / f"a{HOSTILE}.txt"
+    answer.write_text(f"Costs 5 dollars {HOSTILE}.\n")
+    result = run("check", S002, str(answer))
+    assert result.code == ExitCode.FAILED
+    assert result.out.splitlines()[0] == (
+        f"{tmp_path}/a{ESCAPED}.txt:1:1 (claim 1): CA302 error: claim states a number or"
+        f' quantity but cites no source: "Costs 5 dollars {ESCAPED}."')
+    assert result.out.isascii()
+
+
+def test_render_writes_nothing_raw_to_a_terminal(run: Any, tmp_path: Path) -> None:
+    answer = tmp_path / "a.txt"
+    answer.write_text(f"Costs 5 dollars {HOSTILE} [1].\n")
+    for to in ("html", "markdown"):
+        result = run("render", S002, str(answer), "--to", to)
+        assert not RAW & set(result.out + result.err), to
+        assert result.err.isascii()
+
+
+@pytest.mark.parametrize("command", [
+    ["check", S002], ["render", S002], ["context"], ["calibrate"], ["replay"], ["merge"],
+    ["eval"]])
+def test_error_messages_escape_what_they_quote(run: Any, command: list[str]) -> None:
+    result = run(*command, f"missing{HOSTILE}.json", *(["-o", "x.json"] if command == [
+        "context"] else []))
+    assert result.code == ExitCode.INPUT_ERROR
+    assert f"missing{ESCAPED}.json: " in result.err
+    assert result.err.isascii()
+    assert result.err.count("\n") == 1

@@ -618,3 +618,38 @@ def test_json_array_splitting_matches_a_parser_for_any_chunking(
         monkeypatch.setattr(records_module, "_WINDOW", chooser.randrange(1, 30))
         items = records_module._ArraySplitter(io.BytesIO(text), "x", 10**6).items()
         assert [json.loads(item.value) for item in items] == array, text
+
+
+def test_c1_and_bidirectional_characters_are_escaped_in_every_terminal_output(
+        run: Any, tmp_path: Path) -> None:
+    hostile = "\x9b31m\u202eevil\u2066x\u2069\u200e\u200f\u061c"
+    raw = set(hostile) - set("31mevilx")
+    rows = records(4)
+    rows[0]["tags"] = {"system": hostile, hostile: "v"}
+    rows[3]["id"] = hostile  # it passes at a lower recall threshold: replay lists it
+    data = write_jsonl(tmp_path / f"d{hostile}.jsonl", rows, extra=b"{oops\n")
+    out = tmp_path / "r.jsonl"
+    for form in ("table", "markdown"):
+        result = run("eval", str(data), "-o", str(out), "--format", form)
+        assert result.code == ExitCode.INPUT_ERROR
+        assert not raw & set(result.out + result.err), form
+        assert "\\u202eevil" in result.out
+        assert result.err.splitlines()[-1] == (
+            f"citeaudit: error: 1 record of {tmp_path}/d\\x9b31m\\u202eevil\\u2066x\\u2069"
+            "\\u200e\\u200f\\u061c.jsonl could not be audited")
+    replayed = run("replay", str(out), "--min-recall", "0.3")
+    assert "\\u202eevil" in replayed.out
+    assert not raw & set(replayed.out)
+    lines = [json.loads(line) for line in out.read_text().splitlines()]
+    lines[1]["findings"][0]["code"] = hostile
+    lines[1]["evaluators"][hostile] = {"passed": False, "score": 0.0, "reason": hostile}
+    edited = tmp_path / "edited.jsonl"
+    edited.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    for form in ("table", "markdown"):
+        merged = run("merge", str(edited), "--format", form)
+        assert merged.code == ExitCode.INPUT_ERROR  # an unreadable record
+        assert not raw & set(merged.out + merged.err), form
+        shown = merged.out.replace("\\\\", "\\")  # Markdown doubles a backslash
+        assert "findings: CA302 1, \\x9b31m\\u202eevil" in shown or form == "markdown"
+        assert "| \\x9b31m\\u202eevil\\u2066x\\u2069\\u200e\\u200f\\u061c | 1 |" in shown \
+            or form == "table"

@@ -118,8 +118,8 @@ def run(args: argparse.Namespace, io: IO) -> int:
     def report_unreadable(summary: Summary) -> None:
         nonlocal unreadable
         unreadable += 1
-        err.write(f"citeaudit: error: {args.dataset}: {summary.place}:"
-                  f" {one_line(summary.reason or '')}\n")
+        err.write(one_line(f"citeaudit: error: {args.dataset}: {summary.place}:"
+                           f" {summary.reason or ''}") + "\n")
 
     spark_worst: list[Any] | None = None
     with tempfile.TemporaryFile("w+", encoding="utf-8") as cases:
@@ -160,12 +160,13 @@ def run(args: argparse.Namespace, io: IO) -> int:
                            title=f"citeaudit: {Path(args.dataset).name}", run=run)
         write_atomically(args.report, html, what="the report")
     if args.engine == "spark" and aggregate.all.unreadable > unreadable:
-        err.write(f"citeaudit: error: {args.dataset}: and"
-                  f" {aggregate.all.unreadable - unreadable} more\n")
+        err.write(one_line(f"citeaudit: error: {args.dataset}: and"
+                           f" {aggregate.all.unreadable - unreadable} more") + "\n")
         unreadable = aggregate.all.unreadable
     if unreadable:
-        err.write(f"citeaudit: error: {unreadable} record{'s' if unreadable != 1 else ''} of"
-                  f" {args.dataset} could not be audited\n")
+        err.write(one_line(f"citeaudit: error: {unreadable} record"
+                           f"{'s' if unreadable != 1 else ''} of {args.dataset} could not be"
+                           " audited") + "\n")
         return ExitCode.INPUT_ERROR
     return ExitCode.OK if all(g["holds"] for g in data["gates"]) else ExitCode.FAILED
 

@@ -70,15 +70,24 @@ def _place(finding: Finding, report: Report, lines: Callable[[], LineIndex]) -> 
     return "answer"
 
 
-_ONE_LINE = {code: f"\\x{code:02x}" for code in range(32) if code != 9} | {
-    10: "\\n", 13: "\\r", 0x2028: "\\u2028", 0x2029: "\\u2029", 0x85: "\\x85"}
+# What a terminal must not be sent raw: C0 controls but tab, DEL and the C1 controls (U+009B
+# alone starts an escape sequence on many terminals), line and paragraph separators, and the
+# bidirectional controls that reorder what is shown (Trojan Source).
+_ONE_LINE = {
+    **{code: f"\\x{code:02x}" for code in (*range(0x20), *range(0x7F, 0xA0)) if code != 0x09},
+    0x0A: "\\n", 0x0D: "\\r",
+    **{code: f"\\u{code:04x}" for code in (0x061C, 0x200E, 0x200F, 0x2028, 0x2029,
+                                           *range(0x202A, 0x202F), *range(0x2066, 0x206A))}}
+_TO_ESCAPE = re.compile("[" + "".join(re.escape(chr(code)) for code in _ONE_LINE) + "]")
 
 
 def one_line(text: str) -> str:
-    """``text`` with line breaks and control characters escaped: one finding, one line,
-    whatever the answer or a file name put into the message.
+    r"""``text`` safe to write on a terminal as (part of) one line: line breaks, control
+    characters and bidirectional controls escaped as ``\n``, ``\x9b``, ``\u202e``. Every
+    line the command line writes for people goes through it, whatever an answer, a dataset, a
+    results file or a file name put into it.
     """
-    return text.translate(_ONE_LINE)
+    return text.translate(_ONE_LINE) if _TO_ESCAPE.search(text) else text
 
 
 def _ratio(value: float | None) -> str:
@@ -91,9 +100,8 @@ class TextFormatter:
     def write(self, report: Report, answer_text: str, origin: str, stream: TextIO) -> None:
         lines = functools.cache(lambda: LineIndex(answer_text))  # only when a span is placed
         for finding in report.findings:
-            message = one_line(finding.message)
-            stream.write(f"{origin}:{_place(finding, report, lines)}: {finding.code}"
-                         f" {finding.severity.value}: {message}\n")
+            stream.write(one_line(f"{origin}:{_place(finding, report, lines)}: {finding.code}"
+                                  f" {finding.severity.value}: {finding.message}") + "\n")
         stream.write(verdict_line(report))
 
 
@@ -106,12 +114,12 @@ def verdict_line(report: Report) -> str:
     counts = f"{report.errors} error{'s' * (report.errors != 1)}, " \
              f"{report.warnings} warning{'s' * (report.warnings != 1)}"
     why = f" ({'; '.join(report.reasons)})" if report.reasons else ""
-    return (
+    return one_line(
         f"{verdict}{why}: {counts}; status {report.status}; precision"
         f" {_ratio(metrics.precision)}, recall {_ratio(metrics.recall)}, F1"
         f" {_ratio(metrics.f1)}, claim coverage {_ratio(metrics.claim_coverage)};"
         f" checked: {', '.join(report.checked) or 'nothing'}; not checked:"
-        f" {', '.join(report.not_checked) or 'nothing'}\n")
+        f" {', '.join(report.not_checked) or 'nothing'}") + "\n"
 
 
 class JsonFormatter:

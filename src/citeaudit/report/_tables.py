@@ -2,17 +2,13 @@
 
 from __future__ import annotations
 
-import re
 from typing import IO, Any
 
 from citeaudit.eval._summary import METRICS
 from citeaudit.report._formatters import one_line
-from citeaudit.request._render import escape_markdown, neutralise
+from citeaudit.request._render import escape_markdown
 
 __all__ = ["junit", "markdown", "replay_table", "table"]
-
-_UNSAFE_ON_TERMINAL = re.compile("[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028-\u202e"
-                                 "\u2066-\u2069]")
 
 
 def _metrics(data: dict[str, Any]) -> list[str]:
@@ -46,34 +42,30 @@ def _rows(data: dict[str, Any]) -> list[list[str]]:
     return rows
 
 
-def _terminal(text: str) -> str:
-    """Text from a dataset, safe on a terminal: no escape sequence, no line break."""
-    return one_line(neutralise(text)) if _UNSAFE_ON_TERMINAL.search(text) else text
-
-
 def _markdown_cell(text: str) -> str:
     return escape_markdown(one_line(text)).replace("|", "\\|")
 
 
 def table(data: dict[str, Any]) -> str:
     """The aggregate as an aligned text table, then findings by code and evaluators."""
-    rows = [["", *_columns(data)], *([_terminal(row[0]), *row[1:]] for row in _rows(data))]
+    rows = [["", *_columns(data)], *([one_line(row[0]), *row[1:]] for row in _rows(data))]
     widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
     lines = ["  ".join(cell.ljust(w) if i == 0 else cell.rjust(w)
                        for i, (cell, w) in enumerate(zip(row, widths, strict=True))).rstrip()
              for row in rows]
-    lines.append("findings: " + (", ".join(f"{code} {n}" for code, n in data["findings"].items())
-                                 or "none"))
+    # Codes, reasons and evaluator names come from the records or a results file too.
+    notes = ["findings: " + (", ".join(f"{code} {n}" for code, n in data["findings"].items())
+                             or "none")]
     if data["failures"]:
-        lines.append("failed records by reason: " + ", ".join(
-            f"{_terminal(reason)} {n}" for reason, n in _by_count(data["failures"])))
+        notes.append("failed records by reason: " + ", ".join(
+            f"{reason} {n}" for reason, n in _by_count(data["failures"])))
     if "refusal_precision" in data:
-        lines.append(f"refusals (labelled records): precision {_ratio(data['refusal_precision'])},"
+        notes.append(f"refusals (labelled records): precision {_ratio(data['refusal_precision'])},"
                      f" recall {_ratio(data['refusal_recall'])}")
     for name, e in data["evaluators"].items():
-        lines.append(f"evaluator {_terminal(name)}: pass rate {_ratio(e['pass_rate'])}, mean score"
+        notes.append(f"evaluator {name}: pass rate {_ratio(e['pass_rate'])}, mean score"
                      f" {_ratio(e['mean_score'])}")
-    return "\n".join(lines) + "\n"
+    return "\n".join([*lines, *map(one_line, notes)]) + "\n"
 
 
 def _by_count(counts: dict[str, int]) -> list[tuple[str, int]]:
@@ -89,7 +81,7 @@ def markdown(data: dict[str, Any]) -> str:
     lines += ["| " + " | ".join([_markdown_cell(row[0]), *row[1:]]) + " |"
               for row in _rows(data)]
     lines += ["", "| code | findings |", "|---|---|"]
-    lines += [f"| {code} | {n} |" for code, n in data["findings"].items()]
+    lines += [f"| {_markdown_cell(code)} | {n} |" for code, n in data["findings"].items()]
     if data["failures"]:
         lines += ["", "| reason | failed records |", "|---|---|"]
         lines += [f"| {_markdown_cell(reason)} | {n} |"
@@ -123,7 +115,7 @@ def replay_table(data: dict[str, Any]) -> str:
              f" (pass rate {_ratio(data['pass_rate'])})",
              f"{len(data['flipped'])} verdicts change against the stored ones"
              f" ({data['flipped_to_pass']} now pass, {data['flipped_to_fail']} now fail)"]
-    lines += [f"  {_terminal(str(record_id))}" for record_id in data["flipped"][:50]]
+    lines += [f"  {one_line(str(record_id))}" for record_id in data["flipped"][:50]]
     if len(data["flipped"]) > 50:
         lines.append(f"  ... and {len(data['flipped']) - 50} more (--format json lists all)")
     if "sweep" in data:
