@@ -2,9 +2,10 @@
 
 A unit (a sentence, a list item, a title line) that carries no marker gets a *citability*:
 the probability that a careful reader would ask "says who?" of it (the claim guide,
-``CLAIMS.md``, says which units are citable). It is a logistic model over features of the unit's content, trained on labelled units
-of real answers (this folder) and kept as data (``model.json``); the engine will read it from
-the package once the claim policy is wired to it:
+``CLAIMS.md``, says which units are citable). It is a logistic model over features of the
+unit's content, trained on labelled units of real answers (this folder) and kept as data
+(``model.json``); the engine will read it from the package once the claim policy is wired
+to it:
 
 - its words and its opening words (what it talks about, and how it starts: "I would", "Here
   are", "This report");
