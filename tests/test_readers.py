@@ -81,11 +81,11 @@ def _readers(chosen: object) -> Iterator[None]:
 @contextlib.contextmanager
 def _ordered_checked() -> Iterator[None]:
     """``answer_of`` asserting that a format calling its ranges ordered made them in order."""
-    def checked(*args: Any, ordered: bool = False) -> Any:
+    def checked(*args: Any, ordered: bool = False, **options: Any) -> Any:
         cited = args[2]
         if ordered:
             assert cited == sorted(cited, key=lambda c: (c[0], c[1]))
-        return answer_of(*args, ordered=ordered)
+        return answer_of(*args, ordered=ordered, **options)
 
     modules = (_anthropic, _mistral)
     for module in modules:

@@ -30,11 +30,11 @@ from types import MappingProxyType
 from typing import Any
 
 from citeaudit.core._answer import Answer, Citation, Location, Reading
-from citeaudit.core._findings import Problem
 from citeaudit.core._native import compiled
 from citeaudit.core._sources import NO_METADATA, Snapshot, Source
 from citeaudit.errors import SnapshotError
-from citeaudit.formats._ranges import Cited, answer_of, as_list, integers, plain
+from citeaudit.formats._fields import Fields, source_field, source_items
+from citeaudit.formats._ranges import Cited, answer_of, as_list, plain
 
 __all__ = ["AnthropicFormat"]
 
@@ -80,9 +80,7 @@ class AnthropicFormat:
         searched = _read.of_type(content, "web_search_tool_result") if _read is not None else [
             block for block in content
             if isinstance(block, dict) and block.get("type") == "web_search_tool_result"]
-        web = [Source(result["url"], "", result["url"], _text_or_none(result.get("title")))
-               for block in searched for result in as_list(block.get("content"))
-               if isinstance(result, dict) and isinstance(result.get("url"), str)]
+        web = _web_results(content) if searched else []
         if not web:
             return Snapshot(tuple(found))  # documents and search results: numbered, unique
         found += web
@@ -91,37 +89,54 @@ class AnthropicFormat:
 
     def parse(self, answer: object, reading: Reading) -> Answer:
         response = plain(answer)
+        fields = Fields()
+        declined = fields.field(response, "stop_reason", str, "$", "a response") == "refusal"
         content = response.get("content")
         if _read is not None and type(content) is list and (read := _read.anthropic(
                 content, _LOCATED, Location)) is not None:
-            return answer_of(self.name, "".join(read[0]), read[1], [], reading,
-                             ordered=True)  # ranges made in answer order
-        problems: list[Problem] = []
+            return answer_of(self.name, "".join(read[0]), read[1], fields.problems, reading,
+                             "$.content", ordered=True,  # ranges made in answer order
+                             declined=declined)
         pieces: list[str] = []
         cited: Cited = []  # a cited block's range, citations
         offset = 0
-        for index, block in enumerate(as_list(response.get("content"))):
-            if not isinstance(block, dict) or block.get("type") != "text":
+        blocks = fields.items(response, "content", "$", "a response", needed=True)
+        for _, block, path in fields.objects(blocks, "$.content", "a content block"):
+            if fields.field(block, "type", str, path, "a content block", needed=True) != "text":
                 continue  # tool use, thinking, web search results: not answer text
-            text = block.get("text")
-            if not isinstance(text, str):
-                problems.append(Problem("CA404", "a text block needs a string \"text\"",
-                                        path=f"$.content[{index}].text"))
+            text = fields.field(block, "text", str, path, "a text block", needed=True)
+            if text is None:
                 continue
             pieces.append(text)
-            given = block.get("citations")
-            if given and isinstance(given, list):  # most blocks cite nothing: no path made
+            given = fields.field(block, "citations", list, path, "a text block")
+            if given:  # most blocks cite nothing
                 stripped = text.strip()  # a citation cites its block's text, trimmed
                 low = offset + (text.index(stripped[0]) if stripped else 0)
                 span = (low, low + len(stripped))
-                path = f"$.content[{index}].citations"
                 made = [c for at, citation in enumerate(given)
-                        if (c := _citation(citation, f"{path}[{at}]", span, problems))]
+                        if (c := _citation(citation, f"{path}.citations[{at}]", span, fields))]
                 if made and stripped:
                     cited.append((low, span[1], made))
             offset += len(text)
-        return answer_of(self.name, "".join(pieces), cited, problems, reading,
-                         ordered=True)  # each range after the one before
+        return answer_of(self.name, "".join(pieces), cited, fields.problems, reading,
+                         "$.content", ordered=True,  # each range after the one before
+                         declined=declined)
+
+
+def _web_results(content: list[Any]) -> list[Source]:
+    """The results of the response's web searches, as sources named by their URL (a
+    :class:`SnapshotError` where one breaks its shape).
+    """
+    found = []
+    for index, block in enumerate(content):
+        if not isinstance(block, dict) or block.get("type") != "web_search_tool_result" or \
+                isinstance(block.get("content"), dict):  # the search failed: an error object
+            continue
+        for _, result, path in source_items(block, "content", f"$.content[{index}]",
+                                            "a web search result block", "a web search result"):
+            url = source_field(result, "url", str, path, "a web search result", needed=True)
+            found.append(Source(url, "", url, _text_or_none(result.get("title"))))
+    return found
 
 
 def _text_or_none(value: Any) -> str | None:
@@ -197,32 +212,34 @@ def _search_result(block: dict[str, Any], index: int) -> Source:
                   MappingProxyType({"blocks": blocks, "source": origin}))
 
 
-def _citation(citation: Any, path: str, span: tuple[int, int], problems: list[Problem],
+def _citation(citation: Any, path: str, span: tuple[int, int], fields: Fields,
               ) -> Citation | None:
     """The engine's citation for one of a text block's citations, citing ``span`` of the
     answer (None: it is broken, and a CA404 says why).
     """
-    if not isinstance(citation, dict):
-        problems.append(Problem("CA404", "a citation must be an object", path=path))
+    if fields.value(citation, dict, path, "a citation") is None:
         return None
-    kind = citation.get("type")
+    kind = fields.field(citation, "type", str, path, "a citation", needed=True)
+    if kind is None:
+        return None
     if kind == "web_search_result_location":
         url = citation.get("url")
         if not isinstance(url, str) or not url:
-            problems.append(Problem("CA404", "a web search citation needs a string \"url\"",
-                                    path=f"{path}.url"))
+            fields.add(f"{path}.url", "a web search citation needs a string \"url\"")
             return None
         return Citation(url, None, span, None, path)
     if kind not in _LOCATED:
-        problems.append(Problem("CA404", f"unknown citation type {kind!r}", path=f"{path}.type"))
+        fields.add(f"{path}.type", f"unknown citation type {kind!r}")
         return None
-    family, unit, fields = _LOCATED[kind]
-    number, start, end = map(citation.get, fields)
+    family, unit, names = _LOCATED[kind]
+    number, start, end = map(citation.get, names)
     if type(number) is not int or type(start) is not int or type(end) is not int:
-        integers(citation, fields, kind, path, problems)  # says which (not a bool either)
+        fields.integers(citation, names, kind, path)  # says which (not a bool either)
         return None
     quoted = citation.get("cited_text")
+    if quoted is not None and not isinstance(quoted, str):  # its quote cannot be checked
+        fields.field(citation, "cited_text", str, path, kind)
+        return None
     new = tuple.__new__
-    where = new(Location, (unit, start, end, quoted if isinstance(quoted, str) else None,
-                           f"{family}_index {number}"))
+    where = new(Location, (unit, start, end, quoted, f"{family}_index {number}"))
     return new(Citation, (f"{family}:{number}", None, span, None, path, None, None, where))

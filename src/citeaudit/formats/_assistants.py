@@ -26,7 +26,8 @@ from citeaudit.core._answer import Answer, Citation, Reading
 from citeaudit.core._findings import Problem
 from citeaudit.core._sources import Snapshot, Source, load_snapshot
 from citeaudit.errors import SnapshotError
-from citeaudit.formats._ranges import Cited, answer_of, as_list, integers, plain, spanned
+from citeaudit.formats._fields import Fields
+from citeaudit.formats._ranges import Cited, answer_of, as_list, plain, spanned
 
 __all__ = ["OpenAIAssistantsFormat"]
 
@@ -63,66 +64,68 @@ class OpenAIAssistantsFormat:
 
     def parse(self, answer: object, reading: Reading) -> Answer:
         message = plain(answer)
-        problems: list[Problem] = []
+        fields = Fields()
         pieces: list[str] = []
         cited: Cited = []
         offset = 0
-        for at, block in enumerate(as_list(message.get("content"))):
-            text = block.get("text") if isinstance(block, dict) and \
-                block.get("type") == "text" else None
-            if not isinstance(text, dict):
-                continue  # images, refusals of other shapes: no answer text
-            value = text.get("value")
-            path = f"$.content[{at}].text"
-            if not isinstance(value, str):
-                problems.append(Problem("CA404", "a text block needs a string \"value\"",
-                                        path=f"{path}.value"))
+        declined = False
+        blocks = fields.items(message, "content", "$", "a thread message", needed=True)
+        for _, block, path in fields.objects(blocks, "$.content", "a content block"):
+            kind = fields.field(block, "type", str, path, "a content block", needed=True)
+            if kind == "refusal":  # the model declined, in the block made for it
+                declined = True
+                continue
+            if kind != "text":
+                continue  # images: no answer text
+            text = fields.field(block, "text", dict, path, "a text block", needed=True)
+            value = None if text is None else fields.field(
+                text, "value", str, f"{path}.text", "a text block", needed=True)
+            if text is None or value is None:
                 continue
             if pieces:
                 pieces.append("\n\n")
                 offset += 2
-            prose, points = _without_markers(value, as_list(text.get("annotations")), path,
-                                             problems)
+            notes = fields.items(text, "annotations", f"{path}.text", "a text block")
+            prose, points = _without_markers(value, notes, f"{path}.text", fields)
             for point, made in points:
                 where = offset + point  # the marker's place in the answer, once cut out
                 cited.append((max(offset, where - 1), max(where, offset + 1),
                               [spanned(c, (where, where)) for c in made]))
             pieces.append(prose)
             offset += len(prose)
-        return answer_of(self.name, "".join(pieces), cited, problems, reading)
+        return answer_of(self.name, "".join(pieces), cited, fields.problems, reading,
+                         "$.content", declined=declined)
 
 
-def _without_markers(value: str, annotations: list[Any], path: str, problems: list[Problem],
+def _without_markers(value: str, annotations: list[Any], path: str, fields: Fields,
                      ) -> tuple[str, list[tuple[int, list[Citation]]]]:
     """``value`` with its markers cut out, and where each cited marker was (in the text
     without markers) with the citation it makes.
     """
+    problems = fields.problems
     marks: list[tuple[int, int, Citation]] = []
-    for at, note in enumerate(annotations):
-        where = f"{path}.annotations[{at}]"
-        kind = note.get("type") if isinstance(note, dict) else None
-        if kind == "file_path":
-            continue  # a link to a file the model wrote, not a citation
+    for _, note, where in fields.objects(annotations, f"{path}.annotations", "an annotation"):
+        kind = fields.field(note, "type", str, where, "an annotation", needed=True)
+        if kind is None or kind == "file_path":
+            continue  # file_path: a link to a file the model wrote, not a citation
         if kind != "file_citation":
-            problems.append(Problem("CA404", f"unknown annotation type {kind!r}",
-                                    path=f"{where}.type"))
+            fields.add(f"{where}.type", f"unknown annotation type {kind!r}")
             continue
-        span = integers(note, ("start_index", "end_index"), kind, where, problems)
-        inner = note.get("file_citation")
-        file_id = inner.get("file_id") if isinstance(inner, dict) else None
-        if span is None:
+        span = fields.integers(note, ("start_index", "end_index"), kind, where)
+        inner = fields.field(note, "file_citation", dict, where, kind, needed=True)
+        said = fields.field(note, "text", str, where, kind)
+        if span is None or inner is None or (said is None and note.get("text") is not None):
             continue
+        file_id = inner.get("file_id")
         if not isinstance(file_id, str) or not file_id:
-            problems.append(Problem("CA404", "file_citation needs a string file_id",
-                                    path=f"{where}.file_citation.file_id"))
+            fields.add(f"{where}.file_citation.file_id", "file_citation needs a string file_id")
             continue
         start, end = span
         if not 0 <= start <= end <= len(value):
             problems.append(Problem("CA206", f"file_citation range {start}..{end} lies outside"
                                     f" its text ({len(value)} characters)", path=where))
             continue
-        said = note.get("text")
-        if isinstance(said, str) and said != value[start:end]:
+        if said is not None and said != value[start:end]:
             problems.append(Problem("CA206", f"file_citation range {start}..{end} holds"
                                     f" {value[start:end][:40]!r}, not the annotation's text"
                                     f" {said[:40]!r}", path=f"{where}.text"))

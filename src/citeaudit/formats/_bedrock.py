@@ -28,7 +28,8 @@ from citeaudit.core._answer import Answer, Citation, Reading
 from citeaudit.core._findings import Problem
 from citeaudit.core._native import compiled
 from citeaudit.core._sources import Snapshot, Source, load_snapshot
-from citeaudit.formats._ranges import Cited, answer_of, as_list, integers, plain
+from citeaudit.formats._fields import Fields, source_field, source_items
+from citeaudit.formats._ranges import Cited, answer_of, as_list, plain
 
 __all__ = ["BedrockFormat"]
 
@@ -67,35 +68,54 @@ class BedrockFormat:
 
     def parse(self, answer: object, reading: Reading) -> Answer:
         response = plain(answer)
-        output = response.get("output")
-        text = output.get("text") if isinstance(output, dict) else None
-        problems: list[Problem] = []
-        if not isinstance(text, str):
-            problems.append(Problem("CA404", "a response needs a string output.text",
-                                    path="$.output.text"))
-            text = ""
-        given = response.get("citations")
-        if _read is not None and not problems and type(given) is list and (
+        fields = Fields()
+        output = fields.field(response, "output", dict, "$", "a response", needed=True)
+        text = None if output is None else fields.field(output, "text", str, "$.output",
+                                                        "the output", needed=True)
+        given = fields.items(response, "citations", "$", "a response")
+        if text is None:
+            return answer_of(self.name, "", [], fields.problems, reading, "$.output.text")
+        if _read is not None and type(given) is list and (
                 read := _read.bedrock(given, text, _CHUNK_ID)) is not None:
-            return answer_of(self.name, text, read, problems, reading)
+            return answer_of(self.name, text, read, fields.problems, reading, "$.output.text")
         cited: Cited = []
-        for at, citation in enumerate(as_list(given)):
-            found = _citation(citation, f"$.citations[{at}]", text, problems)
+        for _, citation, path in fields.objects(given, "$.citations", "a citation"):
+            found = _citation(citation, path, text, fields)
             if found is not None:
                 cited.append(found)
-        return answer_of(self.name, text, cited, problems, reading)
+        return answer_of(self.name, text, cited, fields.problems, reading, "$.output.text")
 
 
 def _retrieved(citations: Any, known: set[str]) -> list[Source]:
-    """The chunks the citations retrieved, once each and not among ``known``, as sources."""
+    """The chunks the citations retrieved, once each and not among ``known``, as sources (a
+    :class:`SnapshotError` where one breaks its shape).
+    """
     found: list[Source] = []
-    for citation in as_list(citations):
-        for reference in _references(citation):
+    for at, citation in enumerate(as_list(citations)):
+        if not isinstance(citation, dict):
+            continue  # the answer's CA404
+        for _, reference, path in source_items(citation, "retrievedReferences",
+                                               f"$.citations[{at}]", "a citation",
+                                               "a retrieved reference"):
+            _checked(reference, path)
             source_id = _source_id(reference)
             if source_id not in known:  # a chunk cited again: read once
                 known.add(source_id)
                 found.append(_source(source_id, reference))
     return found
+
+
+def _checked(reference: dict[str, Any], path: str) -> None:
+    """A :class:`SnapshotError` where a field a reference's source is made of breaks its
+    shape.
+    """
+    content = source_field(reference, "content", dict, path, "a retrieved reference")
+    if content is not None:
+        source_field(content, "text", str, f"{path}.content", "a reference's content")
+    metadata = source_field(reference, "metadata", dict, path, "a retrieved reference")
+    if metadata is not None:
+        source_field(metadata, _CHUNK_ID, str, f"{path}.metadata", "a reference's metadata")
+    source_field(reference, "location", dict, path, "a retrieved reference")
 
 
 def _references(citation: Any) -> list[dict[str, Any]]:
@@ -138,20 +158,28 @@ def _source(source_id: str, reference: dict[str, Any]) -> Source:
             {"location": where, **(metadata if isinstance(metadata, dict) else {})})))
 
 
-def _citation(citation: Any, path: str, text: str, problems: list[Problem],
+def _citation(citation: dict[str, Any], path: str, text: str, fields: Fields,
               ) -> tuple[int, int, list[Citation]] | None:
     """One citation as a cited range of the answer (None: it cites nothing, or it is broken
     and a finding says why).
     """
-    part = citation.get("generatedResponsePart") if isinstance(citation, dict) else None
-    part = part.get("textResponsePart") if isinstance(part, dict) else None
-    span = part.get("span") if isinstance(part, dict) else None
+    problems = fields.problems
     where = f"{path}{_PART}"
-    if not isinstance(span, dict) or not isinstance(part, dict):
-        problems.append(Problem("CA404", "a citation needs generatedResponsePart."
-                                "textResponsePart.span", path=f"{where}.span"))
+    generated = fields.field(citation, "generatedResponsePart", dict, path, "a citation")
+    part = None if generated is None else fields.field(
+        generated, "textResponsePart", dict, f"{path}.generatedResponsePart",
+        "a generated response part")
+    span = None if part is None else fields.field(part, "span", dict, where,
+                                                  "a text response part")
+    if span is None or part is None:
+        if not any(p.path and p.path.startswith(f"{path}.") for p in problems):
+            problems.append(Problem("CA404", "a citation needs generatedResponsePart."
+                                    "textResponsePart.span", path=f"{where}.span"))
         return None
-    found = integers(span, ("start", "end"), "a span", f"{where}.span", problems)
+    said = fields.field(part, "text", str, where, "a text response part")
+    if said is None and part.get("text") is not None:
+        return None  # of another type: its text cannot be compared
+    found = fields.integers(span, ("start", "end"), "a span", f"{where}.span")
     if found is None:
         return None
     start, end = found
@@ -161,8 +189,7 @@ def _citation(citation: Any, path: str, text: str, problems: list[Problem],
                                 path=f"{where}.span"))
         return None
     covered = text[start:end + 1]
-    said = part.get("text")
-    if isinstance(said, str) and said != covered:
+    if said is not None and said != covered:
         problems.append(Problem("CA206", f"span {start}..{end} holds {covered[:40]!r}, not"
                                 f" the part's text {said[:40]!r}", path=f"{where}.text"))
         return None

@@ -33,7 +33,8 @@ from citeaudit.core._findings import Problem
 from citeaudit.core._native import compiled
 from citeaudit.core._sources import NO_METADATA, Snapshot, Source
 from citeaudit.errors import SnapshotError
-from citeaudit.formats._ranges import Cited, answer_of, as_list, integers, plain
+from citeaudit.formats._fields import Fields
+from citeaudit.formats._ranges import Cited, answer_of, as_list, plain
 
 __all__ = ["CohereFormat"]
 
@@ -78,10 +79,8 @@ class CohereFormat:
     def parse(self, answer: object, reading: Reading) -> Answer:
         message = plain(answer).get("message")
         message = message if isinstance(message, dict) else {}
-        problems: list[Problem] = []
-        items = as_list(message.get("content"))
-        texts = {at: item["text"] for at, item in enumerate(items) if isinstance(item, dict)
-                 and item.get("type") == "text" and isinstance(item.get("text"), str)}
+        fields = Fields()
+        texts = _texts(message, fields)
         starts: dict[int, int] = {}
         offset = 0
         for at, text in texts.items():
@@ -89,16 +88,35 @@ class CohereFormat:
             offset += len(text) + 2  # items are joined by a blank line
         whole = "\n\n".join(texts.values())
         known = _known_ids(reading.snapshot)
-        given = as_list(message.get("citations"))
+        given = fields.items(message, "citations", "$.message", "the message")
         if _read is not None and (read := _read.cohere(given, texts, starts, known)) is not None:
-            return answer_of(self.name, whole, read, problems, reading)
+            return answer_of(self.name, whole, read, fields.problems, reading,
+                             "$.message.content")
         cited: Cited = []
-        for at, citation in enumerate(given):
-            found = _citation(citation, f"$.message.citations[{at}]", texts=texts,
-                              starts=starts, known=known, problems=problems)
+        for _, citation, path in fields.objects(given, "$.message.citations", "a citation"):
+            found = _citation(citation, path, texts=texts, starts=starts, known=known,
+                              fields=fields)
             if found is not None:
                 cited.append(found)
-        return answer_of(self.name, whole, cited, problems, reading)
+        return answer_of(self.name, whole, cited, fields.problems, reading, "$.message.content")
+
+
+def _texts(message: dict[str, Any], fields: Fields) -> dict[int, str]:
+    """The message's text content items by their place (thinking items are not the
+    answer's).
+    """
+    items = message.get("content")
+    if type(items) is list and all(type(item) is dict and item.get("type") == "text" and
+                                   type(item.get("text")) is str for item in items):
+        return {at: item["text"] for at, item in enumerate(items)}  # the common case
+    texts = {}
+    items = fields.items(message, "content", "$.message", "the message", needed=True)
+    for at, item, path in fields.objects(items, "$.message.content", "a content item"):
+        if fields.field(item, "type", str, path, "a content item", needed=True) == "text":
+            text = fields.field(item, "text", str, path, "a text item", needed=True)
+            if text is not None:
+                texts[at] = text
+    return texts
 
 
 def _documents(documents: list[Any]) -> Iterator[Source]:
@@ -160,47 +178,47 @@ def _source_id(written: str, known: set[str]) -> str:
     return written
 
 
-def _citation(citation: Any, path: str, *, texts: dict[int, str], starts: dict[int, int],
-              known: set[str], problems: list[Problem]) -> tuple[int, int, list[Citation]] | None:
+def _citation(citation: dict[str, Any], path: str, *, texts: dict[int, str],
+              starts: dict[int, int], known: set[str], fields: Fields,
+              ) -> tuple[int, int, list[Citation]] | None:
     """One citation as a cited range of the answer (None: not the answer's, or broken, and a
     finding says why).
     """
-    if not isinstance(citation, dict):
-        problems.append(Problem("CA404", "a citation must be an object", path=path))
+    if fields.field(citation, "type", str, path, "a citation") in _NOT_ANSWER:
         return None
-    if citation.get("type") in _NOT_ANSWER:
-        return None
-    item = citation.get("content_index")
+    item = fields.field(citation, "content_index", int, path, "a citation")
     if item is None:
+        if citation.get("content_index") is not None:
+            return None  # of another type: a CA404 says so
         item = next(iter(texts), 0)
-    if type(item) is not int or item not in texts:
-        problems.append(Problem("CA206", f"content_index {item!r} names no text content (the"
-                                f" message has {len(texts)} text items)",
-                                path=f"{path}.content_index"))
+    if item not in texts:
+        fields.problems.append(Problem(
+            "CA206", f"content_index {item!r} names no text content (the message has"
+            f" {len(texts)} text items)", path=f"{path}.content_index"))
         return None
-    start, end = citation.get("start"), citation.get("end")
-    if type(start) is not int or type(end) is not int:
-        integers(citation, ("start", "end"), "a citation", path, problems)  # says which
+    found = fields.integers(citation, ("start", "end"), "a citation", path)
+    said = fields.field(citation, "text", str, path, "a citation")
+    if found is None or (said is None and citation.get("text") is not None):
         return None
+    start, end = found
     text = texts[item]
     if not 0 <= start <= end <= len(text):
-        problems.append(Problem("CA206", f"characters {start}..{end} lie outside the answer"
-                                f" text ({len(text)} characters)", path=path))
+        fields.problems.append(Problem("CA206", f"characters {start}..{end} lie outside the"
+                                       f" answer text ({len(text)} characters)", path=path))
         return None
-    said = citation.get("text")
-    if said is not None and said != text[start:end] and isinstance(said, str):
-        problems.append(Problem("CA206", f"characters {start}..{end} hold"
-                                f" {text[start:end][:40]!r}, not the citation's text"
-                                f" {said[:40]!r}", path=f"{path}.text"))
+    if said is not None and said != text[start:end]:
+        fields.problems.append(Problem("CA206", f"characters {start}..{end} hold"
+                                       f" {text[start:end][:40]!r}, not the citation's text"
+                                       f" {said[:40]!r}", path=f"{path}.text"))
         return None
     made: list[Citation] = []
     first, last = starts[item] + start, starts[item] + end
     new = tuple.__new__
-    for at, source in enumerate(as_list(citation.get("sources"))):
+    sources = fields.items(citation, "sources", path, "a citation")
+    for at, source in enumerate(sources):
         written = source.get("id") if isinstance(source, dict) else None
         if not isinstance(written, str) or not written:
-            problems.append(Problem("CA404", "a citation's source needs a string \"id\"",
-                                    path=f"{path}.sources[{at}].id"))
+            fields.add(f"{path}.sources[{at}].id", "a citation's source needs a string \"id\"")
             continue
         made.append(new(Citation, (written if written in known else _source_id(written, known),
                                    None, (first, last), None, f"{path}.sources[{at}]", None,

@@ -19,7 +19,9 @@ from typing import Any
 from citeaudit.core._answer import Answer, Citation, Location, Reading
 from citeaudit.core._findings import Problem
 from citeaudit.core._native import compiled
-from citeaudit.core._sources import NO_METADATA, Snapshot, Source, load_snapshot
+from citeaudit.core._sources import NO_METADATA, Snapshot, Source, kind_of, load_snapshot
+from citeaudit.errors import SnapshotError
+from citeaudit.formats._fields import Fields, source_field
 from citeaudit.formats._ranges import Cited, answer_of, as_list, plain
 
 __all__ = ["GeminiFormat"]
@@ -47,7 +49,8 @@ _INT = {int}
 _SUPPORT_KEYS = {False: ("segment", "grounding_chunk_indices", "end_index"),
                  True: ("segment", "groundingChunkIndices", "endIndex")}
 _read = compiled("citeaudit.formats._readers")  # parse's loop, compiled (None: pure)
-
+_CANDIDATE = "$.candidates[0]"
+_PARTS = "$.candidates[0].content.parts"  # where the answer's text is
 
 
 class GeminiFormat:
@@ -69,42 +72,70 @@ class GeminiFormat:
     def snapshot(self, answer: object, sources: object) -> Snapshot:
         if isinstance(sources, Snapshot):
             return sources
-        metadata, _ = _get(_candidate(plain(answer)), "grounding_metadata")
-        chunks, _ = _get(metadata, "grounding_chunks")
+        metadata, metadata_key = _get(_candidate(plain(answer)), "grounding_metadata")
+        chunks, chunks_key = _get(metadata, "grounding_chunks")
         read = _read.gemini_chunks(chunks, Source, NO_METADATA) if _read is not None and \
             type(chunks) is list else None
-        found = tuple(read) if read is not None else tuple(
-            _chunk(chunk, index) for index, chunk in enumerate(as_list(chunks)))
+        found = tuple(read) if read is not None else tuple(_chunks(
+            metadata, chunks_key, f"{_CANDIDATE}.{metadata_key}"))
         if sources is None:
             return Snapshot(found)
         given = load_snapshot(sources)
         return Snapshot(given.sources + found, ids_from=given.ids_from) if found else given
 
     def parse(self, answer: object, reading: Reading) -> Answer:
-        candidate = _candidate(plain(answer))
+        fields = Fields()
+        candidates = fields.items(plain(answer), "candidates", "$", "a response", needed=True)
+        if not candidates:
+            if not fields.problems:
+                fields.add("$.candidates", "a response needs a candidate: \"candidates\" is"
+                           " empty")
+            return answer_of(self.name, "", [], fields.problems, reading, _PARTS)
+        candidate = fields.value(candidates[0], dict, _CANDIDATE, "a candidate")
+        if candidate is None:
+            return answer_of(self.name, "", [], fields.problems, reading, _PARTS)
         if _read is not None and type(candidate) is dict and (
                 read := _read.gemini_answer(candidate, _located)) is not None:
-            return answer_of(self.name, read[0], read[1], [], reading)
-        content, _ = _get(candidate, "content")
-        texts = [part.get("text") if isinstance(part, dict) else None
-                 for part in as_list(_get(content, "parts")[0])]
+            return answer_of(self.name, read[0], read[1], [], reading, _PARTS)
+        texts = _texts(candidate, fields)
         starts: list[int] = []  # each part's first character in the answer text
         offset = 0
         for text in texts:
             starts.append(offset)
             offset += len(text) if isinstance(text, str) else 0
         whole = "".join(t for t in texts if isinstance(t, str))
-        problems: list[Problem] = []
         cited: Cited = []
-        metadata, metadata_key = _get(candidate, "grounding_metadata")
-        supports, supports_key = _get(metadata, "grounding_supports")
-        base = f"$.candidates[0].{metadata_key}.{supports_key}"
+        metadata_key = _key(candidate, "grounding_metadata")
+        metadata = fields.field(candidate, metadata_key, dict, _CANDIDATE, "a candidate")
+        base = f"{_CANDIDATE}.{metadata_key}"
+        supports_key = _key(metadata or {}, "grounding_supports")
+        supports = fields.field(metadata or {}, supports_key, list, base, "grounding metadata")
         encoded: dict[int, bytes | None] = {}  # each part's UTF-8 (None: ASCII, bytes = chars)
-        for at, support in enumerate(as_list(supports)):
-            found = _support(support, f"{base}[{at}]", (texts, starts, encoded), problems)
+        for _, support, path in fields.objects(supports or [], f"{base}.{supports_key}",
+                                               "a grounding support"):
+            found = _support(support, path, (texts, starts, encoded), fields)
             if found is not None:
                 cited.append(found)
-        return answer_of(self.name, whole, cited, problems, reading)
+        return answer_of(self.name, whole, cited, fields.problems, reading, _PARTS)
+
+
+def _key(data: dict[str, Any], name: str) -> str:
+    """The name a field is under: snake_case (the SDK's) or camelCase (REST's)."""
+    return _get(data, name)[1]
+
+
+def _texts(candidate: dict[str, Any], fields: Fields) -> list[str | None]:
+    """Each content part's text (None: a part of another kind, a function call)."""
+    content = fields.field(candidate, "content", dict, _CANDIDATE, "a candidate", needed=True)
+    parts = [] if content is None else fields.items(content, "parts", f"{_CANDIDATE}.content",
+                                                    "a candidate's content", needed=True)
+    texts: list[str | None] = []
+    for at, part in enumerate(parts):
+        where = f"{_PARTS}[{at}]"
+        found = fields.value(part, dict, where, "a content part")
+        texts.append(None if found is None else fields.field(found, "text", str, where,
+                                                             "a content part"))
+    return texts
 
 
 def _candidate(response: Any) -> Any:
@@ -113,12 +144,28 @@ def _candidate(response: Any) -> Any:
     return first[0] if first and isinstance(first[0], dict) else {}
 
 
-def _chunk(chunk: Any, index: int) -> Source:
-    web = chunk.get("web") if isinstance(chunk, dict) else None
-    context = None if isinstance(web, dict) else _get(chunk, "retrieved_context")[0]
-    found = web if isinstance(web, dict) else context if isinstance(context, dict) else {}
-    uri, title, text = found.get("uri"), found.get("title"), found.get("text")
-    return tuple.__new__(Source, (f"chunk:{index}", text if isinstance(text, str) else "",
+def _chunks(metadata: Any, key: str, path: str) -> list[Source]:
+    """The grounding chunks as sources (a :class:`SnapshotError` where one breaks its
+    shape).
+    """
+    if not isinstance(metadata, dict):
+        return []  # none, or not an object: the answer's CA404
+    chunks = source_field(metadata, key, list, path, "grounding metadata") or []
+    return [_chunk(chunk, index, f"{path}.{key}[{index}]") for index, chunk in enumerate(chunks)]
+
+
+def _chunk(chunk: Any, index: int, path: str) -> Source:
+    if not isinstance(chunk, dict):
+        raise SnapshotError(f"a grounding chunk must be an object, not {kind_of(chunk)}",
+                            origin="<answer>", place=path)
+    web = source_field(chunk, "web", dict, path, "a grounding chunk")
+    key = _key(chunk, "retrieved_context")
+    context = source_field(chunk, key, dict, path, "a grounding chunk")
+    found = web if web is not None else context if context is not None else {}
+    where = f"{path}.{'web' if web is not None else key}"
+    uri, title = found.get("uri"), found.get("title")
+    text = source_field(found, "text", str, where, "a grounding chunk's source")
+    return tuple.__new__(Source, (f"chunk:{index}", text if text is not None else "",
                                   uri if isinstance(uri, str) else None,
                                   title if isinstance(title, str) and title else None,
                                   None, None, NO_METADATA))
@@ -130,23 +177,29 @@ def _located(index: int) -> Location:
     return Location("source", 0, 0, None, f"grounding chunk {index}")
 
 
-def _support(support: Any, path: str,
+def _support(support: dict[str, Any], path: str,
              parts: tuple[list[Any], list[int], dict[int, bytes | None]],
-             problems: list[Problem]) -> tuple[int, int, list[Citation]] | None:
+             fields: Fields) -> tuple[int, int, list[Citation]] | None:
     """One grounding support as a cited range of the answer (None: it is broken, and a
     finding says why). ``parts``: each part's text, its first character in the answer, and
     its UTF-8 encoding once needed.
     """
+    problems = fields.problems
     texts, starts, encoded = parts
-    camel = isinstance(support, dict) and "groundingChunkIndices" in support
+    camel = "groundingChunkIndices" in support
     segment_key, indices_key, end_key = _SUPPORT_KEYS[camel]
-    segment = support.get("segment") if isinstance(support, dict) else None
-    indices = support.get(indices_key) if isinstance(support, dict) else None
-    if not isinstance(segment, dict) or not isinstance(indices, list) or not \
-            {*map(type, indices)} <= _INT:  # integers (bools are not)
-        problems.append(Problem("CA404", "a grounding support needs a segment and a list of"
-                                " chunk indices", path=path))
+    segment = fields.field(support, segment_key, dict, path, "a grounding support", needed=True)
+    indices = fields.field(support, indices_key, list, path, "a grounding support", needed=True)
+    if segment is None or indices is None:
         return None
+    if not {*map(type, indices)} <= _INT:  # integers (bools are not)
+        fields.add(f"{path}.{indices_key}", "a grounding support's chunk indices must be"
+                   " integers")
+        return None
+    where = f"{path}.{segment_key}"
+    said = fields.field(segment, "text", str, where, "a segment")
+    if said is None and segment.get("text") is not None:
+        return None  # of another type: its text cannot be compared
     # proto3 JSON leaves zero values out
     start = segment.get("startIndex" if camel else "start_index")
     end = segment.get(end_key)
@@ -155,9 +208,8 @@ def _support(support: Any, path: str,
     part = 0 if part is None else part
     if type(start) is not int or type(end) is not int or type(part) is not int:
         problems.append(Problem("CA404", "a segment needs integer byte offsets",
-                                path=f"{path}.{segment_key}.{end_key}"))
+                                path=f"{where}.{end_key}"))
         return None
-    where = f"{path}.{segment_key}"
     if not 0 <= part < len(texts) or not isinstance(texts[part], str):
         problems.append(Problem("CA206", f"part_index {part} names no text part (the answer"
                                 f" has {len(texts)} parts)", path=where))
@@ -182,8 +234,7 @@ def _support(support: Any, path: str,
             problems.append(Problem("CA206", f"bytes {start}..{end} cut a character of part"
                                     f" {part} in half (offsets count UTF-8 bytes)", path=where))
             return None
-    said, _ = _get(segment, "text")
-    if isinstance(said, str) and said != covered:
+    if said is not None and said != covered:
         problems.append(Problem("CA206", f"bytes {start}..{end} of part {part} hold"
                                 f" {covered[:40]!r}, not the segment's text {said[:40]!r}",
                                 path=where))

@@ -15,9 +15,11 @@ from typing import Any
 
 from citeaudit.core._answer import Answer, AnswerKind, Reading
 from citeaudit.core._native import compiled
-from citeaudit.core._sources import NO_METADATA, Snapshot, Source, numbered_ids
-from citeaudit.formats._ranges import chat_message, plain
-from citeaudit.formats._text import parse_text
+from citeaudit.core._sources import NO_METADATA, Snapshot, Source, kind_of, numbered_ids
+from citeaudit.errors import SnapshotError
+from citeaudit.formats._fields import Fields, source_field, source_items
+from citeaudit.formats._ranges import chat_message, plain, read_chat_message, without_text
+from citeaudit.formats._text import blank, parse_text
 
 __all__ = ["AzureOnYourDataFormat", "PerplexityFormat"]
 
@@ -28,9 +30,20 @@ def _text(value: Any) -> str | None:
     return value if isinstance(value, str) and value else None
 
 
+_CONTENT = "$.choices[0].message.content"
+
+
 def _answer(name: AnswerKind, response: Any, reading: Reading) -> Answer:
     content = chat_message(response).get("content")
-    return parse_text(content if isinstance(content, str) else "", reading, name)
+    if type(content) is str and not blank(content):
+        return parse_text(content, reading, name)
+    fields = Fields()
+    message = read_chat_message(response, fields)
+    if message is not None:
+        content = fields.field(message, "content", str, "$.choices[0].message", "the message",
+                               needed=True)
+    return without_text(name, content if isinstance(content, str) else "", fields.problems,
+                        _CONTENT)
 
 
 class PerplexityFormat:
@@ -52,24 +65,37 @@ class PerplexityFormat:
             return sources
         response = plain(answer)
         results = response.get("search_results")
-        found: list[Source] = []
+        found: list[Source] | None = None
         if _read is not None and type(results) is list and results:
             found = _read.search_results(results, numbered_ids(len(results)), Source,
                                          NO_METADATA)
-        elif isinstance(results, list) and results:
-            new = tuple.__new__  # no keyword handling per source
-            for source_id, result in zip(numbered_ids(len(results)), results, strict=True):
-                item = result if isinstance(result, dict) else {}
-                found.append(new(Source, (source_id, _text(item.get("snippet")) or "",
-                                          _text(item.get("url")), _text(item.get("title")),
-                                          None, None, NO_METADATA)))
-        else:
-            for index, url in enumerate(response.get("citations") or [], start=1):
-                found.append(Source(str(index), "", _text(url)))
+        if found is None and isinstance(results, list) and results:
+            found = _search_results(response, numbered_ids(len(results)))
+        elif found is None:
+            urls = source_field(response, "citations", list, "$", "a response") or []
+            for at, url in enumerate(urls):
+                if not isinstance(url, str):
+                    raise SnapshotError(f"a citation must be a URL string, not {kind_of(url)}",
+                                        origin="<answer>", place=f"$.citations[{at}]")
+            found = [Source(str(index), "", _text(url)) for index, url in enumerate(urls, 1)]
         return Snapshot(tuple(found), ids_from="positions")
 
     def parse(self, answer: object, reading: Reading) -> Answer:
         return _answer(self.name, plain(answer), reading)
+
+
+def _search_results(response: dict[str, Any], ids: tuple[str, ...]) -> list[Source]:
+    """Perplexity's ``search_results`` as the sources ``ids`` (a :class:`SnapshotError`
+    where one breaks its shape).
+    """
+    new = tuple.__new__  # no keyword handling per source
+    return [new(Source, (source_id, source_field(item, "snippet", str, path,
+                                                 "a search result") or "",
+                         _text(item.get("url")), _text(item.get("title")), None, None,
+                         NO_METADATA))
+            for source_id, (_, item, path) in zip(ids, source_items(
+                response, "search_results", "$", "a response", "a search result"),
+                strict=True)]
 
 
 class AzureOnYourDataFormat:
@@ -93,11 +119,13 @@ class AzureOnYourDataFormat:
             return sources
         context = chat_message(plain(answer)).get("context") or {}
         found = []
-        for index, citation in enumerate(context.get("citations") or [], start=1):
-            item = citation if isinstance(citation, dict) else {}
+        where = "$.choices[0].message.context"
+        for index, (_, item, path) in enumerate(source_items(
+                context, "citations", where, "the context", "a citation"), start=1):
+            text = source_field(item, "content", str, path, "a citation")
             metadata = {k: item[k] for k in ("filepath", "chunk_id") if _text(item.get(k))}
-            found.append(Source(f"doc{index}", _text(item.get("content")) or "",
-                                _text(item.get("url")), _text(item.get("title")), None, None,
+            found.append(Source(f"doc{index}", text or "", _text(item.get("url")),
+                                _text(item.get("title")), None, None,
                                 MappingProxyType(metadata)))
         return Snapshot(tuple(found), ids_from="positions")
 

@@ -33,7 +33,15 @@ from citeaudit.core._findings import Problem
 from citeaudit.core._native import compiled
 from citeaudit.core._sources import NO_METADATA, Snapshot, Source, load_snapshot
 from citeaudit.errors import SnapshotError
-from citeaudit.formats._ranges import Cited, answer_of, as_list, chat_message, plain
+from citeaudit.formats._fields import Fields
+from citeaudit.formats._ranges import (
+    Cited,
+    answer_of,
+    as_list,
+    chat_message,
+    plain,
+    read_chat_message,
+)
 
 __all__ = ["MistralFormat"]
 
@@ -97,36 +105,42 @@ class MistralFormat:
 
     def parse(self, answer: object, reading: Reading) -> Answer:
         response = plain(answer)
+        conversation = response.get("object") == "conversation.response"
+        where = "$.outputs" if conversation else "$.choices[0].message.content"
         if _read is not None and type(content := chat_message(response).get("content")) is list \
                 and (read := _read.mistral(content)) is not None:
-            return answer_of(self.name, "".join(read[0]), read[1], [], reading,
+            return answer_of(self.name, "".join(read[0]), read[1], [], reading, where,
                              ordered=True)  # ranges made in answer order
-        problems: list[Problem] = []
+        fields = Fields()
         pieces: list[str] = []
         cited: Cited = []
         offset = 0
         last: tuple[int, int] | None = None  # the last text chunk's range in the answer
-        for owner, at, chunk in _chunks(response):
-            kind, text = chunk.get("type"), chunk.get("text")
-            if isinstance(text, str) and text and kind in ("text", "reference"):
-                pieces.append(text)
-                last = (offset, offset + len(text))
-                offset += len(text)
-            if kind == "text":
-                continue  # most chunks: no path made
-            path = f"{owner}.content" if at is None else f"{owner}.content[{at}]"
+        for path, chunk in _chunks(response, conversation, fields):
+            kind = fields.field(chunk, "type", str, path, "a content chunk", needed=True)
+            if kind in ("text", "reference"):
+                text = fields.field(chunk, "text", str, path, f"a {kind} chunk",
+                                    needed=kind == "text")
+                if text:
+                    pieces.append(text)
+                    last = (offset, offset + len(text))
+                    offset += len(text)
             if kind == "reference":
-                made = _references(chunk, path, last, problems)
-            elif kind == "tool_reference" and isinstance(chunk.get("url"), str):
-                made = [_citation(chunk["url"], path, last)]
+                made = _references(chunk, path, last, fields)
+            elif kind == "tool_reference":
+                url = fields.field(chunk, "url", str, path, "a tool_reference chunk",
+                                   needed=True)
+                if url is None:
+                    continue
+                made = [_citation(url, path, last)]
             else:
-                continue
+                continue  # text, and chunks that cite nothing
             if last is None:
-                problems.append(Problem("CA206", f"a {kind} chunk cites no text before it",
-                                        path=path))
+                fields.problems.append(Problem("CA206", f"a {kind} chunk cites no text before"
+                                               " it", path=path))
             elif made:
                 cited.append((*last, made))
-        return answer_of(self.name, "".join(pieces), cited, problems, reading,
+        return answer_of(self.name, "".join(pieces), cited, fields.problems, reading, where,
                          ordered=True)  # each range after the one before
 
 
@@ -134,29 +148,33 @@ def _citation(source_id: str, path: str, span: tuple[int, int] | None) -> Citati
     return tuple.__new__(Citation, (source_id, None, span, None, path, None, None, None))
 
 
-def _chunks(response: dict[str, Any]) -> Iterator[tuple[str, int | None, dict[str, Any]]]:
-    """The answer's content chunks, each with the JSON path of its owner and its place in the
-    owner's content: the chat completion's message, or the conversation's ``message.output``
-    entries (a string content read as one text chunk, at place None).
+def _chunks(response: dict[str, Any], conversation: bool, fields: Fields,
+            ) -> Iterator[tuple[str, dict[str, Any]]]:
+    """The answer's content chunks, each with its JSON path: the chat completion's message's,
+    or the conversation's ``message.output`` entries' (a string content read as one text
+    chunk).
     """
-    for path, owner in _owners(response):
-        content = owner.get("content") if isinstance(owner, dict) else None
+    for path, owner in _owners(response, conversation, fields):
+        content = owner.get("content")
         if isinstance(content, str):
-            yield path, None, {"type": "text", "text": content}
-        for at, chunk in enumerate(as_list(content)):
-            if isinstance(chunk, dict):
-                yield path, at, chunk
+            yield f"{path}.content", {"type": "text", "text": content}
+            continue
+        chunks = fields.items(owner, "content", path, "a message", needed=True)
+        for _, chunk, where in fields.objects(chunks, f"{path}.content", "a content chunk"):
+            yield where, chunk
 
 
-def _owners(response: dict[str, Any]) -> list[tuple[str, Any]]:
+def _owners(response: dict[str, Any], conversation: bool, fields: Fields,
+            ) -> list[tuple[str, dict[str, Any]]]:
     """What holds the answer's chunks, and its JSON path."""
-    choices = as_list(response.get("choices"))
-    if choices:
-        return [("$.choices[0].message",
-                 choices[0].get("message") if isinstance(choices[0], dict) else None)]
-    return [(f"$.outputs[{at}]", entry) for at, entry in
-            enumerate(as_list(response.get("outputs"))) if isinstance(entry, dict)
-            and entry.get("type") == "message.output"]
+    if not conversation:
+        message = read_chat_message(response, fields)
+        return [] if message is None else [("$.choices[0].message", message)]
+    entries = fields.items(response, "outputs", "$", "a conversation response", needed=True)
+    return [(path, entry) for _, entry, path in fields.objects(entries, "$.outputs",
+                                                               "an output entry")
+            if fields.field(entry, "type", str, path, "an output entry",
+                            needed=True) == "message.output"]
 
 
 def _references_by_url(response: dict[str, Any]) -> list[dict[str, Any]]:
@@ -164,23 +182,19 @@ def _references_by_url(response: dict[str, Any]) -> list[dict[str, Any]]:
     if _read is not None and type(content := chat_message(response).get("content")) is list:
         found: list[dict[str, Any]] = _read.of_type(content, "tool_reference")
         return found  # a chat completion's chunks
-    return [chunk for owner in _owners(response) if isinstance(owner[1], dict)
-            for chunk in as_list(owner[1].get("content"))
-            if isinstance(chunk, dict) and chunk.get("type") == "tool_reference"]
+    conversation = response.get("object") == "conversation.response"
+    return [chunk for _, chunk in _chunks(response, conversation, Fields())
+            if chunk.get("type") == "tool_reference"]  # broken chunks: the answer's CA404
 
 
 def _references(chunk: dict[str, Any], path: str, span: tuple[int, int] | None,
-                problems: list[Problem]) -> list[Citation]:
-    ids = chunk.get("reference_ids")
-    if not isinstance(ids, list):
-        problems.append(Problem("CA404", "a reference chunk needs a list \"reference_ids\"",
-                                path=f"{path}.reference_ids"))
-        return []
+                fields: Fields) -> list[Citation]:
+    ids = fields.field(chunk, "reference_ids", list, path, "a reference chunk", needed=True)
     made = []
-    for at, written in enumerate(ids):
+    for at, written in enumerate(ids or ()):
         if isinstance(written, bool) or not isinstance(written, int | str):
-            problems.append(Problem("CA404", "a reference id must be an integer or a string",
-                                    path=f"{path}.reference_ids[{at}]"))
+            fields.add(f"{path}.reference_ids[{at}]", "a reference id must be an integer or a"
+                       " string")
             continue
         made.append(_citation(str(written), f"{path}.reference_ids[{at}]", span))
     return made

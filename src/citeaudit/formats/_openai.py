@@ -31,7 +31,8 @@ from citeaudit.core._answer import Answer, Citation, Reading
 from citeaudit.core._findings import Problem
 from citeaudit.core._native import compiled
 from citeaudit.core._sources import Snapshot, Source, load_snapshot
-from citeaudit.formats._ranges import Cited, answer_of, as_list, integers, plain
+from citeaudit.formats._fields import Fields, source_field, source_items
+from citeaudit.formats._ranges import Cited, answer_of, as_list, plain, read_chat_message
 
 __all__ = ["OpenAIChatFormat", "OpenAIResponsesFormat", "canonical_url"]
 
@@ -72,36 +73,43 @@ class OpenAIResponsesFormat:
 
     def parse(self, answer: object, reading: Reading) -> Answer:
         response = plain(answer)
-        problems: list[Problem] = []
-        pieces: list[str] = []
-        cited: Cited = []
-        offset = 0
         urls = _by_url(reading.snapshot)
         output = response.get("output")
         if _read is not None and type(output) is list and (
                 read := _read.openai_responses(output, urls, canonical_url)) is not None:
-            return answer_of(self.name, "".join(read[0]), read[1], problems, reading)
-        for at, item in enumerate(as_list(output)):
-            if not isinstance(item, dict) or item.get("type") != "message":
+            return answer_of(self.name, "".join(read[0]), read[1], [], reading, "$.output")
+        fields = Fields()
+        pieces: list[str] = []
+        cited: Cited = []
+        offset = 0
+        declined = False
+        items = fields.items(response, "output", "$", "a response", needed=True)
+        for _, item, path in fields.objects(items, "$.output", "an output item"):
+            if fields.field(item, "type", str, path, "an output item", needed=True) != "message":
                 continue
             if pieces:
                 pieces.append("\n\n")  # one message's text from the next
                 offset += 2
-            for part_at, part in enumerate(as_list(item.get("content"))):
-                if not isinstance(part, dict) or part.get("type") != "output_text":
+            parts = fields.items(item, "content", path, "a message", needed=True)
+            for _, part, part_path in fields.objects(parts, f"{path}.content", "a content part"):
+                kind = fields.field(part, "type", str, part_path, "a content part", needed=True)
+                if kind == "refusal":  # the model declined, in the field made for it
+                    declined = True
                     continue
-                path = f"$.output[{at}].content[{part_at}]"
-                text = part.get("text")
-                if not isinstance(text, str):
-                    problems.append(Problem("CA404", "an output_text part needs a string"
-                                            " \"text\"", path=f"{path}.text"))
+                if kind != "output_text":
                     continue
-                into = _Into(cited, problems, urls)
-                for index, note in enumerate(as_list(part.get("annotations"))):
-                    _annotation(note, text, offset, f"{path}.annotations[{index}]", into)
+                text = fields.field(part, "text", str, part_path, "an output_text part",
+                                    needed=True)
+                if text is None:
+                    continue
+                into = _Into(cited, fields, urls)
+                notes = fields.items(part, "annotations", part_path, "an output_text part")
+                for index, note in enumerate(notes):
+                    _annotation(note, text, offset, f"{part_path}.annotations[{index}]", into)
                 pieces.append(text)
                 offset += len(text)
-        return answer_of(self.name, "".join(pieces), cited, problems, reading)
+        return answer_of(self.name, "".join(pieces), cited, fields.problems, reading,
+                         "$.output", declined=declined)
 
 
 class OpenAIChatFormat:
@@ -127,38 +135,36 @@ class OpenAIChatFormat:
 
     def parse(self, answer: object, reading: Reading) -> Answer:
         response = plain(answer)
-        problems: list[Problem] = []
+        fields = Fields()
         cited: Cited = []
-        choices = as_list(response.get("choices"))
-        message = choices[0].get("message") if choices and isinstance(choices[0], dict) else None
-        if not isinstance(message, dict):
-            problems.append(Problem("CA404", "a chat completion needs choices[0].message",
-                                    path="$.choices[0].message"))
-            return answer_of(self.name, "", cited, problems, reading)
-        text = message.get("content")
-        if text is None and isinstance(message.get("refusal"), str):
-            text = message["refusal"]  # the model declined: a refusal, in its own words
-        if not isinstance(text, str):
-            problems.append(Problem("CA404", "the message needs a string \"content\"",
-                                    path="$.choices[0].message.content"))
-            return answer_of(self.name, "", cited, problems, reading)
-        for index, note in enumerate(as_list(message.get("annotations"))):
-            path = f"$.choices[0].message.annotations[{index}]"
-            inner = note.get("url_citation") if isinstance(note, dict) else None
-            if not isinstance(inner, dict):
-                problems.append(Problem("CA404", "an annotation needs a \"url_citation\"",
-                                        path=f"{path}.url_citation"))
-                continue
-            _annotation({"type": "url_citation", **inner}, text, 0, f"{path}.url_citation",
-                        _Into(cited, problems, _by_url(reading.snapshot)))
-        return answer_of(self.name, text, cited, problems, reading)
+        where = "$.choices[0].message"
+        message = read_chat_message(response, fields)
+        if message is None:
+            return answer_of(self.name, "", cited, fields.problems, reading, where)
+        text = fields.field(message, "content", str, where, "the message")
+        refusal = fields.field(message, "refusal", str, where, "the message")
+        if text is None and refusal is not None:  # the model declined, in its own words
+            return answer_of(self.name, refusal, cited, fields.problems, reading,
+                             f"{where}.refusal", declined=True)
+        if text is None:
+            if "content" not in message or message["content"] is None:
+                fields.add(f"{where}.content", "the message needs a string \"content\"")
+            return answer_of(self.name, "", cited, fields.problems, reading, f"{where}.content")
+        into = _Into(cited, fields, _by_url(reading.snapshot))
+        notes = fields.items(message, "annotations", where, "the message")
+        for _, note, path in fields.objects(notes, f"{where}.annotations", "an annotation"):
+            inner = fields.field(note, "url_citation", dict, path, "an annotation", needed=True)
+            if inner is not None:
+                _annotation({"type": "url_citation", **inner}, text, 0, f"{path}.url_citation",
+                            into)
+        return answer_of(self.name, text, cited, fields.problems, reading, f"{where}.content")
 
 
 class _Into(NamedTuple):
     """Where annotations are collected: the cited ranges and the problems found."""
 
     cited: Cited
-    problems: list[Problem]
+    fields: Fields
     urls: dict[str, str]  # canonical URL (and id) -> the snapshot id
 
 
@@ -166,35 +172,32 @@ def _annotation(note: Any, text: str, offset: int, path: str, into: _Into) -> No
     """Add one annotation of an output text (at ``offset`` in the answer) to the cited ranges,
     or say why it cannot be (CA404: a broken annotation; CA206: a range outside its text).
     """
-    problems = into.problems
-    if not isinstance(note, dict):
-        problems.append(Problem("CA404", "an annotation must be an object", path=path))
+    fields = into.fields
+    if fields.value(note, dict, path, "an annotation") is None:
         return
-    kind = note.get("type")
-    if kind == "file_path":
-        return  # a link to a file the model wrote, not a citation
+    kind = fields.field(note, "type", str, path, "an annotation", needed=True)
+    if kind is None or kind == "file_path":
+        return  # file_path: a link to a file the model wrote, not a citation
     if kind in ("url_citation", "container_file_citation"):
         names: tuple[str, ...] = ("start_index", "end_index")
     elif kind == "file_citation":
         names = ("index",)
     else:
-        problems.append(Problem("CA404", f"unknown annotation type {kind!r}",
-                                path=f"{path}.type"))
+        fields.add(f"{path}.type", f"unknown annotation type {kind!r}")
         return
     key = "url" if kind == "url_citation" else "file_id"
     target = note.get(key)
     if not isinstance(target, str) or not target:
-        problems.append(Problem("CA404", f"{kind} needs a string \"{key}\"",
-                                path=f"{path}.{key}"))
+        fields.add(f"{path}.{key}", f"{kind} needs a string \"{key}\"")
         return
-    written = integers(note, names, kind, path, problems)
+    written = fields.integers(note, names, kind, path)
     if written is None:
         return
     first, last = written[0], written[-1]
     if not 0 <= first <= last <= len(text):
         what = f"range {first}..{last}" if len(written) == 2 else f"index {first}"
-        problems.append(Problem("CA206", f"{kind} {what} lies outside its text"
-                                f" ({len(text)} characters)", path=path))
+        fields.problems.append(Problem("CA206", f"{kind} {what} lies outside its text"
+                                       f" ({len(text)} characters)", path=path))
         return
     # A point (file_citation's index) cites the character before it: the sentence it ends.
     low, high = (first, last) if len(written) == 2 else (max(0, first - 1), max(1, first))
@@ -221,21 +224,27 @@ def _by_url(snapshot: Snapshot | None) -> dict[str, str]:
 
 
 def _retrieved(response: dict[str, Any]) -> list[Source]:
-    """What the response retrieved itself: file search results by file, web sources."""
+    """What the response retrieved itself: file search results by file, web sources (a
+    :class:`SnapshotError` where one breaks its shape).
+    """
     by_file: dict[str, list[dict[str, Any]]] = {}
     urls: list[str] = []
-    for item in as_list(response.get("output")):
-        if not isinstance(item, dict):
-            continue
-        if item.get("type") == "file_search_call":
-            for result in as_list(item.get("results")):
-                if isinstance(result, dict) and isinstance(result.get("file_id"), str):
-                    by_file.setdefault(result["file_id"], []).append(result)
-        elif item.get("type") == "web_search_call":
-            action = item.get("action")
-            for found in as_list(action.get("sources") if isinstance(action, dict) else None):
-                if isinstance(found, dict) and isinstance(found.get("url"), str):
-                    urls.append(found["url"])
+    for index, item in enumerate(as_list(response.get("output"))):
+        kind = item.get("type") if isinstance(item, dict) else None
+        path = f"$.output[{index}]"
+        if kind == "file_search_call":
+            for _, result, where in source_items(item, "results", path, "a file search call",
+                                                 "a file search result"):
+                file_id = source_field(result, "file_id", str, where, "a file search result",
+                                       needed=True)
+                source_field(result, "text", str, where, "a file search result")
+                by_file.setdefault(file_id, []).append(result)
+        elif kind == "web_search_call":
+            action = source_field(item, "action", dict, path, "a web search call")
+            for _, found, where in source_items(action or {}, "sources", f"{path}.action",
+                                                "a web search action", "a web search source"):
+                urls.append(source_field(found, "url", str, where, "a web search source",
+                                         needed=True))
     sources = [_file_source(file_id, results) for file_id, results in by_file.items()]
     sources += [Source(canonical_url(url), "", url) for url in dict.fromkeys(urls)]
     return sources

@@ -8,15 +8,17 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Sequence
 from operator import itemgetter
-from typing import Any, cast
+from typing import Any
 
 from citeaudit.core._answer import Answer, Citation, Claim, Reading, new_answer
 from citeaudit.core._findings import Problem
 from citeaudit.core._native import compiled, core
 from citeaudit.core._policy import exempt
+from citeaudit.formats._fields import Fields
+from citeaudit.formats._text import blank
 
-__all__ = ["Cited", "answer_of", "as_list", "chat_message", "claims_of", "integers", "plain",
-           "spanned"]
+__all__ = ["Cited", "answer_of", "as_list", "chat_message", "claims_of", "plain",
+           "read_chat_message", "spanned", "without_text"]
 
 _WORD = re.compile(r"\w")
 _read = compiled("citeaudit.formats._readers")  # chat_message's, compiled (None: pure)
@@ -45,6 +47,23 @@ def chat_message(response: Any) -> dict[str, Any]:
     return message if isinstance(message, dict) else {}
 
 
+def read_chat_message(response: dict[str, Any], fields: Fields) -> dict[str, Any] | None:
+    """A chat completion's ``choices[0].message``; None, with a CA404 saying what breaks the
+    shape, where it has none.
+    """
+    choices = fields.items(response, "choices", "$", "a chat completion", needed=True)
+    if not choices:
+        if isinstance(response.get("choices"), list):
+            fields.add("$.choices", "a chat completion needs a choice: \"choices\" is empty")
+        return None
+    first = fields.value(choices[0], dict, "$.choices[0]", "a choice")
+    if first is None:
+        return None
+    found: dict[str, Any] | None = fields.field(first, "message", dict, "$.choices[0]",
+                                                "a choice", needed=True)
+    return found
+
+
 def as_list(value: Any) -> list[Any]:
     """``value`` if it is a list, else nothing (providers leave fields out or null)."""
     return value if isinstance(value, list) else []
@@ -55,38 +74,36 @@ def spanned(citation: Citation, span: tuple[int, int]) -> Citation:
     return tuple.__new__(Citation, (citation[0], citation[1], span, *citation[3:]))
 
 
-def integers(data: dict[str, Any], names: tuple[str, ...], what: str, path: str,
-             problems: list[Problem]) -> list[int] | None:
-    """The integer fields ``names`` of ``data``; None, with a CA404 naming the first that is
-    not an integer, if any is not.
-    """
-    values = list(map(data.get, names))
-    for value in values:
-        if type(value) is not int:  # not a bool either
-            break
-    else:
-        return cast("list[int]", values)
-    name = next(n for n, v in zip(names, values, strict=True) if type(v) is not int)
-    problems.append(Problem("CA404", f"{what} needs an integer \"{name}\"",
-                            path=f"{path}.{name}"))
-    return None
-
-
-def answer_of(name: str, text: str, cited: Cited, problems: list[Problem],
-              reading: Reading, *, ordered: bool = False) -> Answer:
+def answer_of(name: str, text: str, cited: Cited, problems: list[Problem],  # noqa: PLR0917 -- the parts of every provider's answer
+              reading: Reading, where: str, *, ordered: bool = False,
+              declined: bool = False) -> Answer:
     """The answer of format ``name``: a refusal (its citations kept, for CA402), or its
-    sentences as claims cited by the ranges they overlap. ``ordered``: the format made
-    ``cited`` in order of its ranges already (sorting a response's ranges by a key cost
-    ~0.35 us).
+    sentences as claims cited by the ranges they overlap. ``where``: the JSON path of the
+    answer's text, named when there is none (:func:`without_text`). ``declined``: the
+    provider says its model refused (in a field made for it), whatever the text. ``ordered``:
+    the format made ``cited`` in order of its ranges already (sorting a response's ranges by
+    a key cost ~0.35 us).
     """
     if not ordered:
         cited.sort(key=_RANGE)
-    if reading.refusal.matches(text.strip()):
+    if declined or reading.refusal.matches(text.strip()):
         every = tuple(tuple.__new__(Citation, c) for _, _, made in cited for c in made)
         return Answer(name, text, (), every, (), True, tuple(problems))
+    if blank(text):
+        return without_text(name, text, problems, where)
     claims, citations = claims_of(text, cited, reading)
     return new_answer(name, text, tuple(claims), tuple(citations), (), False, tuple(problems),
                       ())
+
+
+def without_text(name: str, text: str, problems: list[Problem], where: str) -> Answer:
+    """The answer of a response that holds no answer text (none, or white space only): not
+    an answer at all, so a CA404 at ``where`` (unless what holds it is already one: missing,
+    or of another type), never a pass as "no evidence".
+    """
+    if not any(where.startswith(p.path) for p in problems if p.path):
+        problems.append(Problem("CA404", "the response holds no answer text", path=where))
+    return Answer(name, text, (), (), (), False, tuple(problems))
 
 
 def claims_of(text: str, cited: Cited, reading: Reading,

@@ -86,7 +86,8 @@ def cohere(list citations, dict texts, dict starts, object known):
         if type(given) is not dict:
             return None
         citation = <dict>given
-        if citation.get("type") in _COHERE_SKIPPED:
+        kind = citation.get("type")
+        if kind is not None and (type(kind) is not str or kind in _COHERE_SKIPPED):
             return None
         index = citation.get("content_index")
         if index is None:
@@ -143,11 +144,12 @@ def anthropic(list content, dict located, object location_type):
     for index in range(len(content)):
         item = content[index]
         if type(item) is not dict:
-            if isinstance(item, dict):
-                return None
-            continue
+            return None
         block = <dict>item
-        if block.get("type") != "text":
+        kind = block.get("type")
+        if type(kind) is not str:
+            return None
+        if kind != "text":
             continue  # tool use, thinking, web search results: not answer text
         written = block.get("text")
         if type(written) is not str:
@@ -155,9 +157,9 @@ def anthropic(list content, dict located, object location_type):
         text = <str>written
         pieces.append(text)
         cites = block.get("citations")
-        if cites and isinstance(cites, list):
-            if type(cites) is not list:
-                return None
+        if cites is not None and type(cites) is not list:
+            return None
+        if cites:
             given = <list>cites
             size = len(text)  # a citation cites its block's text, trimmed (str.strip())
             lead = 0
@@ -196,8 +198,10 @@ def anthropic(list content, dict located, object location_type):
                     return None
                 number = written  # formatted as a C integer: no Python int's conversion
                 quoted = citation.get("cited_text")
+                if quoted is not None and type(quoted) is not str:
+                    return None
                 where = new_record(location_type, (
-                    unit, start, end, quoted if isinstance(quoted, str) else None,
+                    unit, start, end, quoted,
                     _numbered(u"document_index " if family == u"document" else
                               f"{family}_index ", number)))
                 made.append((_numbered(u"document:" if family == u"document" else
@@ -220,29 +224,29 @@ def openai_responses(list output, dict urls, object canonical):
     for at in range(len(output)):
         given = output[at]
         if type(given) is not dict:
-            if isinstance(given, dict):
-                return None
-            continue
+            return None
         item = <dict>given
-        if item.get("type") != "message":
+        kind = item.get("type")
+        if type(kind) is not str:
+            return None
+        if kind != "message":
             continue
         if pieces:
             pieces.append("\n\n")  # one message's text from the next
             offset += 2
         content = item.get("content")
         if type(content) is not list:
-            if isinstance(content, list):
-                return None
-            continue
+            return None
         parts = <list>content
         for part_at in range(len(parts)):
             given = parts[part_at]
             if type(given) is not dict:
-                if isinstance(given, dict):
-                    return None
-                continue
+                return None
             part = <dict>given
-            if part.get("type") != "output_text":
+            kind = part.get("type")
+            if type(kind) is not str or kind == "refusal":
+                return None
+            if kind != "output_text":
                 continue
             written = part.get("text")
             if type(written) is not str:
@@ -284,7 +288,7 @@ def openai_responses(list output, dict urls, object canonical):
                         source_id, None, (offset + first, offset + last), None,
                         f"$.output[{at}].content[{part_at}].annotations[{index}]", None, None,
                         None)]))
-            elif isinstance(given, list):
+            elif given is not None:
                 return None
             pieces.append(text)
             offset += size
@@ -314,20 +318,26 @@ def gemini_answer(dict candidate, object located):
     if type(parts) is not list:
         return None
     for part in <list>parts:
-        text = (<dict>part).get("text") if type(part) is dict else None
-        if isinstance(part, dict) and type(part) is not dict:
+        if type(part) is not dict:
+            return None
+        text = (<dict>part).get("text")
+        if text is not None and type(text) is not str:
             return None
         starts.append(offset)
         texts.append(text)
-        if isinstance(text, str):
+        if text is not None:
             offset += len(<str>text)
-    whole = "".join([text for text in texts if isinstance(text, str)])
+    whole = "".join([text for text in texts if text is not None])
     metadata, metadata_key = _either(candidate, "grounding_metadata", "groundingMetadata")
+    if metadata is None:
+        return whole, []
     if type(metadata) is not dict:
-        return None if isinstance(metadata, dict) else (whole, [])
+        return None
     supports, supports_key = _either(<dict>metadata, "grounding_supports", "groundingSupports")
+    if supports is None:
+        return whole, []
     if type(supports) is not list:
-        return None if isinstance(supports, list) else (whole, [])
+        return None
     cited = _gemini_supports(supports, texts, starts, {},
                              f"$.candidates[0].{metadata_key}.{supports_key}", located)
     return None if cited is None else (whole, cited)
@@ -381,7 +391,7 @@ cdef object _gemini_supports(list supports, list texts, list starts, dict encode
             except UnicodeDecodeError:
                 return None
         said = segment.get("text")
-        if isinstance(said, str) and said != covered:
+        if said is not None and (type(said) is not str or said != covered):
             return None
         first = starts[part] + low
         last = first + len(covered)
@@ -422,8 +432,8 @@ cdef object _bedrock_id(dict reference, str chunk_key):
         chunk = (<dict>metadata).get(chunk_key)
         if type(chunk) is str and chunk:
             return chunk
-        if isinstance(chunk, str) and chunk:
-            return None
+        if chunk is not None and type(chunk) is not str:
+            return None  # of another kind (or a subclass of str): the reference's
     elif isinstance(metadata, dict):
         return None
     return _bedrock_where(reference)
@@ -454,8 +464,8 @@ def bedrock(list citations, str text, str chunk_key):
         if type(start) is not int or type(end) is not int or not 0 <= start <= end < size:
             return None
         said = part.get("text")
-        if isinstance(said, str) and (len(<str>said) != end + 1 - start or
-                                      not PyUnicode_Tailmatch(text, said, start, end + 1, -1)):
+        if said is not None and (type(said) is not str or len(<str>said) != end + 1 - start or
+                                 not PyUnicode_Tailmatch(text, said, start, end + 1, -1)):
             return None
         given = citation.get("retrievedReferences")
         if type(given) is not list:
@@ -491,16 +501,19 @@ def mistral(list content):
     for at in range(len(content)):
         given = content[at]
         if type(given) is not dict:
-            if isinstance(given, dict):
-                return None
-            continue
+            return None
         chunk = <dict>given
         kind = chunk.get("type")
+        if type(kind) is not str:
+            return None
         text = chunk.get("text")
-        if isinstance(text, str) and text and (kind == "text" or kind == "reference"):
-            pieces.append(text)
-            last = (offset, offset + len(text))
-            offset += len(text)
+        if kind == "text" or kind == "reference":
+            if type(text) is not str and (text is not None or kind == "text"):
+                return None
+            if text:
+                pieces.append(text)
+                last = (offset, offset + len(text))
+                offset += len(text)
         if kind == "text":
             continue
         if kind == "reference":
@@ -520,8 +533,11 @@ def mistral(list content):
                 made.append((name, None, last, None, _numbered(_numbered(
                     u"$.choices[0].message.content[", at, u"].reference_ids["), place, u"]"),
                              None, None, None))
-        elif kind == "tool_reference" and isinstance(chunk.get("url"), str):
-            made = [(chunk["url"], None, last, None,
+        elif kind == "tool_reference":
+            url = chunk.get("url")
+            if type(url) is not str:
+                return None
+            made = [(url, None, last, None,
                       _numbered(u"$.choices[0].message.content[", at, u"]"), None, None, None)]
         else:
             continue
@@ -670,19 +686,22 @@ def gemini_chunks(list chunks, object source_type, object no_metadata):
         if type(chunk) is not dict:
             return None
         web = (<dict>chunk).get("web")
-        if type(web) is dict:
-            place = web
-        else:
-            place = (<dict>chunk).get("retrieved_context")
-            if place is None and "retrieved_context" not in <dict>chunk:
-                place = (<dict>chunk).get("retrievedContext")
-            if type(place) is not dict:
-                return None
+        context = (<dict>chunk).get("retrieved_context")
+        if context is None and "retrieved_context" not in <dict>chunk:
+            context = (<dict>chunk).get("retrievedContext")
+        if (web is not None and type(web) is not dict) or \
+                (context is not None and type(context) is not dict):
+            return None
+        place = web if web is not None else context
+        if place is None:
+            return None  # a chunk of another kind (maps, an image): the reference's
         uri = (<dict>place).get("uri")
         title = (<dict>place).get("title")
         text = (<dict>place).get("text")
+        if text is not None and type(text) is not str:
+            return None
         found.append(new_record(source_type, (
-            _numbered(u"chunk:", index), text if isinstance(text, str) else "",
+            _numbered(u"chunk:", index), text if text is not None else "",
             uri if isinstance(uri, str) else None,
             title if isinstance(title, str) and title else None, None, None, no_metadata)))
     return found
@@ -704,16 +723,17 @@ def bedrock_references(list citations, object given_ids, str chunk_key, object s
             continue
         references = (<dict>citation).get("retrievedReferences")
         if type(references) is not list:
-            if isinstance(references, list):
+            if references is not None:
                 return None
             continue
         for reference in <list>references:
             if type(reference) is not dict:
-                if isinstance(reference, dict):
-                    return None
-                continue
+                return None
             metadata = (<dict>reference).get("metadata")
             if type(metadata) is not dict and metadata is not None:
+                return None
+            location = (<dict>reference).get("location")
+            if type(location) is not dict and location is not None:
                 return None
             chunk = _bedrock_id(<dict>reference, chunk_key)
             if chunk is None:
@@ -726,6 +746,8 @@ def bedrock_references(list citations, object given_ids, str chunk_key, object s
             if type(content) is not dict and content is not None:
                 return None
             text = (<dict>content).get("text") if content is not None else None
+            if text is not None and type(text) is not str:
+                return None
             kept = {"location": where}
             if metadata is not None:
                 kept.update(<dict>metadata)
@@ -836,17 +858,23 @@ def cohere_documents(list documents, object source_type, object no_metadata):
 
 
 def search_results(list results, tuple ids, object source_type, object no_metadata):
-    """Perplexity's ``search_results`` as the sources ``ids`` (``PerplexityFormat.snapshot``)."""
+    """Perplexity's ``search_results`` as the sources ``ids`` (``PerplexityFormat.snapshot``),
+    or None: the reference decides.
+    """
     cdef list found = []
     cdef Py_ssize_t at
     for at in range(len(results)):
         result = results[at]
-        item = result if isinstance(result, dict) else {}
+        if type(result) is not dict:
+            return None
+        item = <dict>result
         snippet = item.get("snippet")
+        if snippet is not None and type(snippet) is not str:
+            return None
         url = item.get("url")
         title = item.get("title")
         found.append(new_record(source_type, (
-            ids[at], snippet if isinstance(snippet, str) and snippet else "",
+            ids[at], snippet if snippet is not None else "",
             url if isinstance(url, str) and url else None,
             title if isinstance(title, str) and title else None, None, None, no_metadata)))
     return found
