@@ -99,7 +99,8 @@ def test_resume_refuses_results_of_other_options_or_records(run: Any, tmp_path: 
     assert "written with other options" in other.err
     changed = records(6)
     changed[3]["answer"] = "Something else entirely [1]."
-    same_length = write_jsonl(tmp_path / "d2.jsonl", changed)
+    (tmp_path / "changed").mkdir()  # the same name: another name is refused first
+    same_length = write_jsonl(tmp_path / "changed" / "d.jsonl", changed)
     result = run("eval", str(same_length), "-o", str(out), "--resume")
     assert result.code == ExitCode.INPUT_ERROR
     assert "the result for line 4 was written for another record" in result.err
@@ -281,3 +282,29 @@ def test_an_empty_answer_file_is_an_error(run: Any, tmp_path: Path) -> None:
     claims = tmp_path / "claims.json"
     claims.write_text("[]")
     assert run("check", S002, str(claims)).code == ExitCode.OK  # an empty claim list is allowed
+
+
+@pytest.mark.parametrize("kept", ["finished", "partial"])
+def test_resume_refuses_results_of_a_dataset_of_another_name(run: Any, tmp_path: Path,
+                                                             kept: str) -> None:
+    data = write_jsonl(tmp_path / "d.jsonl", records(6))
+    out = tmp_path / "r.jsonl"
+    run("eval", str(data), "-o", str(out))
+    if kept == "partial":
+        lines = out.read_bytes().splitlines(keepends=True)
+        out.unlink()
+        Path(f"{out}.partial").write_bytes(b"".join(lines[:3]))
+    before = {p.name: p.read_bytes() for p in tmp_path.iterdir() if p.name.startswith("r.")}
+    longer = write_jsonl(tmp_path / "other.jsonl", [*records(6), *records(3)])
+    same = tmp_path / "same.jsonl"
+    same.write_bytes(data.read_bytes())
+    for other, stdin in ((longer, b""), (same, b""), ("-", data.read_bytes())):
+        result = run("eval", str(other), "-o", str(out), "--resume", stdin=stdin)
+        assert (result.code, result.out) == (ExitCode.INPUT_ERROR, "")
+        name = Path(other).name
+        assert result.err == (
+            f"citeaudit: error: {other}: {out} holds results that do not match this dataset"
+            f" and these options (they were written for the dataset 'd.jsonl', not {name!r}):"
+            " use a new results file or run without --resume\n")
+        assert {p.name: p.read_bytes() for p in tmp_path.iterdir()
+                if p.name.startswith("r.")} == before

@@ -69,7 +69,8 @@ def evaluate(dataset: Dataset, options: Options, *, jobs: int = 1, out: Path | N
     the dataset itself. ``shard`` ``(I, N)`` audits every N-th record from the I-th (1-based),
     so that N machines split a run; ``citeaudit merge`` joins their results.
     """
-    options = dataclasses.replace(options, run=run_of(options, dataset.path, shard))
+    this_run = run_of(options, dataset.path, shard)
+    options = dataclasses.replace(options, run=this_run)
     aggregate = new_aggregate(options)
     if dataset.path != "-":
         source = Path(dataset.path)
@@ -105,7 +106,14 @@ def evaluate(dataset: Dataset, options: Options, *, jobs: int = 1, out: Path | N
                 if result.get("options_digest") != options.digest:
                     raise store.mismatch("they were written with other options or by another"
                                          " version", dataset.path)
-                if (result.get("run") or {}).get("shard") != (options.run or {}).get("shard"):
+                written_for = result.get("run") or {}
+                if written_for.get("dataset") != this_run["dataset"]:
+                    # Equal records under another name are another run: merge would refuse
+                    # the two names in one file.
+                    raise store.mismatch("they were written for the dataset"
+                                         f" {written_for.get('dataset')!r}, not"
+                                         f" {this_run['dataset']!r}", dataset.path)
+                if written_for.get("shard") != this_run["shard"]:
                     raise store.mismatch("they were written for another shard", dataset.path)
                 if result.get("record_digest") != digest_of(item):
                     raise store.mismatch(f"the result for {item.place} was written for"
