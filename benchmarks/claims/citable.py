@@ -17,7 +17,8 @@ to it:
 - place: the first or last unit of the answer, the unit before ending in a colon;
 - overlap with the retrieved passages: a unit that restates a passage needs its marker.
 
-A unit that states an amount is always citable (CA302), whatever the model says. An exempted
+A unit that states an amount is always citable (CA302), whatever the model says, unless it
+has the shape of a bibliography entry (a year, pages, a URL). An exempted
 unit gets the kind the second model of the file finds likeliest (``pleasantry``, ``meta``,
 ``question``, ``disclaimer``, ``platitude``, ``announcement``, ``heading``, ``fragment``,
 ``reference``, ``advice``). What it cannot see: whether a claim is true, whether it is common
@@ -38,7 +39,7 @@ from typing import NamedTuple
 from citeaudit.core._amounts import states_amount
 
 __all__ = ["KINDS", "Citability", "Model", "Unit", "citability", "features", "load_model",
-           "unit_at"]
+           "states_figure", "unit_at"]
 
 KINDS = ("pleasantry", "meta", "question", "disclaimer", "platitude", "announcement", "heading",
          "fragment", "reference", "advice")
@@ -211,11 +212,18 @@ def citability(unit: Unit, passage_words: Sequence[frozenset[str]] = (),
     model = model or load_model()
     names = features(unit, passage_words)
     score = model.score(names)
-    if "amount" in names:
+    if states_figure(names):
         return Citability(score, True, "figure")
     if score >= (model.threshold if threshold is None else threshold):
         return Citability(score, True, _reason(names))
     return Citability(score, False, model.kind(names))
+
+
+def states_figure(names: Sequence[str]) -> bool:
+    """Whether a unit with these features states an amount outside a bibliography entry's
+    shape (its year, its pages and its URL state nothing): such a unit is always citable.
+    """
+    return "amount" in names and "reference" not in names and "url" not in names
 
 
 def _reason(names: Sequence[str]) -> str:

@@ -17,11 +17,14 @@ import argparse
 import json
 import math
 import random
+import re
 from collections import Counter, defaultdict
 from pathlib import Path
 from typing import Any
 
-from citable import KINDS, Model, features, unit_at
+from citable import KINDS, Model, features, states_figure, unit_at
+
+from citeaudit.core import Config, prepare
 
 HERE = Path(__file__).parent
 MODEL = HERE / "model.json"
@@ -129,7 +132,7 @@ def _train_kinds(units: list[dict[str, Any]], kept: set[str], epochs: int, l2: f
 
 def flagged(model: Model, unit: dict[str, Any], threshold: float) -> bool:
     """Whether the policy asks ``unit`` for a citation (an amount always)."""
-    return "amount" in unit["names"] or model.score(unit["names"]) >= threshold
+    return states_figure(unit["names"]) or model.score(unit["names"]) >= threshold
 
 
 def figures(model: Model, units: list[dict[str, Any]], threshold: float) -> tuple[float, float,
@@ -157,25 +160,51 @@ def tuned(dev: list[dict[str, Any]]) -> float:
     for step in range(1, 100):
         threshold = step / 100
         citable = [u for u, _ in scored if u["label"] == "citable"]
-        kept = sum("amount" in u["names"] or m.score(u["names"]) >= threshold
+        kept = sum(states_figure(u["names"]) or m.score(u["names"]) >= threshold
                    for u, m in scored if u["label"] == "citable")
         if kept >= RECALL * len(citable):
             best = threshold
     return best
 
 
-def report(model: Model, units: list[dict[str, Any]]) -> None:
-    """Precision and recall per split and source, at the balanced threshold and flagging
-    every unit (the strict preset).
+def today(units: list[dict[str, Any]]) -> set[str]:
+    """The ids of the units the engine's claim policy flags today (CA301/CA302): uncited
+    claims of the answer audited with the default configuration.
     """
-    print(f"{'split':5} {'source':22} {'units':>5}  balanced P / R    strict P / R")
+    spans: set[tuple[str, int, int]] = set()
+    for line in (HERE / "answers.jsonl").read_text(encoding="utf-8").splitlines():
+        answer = json.loads(line)
+        numbers = [int(n) for n in re.findall(r"\[(\d{1,4})\]", answer["text"])]
+        snapshot = {str(n): "" for n in range(1, max(numbers, default=1) + 1)}
+        context = prepare(answer["text"], snapshot, config=Config())
+        spans |= {(answer["answer"], *claim.span) for claim in context.answer.claims
+                  if not claim.markers}
+    return {u["id"] for u in units if (u["answer"], *u["span"]) in spans}
+
+
+def _counted(flags: list[tuple[bool, bool]]) -> str:
+    hits = sum(flag and truth for flag, truth in flags)
+    flagged_ = sum(flag for flag, _ in flags) or 1
+    citable = sum(truth for _, truth in flags) or 1
+    return f"{hits / flagged_:.3f} / {hits / citable:.3f}"
+
+
+def report(model: Model, units: list[dict[str, Any]]) -> None:
+    """Precision and recall per split and source: the model at the balanced threshold, the
+    claim policy of today, and flagging every unit (the strict preset).
+    """
+    policy = today(units)
+    print(f"{'split':5} {'source':22} {'units':>5}  model P / R     today P / R     strict P / R")
     for split, sources in (("dev", DEV), ("test", TEST)):
         chosen = [u for u in units if u["source"] in sources]
         for source in (*sources, "all"):
             part = chosen if source == "all" else [u for u in chosen if u["source"] == source]
-            p, r, n = figures(model, part, model.threshold)
-            sp, sr, _ = figures(model, part, 0.0)
-            print(f"{split:5} {source:22} {n:5}  {p:.3f} / {r:.3f}     {sp:.3f} / {sr:.3f}")
+            truth = [u["label"] == "citable" for u in part]
+            row = [_counted([(flagged(model, u, model.threshold), t)
+                             for u, t in zip(part, truth, strict=True)]),
+                   _counted([(u["id"] in policy, t) for u, t in zip(part, truth, strict=True)]),
+                   _counted([(True, t) for t in truth])]
+            print(f"{split:5} {source:22} {len(part):5}  {'   '.join(row)}")
     kinds = [(u["kind"], model.kind(u["names"])) for u in units
              if u["source"] in TEST and u["label"] != "citable"]
     right = sum(a == b for a, b in kinds)
