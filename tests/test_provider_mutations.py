@@ -7,12 +7,21 @@ from __future__ import annotations
 
 import copy
 import functools
+import io
 import json
 import random
-from collections.abc import Callable
-from typing import Any
+import re
+import subprocess
+import sys
+import tempfile
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any, NamedTuple
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from starlette.testclient import TestClient
 
 import citeaudit
 import test_anthropic as anthropic_cases
@@ -23,6 +32,8 @@ import test_marked_providers as marked_cases
 import test_mistral as mistral_cases
 import test_openai as openai_cases
 import test_openai_assistants as assistants_cases
+from citeaudit.cli import ExitCode, main
+from citeaudit.service import create_app
 
 JUNK: list[Any] = [None, 0, -1, 10**9, "", "x", [], {}, [1], {"a": 1}, True, 3.5, "é—"]
 
@@ -85,7 +96,7 @@ def test_broken_provider_responses_give_findings_or_input_errors() -> None:
 # The formats of clean_cases(), in its order.
 FORMATS = ("anthropic", "openai-responses", "openai-chat", "gemini", "cohere", "bedrock",
            "mistral", "openai-assistants", "perplexity", "azure-on-your-data")
-Path = tuple[str | int, ...]
+Where = tuple[str | int, ...]  # a field's place in a response
 Edit = Callable[[dict[str, Any]], None]
 
 
@@ -108,7 +119,7 @@ def case(name: str) -> tuple[dict[str, Any], Any]:
     return answer, request
 
 
-def owner_of(data: Any, path: Path) -> Any:
+def owner_of(data: Any, path: Where) -> Any:
     for key in path[:-1]:
         data = data[key]
     return data
@@ -319,3 +330,361 @@ def test_a_providers_own_refusal_is_no_evidence(name: str, edit: Edit) -> None:
     report = citeaudit.audit(answer, request)
     assert (report.shape, report.status, report.passed, report.findings) == (
         name, "no_evidence", True, ())
+
+
+# The fields each format reads from the clean responses above (JSON paths, every list index
+# written []): the answer's text and citations, the retrieved sources a response carries,
+# and what it is recognised by. A field here of another type than its provider gives it
+# breaks the answer (CA404) or its sources (an input error); a field not here is not read,
+# so no value of it changes the audit.
+READ: dict[str, frozenset[str]] = {name: frozenset(paths.split()) for name, paths in {
+    "anthropic": """
+        $.type $.stop_reason $.content $.content[] $.content[].type $.content[].text
+        $.content[].citations $.content[].citations[] $.content[].citations[].type
+        $.content[].citations[].cited_text $.content[].citations[].document_index
+        $.content[].citations[].search_result_index $.content[].citations[].start_char_index
+        $.content[].citations[].end_char_index $.content[].citations[].start_block_index
+        $.content[].citations[].end_block_index""",
+    "openai-responses": """
+        $.object $.output $.output[] $.output[].type $.output[].content $.output[].content[]
+        $.output[].content[].type $.output[].content[].text $.output[].content[].annotations
+        $.output[].content[].annotations[] $.output[].content[].annotations[].type
+        $.output[].content[].annotations[].url $.output[].content[].annotations[].file_id
+        $.output[].content[].annotations[].index $.output[].content[].annotations[].start_index
+        $.output[].content[].annotations[].end_index $.output[].results $.output[].results[]
+        $.output[].results[].file_id $.output[].results[].text""",
+    "openai-chat": """
+        $.object $.choices $.choices[] $.choices[].message $.choices[].message.content
+        $.choices[].message.annotations $.choices[].message.annotations[]
+        $.choices[].message.annotations[].url_citation
+        $.choices[].message.annotations[].url_citation.url
+        $.choices[].message.annotations[].url_citation.start_index
+        $.choices[].message.annotations[].url_citation.end_index""",
+    "gemini": """
+        $.candidates $.candidates[] $.candidates[].content $.candidates[].content.parts
+        $.candidates[].content.parts[] $.candidates[].content.parts[].text
+        $.candidates[].groundingMetadata $.candidates[].groundingMetadata.groundingChunks
+        $.candidates[].groundingMetadata.groundingChunks[]
+        $.candidates[].groundingMetadata.groundingChunks[].web
+        $.candidates[].groundingMetadata.groundingChunks[].retrievedContext
+        $.candidates[].groundingMetadata.groundingChunks[].retrievedContext.text
+        $.candidates[].groundingMetadata.groundingSupports
+        $.candidates[].groundingMetadata.groundingSupports[]
+        $.candidates[].groundingMetadata.groundingSupports[].groundingChunkIndices
+        $.candidates[].groundingMetadata.groundingSupports[].groundingChunkIndices[]
+        $.candidates[].groundingMetadata.groundingSupports[].segment
+        $.candidates[].groundingMetadata.groundingSupports[].segment.startIndex
+        $.candidates[].groundingMetadata.groundingSupports[].segment.endIndex
+        $.candidates[].groundingMetadata.groundingSupports[].segment.text""",
+    "cohere": """
+        $.finish_reason $.message $.message.role $.message.content $.message.content[]
+        $.message.content[].type $.message.content[].text $.message.citations
+        $.message.citations[] $.message.citations[].type $.message.citations[].start
+        $.message.citations[].end $.message.citations[].text $.message.citations[].sources
+        $.message.citations[].sources[] $.message.citations[].sources[].id""",
+    "bedrock": """
+        $.output $.output.text $.citations $.citations[] $.citations[].generatedResponsePart
+        $.citations[].generatedResponsePart.textResponsePart
+        $.citations[].generatedResponsePart.textResponsePart.span
+        $.citations[].generatedResponsePart.textResponsePart.span.start
+        $.citations[].generatedResponsePart.textResponsePart.span.end
+        $.citations[].generatedResponsePart.textResponsePart.text
+        $.citations[].retrievedReferences $.citations[].retrievedReferences[]
+        $.citations[].retrievedReferences[].content $.citations[].retrievedReferences[].content.text
+        $.citations[].retrievedReferences[].location $.citations[].retrievedReferences[].metadata
+        $.citations[].retrievedReferences[].metadata.x-amz-bedrock-kb-chunk-id""",
+    "mistral": """
+        $.choices $.choices[] $.choices[].message $.choices[].message.content
+        $.choices[].message.content[] $.choices[].message.content[].type
+        $.choices[].message.content[].text $.choices[].message.content[].reference_ids
+        $.choices[].message.content[].reference_ids[]""",
+    "openai-assistants": """
+        $.object $.content $.content[] $.content[].type $.content[].text $.content[].text.value
+        $.content[].text.annotations $.content[].text.annotations[]
+        $.content[].text.annotations[].type $.content[].text.annotations[].start_index
+        $.content[].text.annotations[].end_index $.content[].text.annotations[].text
+        $.content[].text.annotations[].file_citation
+        $.content[].text.annotations[].file_citation.file_id""",
+    "perplexity": """
+        $.choices $.choices[] $.choices[].message $.choices[].message.content $.search_results
+        $.search_results[] $.search_results[].snippet""",
+    "azure-on-your-data": """
+        $.choices $.choices[] $.choices[].message $.choices[].message.content
+        $.choices[].message.context $.choices[].message.context.citations
+        $.choices[].message.context.citations[] $.choices[].message.context.citations[].content""",
+}.items()}
+
+
+# Fields a format recognises a response by when they are there at all, even null (a Cohere
+# stream's response has "finish_reason": null until its last event): left out, the response
+# is another shape.
+PRESENT: dict[str, frozenset[str]] = {name: frozenset() for name in FORMATS} | {
+    "cohere": frozenset({"$.finish_reason"})}
+
+
+def _paths(value: Any, at: Where = ()) -> Iterator[Where]:
+    """The path of every field and list item in ``value`` whose value is not null."""
+    items = value.items() if isinstance(value, dict) else enumerate(value) \
+        if isinstance(value, list) else ()
+    for key, inner in items:
+        if inner is not None:
+            yield (*at, key)
+        yield from _paths(inner, (*at, key))
+
+
+def written(path: Where) -> str:
+    """A path as READ writes it: ``$.content[].text``."""
+    return "$" + "".join("[]" if isinstance(key, int) else f".{key}" for key in path)
+
+
+PATHS = {name: sorted(_paths(case(name)[0]), key=str) for name in FORMATS}
+_TYPES = {bool: "boolean", int: "integer", float: "number", str: "string", list: "list",
+          dict: "object", type(None): "null"}
+
+
+class Outcome(NamedTuple):
+    """What an audit gives, as every entry point shows it: the verdict and the findings, or
+    the input error (exit 2) it raised.
+    """
+
+    passed: bool
+    status: str
+    findings: tuple[tuple[str, str | None, str], ...]
+
+
+def outcome(answer: Any, request: Any) -> Outcome:
+    """The audit's outcome; any exception but an input error fails the test."""
+    try:
+        report = citeaudit.audit(answer, request)
+    except citeaudit.CiteauditError:
+        return Outcome(False, "input error", ())
+    return Outcome(report.passed, report.status,
+                   tuple((f.code, f.path, f.message) for f in report.findings))
+
+
+def _codes(found: Outcome) -> tuple[bool, str, tuple[str, ...]]:
+    return found.passed, found.status, tuple(code for code, _, _ in found.findings)
+
+
+def mutated(name: str, path: Where, value: Any) -> dict[str, Any]:
+    answer, _ = case(name)
+    owner_of(answer, path)[path[-1]] = value
+    return answer
+
+
+def assert_holds(name: str, path: Where, value: Any) -> Outcome:
+    """The properties of a field replaced by ``value``: nothing but an input error is
+    raised; null is read as a field left out; a value of another type than the field's breaks
+    the answer where the format reads the field (never a pass) and changes nothing where it
+    does not; a value of the same type (a huge string for a string) is audited like any.
+    """
+    answer, request = case(name)
+    clean = outcome(answer, request)
+    original = owner_of(answer, path)[path[-1]]
+    found = outcome(mutated(name, path, value), request)
+    if value is None and written(path) in PRESENT[name]:
+        assert found == clean, (name, path)
+    elif value is None and isinstance(path[-1], str):
+        left_out = mutated(name, path, None)
+        del owner_of(left_out, path)[path[-1]]
+        assert _codes(found) == _codes(outcome(left_out, request)), (name, path)
+    elif _TYPES[type(value)] != _TYPES[type(original)]:
+        if written(path) in READ[name]:
+            assert not found.passed, (name, written(path), value, found)
+        else:
+            assert found == clean, (name, written(path), value, found)
+    return found
+
+
+def _other_type(value: Any) -> Any:
+    return 5 if isinstance(value, str) else "x"
+
+
+@pytest.mark.parametrize("name", FORMATS)
+def test_every_field_of_another_type_or_null_breaks_only_what_reads_it(name: str) -> None:
+    for path in PATHS[name]:
+        original = owner_of(case(name)[0], path)[path[-1]]
+        for value in (_other_type(original), None):
+            assert_holds(name, path, value)
+
+
+def test_every_field_read_is_in_the_clean_responses() -> None:
+    for name in FORMATS:
+        assert READ[name] <= {written(path) for path in PATHS[name]}, name
+
+
+HUGE = st.builds(lambda word, count: word * count,
+                 st.sampled_from(["x", "é—", "[1] ", "Refunds take 14 days. ", "\u200b"]),
+                 st.integers(1_000, 12_000))
+VALUES = st.one_of(
+    st.none(), st.booleans(), st.integers(-(2**63), 2**63 - 1),
+    st.floats(allow_nan=False, allow_infinity=False), st.text(max_size=12), HUGE,
+    st.lists(st.one_of(st.integers(-5, 50), st.text(max_size=4), st.none()), max_size=3),
+    st.dictionaries(st.sampled_from(["type", "text", "id", "start", "x"]),
+                    st.one_of(st.integers(-5, 50), st.text(max_size=4)), max_size=3))
+
+
+@st.composite
+def mutations(draw: st.DrawFn) -> tuple[str, Where, Any]:
+    """A provider format, one of its clean response's fields and a value to put there."""
+    name = draw(st.sampled_from(FORMATS))
+    return name, draw(st.sampled_from(PATHS[name])), draw(VALUES)
+
+
+SETTINGS = settings(deadline=None, suppress_health_check=[HealthCheck.too_slow],
+                    derandomize=True)
+
+
+@settings(SETTINGS, max_examples=300)
+@given(mutation=mutations())
+def test_a_mutated_field_never_crashes_and_never_passes_a_broken_answer(
+        mutation: tuple[str, Where, Any]) -> None:
+    assert_holds(*mutation)
+
+
+def _files(folder: Path, name: str, answer: Any) -> list[str]:
+    """The files ``citeaudit check`` reads for a response of format ``name``."""
+    request = case(name)[1]
+    (folder / "response.json").write_text(json.dumps(answer), encoding="utf-8")
+    if request is None:
+        return [str(folder / "response.json")]
+    (folder / "request.json").write_text(json.dumps(request), encoding="utf-8")
+    return [str(folder / "request.json"), str(folder / "response.json")]
+
+
+def _exit_code(found: Outcome) -> int:
+    return ExitCode.INPUT_ERROR if found.status == "input error" else \
+        ExitCode.OK if found.passed else ExitCode.FAILED
+
+
+@settings(SETTINGS, max_examples=60)
+@given(mutation=mutations())
+def test_check_gives_the_audits_exit_code_and_never_a_traceback(
+        mutation: tuple[str, Where, Any]) -> None:
+    found = assert_holds(*mutation)
+    with tempfile.TemporaryDirectory() as folder:
+        out, err = io.StringIO(), io.StringIO()
+        code = main(["check", *_files(Path(folder), mutation[0], mutated(*mutation)),
+                     "--format", "json"], stdout=out, stderr=err)
+    assert code == _exit_code(found), (mutation[:2], err.getvalue())
+    if code == ExitCode.INPUT_ERROR:  # one line naming the file and the place
+        assert re.fullmatch(r"citeaudit: error: \S+\.json: [^\n]+\n", err.getvalue())
+    else:
+        assert json.loads(out.getvalue())["passed"] == found.passed
+
+
+# The reported shapes, as a user runs them: a real process each.
+REPORTED = [("anthropic", ("content", 1, "citations", 0, "type"), []),
+            ("cohere", ("message", "citations", 0, "type"), {}),
+            ("anthropic", ("content",), []),
+            ("azure-on-your-data", (*CHAT_CONTENT,), -1),
+            ("perplexity", ("choices",), []),
+            ("bedrock", (*REFERENCE, 0, "content", "text"), 5)]
+
+
+@pytest.mark.parametrize(("name", "path", "value"), REPORTED)
+def test_check_in_a_real_process(tmp_path: Path, name: str, path: Where, value: Any) -> None:
+    found = outcome(mutated(name, path, value), case(name)[1])
+    files = _files(tmp_path, name, mutated(name, path, value))
+    done = subprocess.run([sys.executable, "-m", "citeaudit", "check", *files],
+                          capture_output=True, text=True, check=False, timeout=120)
+    assert done.returncode == _exit_code(found) != ExitCode.OK, done.stderr
+    if done.returncode == ExitCode.FAILED:  # CA404 at the field, the rest still audited
+        assert done.stderr == ""
+        assert f"{files[-1]}:{written_path(path)}: CA404 error:" in done.stdout, done.stdout
+    else:  # the sources it carries: one line naming the file and the place
+        assert re.fullmatch(rf"citeaudit: error: {re.escape(files[-1])}:"
+                            rf" {re.escape(written_path(path))}: [^\n]+\n", done.stderr)
+
+
+def written_path(path: Where) -> str:
+    return "$" + "".join(f"[{key}]" if isinstance(key, int) else f".{key}" for key in path)
+
+
+def _record(at: int, name: str, answer: Any) -> dict[str, Any]:
+    request = case(name)[1]
+    return {"id": f"r{at}", "response": answer, **({} if request is None else
+                                                   {"request": request})}
+
+
+@settings(SETTINGS, max_examples=8)
+@given(drawn=st.lists(mutations(), min_size=1, max_size=6))
+def test_eval_writes_every_record_among_mutated_ones(
+        drawn: list[tuple[str, Where, Any]]) -> None:
+    records = [(name, mutated(name, path, value)) for name, path, value in [*drawn, *REPORTED]]
+    records += [(name, case(name)[0]) for name in FORMATS]  # and good ones
+    random.Random(len(drawn)).shuffle(records)
+    expected = [outcome(answer, case(name)[1]) for name, answer in records]
+    with tempfile.TemporaryDirectory() as folder:
+        dataset, results = Path(folder) / "data.jsonl", Path(folder) / "results.jsonl"
+        dataset.write_text("".join(json.dumps(_record(at, name, answer)) + "\n"
+                                   for at, (name, answer) in enumerate(records)))
+        out, err = io.StringIO(), io.StringIO()
+        code = main(["eval", str(dataset), "-o", str(results), "-j", "1", "--format", "json"],
+                    stdout=out, stderr=err)
+        lines = [json.loads(line) for line in results.read_text().splitlines()]
+    assert [line["id"] for line in lines] == [f"r{at}" for at in range(len(records))]
+    for line, found in zip(lines, expected, strict=True):
+        if found.status == "input error":
+            assert line["status"] == "unreadable"
+        else:
+            assert (line["status"], line["audit_passed"]) == (found.status, found.passed)
+    unreadable = any(found.status == "input error" for found in expected)
+    gates = all(gate["holds"] for gate in json.loads(out.getvalue())["gates"])
+    assert code == (ExitCode.INPUT_ERROR if unreadable else
+                    ExitCode.OK if gates else ExitCode.FAILED), err.getvalue()
+
+
+@pytest.fixture(scope="module")
+def service() -> Iterator[TestClient]:
+    with TestClient(create_app(), raise_server_exceptions=False) as client:
+        yield client
+
+
+@settings(SETTINGS, max_examples=120)
+@given(mutation=mutations())
+def test_the_service_answers_what_the_audit_gives_and_never_500(
+        service: TestClient, mutation: tuple[str, Where, Any]) -> None:
+    found = assert_holds(*mutation)
+    name = mutation[0]
+    answered = service.post("/v1/audit", json={"answer": mutated(*mutation),
+                                               "sources": case(name)[1]})
+    if found.status == "input error":
+        assert answered.status_code == 422, answered.text
+        assert answered.json()["error"].startswith("body: $.")
+    else:
+        assert answered.status_code == 200, answered.text
+        assert (answered.json()["passed"], answered.json()["status"]) == (found.passed,
+                                                                           found.status)
+
+
+def test_broken_sources_in_a_response_are_named_in_its_file_not_the_requests(
+        tmp_path: Path, run: Any) -> None:
+    answer = mutated("openai-responses", (*SEARCH, "text"), 5)
+    request, response = _files(tmp_path, "openai-responses", answer)
+    result = run("check", request, response)
+    assert (result.code, result.out) == (ExitCode.INPUT_ERROR, "")
+    assert result.err == (f"citeaudit: error: {response}: $.output[0].results[0].text: a file"
+                          " search result needs a string \"text\", not a number\n")
+
+
+def test_one_broken_response_among_a_thousand_records_is_one_result(tmp_path: Path,
+                                                                    run: Any) -> None:
+    records = [_record(at, "anthropic", case("anthropic")[0]) for at in range(1000)]
+    records[500] = _record(500, *REPORTED[0][:1], mutated(*REPORTED[0]))  # type: []
+    records[700] = _record(700, "bedrock", mutated(*REPORTED[-1]))  # its sources broken
+    dataset, results = tmp_path / "data.jsonl", tmp_path / "results.jsonl"
+    dataset.write_text("".join(json.dumps(record) + "\n" for record in records))
+    first = run("eval", str(dataset), "-o", str(results), "-j", "1")
+    assert first.code == ExitCode.INPUT_ERROR  # a record could not be read: the others were
+    assert first.err.startswith(f"citeaudit: error: {dataset}: line 701:"
+                                " $.citations[0].retrievedReferences[0].content.text: ")
+    lines = [json.loads(line) for line in results.read_text().splitlines()]
+    assert [line["id"] for line in lines] == [f"r{at}" for at in range(1000)]
+    assert [(at, line["status"]) for at, line in enumerate(lines) if line["status"] != "ok"] \
+        == [(500, "unverified"), (700, "unreadable")]
+    assert [(f["code"], f["path"]) for f in lines[500]["findings"]] == [
+        ("CA404", "$.content[1].citations[0].type")]
+    again = run("eval", str(dataset), "-o", str(results), "-j", "1", "--resume")
+    assert again.code == ExitCode.INPUT_ERROR
+    assert [json.loads(line) for line in results.read_text().splitlines()] == lines

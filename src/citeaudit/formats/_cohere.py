@@ -77,9 +77,11 @@ class CohereFormat:
         return Snapshot((*found, *_tool_documents(request)))
 
     def parse(self, answer: object, reading: Reading) -> Answer:
-        message = plain(answer).get("message")
+        response = plain(answer)
+        message = response.get("message")
         message = message if isinstance(message, dict) else {}
         fields = Fields()
+        fields.field(response, "finish_reason", str, "$", "a response")  # null: still streamed
         texts = _texts(message, fields)
         starts: dict[int, int] = {}
         offset = 0

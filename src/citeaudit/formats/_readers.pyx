@@ -738,16 +738,16 @@ def bedrock_references(list citations, object given_ids, str chunk_key, object s
             chunk = _bedrock_id(<dict>reference, chunk_key)
             if chunk is None:
                 return None
-            where = _bedrock_where(<dict>reference)
-            if chunk in known:
-                continue  # a chunk cited again: read once
-            known.add(chunk)
             content = (<dict>reference).get("content")
             if type(content) is not dict and content is not None:
                 return None
             text = (<dict>content).get("text") if content is not None else None
             if text is not None and type(text) is not str:
                 return None
+            where = _bedrock_where(<dict>reference)
+            if chunk in known:
+                continue  # a chunk cited again: read once
+            known.add(chunk)
             kept = {"location": where}
             if metadata is not None:
                 kept.update(<dict>metadata)
