@@ -206,7 +206,9 @@ def inputs_of(args: argparse.Namespace, config: Config, stdin: Any,
     try:  # a provider's response: its snapshot is in the request (SNAPSHOT) or in itself
         return form.snapshot(answer, snapshot_data), answer, origin
     except InputError as error:
-        raise error.located(args.snapshot or origin) from None
+        # the sources a response carries are named in the response's file, not the request's
+        raise error.located(origin if error.origin == "<answer>" else
+                            args.snapshot or origin) from None
 
 
 def _stream_of(raw: bytes, origin: str) -> dict[str, Any]:
