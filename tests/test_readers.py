@@ -3,8 +3,8 @@ modules' own loops give identical results: each reader reads a response on the p
 well-formed one takes and gives up (None) where the reference must decide, so an audit with
 the readers equals the audit without them, whatever the response.
 
-Compared over every provider's clean responses broken at random (the cases of
-``test_provider_mutations``), the valid and offset-moved responses of
+Compared over every provider's clean responses broken at random and with each field
+replaced by a value of another type (the cases of ``test_provider_mutations``), the valid and offset-moved responses of
 ``test_provider_properties`` (non-ASCII text, byte offsets), the shipped examples and the
 benchmark's responses. Where the readers are not built these tests skip, unless
 ``CITEAUDIT_REQUIRE_CORE=1`` (as in CI) makes that a failure.
@@ -38,7 +38,8 @@ from citeaudit.formats import (
 )
 from citeaudit.formats._ranges import answer_of
 from test_core import compiled_or_skip
-from test_provider_mutations import _mutate, clean_cases
+from test_provider_mutations import FORMATS, PATHS, _mutate, clean_cases, mutated
+from test_provider_mutations import case as clean_case
 from test_provider_properties import BUILDERS, _moved, cases
 
 READERS = compiled_or_skip("citeaudit.formats._readers")
@@ -134,6 +135,14 @@ def test_broken_responses_read_alike() -> None:
             request = json.loads(json.dumps(request))
             _mutate(request, rnd)
         _same(answer, request)
+
+
+@pytest.mark.parametrize("name", FORMATS)
+def test_every_field_of_another_type_reads_alike(name: str) -> None:
+    request = clean_case(name)[1]
+    for path in PATHS[name]:
+        for value in (None, True, 7, "x", [1], {"type": "text"}):
+            _same(mutated(name, path, value), request)
 
 
 @pytest.mark.parametrize("name", list(BUILDERS))
