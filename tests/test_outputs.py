@@ -7,8 +7,10 @@ from __future__ import annotations
 
 import fcntl
 import json
+import multiprocessing
 import os
 import resource
+import select
 import subprocess
 import sys
 from pathlib import Path
@@ -17,6 +19,7 @@ from typing import Any
 import pytest
 
 from citeaudit.cli import ExitCode
+from citeaudit.eval._store import ResultsFile
 from test_eval import records, results_of, write_jsonl
 
 ROOT = Path(__file__).parents[1]
@@ -308,3 +311,73 @@ def test_resume_refuses_results_of_a_dataset_of_another_name(run: Any, tmp_path:
             " use a new results file or run without --resume\n")
         assert {p.name: p.read_bytes() for p in tmp_path.iterdir()
                 if p.name.startswith("r.")} == before
+
+
+@pytest.mark.parametrize("jobs", ["1", "2"])
+@pytest.mark.parametrize("target", ["/dev/stdin", "/proc/self/fd/0", "LINK"])
+def test_eval_refuses_to_write_into_the_pipe_it_reads(tmp_path: Path, target: str,
+                                                      jobs: str) -> None:
+    data = write_jsonl(tmp_path / "d.jsonl", records(3)).read_bytes()
+    if target == "LINK":
+        (tmp_path / "link").symlink_to("/proc/self/fd/0")
+        target = str(tmp_path / "link")
+    done = subprocess.run(eval_command("-", "-o", target, "--jobs", jobs), input=data,
+                          capture_output=True, timeout=60, check=False)  # | citeaudit eval -
+    assert (done.returncode, done.stdout) == (ExitCode.INPUT_ERROR, b"")
+    assert done.stderr.decode() == (
+        f"citeaudit: error: {target}: is the same pipe as the input <stdin>: the run would"
+        " read its own results and never end; choose another output\n")
+
+
+@pytest.mark.parametrize("target", ["/dev/stdin", "/proc/self/fd/0", "PATH", "HARDLINK"])
+@pytest.mark.parametrize("command", ["eval", "context"])
+def test_commands_refuse_to_write_over_the_file_on_their_standard_input(
+        tmp_path: Path, target: str, command: str) -> None:
+    data = write_jsonl(tmp_path / "d.jsonl", records(3)) if command == "eval" else \
+        tmp_path / "p.json"
+    if command == "context":
+        data.write_text(json.dumps(["Expense reports are filed in 60 days."]))
+    before = data.read_bytes()
+    if target == "HARDLINK":
+        os.link(data, tmp_path / "hard")
+    target = {"PATH": str(data), "HARDLINK": str(tmp_path / "hard")}.get(target, target)
+    with data.open("rb") as stdin:  # citeaudit eval - < d.jsonl
+        done = subprocess.run([sys.executable, "-m", "citeaudit", command, "-", "-o", target],
+                              stdin=stdin, capture_output=True, timeout=60, check=False)
+    assert (done.returncode, done.stdout) == (ExitCode.INPUT_ERROR, b"")
+    assert done.stderr.decode() == (
+        f"citeaudit: error: {target}: is the same file as the input <stdin>: writing it would"
+        " destroy the input; choose another output\n")
+    assert data.read_bytes() == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(
+        ["d.jsonl" if command == "eval" else "p.json", *(["hard"] if "hard" in target else [])])
+
+
+def test_a_device_may_be_both_input_and_output(tmp_path: Path) -> None:
+    with open(os.devnull, "rb") as stdin:  # nothing to read, nothing kept: no conflict
+        done = subprocess.run(eval_command("-", "-o", os.devnull, "--format", "json"),
+                              stdin=stdin, capture_output=True, timeout=60, check=False)
+    assert done.stderr == b""
+    assert json.loads(done.stdout)["records"] == 0
+
+
+def test_a_worker_forked_during_a_run_keeps_no_end_of_its_results_pipe(tmp_path: Path) -> None:
+    fifo = tmp_path / "results"
+    os.mkfifo(fifo)
+    reader = os.open(fifo, os.O_RDONLY | os.O_NONBLOCK)
+    context = multiprocessing.get_context("fork")
+    release = context.Event()
+    try:
+        with ResultsFile(fifo, resume=False) as store:
+            store.write(b"{}\n")
+            worker = context.Process(target=release.wait, args=(60,))
+            worker.start()
+        assert os.read(reader, 100) == b"{}\n"
+        ready, _, _ = select.select([reader], [], [], 10)
+        assert ready, "the worker still holds the write end of the pipe"
+        assert os.read(reader, 100) == b""  # the end of the file, while the worker lives
+        assert worker.is_alive()
+    finally:
+        release.set()
+        os.close(reader)
+    worker.join(10)

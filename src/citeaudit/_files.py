@@ -6,11 +6,13 @@ half a file where a good one was.
 from __future__ import annotations
 
 import contextlib
+import io
 import os
 import secrets
 import stat
 from collections.abc import Iterable
 from pathlib import Path
+from typing import IO, NoReturn
 
 from citeaudit.errors import OutputError
 
@@ -31,15 +33,50 @@ def same_file(first: str | os.PathLike[str], second: str | os.PathLike[str]) -> 
 
 
 def refuse_inputs(output: str | os.PathLike[str], inputs: Iterable[str | os.PathLike[str]],
-                  ) -> None:
-    """Raise :class:`OutputError` when ``output`` is the same file as one of ``inputs``
-    (``-``, standard input, is never a file here).
+                  *, stdin: IO[bytes] | None = None) -> None:
+    """Raise :class:`OutputError` when ``output`` is the same file as one of ``inputs``, or
+    (``-`` among them) the same file or pipe as the open standard input ``stdin``, however it
+    is named (``/dev/stdin``, ``/proc/self/fd/0``, the file's own path, a link).
     """
     for given in inputs:
-        if os.fspath(given) != "-" and same_file(output, given):
-            raise OutputError(f"is the same file as the input {os.fspath(given)}: writing it"
-                              " would destroy the input; choose another output",
-                              origin=os.fspath(output))
+        if os.fspath(given) != "-":
+            if same_file(output, given):
+                _refuse(output, os.fspath(given), "file")
+        elif stdin is not None:
+            kind = _shared(output, stdin)
+            if kind is not None:
+                _refuse(output, "<stdin>", kind)
+
+
+def _refuse(output: str | os.PathLike[str], given: str, kind: str) -> NoReturn:
+    harm = ("the run would read its own results and never end" if kind == "pipe"
+            else "writing it would destroy the input")
+    raise OutputError(f"is the same {kind} as the input {given}: {harm}; choose another output",
+                      origin=os.fspath(output))
+
+
+def _shared(output: str | os.PathLike[str], stream: IO[bytes]) -> str | None:
+    """``"file"`` or ``"pipe"`` when ``output`` names what ``stream`` reads, else ``None``:
+    the two are compared as opened (device and inode), not by their names.
+    """
+    try:
+        opened = os.fstat(stream.fileno())
+        named = os.stat(output)
+    except (OSError, ValueError, io.UnsupportedOperation):  # no output yet; no descriptor
+        return None
+    if _identity(opened) is None or _identity(named) != _identity(opened):
+        return None
+    return "file" if stat.S_ISREG(opened.st_mode) else "pipe"
+
+
+def _identity(status: os.stat_result) -> tuple[int, int] | None:
+    """What names a file or a pipe, whatever path leads to it. A device (``/dev/null``, a
+    terminal) may be read and written at once: it has none.
+    """
+    mode = status.st_mode
+    if stat.S_ISREG(mode) or stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode):
+        return status.st_dev, status.st_ino
+    return None
 
 
 def _is_special(path: Path) -> bool:

@@ -55,7 +55,8 @@ def run(args: argparse.Namespace, io: IO) -> int:
     out, _, stdin = io
     max_bytes = args.max_bytes or DEFAULT_MAX_BYTES
     origin = "<stdin>" if args.passages == "-" else args.passages
-    refuse_inputs(args.out, [args.passages, *([args.contract] if args.contract else [])])
+    refuse_inputs(args.out, [args.passages, *([args.contract] if args.contract else [])],
+                  stdin=stdin)
     passages = decode_json(read_bytes(args.passages, max_bytes=max_bytes, stdin=stdin),
                            origin=origin)
     if not isinstance(passages, list):

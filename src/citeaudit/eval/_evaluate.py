@@ -93,8 +93,8 @@ def evaluate(dataset: Dataset, options: Options, *, jobs: int = 1, out: Path | N
         store = None
         if out is not None:
             store = ResultsFile(out, resume=resume)
-            refuse_inputs(out, [dataset.path])
-            refuse_inputs(store.partial, [dataset.path])
+            refuse_inputs(out, [dataset.path], stdin=dataset.stdin)
+            refuse_inputs(store.partial, [dataset.path], stdin=dataset.stdin)
             stack.enter_context(store)
         done = 0
         if store is not None and resume:

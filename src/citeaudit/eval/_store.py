@@ -31,6 +31,30 @@ except ImportError:  # not POSIX: runs are not locked
 
 __all__ = ["ResultsFile"]
 
+# The descriptors of the results files open in this process. A process forked meanwhile (a
+# worker) must not keep them: a pipe's reader would not see its end until every worker ended
+# too, and a worker that outlived its run would hold the file's lock.
+_OPEN: set[int] = set()
+
+
+def _let_go_in_child() -> None:
+    """In a forked child: the inherited results files let go, each descriptor pointed at
+    /dev/null (not closed: the number stays valid for the copy of the handle that names it).
+    """
+    if not _OPEN:
+        return
+    null = os.open(os.devnull, os.O_WRONLY)
+    try:
+        for descriptor in _OPEN:
+            os.dup2(null, descriptor)
+    finally:
+        os.close(null)
+    _OPEN.clear()
+
+
+if hasattr(os, "register_at_fork"):  # POSIX
+    os.register_at_fork(after_in_child=_let_go_in_child)
+
 
 class ResultsFile:
     """Where one run writes its results; open it with ``with``."""
@@ -62,6 +86,7 @@ class ResultsFile:
             raise OutputError(f"cannot write the results: {error.strerror or error}",
                               origin=where) from None
         self._handle = handle
+        _OPEN.add(handle.fileno())
         if not self.direct:
             self._lock(handle)
             try:
@@ -90,8 +115,7 @@ class ResultsFile:
         try:
             fcntl.flock(handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
         except OSError:
-            handle.close()
-            self._handle = None
+            self.close()
             raise OutputError("another citeaudit run is writing these results (the file is"
                               " locked): wait for it or choose another --out",
                               origin=str(self.target)) from None
@@ -154,6 +178,7 @@ class ResultsFile:
 
     def close(self) -> None:
         if self._handle is not None:
+            _OPEN.discard(self._handle.fileno())
             with contextlib.suppress(OSError):  # the lock goes with the descriptor
                 self._handle.close()
             self._handle = None
