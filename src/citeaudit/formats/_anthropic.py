@@ -20,7 +20,8 @@ Sources are named ``document:N``, ``search_result:N`` (the provider's numbers) a
 results, their URL. A text block with citations is one claim; text blocks without citations
 are split into sentences that need citations under the claim policy, like free text. PDF
 documents (base64, URL or file sources) have no text here: their page ranges are checked for
-order, their quotes are not.
+order, their quotes are not. A response with no text (``content`` empty, or tool use only) is
+CA404, unless its ``stop_reason`` is ``"refusal"``: the model declined, a refusal.
 """
 
 from __future__ import annotations

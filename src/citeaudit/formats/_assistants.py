@@ -10,7 +10,8 @@ Field names follow the ``openai`` SDK's types (``beta.threads.Message``, ``TextC
   text than ``text`` is CA206. The markers are cut out of the answer and cite the sentence
   they end (or sit in);
 * a marker no annotation covers cites nothing: CA101, and its sentence is uncited;
-* ``file_path`` annotations link files the model wrote (code interpreter): not citations;
+* ``file_path`` annotations link files the model wrote (code interpreter): not citations; a
+  ``refusal`` content block is the model declining: a refusal;
 * the snapshot is the sources given: any snapshot shape (ids = file ids), or the run steps
   of the run (a step or a list of steps, as ``runs.steps.list`` returns them, fetched with
   ``include=["step_details.tool_calls[*].file_search.results[*].content"]``), one source per

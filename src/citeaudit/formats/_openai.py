@@ -18,7 +18,9 @@ Field names follow the ``openai`` SDK's types (``ResponseOutputText`` with
   itself: ``file_search_call.results`` (one source per ``file_id``, its chunks joined; present
   when the request asked to ``include`` them) and the web search call's ``action.sources``
   (by URL). A cited URL matches a source whose URL is the same once the scheme and host are
-  lower-cased and tracking parameters (``utm_*``) and the fragment are dropped.
+  lower-cased and tracking parameters (``utm_*``) and the fragment are dropped;
+* a ``refusal`` content part (Responses) or ``message.refusal`` (Chat Completions) is the
+  model declining: a refusal. A response with no answer text otherwise is CA404.
 """
 
 from __future__ import annotations

@@ -1,6 +1,7 @@
 """What provider formats share: SDK objects read as their JSON, and an answer text whose
 cited ranges (from the provider's structure, not from markers) decide which sentences are
-cited.
+cited. A response with no answer text is CA404 (:func:`without_text`), never "no evidence";
+its fields are read with their types by :mod:`citeaudit.formats._fields`.
 """
 
 from __future__ import annotations
