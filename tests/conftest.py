@@ -12,6 +12,7 @@ import pytest
 
 from citeaudit.cli import main
 from citeaudit.core._registry import reload_all
+from requires import absent, needs
 
 DATA = Path(__file__).parent / "data"
 
@@ -45,15 +46,14 @@ def _isolated(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
 def browser() -> Iterator[Any]:
     """Headless Chromium (Debian's ``chromium``) driven by Playwright.
 
-    Skipped when Chromium is not installed, unless ``CITEAUDIT_REQUIRE_BROWSER`` is set (as CI
-    does), which turns its absence into a failure.
+    Skipped without Playwright or Chromium, unless ``CITEAUDIT_REQUIRE_BROWSER`` is set (as CI
+    does), which turns their absence into a failure (tests/requires.py).
     """
+    needs("playwright", part="browser")
     path = os.environ.get("CITEAUDIT_CHROMIUM") or shutil.which("chromium") or \
         shutil.which("chromium-browser")
     if not path:
-        if os.environ.get("CITEAUDIT_REQUIRE_BROWSER"):
-            pytest.fail("CITEAUDIT_REQUIRE_BROWSER is set but chromium is not installed")
-        pytest.skip("chromium is not installed (apt-get install chromium)")
+        absent("browser", "chromium")
     from playwright.sync_api import sync_playwright  # noqa: PLC0415 - only browser tests need it
 
     with sync_playwright() as playwright:

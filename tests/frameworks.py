@@ -4,7 +4,7 @@ answers their tests audit, and a way to run a framework's coroutine.
 Their pins clash with the main test extra's (RAGAS needs openai 1, DeepEval an older click
 than the model judges' hub), so CI installs them in a virtual environment of their own (the
 ``evals-test`` extra) and runs their tests there with ``CITEAUDIT_REQUIRE_EVALS`` set. Without
-it, a missing framework skips its tests; with it, the skip is a failure.
+it, a missing framework skips its tests; with it, the skip is a failure (tests/requires.py).
 """
 
 from __future__ import annotations
@@ -13,11 +13,10 @@ import asyncio
 import concurrent.futures
 import importlib
 import inspect
-import os
 from types import ModuleType
 from typing import Any
 
-import pytest
+from requires import needs
 
 PASSAGES = ["Refunds are issued within 14 days of receiving the returned item.",
             "Express shipping takes 1 business day."]
@@ -28,9 +27,8 @@ REFUSAL = "Not covered by the provided documents."
 
 def framework(name: str) -> ModuleType:
     """``name`` imported, or the test module skipped (failed under CITEAUDIT_REQUIRE_EVALS)."""
-    if os.environ.get("CITEAUDIT_REQUIRE_EVALS"):
-        return importlib.import_module(name)
-    return pytest.importorskip(name, reason=f"{name} is tested in CI's eval-frameworks step")
+    needs(name, part="evals")
+    return importlib.import_module(name)
 
 
 def public_names(module: ModuleType) -> set[str]:

@@ -15,6 +15,7 @@ import citeaudit
 from citeaudit import Finding, Severity, audit, iter_findings, prepare
 from citeaudit.core._checks import BUILTIN
 from citeaudit.core._engine import findings_of
+from requires import needs
 
 
 def test_all_matches_the_public_namespace() -> None:
@@ -27,27 +28,32 @@ def test_all_matches_the_public_namespace() -> None:
 SUBPACKAGES = ("cli", "core", "deepeval", "dspy", "eval", "formats", "haystack", "langchain",
                "llamaindex", "mlflow", "promptfoo", "ragas", "report", "request", "service",
                "spark", "support")
-# Tested in their own environment (tests/frameworks.py): here their framework may be missing.
-ELSEWHERE = {"deepeval": "deepeval", "mlflow": "mlflow", "ragas": "ragas"}
+# The subpackages whose framework a heavy part of the tests installs (tests/requires.py):
+# without it they are skipped, the rest checked.
+HEAVY = {"deepeval": ("deepeval", "evals"), "mlflow": ("mlflow", "evals"),
+         "ragas": ("ragas", "evals"), "dspy": ("dspy", "frameworks"),
+         "haystack": ("haystack", "frameworks"), "langchain": ("langchain_core", "frameworks"),
+         "llamaindex": ("llama_index", "frameworks"), "spark": ("pyspark", "spark")}
 PUBLIC_MODULES = ("errors",)  # the exception tree, documented by its module
+# The top-level modules and packages, listed without importing them; __main__ runs the CLI.
+TOP = sorted(info.name for info in pkgutil.iter_modules(citeaudit.__path__, "citeaudit.")
+             if info.name != "citeaudit.__main__")
 
 
-def test_every_module_is_private_or_a_curated_package() -> None:
+@pytest.mark.parametrize("top", TOP)
+def test_every_module_is_private_or_a_curated_package(top: str) -> None:
     """A module is private (``_name``) or a package with its own ``__all__``; nothing public
     is shadowed by a top-level name (``citeaudit.guard`` is the function, and no module).
     """
-    found = {info.name for info in pkgutil.walk_packages(citeaudit.__path__, "citeaudit.")}
-    for name in sorted(found):
+    if top.split(".")[1] in HEAVY:
+        framework, part = HEAVY[top.split(".")[1]]
+        needs(framework, part=part)
+    package = importlib.import_module(top)
+    found = [top] + [info.name for info in pkgutil.walk_packages(
+        getattr(package, "__path__", []), f"{top}.", onerror=_raise)]
+    for name in found:
         last = name.rsplit(".", 1)[1]
-        if name == "citeaudit.__main__":
-            continue  # running it runs the command line
-        try:
-            module = importlib.import_module(name)
-        except ModuleNotFoundError as missing:
-            package = name.split(".")[1]
-            if package in ELSEWHERE and missing.name == ELSEWHERE[package]:
-                continue
-            raise
+        module = importlib.import_module(name)
         if last.startswith("_"):
             continue
         assert name.count(".") == 1, f"{name}: a public module inside a package"
@@ -59,9 +65,16 @@ def test_every_module_is_private_or_a_curated_package() -> None:
             assert set(module.__all__) == public, f"{name}.__all__"
         shadow = getattr(citeaudit, last, None)
         assert shadow is None or shadow is module, f"citeaudit.{last} shadows a module"
+
+
+def _raise(name: str) -> None:
+    raise ImportError(f"{name} cannot be imported")
+
+
+def test_the_functions_are_no_modules() -> None:
     for name in ("audit", "guard", "render", "segment", "stream", "resolve"):
         assert not inspect.ismodule(getattr(citeaudit, name))
-        assert f"citeaudit.{name}" not in found
+        assert f"citeaudit.{name}" not in TOP
 
 
 def test_the_top_level_names_stay() -> None:

