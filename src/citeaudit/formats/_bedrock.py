@@ -68,6 +68,11 @@ class BedrockFormat:
 
     def parse(self, answer: object, reading: Reading) -> Answer:
         response = plain(answer)
+        output, given = response.get("output"), response.get("citations")
+        text = output.get("text") if type(output) is dict else None
+        if _read is not None and type(text) is str and type(given) is list and (
+                read := _read.bedrock(given, text, _CHUNK_ID)) is not None:
+            return answer_of(self.name, text, read, [], reading, "$.output.text")
         fields = Fields()
         output = fields.field(response, "output", dict, "$", "a response", needed=True)
         text = None if output is None else fields.field(output, "text", str, "$.output",
@@ -75,9 +80,6 @@ class BedrockFormat:
         given = fields.items(response, "citations", "$", "a response")
         if text is None:
             return answer_of(self.name, "", [], fields.problems, reading, "$.output.text")
-        if _read is not None and type(given) is list and (
-                read := _read.bedrock(given, text, _CHUNK_ID)) is not None:
-            return answer_of(self.name, text, read, fields.problems, reading, "$.output.text")
         cited: Cited = []
         for _, citation, path in fields.objects(given, "$.citations", "a citation"):
             found = _citation(citation, path, text, fields)

@@ -81,7 +81,8 @@ class CohereFormat:
         message = response.get("message")
         message = message if isinstance(message, dict) else {}
         fields = Fields()
-        fields.field(response, "finish_reason", str, "$", "a response")  # null: still streamed
+        if type(response.get("finish_reason")) is not str:  # null: a stream not yet ended
+            fields.field(response, "finish_reason", str, "$", "a response")
         texts = _texts(message, fields)
         starts: dict[int, int] = {}
         offset = 0
@@ -90,7 +91,9 @@ class CohereFormat:
             offset += len(text) + 2  # items are joined by a blank line
         whole = "\n\n".join(texts.values())
         known = _known_ids(reading.snapshot)
-        given = fields.items(message, "citations", "$.message", "the message")
+        given = message.get("citations")
+        if type(given) is not list:
+            given = fields.items(message, "citations", "$.message", "the message")
         if _read is not None and (read := _read.cohere(given, texts, starts, known)) is not None:
             return answer_of(self.name, whole, read, fields.problems, reading,
                              "$.message.content")
@@ -108,10 +111,16 @@ def _texts(message: dict[str, Any], fields: Fields) -> dict[int, str]:
     answer's).
     """
     items = message.get("content")
-    if type(items) is list and all(type(item) is dict and item.get("type") == "text" and
-                                   type(item.get("text")) is str for item in items):
-        return {at: item["text"] for at, item in enumerate(items)}  # the common case
     texts = {}
+    if type(items) is list:  # the common case: text items only, read at once
+        for at, item in enumerate(items):
+            if type(item) is not dict or item.get("type") != "text" or \
+                    type(text := item.get("text")) is not str:
+                break
+            texts[at] = text
+        else:
+            return texts
+        texts = {}
     items = fields.items(message, "content", "$.message", "the message", needed=True)
     for at, item, path in fields.objects(items, "$.message.content", "a content item"):
         if fields.field(item, "type", str, path, "a content item", needed=True) == "text":

@@ -84,8 +84,14 @@ class GeminiFormat:
         return Snapshot(given.sources + found, ids_from=given.ids_from) if found else given
 
     def parse(self, answer: object, reading: Reading) -> Answer:
+        response = plain(answer)
+        candidates = response.get("candidates")
+        if _read is not None and type(candidates) is list and candidates and \
+                type(candidate := candidates[0]) is dict and (
+                    read := _read.gemini_answer(candidate, _located)) is not None:
+            return answer_of(self.name, read[0], read[1], [], reading, _PARTS)
         fields = Fields()
-        candidates = fields.items(plain(answer), "candidates", "$", "a response", needed=True)
+        candidates = fields.items(response, "candidates", "$", "a response", needed=True)
         if not candidates:
             if not fields.problems:
                 fields.add("$.candidates", "a response needs a candidate: \"candidates\" is"
@@ -94,9 +100,6 @@ class GeminiFormat:
         candidate = fields.value(candidates[0], dict, _CANDIDATE, "a candidate")
         if candidate is None:
             return answer_of(self.name, "", [], fields.problems, reading, _PARTS)
-        if _read is not None and type(candidate) is dict and (
-                read := _read.gemini_answer(candidate, _located)) is not None:
-            return answer_of(self.name, read[0], read[1], [], reading, _PARTS)
         texts = _texts(candidate, fields)
         starts: list[int] = []  # each part's first character in the answer text
         offset = 0
