@@ -688,3 +688,60 @@ def test_one_broken_response_among_a_thousand_records_is_one_result(tmp_path: Pa
     again = run("eval", str(dataset), "-o", str(results), "-j", "1", "--resume")
     assert again.code == ExitCode.INPUT_ERROR
     assert [json.loads(line) for line in results.read_text().splitlines()] == lines
+
+
+WEB = {"type": "web_search_tool_result", "tool_use_id": "srvtoolu_1", "content": [
+    {"type": "web_search_result", "url": "https://news.example/grass", "title": "Grass",
+     "encrypted_content": "enc"}]}
+WEB_CITED = {"type": "text", "text": "The grass is green.", "citations": [
+    {"type": "web_search_result_location", "url": "https://news.example/grass",
+     "cited_text": "green", "encrypted_index": "e", "title": "Grass"}]}
+CONVERSATION = {"object": "conversation.response", "conversation_id": "c1", "outputs": [
+    {"type": "message.output", "role": "assistant", "content": [
+        {"type": "text", "text": "Refunds are paid within 14 days."},
+        {"type": "tool_reference", "tool": "web_search", "title": "Refunds",
+         "url": "https://news.example/refunds"}]}]}
+
+
+@pytest.mark.parametrize(("answer", "request_", "path"), [
+    ({"type": "message", "role": "assistant", "content": [
+        {**WEB, "content": [{**WEB["content"][0], "url": 5}]}, WEB_CITED]}, {"messages": []},
+     "$.content[0].content[0].url"),
+    ({"type": "message", "role": "assistant", "content": [
+        {**WEB, "content": ["https://news.example/grass"]}, WEB_CITED]}, {"messages": []},
+     "$.content[0].content[0]"),
+    (marked_cases.perplexity("Refunds take 14 days [1].", citations=["https://a.example/r"])
+     | {"citations": [{"url": "https://a.example/r"}]}, None, "$.citations[0]"),
+])
+def test_broken_search_results_a_response_carries_are_an_input_error(
+        answer: dict[str, Any], request_: Any, path: str) -> None:
+    with pytest.raises(citeaudit.SnapshotError) as raised:
+        citeaudit.audit(answer, request_)
+    assert raised.value.place == path
+
+
+def test_a_failed_web_search_is_no_broken_source() -> None:
+    failed = {**WEB, "content": {"type": "web_search_tool_result_error",
+                                 "error_code": "unavailable"}}
+    text = {"type": "text", "text": "The grass is green."}
+    report = citeaudit.audit({"type": "message", "role": "assistant",
+                              "content": [failed, text]}, {"messages": []})
+    assert "CA301" in [f.code for f in report.findings]  # read, and uncited
+    assert "CA404" not in [f.code for f in report.findings]
+
+
+@pytest.mark.parametrize(("edit", "path"), [
+    (put("outputs", 0, "content", 1, "url", 5), "$.outputs[0].content[1].url"),
+    (put("outputs", 0, "content", 1, 5), "$.outputs[0].content[1]"),
+    (put("outputs", 0, "type", []), "$.outputs[0].type"),
+    (put("outputs", []), "$.outputs"),
+    (put("outputs", 0, "content", ""), "$.outputs"),
+])
+def test_a_broken_mistral_conversation_is_a_ca404(edit: Edit, path: str) -> None:
+    answer = copy.deepcopy(CONVERSATION)
+    assert citeaudit.audit(answer, None).passed  # the control
+    edit(answer)
+    report = citeaudit.audit(answer, None)
+    assert report.shape == "mistral"
+    assert ("CA404", path) in [(f.code, f.path) for f in report.findings], report.findings
+    assert not report.passed
