@@ -4,10 +4,10 @@ well-formed one takes and gives up (None) where the reference must decide, so an
 the readers equals the audit without them, whatever the response.
 
 Compared over every provider's clean responses broken at random and with each field
-replaced by a value of another type (the cases of ``test_provider_mutations``), the valid and offset-moved responses of
-``test_provider_properties`` (non-ASCII text, byte offsets), the shipped examples and the
-benchmark's responses. Where the readers are not built these tests skip, unless
-``CITEAUDIT_REQUIRE_CORE=1`` (as in CI) makes that a failure.
+replaced by a value of another type (the cases of ``test_provider_mutations``), the valid and
+offset-moved responses of ``test_provider_properties`` (non-ASCII text, byte offsets), the
+shipped examples and the benchmark's responses. Where the readers are not built these tests
+skip, unless ``CITEAUDIT_REQUIRE_CORE=1`` (as in CI) makes that a failure.
 """
 
 from __future__ import annotations
