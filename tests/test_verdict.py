@@ -7,10 +7,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from starlette.testclient import TestClient
 
 import citeaudit
 from citeaudit.cli import ExitCode
 from citeaudit.eval import Dataset, Options, evaluate, load_evaluators
+from citeaudit.service import create_app
 
 SEEDS = Path(__file__).parent / "data/seeds"
 S002 = str(SEEDS / "002/passages.json")
@@ -207,10 +209,6 @@ BLANK_ANSWERS = ("", " ", "  \n\t\n", "\r\n", "\u3000\u00a0", "\u200b", "\ufeff 
 
 
 def test_an_empty_answer_fails_with_one_finding_everywhere(run: Any, tmp_path: Path) -> None:
-    from starlette.testclient import TestClient
-
-    from citeaudit.service import create_app
-
     service = TestClient(create_app())
     for blank in BLANK_ANSWERS:
         report = citeaudit.audit(blank, PASSAGES)
