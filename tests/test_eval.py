@@ -397,14 +397,16 @@ def test_replay(run: Any, tmp_path: Path) -> None:
 
 
 def test_replay_bad_input(run: Any, tmp_path: Path) -> None:
+    results = tmp_path / "r.jsonl"
+    run("eval", str(write_jsonl(tmp_path / "d.jsonl", records(1))), "-o", str(results))
     bad = tmp_path / "bad.jsonl"
-    bad.write_text('{"status": "ok", "metrics": {}}\n{"nope": 1}\n')
+    bad.write_bytes(results.read_bytes() + b'{"nope": 1}\n')
     result = run("replay", str(bad))
     assert result.code == ExitCode.INPUT_ERROR
     assert result.err == f"citeaudit: error: {bad}: line 2: not a result of citeaudit eval\n"
     torn = tmp_path / "torn.jsonl"
     torn.write_text('{"status": "ok", "metr')
-    assert "line 1: not a result line" in run("replay", str(torn)).err
+    assert "line 1, column 23: not a result line" in run("replay", str(torn)).err
 
 
 @pytest.fixture
@@ -653,3 +655,24 @@ def test_c1_and_bidirectional_characters_are_escaped_in_every_terminal_output(
         assert "findings: CA302 1, \\x9b31m\\u202eevil" in shown or form == "markdown"
         assert "| \\x9b31m\\u202eevil\\u2066x\\u2069\\u200e\\u200f\\u061c | 1 |" in shown \
             or form == "table"
+
+
+@pytest.mark.parametrize("score", ["nan", "inf", "-inf"])
+def test_an_evaluator_score_that_is_no_finite_number_fails_the_record(
+        run: Any, tmp_path: Path, plugins: Any, score: str) -> None:
+    module = f"odd_{score.replace('-', 'minus_')}"  # a module imported once per process
+    plugins({module: "class Odd:\n    name = 'odd'\n"
+                     "    def evaluate(self, record, report):\n"
+                     "        from citeaudit.eval import EvaluatorResult\n"
+                     f"        return EvaluatorResult(True, float({score!r}))\n"},
+            {"citeaudit.evaluators": {"odd": f"{module}:Odd"}})
+    data = write_jsonl(tmp_path / "d.jsonl", records(3))
+    out = tmp_path / "r.jsonl"
+    result = run("eval", str(data), "-o", str(out), "--format", "json")
+    assert (result.code, result.err) == (ExitCode.FAILED, "")
+    assert json.loads(result.out)["evaluators"]["odd"]["pass_rate"] == 0.0
+    assert results_of(out)[0]["evaluators"]["odd"] == {
+        "passed": False, "score": 0.0,
+        "reason": f"evaluator gave the score {float(score)}, not a finite number"}
+    for command in ("merge", "replay"):  # the results read back as eval wrote them
+        assert run(command, str(out)).code == ExitCode.FAILED

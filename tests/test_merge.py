@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import random
+import re
 import xml.etree.ElementTree as ET
 from pathlib import Path
 from typing import Any
@@ -166,7 +167,7 @@ def test_merge_refuses_what_does_not_belong_together(run: Any, tmp_path: Path) -
                                                                     "--allow-mismatch")
     garbage = tmp_path / "garbage.jsonl"
     garbage.write_bytes(lines[0] + b"{oops\n")
-    assert f"{garbage}: line 2: not a result line" in _error(run, str(garbage))
+    assert f"{garbage}: line 2, column 2: not a result line" in _error(run, str(garbage))
     assert "no such file" in _error(run, str(tmp_path / "missing.jsonl")).lower()
     # Nothing was written where an output was asked for.
     out = tmp_path / "merged.jsonl"
@@ -215,3 +216,104 @@ def test_merge_report_shows_the_worst_records(run: Any, tmp_path: Path) -> None:
     assert "is not the record the result" in _error(run, *shards, "--report",
                                                      str(tmp_path / "r.html"), "--dataset",
                                                      str(wrong), printed=True)
+
+
+def _set(result: dict[str, Any], path: str, value: Any) -> None:
+    """Set (or with ``...``, delete) the field at ``path`` ("metrics.precision",
+    "findings.0.span") of a result.
+    """
+    *parents, last = path.split(".")
+    target: Any = result
+    for part in parents:
+        target = target[int(part)] if isinstance(target, list) else target[part]
+    key: Any = int(last) if isinstance(target, list) else last
+    if value is ...:
+        del target[key]
+    else:
+        target[key] = value
+
+
+BAD_FIELDS = [
+    # (line, field, value, JSON path, reason)
+    (2, "metrics.precision", "x", "$.metrics.precision",
+     'must be a number from 0 to 1 or null, not "x"'),
+    (2, "metrics.recall", 1.5, "$.metrics.recall", "must be a number from 0 to 1 or null, not 1.5"),
+    (2, "metrics.claims", -1, "$.metrics.claims", "must be a whole number from 0, not -1"),
+    (2, "metrics", ..., "$.metrics", "missing"),
+    (2, "metrics.f1", ..., "$.metrics.f1", "missing"),
+    (2, "findings", 5, "$.findings", "must be a list, not 5"),
+    (2, "findings.1", "CA302", "$.findings[1]", 'must be an object, not "CA302"'),
+    (2, "findings.0.span", [75], "$.findings[0].span",
+     "must be [start, end] (whole numbers from 0) or null, not [75]"),
+    (2, "findings.0.code", None, "$.findings[0].code", "must be a string, not null"),
+    (2, "findings.3.severity", "fatal", "$.findings[3].severity",
+     'must be one of "error", "warning", not "fatal"'),
+    (2, "tags", None, "$.tags", "must be an object, not null"),
+    (2, "tags.system", 5, "$.tags.system", "must be a string, not 5"),
+    (2, "evaluators.out_of_range", 5, "$.evaluators.out_of_range", "must be an object, not 5"),
+    (2, "evaluators.citation_coverage.score", None, "$.evaluators.citation_coverage.score",
+     "must be a finite number, not null"),
+    (2, "evaluators.citation_coverage.passed", "yes", "$.evaluators.citation_coverage.passed",
+     'must be true or false, not "yes"'),
+    (2, "errors", "3", "$.errors", 'must be a whole number from 0, not "3"'),
+    (2, "errors", 1e30, "$.errors", "must be a whole number from 0, not 1e+30"),
+    (2, "errors", 2 ** 63, "$.errors", "must be a whole number from 0, not 9223372036854775808"),
+    (2, "passed", None, "$.passed", "must be true or false, not null"),
+    (2, "status", "great", "$.status",
+     'must be one of "ok", "unverified", "no_evidence", "unreadable", not "great"'),
+    (2, "reasons", ["a", 7], "$.reasons[1]", "must be a string, not 7"),
+    (2, "id", {"a": 1}, "$.id", 'must be a string or null, not {"a":1}'),
+    (2, "run", 5, "$.run", "must be an object or null, not 5"),
+    (2, "run.shard", [1], "$.run.shard", "must be [I, N] (1 <= I <= N) or null, not [1]"),
+    (2, "index", -1, "$.index", "must be a whole number from 0, not -1"),
+    (16, "error", None, "$.error", "must be a string, not null"),
+    (16, "place", ..., "$.place", "missing"),
+]
+
+
+@pytest.mark.parametrize("case", BAD_FIELDS,
+                         ids=[f"{field}={value!r}" for _, field, value, *_ in BAD_FIELDS])
+def test_a_wrong_field_of_a_results_line_is_one_error_naming_it(
+        run: Any, tmp_path: Path, case: tuple[int, str, Any, str, str]) -> None:
+    line, field, value, path, reason = case
+    data = tmp_path / "d.jsonl"
+    data.write_bytes(EXAMPLES.read_bytes() + b"{oops\n")
+    out = tmp_path / "r.jsonl"
+    run("eval", str(data), "-o", str(out), *OPTIONS)
+    results = [json.loads(text) for text in out.read_text().splitlines()]
+    _set(results[line - 1], field, value)
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text("".join(json.dumps(result) + "\n" for result in results))
+    expected = f"citeaudit: error: {bad}: line {line}: {path}: {reason}\n"
+    for command in (["merge", str(bad)], ["replay", str(bad)], ["replay", "-"]):
+        result = run(*command, stdin=bad.read_bytes())
+        assert (result.code, result.out) == (ExitCode.INPUT_ERROR, ""), command
+        assert result.err == expected.replace(str(bad), "-" if "-" in command else str(bad))
+    # Resuming a finished run or an interrupted one reads its results the same way.
+    for kept in (out, Path(f"{out}.partial")):
+        out.unlink(missing_ok=True)
+        kept.write_bytes(bad.read_bytes())
+        resumed = run("eval", str(data), "-o", str(out), "--resume", *OPTIONS)
+        assert (resumed.code, resumed.out) == (ExitCode.INPUT_ERROR, "")
+        assert resumed.err == expected.replace(str(bad), str(out) if kept == out else str(kept))
+        assert kept.read_bytes() == bad.read_bytes()
+        kept.unlink()
+
+
+@pytest.mark.parametrize("spelling", ["NaN", "Infinity", "-Infinity", "1e400"])
+def test_a_number_json_cannot_hold_is_one_error_naming_the_line(run: Any, tmp_path: Path,
+                                                                 spelling: str) -> None:
+    out = tmp_path / "r.jsonl"
+    run("eval", str(EXAMPLES), "-o", str(out), *OPTIONS)
+    lines = out.read_text().splitlines(keepends=True)
+    lines[2] = lines[2].replace('"recall":null', f'"recall":{spelling}', 1)
+    start = lines[2].index(spelling) + 1
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text("".join(lines))
+    for command in ("merge", "replay"):
+        result = run(command, str(bad))
+        assert result.code == ExitCode.INPUT_ERROR
+        shown = re.fullmatch(f"citeaudit: error: {re.escape(str(bad))}: line 3, column"
+                             r" (\d+): not a result line: [^\n]+\n", result.err)
+        assert shown is not None, result.err
+        assert start <= int(shown[1]) < start + len(spelling)  # in the number

@@ -9,10 +9,9 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import IO, Any
 
-import orjson
-
 from citeaudit.errors import InputError
 from citeaudit.eval._evaluators import CitationCoverage
+from citeaudit.eval._lines import parse_result
 from citeaudit.eval._summary import sweep_cell, sweep_rows
 
 __all__ = ["numbered_results", "replay", "stored_results"]
@@ -47,19 +46,8 @@ def numbered_results(path: str, stdin: IO[bytes] | None = None,
         raise InputError(f"cannot read: {error.strerror}", origin=path) from None
     with handle:
         for number, line in enumerate(handle, 1):
-            if not line.strip():
-                continue
-            try:
-                result = orjson.loads(line)
-            except orjson.JSONDecodeError as error:
-                raise InputError(f"not a result line: {str(error).split(': line ')[0]}",
-                                 origin=path, place=f"line {number}") from None
-            if not isinstance(result, dict) or "status" not in result or (
-                    result["status"] != "unreadable" and not isinstance(result.get("metrics"),
-                                                                        dict)):
-                raise InputError("not a result of citeaudit eval", origin=path,
-                                 place=f"line {number}")
-            yield number, result
+            if line.strip():
+                yield number, parse_result(line, origin=path, line=number)
 
 
 def _verdict(result: dict[str, Any], coverage: CitationCoverage) -> tuple[bool, bool]:

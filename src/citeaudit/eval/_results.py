@@ -12,6 +12,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 import hashlib
+import math
 from dataclasses import dataclass
 from pathlib import PurePath
 from typing import TYPE_CHECKING, Any, NamedTuple
@@ -178,7 +179,11 @@ def _audited(item: RawItem, record: Record, options: Options) -> dict[str, Any]:
 def _evaluate(evaluator: Evaluator, record: Record, report: Any) -> EvaluatorResult:
     try:
         result = evaluator.evaluate(record, report)
-        return EvaluatorResult(bool(result.passed), float(result.score), str(result.reason))
+        score = float(result.score)
+        if not math.isfinite(score):  # no mean could be taken, nor JSON hold it
+            return EvaluatorResult(False, 0.0, f"evaluator gave the score {score}, not a"
+                                   " finite number")
+        return EvaluatorResult(bool(result.passed), score, str(result.reason))
     except Exception as error:
         return EvaluatorResult(False, 0.0, f"evaluator raised {type(error).__name__}: {error}")
 

@@ -23,6 +23,7 @@ from typing import IO, Any
 import orjson
 
 from citeaudit.errors import InputError, OutputError
+from citeaudit.eval._lines import valid_result
 
 try:
     import fcntl
@@ -130,17 +131,19 @@ class ResultsFile:
         handle.seek(0)
         good = 0
         last = -1  # indexes increase (one by one, or by N in a shard)
-        for line in handle:
+        # A finished run is resumed from a copy: errors name the file that was given.
+        origin = str(self.target if self._copied else self.partial)
+        for number, line in enumerate(handle, 1):
             if not line.endswith(b"\n"):
                 break
             try:
-                result = orjson.loads(line)
-            except orjson.JSONDecodeError:
+                value = orjson.loads(line)
+            except orjson.JSONDecodeError:  # the line an interruption tore
                 break
-            index = result.get("index") if isinstance(result, dict) else None
-            if type(index) is not int or index <= last:
+            result = valid_result(value, origin=origin, line=number)
+            if result["index"] <= last:
                 break
-            last = index
+            last = result["index"]
             yield result
             good += len(line)
         try:
