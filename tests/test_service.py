@@ -8,6 +8,7 @@ from __future__ import annotations
 import concurrent.futures
 import json
 import os
+import resource
 import socket
 import subprocess
 import sys
@@ -50,13 +51,17 @@ class Server:
 def start(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
     started: list[tuple[subprocess.Popen[bytes], Any]] = []
 
-    def launch(*options: str, env: dict[str, str] | None = None) -> Server:
+    def launch(*options: str, env: dict[str, str] | None = None,
+               nofile: int | None = None) -> Server:
         port = _free_port()
         log = tmp_path_factory.mktemp("serve") / "log.jsonl"
         handle = log.open("wb")
         process = subprocess.Popen(
             [sys.executable, "-m", "citeaudit", "serve", "--port", str(port), *options],
             stdout=subprocess.DEVNULL, stderr=handle, env={**os.environ, **(env or {})})
+        if nofile is not None:  # as `ulimit -n` would: long before it accepts a connection
+            resource.prlimit(process.pid, resource.RLIMIT_NOFILE,
+                             (nofile, resource.getrlimit(resource.RLIMIT_NOFILE)[1]))
         started.append((process, handle))
         url = f"http://127.0.0.1:{port}"
         deadline = time.monotonic() + 60

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import importlib.util
 import logging
+import math
 import os
 from pathlib import Path
 from typing import Any
@@ -37,8 +38,29 @@ def add_parser(commands: Any) -> None:
                         help="the largest request body (default 1000000; 413 beyond)")
     parser.add_argument("--concurrency", type=positive, metavar="N", default=32,
                         help="audits at once per worker (default 32; 503 beyond)")
-    parser.add_argument("--timeout", type=float, metavar="SECONDS", default=10.0,
-                        help="the longest a request may take (default 10; 504 beyond)")
+    parser.add_argument("--timeout", type=_seconds, metavar="SECONDS", default=10.0,
+                        help="the longest an audit may take (default 10; 504 beyond)")
+    parser.add_argument("--read-timeout", type=_seconds, metavar="SECONDS", default=10.0,
+                        help="the longest a request's headers, and a one-shot body, may take"
+                        " to arrive (default 10; the connection is closed, the body's is 408)")
+    parser.add_argument("--max-connections", type=positive, metavar="N", default=1000,
+                        help="open connections per worker, fewer when the file limit"
+                        " (ulimit -n) is lower (default 1000; beyond, the one waiting longest"
+                        " for its client is closed)")
+    parser.add_argument("--stream-concurrency", type=positive, metavar="N", default=32,
+                        help="streams (/v1/stream, /v1/eval, the WebSocket) at once per worker,"
+                        " apart from --concurrency (default 32; 503 beyond)")
+    parser.add_argument("--streams-per-client", type=_count, metavar="N", default=0,
+                        help="streams at once from one client address (default 0: no cap;"
+                        " 429 beyond; behind a proxy, every client has the proxy's address)")
+    parser.add_argument("--stream-idle-timeout", type=_seconds, metavar="SECONDS",
+                        default=30.0, help="the longest a stream waits for its client to"
+                        " send or to read (default 30; the stream is ended with an error)")
+    parser.add_argument("--stream-duration", type=_seconds, metavar="SECONDS", default=300.0,
+                        help="the longest a stream may last (default 300)")
+    parser.add_argument("--stream-max-bytes", type=positive, metavar="N",
+                        default=10_000_000, help="the most a /v1/stream or WebSocket stream"
+                        " may send in all (default 10000000; 413)")
     parser.add_argument("--cors", action="append", default=[], metavar="ORIGIN",
                         help="allow browsers on ORIGIN to call the service (repeatable;"
                         " default: CORS off)")
@@ -46,6 +68,26 @@ def add_parser(commands: Any) -> None:
                         help="write no access log (one JSON line a request on stderr)")
     parser.add_argument("--log-bodies", action="store_true",
                         help="log request bodies (answer and passage text) too")
+
+
+def _seconds(value: str) -> float:
+    try:
+        seconds = float(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number of seconds: {value!r}") from None
+    if not math.isfinite(seconds) or seconds <= 0:
+        raise argparse.ArgumentTypeError(f"must be more than 0 seconds, not {value}")
+    return seconds
+
+
+def _count(value: str) -> int:
+    try:
+        number = int(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a whole number: {value!r}") from None
+    if number < 0:
+        raise argparse.ArgumentTypeError(f"must be at least 0, not {number}")
+    return number
 
 
 def run(args: argparse.Namespace, io: IO) -> int:
@@ -56,11 +98,21 @@ def run(args: argparse.Namespace, io: IO) -> int:
                           " 'citeaudit[service]'")
     if args.config is not None:
         load_config(args.config)  # a broken file stops here, not in every worker
+    from citeaudit.service._settings import (  # noqa: PLC0415 - the extra
+        Settings,
+        environment_of,
+        from_environment,
+    )
+
     # The workers build their app from the environment (see service._settings).
+    os.environ.update(environment_of(Settings(
+        max_bytes=args.max_bytes, max_concurrency=args.concurrency, timeout=args.timeout,
+        read_timeout=args.read_timeout, max_connections=args.max_connections,
+        stream_concurrency=args.stream_concurrency,
+        streams_per_client=args.streams_per_client,
+        stream_idle_timeout=args.stream_idle_timeout, stream_duration=args.stream_duration,
+        stream_max_bytes=args.stream_max_bytes)))
     os.environ.update({
-        "CITEAUDIT_SERVE_MAX_BYTES": str(args.max_bytes),
-        "CITEAUDIT_SERVE_CONCURRENCY": str(args.concurrency),
-        "CITEAUDIT_SERVE_TIMEOUT": str(args.timeout),
         "CITEAUDIT_SERVE_CORS": ",".join(args.cors),
         "CITEAUDIT_SERVE_ACCESS_LOG": "0" if args.no_access_log else "1",
         "CITEAUDIT_SERVE_LOG_BODIES": "1" if args.log_bodies else "0"})
@@ -70,8 +122,6 @@ def run(args: argparse.Namespace, io: IO) -> int:
             os.environ[name] = str(value.resolve())
         else:
             os.environ.pop(name, None)
-    from citeaudit.service._settings import from_environment  # noqa: PLC0415 - the extra
-
     from_environment()  # unreadable token file or configuration: an error before binding
     import uvicorn  # noqa: PLC0415 - the service extra
 
@@ -80,6 +130,9 @@ def run(args: argparse.Namespace, io: IO) -> int:
     uvicorn.run("citeaudit.service._app:app_from_environment", factory=True, host=args.host,
                 port=args.port, workers=args.workers, access_log=False, log_level="warning",
                 lifespan="on",
+                # Headers' deadline and size, and the cap on connections (service._server);
+                # a WebSocket message is bounded as a request body is.
+                http="citeaudit.service._server:Protocol", ws_max_size=args.max_bytes,
                 # The app reads no client address or scheme, so X-Forwarded-* need not be
                 # read for it; and the server does not name itself.
                 proxy_headers=False, server_header=False)

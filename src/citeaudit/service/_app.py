@@ -8,10 +8,19 @@ from ``Content-Length`` and while reading), JSON that decodes (400) and fields t
 sense (422, with the message the command line prints and the JSON path of the field). At most
 ``max_concurrency`` audits run at once per worker; one more is turned away at once with 503
 and ``Retry-After`` rather than queued. A request that takes longer than ``timeout`` is 504.
+
+Streams (``/v1/stream``, ``/v1/eval``, the WebSocket) have a budget of their own
+(``stream_concurrency``, and ``streams_per_client`` from one address), so that streams held
+open cannot leave no room for one-shot audits; each waits at most ``stream_idle_timeout`` for
+its client, lasts at most ``stream_duration``, and a ``/v1/stream`` sends at most
+``stream_max_bytes`` in all. A one-shot body must arrive within ``read_timeout`` (408).
+Whatever goes wrong, the client is told in one shape, ``{"error", "request_id"}`` (see
+:func:`_refusal`).
 """
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import dataclasses
 import hmac
@@ -20,13 +29,14 @@ import os
 import sys
 import threading
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable
-from typing import Any
+from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable
+from typing import Any, TypeVar
 
 import anyio
 import orjson
 from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, generate_latest
 from starlette.applications import Starlette
+from starlette.exceptions import HTTPException
 from starlette.middleware import Middleware
 from starlette.middleware.cors import CORSMiddleware
 from starlette.requests import ClientDisconnect, HTTPConnection, Request
@@ -48,12 +58,13 @@ from citeaudit.request._render import render_html, render_markdown
 from citeaudit.request._stream import StreamAuditor
 from citeaudit.service._openapi import OPENAPI, docs_page
 from citeaudit.service._settings import Settings
-from citeaudit.service._tally import Tally
+from citeaudit.service._tally import InProgress, Tally
 
 __all__ = ["create_app"]
 
 _LOG = logging.getLogger("citeaudit.service")
 _RENDERERS = {"html": render_html, "markdown": render_markdown}
+_T = TypeVar("_T")
 _INLINE = 16_384  # bytes: a body this small is audited in well under a millisecond
 
 
@@ -74,13 +85,82 @@ def _request_id() -> str:
 async def _send_json(send: Any, data: Any, status: int, request_id: str,
                      headers: dict[str, str] | None = None) -> None:
     """A whole JSON response, written as ASGI messages."""
+    start, body = _json_messages(data, status, request_id, headers)
+    await send(start)
+    await send(body)
+
+
+def _json_messages(data: Any, status: int, request_id: str,
+                   headers: dict[str, str] | None = None) -> tuple[Any, Any]:
     content = orjson.dumps(data)
     raw = [(b"content-type", b"application/json"),
            (b"content-length", str(len(content)).encode()),
            (b"x-request-id", request_id.encode())]
     raw += [(k.encode(), v.encode()) for k, v in (headers or {}).items()]
-    await send({"type": "http.response.start", "status": status, "headers": raw})
-    await send({"type": "http.response.body", "body": content})
+    return ({"type": "http.response.start", "status": status, "headers": raw},
+            {"type": "http.response.body", "body": content})
+
+
+class _StalledError(Exception):
+    """The client has read nothing of its answer for longer than the idle timeout."""
+
+
+class _Writer:
+    """A stream's answer as NDJSON, each write within ``idle`` seconds (a client that stops
+    reading holds its stream's slot no longer than that).
+    """
+
+    def __init__(self, send: Any, request_id: str, idle: float) -> None:
+        self._send = send
+        self._request_id = request_id
+        self._idle = idle
+        self._begun = False
+
+    async def piece(self, piece: bytes) -> None:
+        await self._start()
+        await self._write({"type": "http.response.body", "body": piece, "more_body": True})
+
+    async def end(self) -> None:
+        await self._start()
+        await self._write({"type": "http.response.body", "body": b"", "more_body": False})
+
+    async def fail(self, refused: _RequestError) -> None:
+        """The error as the whole answer or, once the answer has begun, its last line."""
+        if self._begun:
+            line = orjson.dumps(_error_body(refused, self._request_id)) + b"\n"
+            await self._write({"type": "http.response.body", "body": line,
+                               "more_body": False})
+            return
+        self._begun = True
+        for message in _json_messages(_error_body(refused, self._request_id),
+                                      refused.status, self._request_id, refused.headers):
+            await self._write(message)
+
+    async def _start(self) -> None:
+        if not self._begun:
+            self._begun = True
+            await self._write({"type": "http.response.start", "status": 200, "headers": [
+                (b"content-type", b"application/x-ndjson"),
+                (b"x-request-id", self._request_id.encode())]})
+
+    async def _write(self, message: Any) -> None:
+        with anyio.move_on_after(self._idle):
+            await self._send(message)
+            return
+        raise _StalledError
+
+
+# A WebSocket's close code for what an HTTP request would be answered with.
+_CLOSE_CODES = {400: 1007, 422: 1007, 413: 1009, 500: 1011, 503: 1013}
+
+
+async def _close_with(socket: WebSocket, refused: _RequestError, request_id: str) -> None:
+    """Tell a WebSocket's client what went wrong, then close it (1008 for what breaks a
+    limit: a policy, in WebSocket's terms).
+    """
+    with anyio.move_on_after(5):  # a client that reads nothing is not waited for long
+        await socket.send_text(orjson.dumps(_error_body(refused, request_id)).decode())
+        await socket.close(code=_CLOSE_CODES.get(refused.status, 1008))
 
 
 def _json(data: Any, status: int = 200, headers: dict[str, str] | None = None) -> Response:
@@ -116,21 +196,41 @@ def _message(line: bytes) -> Any:
         raise _RequestError(422, "body: a line that is not JSON") from None
 
 
-async def _chunks(receive: Any, first: Any = None) -> AsyncIterator[bytes]:
+async def _chunks(receive: Any, first: Any = None, idle: float | None = None,
+                  total: int | None = None) -> AsyncIterator[bytes]:
     """A request's body as it arrives, from the message ``first`` when it was received
-    already (ClientDisconnect if the client goes away first).
+    already (ClientDisconnect if the client goes away first): each piece within ``idle``
+    seconds (408 beyond), ``total`` bytes in all (413 beyond).
     """
     message = first
+    size = 0
     while True:
         if message is None:
-            message = await receive()
+            message = await _received(receive, idle)
         if message["type"] == "http.disconnect":
             raise ClientDisconnect
-        if message.get("body"):
-            yield message["body"]
+        if chunk := message.get("body"):
+            size += len(chunk)
+            if total is not None and size > total:
+                raise _RequestError(413, f"the stream is larger than {total} bytes in all")
+            yield chunk
         if not message.get("more_body", False):
             return
         message = None
+
+
+async def _received(receive: Any, idle: float | None) -> Any:
+    """The next message from the client, within ``idle`` seconds (408 beyond)."""
+    if idle is None:
+        return await receive()
+    with anyio.move_on_after(idle):
+        return await receive()
+    raise _idle(idle)
+
+
+def _idle(seconds: float) -> _RequestError:
+    return _RequestError(408, f"the client sent nothing for {seconds:g} seconds",
+                         {"connection": "close"})
 
 
 async def _read_json(chunks: AsyncIterator[bytes], limit: int, hint: str = "",
@@ -166,11 +266,72 @@ def _require_answer(body: dict[str, Any]) -> None:
                                  " response)")
 
 
-def _said(error: Exception) -> str:
-    """What a refused request is told: the refusal, or the input error with its field."""
+def _refusal(error: Exception, request_id: str) -> _RequestError:
+    """What the client is told when a request fails, at any endpoint: the refusal; an input
+    error with its field (422); Starlette's own (404, 405); anything else, a bug, a bare 500
+    (the log has the traceback).
+    """
     if isinstance(error, _RequestError):
-        return error.message
-    return _located(error) if isinstance(error, InputError) else f"body: {error}"
+        return error
+    if isinstance(error, InputError):
+        return _RequestError(422, _located(error))
+    if isinstance(error, CiteauditError):
+        return _RequestError(422, f"body: {error}")
+    if isinstance(error, HTTPException):
+        return _RequestError(error.status_code, error.detail, dict(error.headers or {}))
+    _LOG.error("request %s failed", request_id, exc_info=error)
+    return _RequestError(500, "internal error")
+
+
+def _error_body(refused: _RequestError, request_id: str) -> dict[str, str]:
+    return {"error": refused.message, "request_id": request_id}
+
+
+def _client(scope: Any) -> str:
+    """The client's address, which a per-client cap counts by (behind a proxy: the proxy's)."""
+    client = scope.get("client")
+    return str(client[0]) if client else ""
+
+
+class _Slots:
+    """A bound on work at once: at most ``size`` holders, and at most ``each`` from one
+    client (no such cap when 0). Full: 503 with ``Retry-After``, never a queue; a client at
+    its own cap: 429.
+    """
+
+    def __init__(self, what: str, size: int, each: int = 0) -> None:
+        self._what = what
+        self._size = size
+        self._each = each
+        self._lock = threading.Lock()  # audits give their slot back from a worker thread
+        self._held = 0
+        self._by_client: dict[str, int] = {}
+
+    @property
+    def held(self) -> int:
+        return self._held
+
+    def take(self, client: str = "") -> None:
+        with self._lock:
+            if self._held >= self._size:
+                raise _RequestError(503, f"the service is at capacity ({self._size}"
+                                         f" {self._what} at once); retry shortly",
+                                    {"retry-after": "1"})
+            if self._each:
+                mine = self._by_client.get(client, 0)
+                if mine >= self._each:
+                    raise _RequestError(429, f"this client has {mine} {self._what} open, the"
+                                             " most one client may", {"retry-after": "1"})
+                self._by_client[client] = mine + 1
+            self._held += 1
+
+    def give(self, client: str = "") -> None:
+        with self._lock:
+            self._held -= 1
+            if self._each:
+                left = self._by_client.pop(client) - 1
+                if left:
+                    self._by_client[client] = left
 
 
 async def _lines(chunks: AsyncIterator[bytes], limit: int) -> AsyncIterator[list[bytes]]:
@@ -194,6 +355,59 @@ def _chunk_of(message: Any) -> str:
     if not isinstance(chunk, str):
         raise _RequestError(422, "body: each line after the first must be {\"chunk\": text}")
     return chunk
+
+
+class _Deadlines:
+    """A deadline for each one-shot body's read, kept by one sweep every ``period`` seconds
+    that cancels the reads past theirs, rather than by a timer a request: in process, a
+    cancel scope (``anyio.move_on_after``) around the read added 25 µs to a request and
+    ``asyncio.timeout`` 14, a quarter of what the app adds to an audit; this costs about 1.
+    A read is late by at most ``period``.
+    """
+
+    def __init__(self, seconds: float) -> None:
+        self._seconds = seconds
+        self._period = min(1.0, seconds / 4)
+        self._due: dict[asyncio.Task[Any], float] = {}
+        self._expired: set[asyncio.Task[Any]] = set()
+        self._sweeping: asyncio.AbstractEventLoop | None = None  # the loop swept, if any
+
+    async def keep(self, reading: Awaitable[_T]) -> _T:
+        """``reading`` awaited, or 408 when it has not ended within the deadline."""
+        task = asyncio.current_task()
+        if task is None:  # pragma: no cover - always a task under an ASGI server
+            return await reading
+        loop = asyncio.get_running_loop()
+        self._due[task] = loop.time() + self._seconds
+        if self._sweeping is not loop:
+            self._sweeping = loop
+            loop.call_later(self._period, self._sweep, loop)
+        try:
+            return await reading
+        except asyncio.CancelledError:
+            if task not in self._expired:
+                raise
+            self._expired.discard(task)
+            if task.uncancel():  # cancelled for another reason too: that one goes on
+                raise
+            raise _RequestError(408, f"the body did not arrive within {self._seconds:g}"
+                                     " seconds", {"connection": "close"}) from None
+        finally:
+            self._due.pop(task, None)
+
+    def _sweep(self, loop: asyncio.AbstractEventLoop) -> None:
+        # A task in the table is suspended in its read (each leaves the table as the read
+        # ends, and this runs on the same loop): a cancellation lands in the read.
+        now = loop.time()
+        for task, due in list(self._due.items()):
+            if due <= now and task.get_loop() is loop:
+                del self._due[task]
+                self._expired.add(task)
+                task.cancel()
+        if self._due:
+            loop.call_later(self._period, self._sweep, loop)
+        else:
+            self._sweeping = None
 
 
 class _Asgi:
@@ -231,12 +445,19 @@ class _Service:
 
     def __init__(self, settings: Settings) -> None:
         self.settings = settings
-        self._lock = threading.Lock()
-        self._busy = 0
+        self._audits = _Slots("audits", settings.max_concurrency)
+        self._streams = _Slots("streams", settings.stream_concurrency,
+                               settings.streams_per_client)
         self._limiter = anyio.CapacityLimiter(settings.max_concurrency)
+        self._deadlines = _Deadlines(settings.read_timeout)
+        # The threads /v1/eval audits its batches in: streams' own, so that they cannot
+        # take the threads one-shot audits wait for.
+        self._stream_limiter = anyio.CapacityLimiter(settings.stream_concurrency)
         self.tally = Tally()
         self.registry = CollectorRegistry()
         self.registry.register(self.tally)
+        self.registry.register(InProgress(lambda: {"audits": self._audits.held,
+                                                   "streams": self._streams.held}))
         self.ready = False
 
     # The work endpoints ------------------------------------------------------------------
@@ -283,7 +504,7 @@ class _Service:
                 "fingerprint": built.snapshot.fingerprint}
 
     def eval(self, chunks: AsyncIterator[bytes], request: Request,
-             ) -> AsyncIterator[bytes]:
+             ) -> AsyncGenerator[bytes, None]:
         """``POST /v1/eval``: dataset records as NDJSON (one record a line, read as it
         arrives: memory stays bounded whatever the body's size) or a JSON array (up to the
         body limit); the result lines in input order, then ``{"aggregate": ...}``. Options
@@ -295,11 +516,11 @@ class _Service:
                              options)
 
     async def _results(self, items: AsyncIterator[list[RawItem]], options: Options,
-                       ) -> AsyncIterator[bytes]:
+                       ) -> AsyncGenerator[bytes, None]:
         aggregate = new_aggregate(options)
         async for batch in items:
             done = await anyio.to_thread.run_sync(audit_batch, batch, options,
-                                                  limiter=self._limiter)
+                                                  limiter=self._stream_limiter)
             aggregate.merge(done.aggregate)
             yield done.lines
         yield orjson.dumps({"aggregate": aggregate.to_dict()}) + b"\n"
@@ -339,7 +560,7 @@ class _Service:
             yield [RawItem(at, f"$[{at}]", record)
                    for at, record in enumerate(body[start:start + 64], start=start)]
 
-    async def stream(self, chunks: AsyncIterator[bytes], _: Request) -> AsyncIterator[bytes]:
+    async def stream(self, chunks: AsyncIterator[bytes], _: Request) -> AsyncGenerator[bytes, None]:
         """``POST /v1/stream``: NDJSON in (a first line ``{"sources", "options"}``, then
         ``{"chunk": text}`` lines as the model writes them), NDJSON out: ``{"text": settled}``
         as it is settled, then ``{"rest", "report"}``, as :class:`~citeaudit.StreamAuditor`.
@@ -360,72 +581,114 @@ class _Service:
         yield orjson.dumps({"rest": auditor.rest, "report": report.to_dict()}) + b"\n"
 
     def streaming(self, name: str, work: Callable[[AsyncIterator[bytes], Request],
-                                                  AsyncIterator[bytes]]) -> Any:
+                                                  AsyncGenerator[bytes, None]],
+                  total: int | None = None) -> Any:
         """An ASGI app for an endpoint that reads its body while it writes its answer
-        (NDJSON both ways): what a request/response endpoint cannot do.
+        (NDJSON both ways): what a request/response endpoint cannot do. It holds a stream's
+        slot, not an audit's, while it lasts; ``total`` bounds the bytes of its body.
         """
         async def app(scope: Any, receive: Any, send: Any) -> None:
             request = Request(scope, receive)
             started = time.perf_counter()
             request_id = request.headers.get("x-request-id") or _request_id()
-            status = 200
+            client = _client(scope)
             try:
                 self._authorise(request)
-                self._take()
+                self._streams.take(client)
             except _RequestError as refused:
-                await _json({"error": refused.message, "request_id": request_id},
-                            refused.status, {"x-request-id": request_id, **refused.headers},
-                            )(scope, receive, send)
+                await _send_json(send, _error_body(refused, request_id), refused.status,
+                                 request_id, refused.headers)
                 self.tally.request(name, refused.status, time.perf_counter() - started)
                 return
-            begun = False
+            status = 499
             try:
-                out = work(_chunks(receive), request)
-                async for piece in out:
-                    if not begun:
-                        await send({"type": "http.response.start", "status": 200, "headers": [
-                            (b"content-type", b"application/x-ndjson"),
-                            (b"x-request-id", request_id.encode())]})
-                        begun = True
-                    await send({"type": "http.response.body", "body": piece,
-                                "more_body": True})
-                if not begun:
-                    await send({"type": "http.response.start", "status": 200, "headers": [
-                        (b"content-type", b"application/x-ndjson")]})
-                await send({"type": "http.response.body", "body": b"", "more_body": False})
-            except ClientDisconnect:
-                status = 499
-            except (_RequestError, CiteauditError) as error:
-                status = error.status if isinstance(error, _RequestError) else 422
-                message = _said(error)
-                if begun:  # the answer has started: the error is its last line
-                    await send({"type": "http.response.body", "more_body": False,
-                                "body": orjson.dumps({"error": message}) + b"\n"})
-                else:
-                    await _json({"error": message, "request_id": request_id}, status,
-                                {"x-request-id": request_id})(scope, receive, send)
-            except OSError:  # the client went away while the answer was written
-                status = 499
+                chunks = _chunks(receive, idle=self.settings.stream_idle_timeout, total=total)
+                status = await self._answer(work(chunks, request), send, request_id)
             finally:
-                self._give()
+                self._streams.give(client)
                 elapsed = time.perf_counter() - started
                 self.tally.request(name, status, elapsed)
                 self._log(request, request_id, status, elapsed, None)
         return _Asgi(app)
 
+    async def _answer(self, pieces: AsyncGenerator[bytes, None], send: Any, request_id: str) -> int:
+        """Write a stream's answer as its pieces come, within the stream's limits; when it
+        fails, the error is the answer (not begun yet) or its last line. Returns the status.
+        """
+        settings = self.settings
+        writer = _Writer(send, request_id, settings.stream_idle_timeout)
+        failure: Exception | None = None
+        try:
+            with anyio.move_on_after(settings.stream_duration) as lasted:
+                async with contextlib.aclosing(pieces):
+                    try:
+                        async for piece in pieces:
+                            await writer.piece(piece)
+                    except (ClientDisconnect, OSError, _StalledError):
+                        return 499
+                    except Exception as error:  # each is told in its shape
+                        failure = error
+            if lasted.cancelled_caught:
+                failure = _RequestError(408, "the stream lasted longer than"
+                                             f" {settings.stream_duration:g} seconds",
+                                        {"connection": "close"})
+            if failure is None:
+                await writer.end()
+                return 200
+            refused = _refusal(failure, request_id)
+            await writer.fail(refused)
+            return refused.status
+        except (ClientDisconnect, OSError, _StalledError):
+            return 499
+
     async def websocket(self, socket: WebSocket) -> None:
-        """``/v1/stream`` as a WebSocket: the same messages, one JSON text frame each."""
+        """``/v1/stream`` as a WebSocket: the same messages, one JSON frame each, under the
+        same limits as the NDJSON stream (a stream's slot; idle, duration and total bounds;
+        each message at most ``max_bytes``, as uvicorn's ``ws_max_size`` is set too).
+        """
         if self.settings.tokens:
             try:
                 self._authorise(socket)
             except _RequestError:
                 await socket.close(code=1008)
                 return
+        request_id = socket.headers.get("x-request-id") or _request_id()
+        client = _client(socket.scope)
         await socket.accept()
+        try:
+            self._streams.take(client)
+        except _RequestError as refused:
+            await _close_with(socket, refused, request_id)
+            return
+        try:
+            with anyio.move_on_after(self.settings.stream_duration) as lasted:
+                failure = await self._converse(socket)
+            if lasted.cancelled_caught:
+                failure = _RequestError(408, "the stream lasted longer than"
+                                             f" {self.settings.stream_duration:g} seconds")
+            if failure is not None:
+                await _close_with(socket, _refusal(failure, request_id), request_id)
+        except (WebSocketDisconnect, OSError, RuntimeError):  # gone while it was told
+            return
+        finally:
+            self._streams.give(client)
+
+    async def _converse(self, socket: WebSocket) -> Exception | None:
+        """Read a WebSocket stream's messages and answer each; the error that ended it,
+        or None when it ended well or the client went away.
+        """
         auditor: StreamAuditor | None = None
+        size = 0
         try:
             while True:
-                message = orjson.loads(await socket.receive_text())
+                data = await self._frame(socket)
+                if data is None:
+                    return None
+                size += len(data)
+                if size > self.settings.stream_max_bytes:
+                    raise _RequestError(413, "the stream is larger than"
+                                             f" {self.settings.stream_max_bytes} bytes in all")
+                message = _message(data)
                 if auditor is None:
                     auditor = self._auditor(message)
                 elif isinstance(message, dict) and message.get("end"):
@@ -434,31 +697,33 @@ class _Service:
                     await socket.send_text(orjson.dumps(
                         {"rest": auditor.rest, "report": report.to_dict()}).decode())
                     await socket.close()
-                    return
+                    return None
                 elif shown := auditor.feed(_chunk_of(message)):
                     await socket.send_text(orjson.dumps({"text": shown}).decode())
         except WebSocketDisconnect:
-            return
-        except (orjson.JSONDecodeError, _RequestError, CiteauditError) as error:
-            await socket.send_text(orjson.dumps({"error": _said(error)}).decode())
-            await socket.close(code=1007)
+            return None
+        except Exception as error:  # told to the client in its shape
+            return error
+
+    async def _frame(self, socket: WebSocket) -> bytes | None:
+        """The next message's bytes (text frames as UTF-8), within the idle timeout; None
+        when the client has closed.
+        """
+        message = await _received(socket.receive, self.settings.stream_idle_timeout)
+        if message["type"] == "websocket.disconnect":
+            return None
+        text = message.get("text")
+        data: bytes = text.encode() if text is not None else message.get("bytes") or b""
+        if len(data) > self.settings.max_bytes:
+            raise _RequestError(413, f"a message is larger than {self.settings.max_bytes}"
+                                     " bytes")
+        return data
 
     def _auditor(self, first: Any) -> StreamAuditor:
         if not isinstance(first, dict) or "sources" not in first:
             raise _RequestError(422, "body: line 1: the first line must be {\"sources\": ...}")
         config, _ = self._options(first)
         return StreamAuditor(first["sources"], config=config)
-
-    def _take(self) -> None:
-        with self._lock:
-            if self._busy >= self.settings.max_concurrency:
-                raise _RequestError(503, "the service is at capacity; retry shortly",
-                                    {"retry-after": "1"})
-            self._busy += 1
-
-    def _give(self) -> None:
-        with self._lock:
-            self._busy -= 1
 
     def _options(self, body: dict[str, Any]) -> tuple[Any, str | None]:
         options = dict(_field(body, "options", dict, {}))
@@ -494,26 +759,15 @@ class _Service:
                         await self._run(work, body)
                     status = 200
                     await _send_json(send, data, 200, request_id)
-                except _RequestError as refused:
+                except (ClientDisconnect, OSError):
+                    raise
+                except Exception as error:  # never a traceback to the client
+                    refused = _refusal(error, request_id)
                     status = refused.status
-                    await _send_json(send, {"error": refused.message, "request_id": request_id},
-                                     status, request_id, refused.headers)
-                except InputError as error:
-                    status = 422
-                    await _send_json(send, {"error": _located(error), "request_id": request_id},
-                                     status, request_id)
-                except CiteauditError as error:
-                    status = 422
-                    await _send_json(send, {"error": f"body: {error}",
-                                            "request_id": request_id}, status, request_id)
-            except ClientDisconnect:
+                    await _send_json(send, _error_body(refused, request_id), status,
+                                     request_id, refused.headers)
+            except (ClientDisconnect, OSError):  # gone, maybe while the answer was written
                 status = 499
-            except OSError:  # the client went away while the answer was written
-                status = 499
-            except Exception:  # never a traceback to the client; the log has it
-                _LOG.exception("request %s failed", request_id)
-                await _send_json(send, {"error": "internal error", "request_id": request_id},
-                                 500, request_id)
             finally:
                 elapsed = time.perf_counter() - started
                 self.tally.request(name, status, elapsed)
@@ -537,14 +791,21 @@ class _Service:
 
     def _inline(self, work: Callable[[dict[str, Any]], dict[str, Any]],
                 body: dict[str, Any]) -> dict[str, Any]:
-        self._take()
+        self._audits.take()
         try:
             return work(body)
         finally:
-            self._give()
+            self._audits.give()
 
     async def _body(self, connection: HTTPConnection, receive: Any,
                     ) -> tuple[dict[str, Any], int]:
+        """The request's body as a JSON object, read whole within the read timeout (408
+        beyond: a client that sends its body slowly, or stops, holds nothing for long).
+        """
+        return await self._deadlines.keep(self._read_body(connection, receive))
+
+    async def _read_body(self, connection: HTTPConnection, receive: Any,
+                         ) -> tuple[dict[str, Any], int]:
         limit = self.settings.max_bytes
         declared = connection.headers.get("content-length")
         if declared is not None and declared.isdigit() and int(declared) > limit:
@@ -564,13 +825,13 @@ class _Service:
 
     async def _run(self, work: Callable[[dict[str, Any]], dict[str, Any]],
                    body: dict[str, Any]) -> dict[str, Any]:
-        self._take()
+        self._audits.take()
 
         def bounded() -> dict[str, Any]:
             try:
                 return work(body)
             finally:  # released when the work ends, even after its request timed out
-                self._give()
+                self._audits.give()
 
         try:
             with anyio.fail_after(self.settings.timeout):
@@ -635,12 +896,20 @@ def create_app(settings: Settings | None = None) -> Starlette:
               Route("/v1/guard", guard_endpoint, methods=["POST"]),
               Route("/v1/context", context_endpoint, methods=["POST"]),
               Route("/v1/eval", service.streaming("eval", service.eval), methods=["POST"]),
-              Route("/v1/stream", service.streaming("stream", service.stream),
+              Route("/v1/stream", service.streaming("stream", service.stream,
+                                                    service.settings.stream_max_bytes),
                     methods=["POST"]),
               WebSocketRoute("/v1/stream", service.websocket),
               Route("/healthz", healthz), Route("/readyz", readyz), Route("/metrics", metrics),
               Route("/openapi.json", openapi), Route("/docs", docs)]
-    app = _App(routes=routes, middleware=middleware, lifespan=lifespan)
+    async def refused(request: Request, error: Exception) -> Response:
+        request_id = request.headers.get("x-request-id") or _request_id()
+        told = _refusal(error, request_id)
+        return _json(_error_body(told, request_id), told.status,
+                     {"x-request-id": request_id, **told.headers})
+
+    app = _App(routes=routes, middleware=middleware, lifespan=lifespan,
+               exception_handlers={HTTPException: refused, Exception: refused})
     app.direct = {} if middleware else {"/v1/audit": audit_endpoint,
                                         "/v1/guard": guard_endpoint,
                                         "/v1/context": context_endpoint}

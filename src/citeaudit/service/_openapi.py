@@ -34,8 +34,12 @@ _AUDITED = {"answer": {"description": "the answer: text, a list of claims, the s
 _ERRORS = {code: {"description": what, "content": {"application/json": {"schema": _ERROR}}}
            for code, what in (("400", "the body is not JSON"),
                               ("401", "a bearer token is required or not accepted"),
+                              ("408", "the body, or a stream's next piece, came too"
+                                      " slowly"),
                               ("413", "the body is too large"),
                               ("422", "a field is wrong: the message names it"),
+                              ("429", "this client has as many streams open as one may"),
+                              ("500", "a bug: the log has it"),
                               ("503", "at capacity: retry after Retry-After seconds"),
                               ("504", "the request took too long"))}
 

@@ -1,5 +1,5 @@
 """The service's counts for Prometheus: requests by endpoint and status, their latency,
-findings by rule code, audits by status and verdict.
+findings by rule code, audits by status and verdict; and the audits and streams under way.
 
 They are plain integers in dictionaries, counted under one lock, and turned into metric
 families only when ``/metrics`` is scraped (a custom collector). prometheus_client's own
@@ -11,12 +11,17 @@ from __future__ import annotations
 
 import bisect
 import threading
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any
 
-from prometheus_client.core import CounterMetricFamily, HistogramMetricFamily, Metric
+from prometheus_client.core import (
+    CounterMetricFamily,
+    GaugeMetricFamily,
+    HistogramMetricFamily,
+    Metric,
+)
 
-__all__ = ["LATENCY_BUCKETS", "Tally"]
+__all__ = ["LATENCY_BUCKETS", "InProgress", "Tally"]
 
 LATENCY_BUCKETS = (0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5,
                    5.0, 10.0)
@@ -86,6 +91,22 @@ class Tally:
                        {(code,): n for code, n in findings.items()})
         yield _counter("citeaudit_verdicts", "Audits, by status and verdict",
                        ("status", "passed"), verdicts)
+
+
+class InProgress:
+    """Work under way, by kind (``audits``, ``streams``), read from ``counts`` when scraped:
+    how full each budget is.
+    """
+
+    def __init__(self, counts: Callable[[], Mapping[str, int]]) -> None:
+        self._counts = counts
+
+    def collect(self) -> Iterator[Metric]:
+        family = GaugeMetricFamily("citeaudit_in_progress", "Audits and streams under way,"
+                                   " by kind", labels=["kind"])
+        for kind, count in sorted(self._counts().items()):
+            family.add_metric([kind], count)
+        yield family
 
 
 def _bound(value: float) -> str:
