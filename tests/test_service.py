@@ -157,6 +157,18 @@ def test_bearer_tokens_are_required_when_set(start: Any) -> None:
     assert secured.post("/v1/audit", body, headers={"authorization": "Bearer beta"}
                         ).status_code == 200
     assert httpx.get(secured.url + "/healthz").status_code == 200  # probes need no token
+    from websockets.exceptions import InvalidStatus  # noqa: PLC0415 - only here
+    from websockets.sync.client import connect  # noqa: PLC0415
+
+    with pytest.raises(InvalidStatus) as denied:  # a WebSocket is refused before it opens
+        connect(secured.url.replace("http", "ws") + "/v1/stream")
+    assert denied.value.response.status_code == 401
+    assert json.loads(denied.value.response.body or b"")["error"].startswith("a bearer token")
+    with connect(secured.url.replace("http", "ws") + "/v1/stream",
+                 additional_headers={"authorization": "Bearer alpha"}) as ws:
+        ws.send(json.dumps({"sources": SOURCES}))
+        ws.send(json.dumps({"end": True}))
+        assert "report" in json.loads(ws.recv(timeout=30))
 
 
 def test_health_metrics_and_the_description(server: Server) -> None:

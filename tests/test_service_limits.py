@@ -207,6 +207,13 @@ def test_streams_from_one_client_are_capped_when_asked(
         assert refused.headers["retry-after"] == "1"
         assert refused.json()["error"] == ("this client has 2 streams open, the most one"
                                            " client may")
+    from websockets.exceptions import InvalidStatus  # noqa: PLC0415 - only here
+    from websockets.sync.client import connect  # noqa: PLC0415
+
+    with pytest.raises(InvalidStatus) as denied:  # the same answer, before it is opened
+        connect(server.url.replace("http", "ws") + "/v1/stream")
+    assert denied.value.response.status_code == 429
+    assert json.loads(denied.value.response.body or b"")["error"].startswith("this client")
     _answers(server)
     for raw in sockets:
         raw.close()

@@ -154,6 +154,18 @@ class _Writer:
 _CLOSE_CODES = {400: 1007, 422: 1007, 413: 1009, 500: 1011, 503: 1013}
 
 
+async def _deny(socket: WebSocket, refused: _RequestError, request_id: str) -> None:
+    """Refuse a WebSocket before it is opened: with the response a POST would get, where the
+    server can send one (ASGI's denial response), else with a close code alone.
+    """
+    if "websocket.http.response" in socket.scope.get("extensions", {}):
+        await socket.send_denial_response(_json(
+            _error_body(refused, request_id), refused.status,
+            {"x-request-id": request_id, **refused.headers}))
+    else:
+        await socket.close(code=_CLOSE_CODES.get(refused.status, 1008))
+
+
 async def _close_with(socket: WebSocket, refused: _RequestError, request_id: str) -> None:
     """Tell a WebSocket's client what went wrong, then close it (1008 for what breaks a
     limit: a policy, in WebSocket's terms).
@@ -646,21 +658,16 @@ class _Service:
         same limits as the NDJSON stream (a stream's slot; idle, duration and total bounds;
         each message at most ``max_bytes``, as uvicorn's ``ws_max_size`` is set too).
         """
-        if self.settings.tokens:
-            try:
-                self._authorise(socket)
-            except _RequestError:
-                await socket.close(code=1008)
-                return
         request_id = socket.headers.get("x-request-id") or _request_id()
         client = _client(socket.scope)
-        await socket.accept()
         try:
+            self._authorise(socket)
             self._streams.take(client)
         except _RequestError as refused:
-            await _close_with(socket, refused, request_id)
+            await _deny(socket, refused, request_id)
             return
         try:
+            await socket.accept()
             with anyio.move_on_after(self.settings.stream_duration) as lasted:
                 failure = await self._converse(socket)
             if lasted.cancelled_caught:
