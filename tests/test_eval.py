@@ -676,3 +676,46 @@ def test_an_evaluator_score_that_is_no_finite_number_fails_the_record(
         "reason": f"evaluator gave the score {float(score)}, not a finite number"}
     for command in ("merge", "replay"):  # the results read back as eval wrote them
         assert run(command, str(out)).code == ExitCode.FAILED
+
+
+def test_json_array_places_are_those_counted_from_the_start(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """The splitter's places (line and byte column, one per element it reports) against
+    counting from the start of the file, at positions in any order, across buffer refills.
+    """
+    import io  # noqa: PLC0415
+
+    import citeaudit.eval._records as records_module  # noqa: PLC0415
+
+    chooser = random.Random(11)
+    for _ in range(200):
+        text = bytes(chooser.choice(b"[,\n\n x]") for _ in range(chooser.randrange(1, 300)))
+        monkeypatch.setattr(records_module, "_READ", chooser.randrange(1, 50))
+        splitter = records_module._ArraySplitter(io.BytesIO(text), "x", 10**6)
+        splitter.more(0)
+        while True:
+            for _ in range(chooser.randrange(0, 12)):
+                if not splitter.buffer:
+                    break
+                position = chooser.randrange(len(splitter.buffer) + 1)
+                offset = splitter.base + position
+                line = text.count(b"\n", 0, offset) + 1
+                column = offset - (text.rfind(b"\n", 0, offset) + 1) + 1
+                assert splitter.where(position) == f"line {line}, column {column}", text
+            if splitter.eof:
+                break
+            splitter.more(chooser.randrange(len(splitter.buffer) + 1))
+
+
+def test_stray_commas_are_each_reported_at_their_place(run: Any, tmp_path: Path) -> None:
+    data = tmp_path / "d.json"
+    data.write_bytes(b"[" + b",\n" * 3000 + b"]")
+    result = run("eval", str(data), "--format", "json", "--jobs", "1")
+    assert result.code == ExitCode.INPUT_ERROR
+    lines = result.err.splitlines()
+    assert lines[0] == f"citeaudit: error: {data}: $[0]: empty element at line 1, column 2" \
+        " (a stray comma?)"
+    assert lines[2999] == f"citeaudit: error: {data}: $[2999]: empty element at line 3000," \
+        " column 1 (a stray comma?)"
+    assert lines[3000] == f"citeaudit: error: {data}: $[3000]: empty element at line 3001," \
+        " column 1 (a stray comma?)"

@@ -243,12 +243,21 @@ class _ArraySplitter:
         self.base = 0  # offset in the file of buffer[0]
         self.lines = 0  # line breaks before buffer[0]
         self.line_start = 0  # file offset just after the last line break before buffer[0]
+        # The last place found: (position in the buffer, line breaks in the buffer before it,
+        # file offset of its line's start). Places are asked for in order (an array of a
+        # million stray commas asks for a million), so each is counted on from the last.
+        self._last = (0, 0, 0)
         self.eof = False
 
     def where(self, position: int) -> str:
-        before = self.buffer[:position]
-        breaks = before.count(b"\n")
-        line_start = (self.base + before.rfind(b"\n") + 1) if breaks else self.line_start
+        at, breaks, line_start = self._last
+        if position < at:
+            at, breaks, line_start = 0, 0, self.line_start
+        more = self.buffer.count(b"\n", at, position)
+        if more:
+            breaks += more
+            line_start = self.base + self.buffer.rfind(b"\n", at, position) + 1
+        self._last = (position, breaks, line_start)
         return f"line {self.lines + breaks + 1}, column {self.base + position - line_start + 1}"
 
     def error(self, reason: str, position: int) -> InputError:
@@ -262,6 +271,7 @@ class _ArraySplitter:
             self.line_start = self.base + dropped.rfind(b"\n") + 1
         self.lines += breaks
         self.base += keep
+        self._last = (0, 0, self.line_start)
         chunk = self.stream.read(_READ)
         if not chunk:
             self.eof = True
