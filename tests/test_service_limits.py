@@ -315,6 +315,16 @@ def test_open_connections_are_capped_and_the_stalled_make_room(
     for _ in range(5):  # each new connection closes the one silent longest
         _answers(server)
     assert not _silent(sockets[:20]), "the oldest stalled connections are still open"
+    at_once = _connect(server, b"GET /healthz HTTP/1.1\r\nX-Big: " + b"x" * 70_000)
+    in_parts = _connect(server, b"GET /healthz HTTP/1.1\r\n")
+    sockets += [at_once, in_parts]
+    for _ in range(7):  # 70 kB of headers, 10 kB at a time
+        in_parts.sendall(b"X-More: " + b"y" * 10_000 + b"\r\n")
+    for big in (at_once, in_parts):
+        status, error = _json_error(_until_closed(big, 5))
+        assert status == 431
+        assert error == {"error": "the request's headers are larger than 65536 bytes",
+                         "request_id": error["request_id"]}
 
 
 def test_under_a_low_file_limit_stalled_connections_leave_health_checks_answered(
@@ -383,7 +393,8 @@ def test_an_unexpected_error_is_a_json_500_at_every_endpoint(
     with garbled:
         status, error = _json_error(_until_closed(garbled, 5))
     assert status == 400
-    assert error["error"].startswith("Invalid HTTP request")
+    assert error == {"error": "Invalid HTTP request received.",
+                     "request_id": error["request_id"]}
     assert "RuntimeError: a bug in a check" in server.log.read_text()
 
 

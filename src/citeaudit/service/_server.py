@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import functools
+import os
 import resource
 from typing import Any
 
@@ -58,10 +59,14 @@ def _within_descriptors(wanted: int) -> int:
 
 
 def _refusal(status: int, reason: bytes, message: str) -> bytes:
-    """A whole response in the service's error shape, for a connection about to close."""
-    body = orjson.dumps({"error": message})
+    """A whole response in the service's error shape, for a connection about to close (the
+    request never reached the app: its id is made here).
+    """
+    request_id = os.urandom(16).hex().encode()
+    body = orjson.dumps({"error": message, "request_id": request_id.decode()})
     return (b"HTTP/1.1 %d %s\r\ncontent-type: application/json\r\ncontent-length: %d\r\n"
-            b"connection: close\r\n\r\n%s" % (status, reason, len(body), body))
+            b"x-request-id: %s\r\nconnection: close\r\n\r\n%s"
+            % (status, reason, len(body), request_id, body))
 
 
 class Protocol(HttpToolsProtocol):
