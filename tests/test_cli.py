@@ -439,3 +439,32 @@ def test_error_messages_escape_what_they_quote(run: Any, command: list[str]) -> 
     assert f"missing{ESCAPED}.json: " in result.err
     assert result.err.isascii()
     assert result.err.count("\n") == 1
+
+
+@pytest.mark.parametrize("command", [
+    ["check", S002, "ANSWER", "--format", "json"], ["render", S002, "ANSWER", "--to", "json"],
+    ["eval", "DATA", "--format", "json"]])
+def test_json_output_holds_no_raw_terminal_controls(run: Any, tmp_path: Path,
+                                                    command: list[str]) -> None:
+    answer = tmp_path / "a.txt"
+    answer.write_text(f"Costs 5 dollars {HOSTILE}.\n")
+    data = tmp_path / "d.jsonl"
+    data.write_text(json.dumps({"id": HOSTILE, "sources": ["Costs 5 dollars."],
+                                "answer": answer.read_text(), "tags": {HOSTILE: HOSTILE}})
+                    + "\n")
+    argv = [str(answer) if a == "ANSWER" else str(data) if a == "DATA" else a
+            for a in command]
+    result = run(*argv)
+    assert not RAW & set(result.out), result.out
+    assert any(HOSTILE in text for text in _strings(json.loads(result.out)))  # the same text
+
+
+def _strings(value: Any) -> list[str]:
+    """Every string in a JSON value, keys too."""
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, dict):
+        return [*value, *(text for item in value.values() for text in _strings(item))]
+    if isinstance(value, list):
+        return [text for item in value for text in _strings(item)]
+    return []

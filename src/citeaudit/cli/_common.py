@@ -11,8 +11,6 @@ from enum import IntEnum
 from pathlib import Path
 from typing import Any, NamedTuple, NoReturn, TextIO
 
-import orjson
-
 from citeaudit.core._answer import FORMATS as ANSWER_FORMATS
 from citeaudit.core._answer import SourcesAsGiven, choose_format
 from citeaudit.core._config import (
@@ -26,6 +24,7 @@ from citeaudit.core._rules import RULES
 from citeaudit.core._sources import Snapshot, load_snapshot
 from citeaudit.errors import CiteauditError, ConfigError, InputError
 from citeaudit.eval._gates import Gate, parse_gate
+from citeaudit.report._formatters import json_text
 from citeaudit.request._events import read_events
 
 __all__ = ["IO", "ExitCode", "Parser", "UsageError", "answer_named", "codes", "config_of",
@@ -63,7 +62,7 @@ class IO(NamedTuple):
 
 def write_json(out: TextIO, data: Any) -> None:
     """The one JSON writer: indented, one object, a final newline."""
-    write(out, orjson.dumps(data, option=orjson.OPT_INDENT_2).decode() + "\n")
+    write(out, json_text(data) + "\n")
 
 
 def input_options(parser: argparse.ArgumentParser) -> None:

@@ -7,8 +7,6 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-import orjson
-
 from citeaudit.cli._common import (
     IO,
     ExitCode,
@@ -22,7 +20,7 @@ from citeaudit.cli._common import (
     threshold_options,
     write,
 )
-from citeaudit.report._formatters import verdict_line
+from citeaudit.report._formatters import json_text, verdict_line
 from citeaudit.request._chips import DEFAULT_QUOTE_LENGTH
 from citeaudit.request._guard import DEFAULT_FALLBACK, POLICIES, guard
 from citeaudit.request._render import FORMATS, render_html, render_markdown
@@ -63,7 +61,7 @@ def run(args: argparse.Namespace, io: IO) -> int:
                        config=config, quote_length=args.quote_length,
                        answer_format=named_format(args))
     if args.to == "json":
-        write(out, orjson.dumps(served.to_dict(), option=orjson.OPT_INDENT_2).decode() + "\n")
+        write(out, json_text(served.to_dict()) + "\n")
     else:
         write(out, render_html(served) if args.to == "html" else render_markdown(served))
     err.write(verdict_line(served.report))  # the rendering is on stdout: the verdict beside it

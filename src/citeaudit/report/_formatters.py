@@ -6,7 +6,7 @@ import bisect
 import functools
 import re
 from collections.abc import Callable
-from typing import Protocol, TextIO, cast, runtime_checkable
+from typing import Any, Protocol, TextIO, cast, runtime_checkable
 
 import orjson
 
@@ -15,8 +15,8 @@ from citeaudit.core._findings import Finding
 from citeaudit.core._registry import Registry, instance_of
 
 __all__ = [
-    "FORMATTERS", "Formatter", "JsonFormatter", "LineIndex", "TextFormatter", "line_column",
-    "one_line", "verdict_line",
+    "FORMATTERS", "Formatter", "JsonFormatter", "LineIndex", "TextFormatter", "json_text",
+    "line_column", "one_line", "verdict_line",
 ]
 
 
@@ -90,6 +90,21 @@ def one_line(text: str) -> str:
     return text.translate(_ONE_LINE) if _TO_ESCAPE.search(text) else text
 
 
+# What one_line escapes that JSON text can hold raw (JSON escapes the C0 controls itself).
+_JSON_UNSAFE = re.compile("[" + "".join(re.escape(chr(code)) for code in _ONE_LINE
+                                        if code >= 0x7F) + "]")
+
+
+def json_text(data: Any) -> str:
+    r"""``data`` as indented JSON, safe on a terminal: the characters :func:`one_line`
+    escapes are written as JSON escapes (``\u009b``), which parse to the same text.
+    """
+    text = orjson.dumps(data, option=orjson.OPT_INDENT_2).decode()
+    if _JSON_UNSAFE.search(text) is None:
+        return text
+    return _JSON_UNSAFE.sub(lambda match: f"\\u{ord(match[0]):04x}", text)
+
+
 def _ratio(value: float | None) -> str:
     return "n/a" if value is None else f"{value:.2f}"
 
@@ -126,8 +141,7 @@ class JsonFormatter:
     """The versioned JSON report (``docs/json.md``), one object."""
 
     def write(self, report: Report, answer_text: str, origin: str, stream: TextIO) -> None:  # noqa: ARG002 - the Formatter protocol
-        stream.write(orjson.dumps(report.to_dict(), option=orjson.OPT_INDENT_2).decode())
-        stream.write("\n")
+        stream.write(json_text(report.to_dict()) + "\n")
 
 
 def _formatter(loaded: object) -> Formatter:
