@@ -22,6 +22,8 @@ from typing import Any
 import httpx
 import pytest
 
+from citeaudit.errors import ConfigError
+from citeaudit.service import Settings
 from test_service import ANSWER, SOURCES, Server, start  # noqa: F401 - the real server
 
 AUDIT = {"answer": ANSWER, "sources": SOURCES}
@@ -429,3 +431,15 @@ def test_the_limits_are_in_serve_help_and_the_readme() -> None:
                    "--stream-max-bytes"):
         assert option in help_text
         assert f"| `{option} " in service, option
+
+
+@pytest.mark.parametrize(("name", "value", "least"), [
+    ("stream_idle_timeout", 0.0, "more than 0"), ("read_timeout", float("nan"), "more than 0"),
+    ("stream_duration", float("inf"), "more than 0"), ("max_connections", 0, "more than 0"),
+    ("streams_per_client", -1, "at least 0")])
+def test_settings_refuse_limits_that_make_no_sense(name: str, value: float,
+                                                   least: str) -> None:
+    with pytest.raises(ConfigError, match=f"^service setting {name}: must be a finite number"
+                                          f" {least}, not "):
+        Settings(**{name: value})
+    assert getattr(Settings(**{name: 5}), name) == 5
