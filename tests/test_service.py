@@ -194,6 +194,7 @@ def test_access_logs_are_json_lines_without_bodies(server: Server) -> None:
     assert mine
     assert mine[0]["status"] == 200
     assert mine[0]["path"] == "/v1/audit"
+    assert mine[0]["pid"] == server.process.pid  # one worker: serve's own process
     assert "secret" not in server.log.read_text()
 
 
@@ -401,9 +402,18 @@ def test_every_worker_writes_the_access_log_and_it_can_be_turned_off(start: Any)
                                 headers={"x-request-id": f"w{n}"})
             assert reply.status_code == 200
         time.sleep(0.3)
-        ids = {json.loads(line)["request_id"] for line in server.log.read_text().splitlines()
-               if line.startswith("{")}
-        assert ids == ({f"w{n}" for n in range(6)} if logged else set()), options
+        entries = [json.loads(line) for line in server.log.read_text().splitlines()
+                   if line.startswith("{")]
+        assert {e["request_id"] for e in entries} == (
+            {f"w{n}" for n in range(6)} if logged else set()), options
+        # Each line names the worker that answered: one of serve's own child processes.
+        assert all(_parent_of(e["pid"]) == server.process.pid for e in entries), entries
+
+
+def _parent_of(pid: int) -> int:
+    """A live process's parent, from /proc (the fields after the command's parenthesis)."""
+    stat = Path(f"/proc/{pid}/stat").read_text()
+    return int(stat.rpartition(")")[2].split()[1])
 
 
 def test_a_body_in_pieces_and_the_routes_past_starlette(server: Server) -> None:

@@ -855,9 +855,10 @@ class _Service:
         """
         if not self.settings.access_log:
             return
+        # The process, so that a line names the worker that answered when there are several.
         entry: dict[str, Any] = {"request_id": request_id, "method": request.scope["method"],
                                  "path": request.scope["path"], "status": status,
-                                 "ms": round(elapsed * 1000, 3)}
+                                 "ms": round(elapsed * 1000, 3), "pid": os.getpid()}
         if self.settings.log_bodies and body is not None:
             entry["body"] = body
         sys.stderr.write(orjson.dumps(entry, default=str).decode() + "\n")
