@@ -243,3 +243,33 @@ def test_an_empty_claim_list_passes_and_ca403_asks_for_claims(run: Any) -> None:
         report = citeaudit.audit(empty, PASSAGES, config=strict)
         assert [f.code for f in report.findings] == ["CA403"], empty
     assert [f.code for f in citeaudit.audit(" ", PASSAGES, config=strict).findings] == ["CA404"]
+
+
+def _breaks_on_boom(context: citeaudit.Context) -> list[citeaudit.Problem]:
+    if "boom" in context.answer.text:
+        raise TypeError("unhashable type: 'list'")  # as a bug in a check would
+    return []
+
+
+_breaks_on_boom.rules = (citeaudit.Rule(  # type: ignore[attr-defined]
+    "XY102", "never", citeaudit.Severity.ERROR, "never found"),)
+
+
+def test_a_record_whose_audit_breaks_is_unreadable_and_the_run_goes_on(tmp_path: Path) -> None:
+    records = [{"id": str(n), "sources": PASSAGES,
+                "answer": "boom [1]." if n in (3, 700) else CLEAN} for n in range(1000)]
+    data = write(tmp_path / "d.jsonl", records)
+    config = citeaudit.Config(min_recall=0.0)
+    for jobs in (1, 2):
+        out = tmp_path / f"r{jobs}.jsonl"
+        options = Options(config, tuple(load_evaluators(None, config)), checks=(_breaks_on_boom,))
+        aggregate = evaluate(Dataset(str(data), format="jsonl", max_bytes=10**6), options,
+                             jobs=jobs, out=out).to_dict()
+        rows = results(out)
+        assert len(rows) == 1000
+        broken = [row for row in rows if row["status"] == "unreadable"]
+        assert [row["id"] for row in broken] == ["3", "700"]
+        assert broken[0]["error"] == ("the audit failed (TypeError: unhashable type: 'list'):"
+                                      " a bug in citeaudit or in a check it ran")
+        assert (aggregate["records"], aggregate["unreadable"], aggregate["passed"]) == (
+            1000, 2, 998)

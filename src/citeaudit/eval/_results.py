@@ -146,6 +146,9 @@ def result_of(item: RawItem, options: Options) -> dict[str, Any]:
             where = error.place or (None if error.origin.startswith("<") else error.origin)
             reason = f"{where}: {reason}" if where else reason
         return _unreadable(item, parsed.id, reason, options)
+    except Exception as error:  # a bug: this record unreadable, the run not lost
+        return _unreadable(item, parsed.id, f"the audit failed ({type(error).__name__}:"
+                           f" {error}): a bug in citeaudit or in a check it ran", options)
 
 
 def _audited(item: RawItem, record: Record, options: Options) -> dict[str, Any]:
