@@ -364,14 +364,22 @@ def test_an_unexpected_error_is_a_json_500_at_every_endpoint(
     replies = [
         httpx.post(server.url + "/v1/audit", json={**AUDIT, "options": options}, timeout=10),
         httpx.post(server.url + "/v1/guard", json={**AUDIT, "options": options}, timeout=10),
-        httpx.post(server.url + "/v1/stream", content=first, timeout=10),
-        httpx.post(server.url + "/v1/eval", params={"options": json.dumps(options)},
-                   content=json.dumps({"id": "a", **AUDIT}).encode() + b"\n", timeout=10)]
+        httpx.post(server.url + "/v1/stream", content=first, timeout=10)]
     for reply in replies:
         assert reply.status_code == 500, reply.text
         assert reply.headers["content-type"] == "application/json"
         assert reply.json() == {"error": "internal error",
                                 "request_id": reply.headers["x-request-id"]}
+    # A dataset run goes on: the record whose audit breaks is unreadable, as in citeaudit eval.
+    evaluated = httpx.post(server.url + "/v1/eval", params={"options": json.dumps(options)},
+                           content=json.dumps({"id": "a", **AUDIT}).encode() + b"\n",
+                           timeout=10)
+    assert evaluated.status_code == 200
+    (row, total) = _lines_of(evaluated)
+    assert (row["status"], row["error"]) == ("unreadable", "the audit failed (RuntimeError: a"
+                                             " bug in a check): a bug in citeaudit or in a"
+                                             " check it ran")
+    assert total["aggregate"]["unreadable"] == 1
     # Once the answer has begun, the error is its last line, in the same shape.
     begun = httpx.post(server.url + "/v1/stream", content=first + b'{"chunk": "Hi [1]."}\n',
                        timeout=10)
