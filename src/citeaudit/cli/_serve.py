@@ -7,6 +7,8 @@ import importlib.util
 import logging
 import math
 import os
+import shutil
+import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -99,6 +101,7 @@ def run(args: argparse.Namespace, io: IO) -> int:
     if args.config is not None:
         load_config(args.config)  # a broken file stops here, not in every worker
     from citeaudit.service._settings import (  # noqa: PLC0415 - the extra
+        METRICS_DIR,
         Settings,
         environment_of,
         from_environment,
@@ -123,6 +126,22 @@ def run(args: argparse.Namespace, io: IO) -> int:
         else:
             os.environ.pop(name, None)
     from_environment()  # unreadable token file or configuration: an error before binding
+    # Several workers keep their counts in a folder of the run's own, so that /metrics adds
+    # them all up (service._pooled); one worker counts in memory alone, as fast as before.
+    metrics_dir = tempfile.mkdtemp(prefix="citeaudit-metrics-") if args.workers > 1 else None
+    if metrics_dir is not None:
+        os.environ[METRICS_DIR] = metrics_dir
+    else:
+        os.environ.pop(METRICS_DIR, None)
+    try:
+        _serve(args, io)
+    finally:
+        if metrics_dir is not None:
+            shutil.rmtree(metrics_dir, ignore_errors=True)
+    return ExitCode.OK
+
+
+def _serve(args: argparse.Namespace, io: IO) -> None:
     import uvicorn  # noqa: PLC0415 - the service extra
 
     # Errors the service logs (the access log is written by the app itself: see Settings).
@@ -136,4 +155,3 @@ def run(args: argparse.Namespace, io: IO) -> int:
                 # The app reads no client address or scheme, so X-Forwarded-* need not be
                 # read for it; and the server does not name itself.
                 proxy_headers=False, server_header=False)
-    return ExitCode.OK

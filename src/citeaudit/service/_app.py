@@ -57,6 +57,7 @@ from citeaudit.request._prompt import DEFAULT_CONTRACT, build_context
 from citeaudit.request._render import render_html, render_markdown
 from citeaudit.request._stream import StreamAuditor
 from citeaudit.service._openapi import OPENAPI, docs_page
+from citeaudit.service._pooled import Pooled
 from citeaudit.service._settings import Settings
 from citeaudit.service._tally import InProgress, Tally
 
@@ -467,10 +468,17 @@ class _Service:
         self._stream_limiter = anyio.CapacityLimiter(settings.stream_concurrency)
         self.tally = Tally()
         self.registry = CollectorRegistry()
-        self.registry.register(self.tally)
-        self.registry.register(InProgress(lambda: {"audits": self._audits.held,
-                                                   "streams": self._streams.held}))
+        self.pooled: Pooled | None = None
+        if settings.metrics_dir is None:
+            self.registry.register(self.tally)
+            self.registry.register(InProgress(self._in_progress))
+        else:  # one worker of several: a scrape adds up every worker's counts
+            self.pooled = Pooled(settings.metrics_dir, self.tally, self._in_progress)
+            self.registry.register(self.pooled)
         self.ready = False
+
+    def _in_progress(self) -> dict[str, int]:
+        return {"audits": self._audits.held, "streams": self._streams.held}
 
     # The work endpoints ------------------------------------------------------------------
 
@@ -890,8 +898,14 @@ def create_app(settings: Settings | None = None) -> Starlette:
     async def lifespan(_: Starlette) -> AsyncIterator[None]:
         # One audit before the first request: imports, registries and regexes are ready.
         audit("Ready [1].", ["Ready."])
+        if service.pooled is not None:
+            service.pooled.start()
         service.ready = True
-        yield
+        try:
+            yield
+        finally:
+            if service.pooled is not None:
+                service.pooled.stop()
 
     middleware = [Middleware(CORSMiddleware, allow_origins=list(service.settings.cors),
                              allow_methods=["GET", "POST"],

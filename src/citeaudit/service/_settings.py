@@ -28,6 +28,8 @@ _NUMBERS = {"max_bytes": "CITEAUDIT_SERVE_MAX_BYTES",
             "stream_idle_timeout": "CITEAUDIT_SERVE_STREAM_IDLE_TIMEOUT",
             "stream_duration": "CITEAUDIT_SERVE_STREAM_DURATION",
             "stream_max_bytes": "CITEAUDIT_SERVE_STREAM_MAX_BYTES"}
+# The folder where several workers keep their counts (see Settings.metrics_dir).
+METRICS_DIR = "CITEAUDIT_SERVE_METRICS_DIR"
 # Those that may be 0 (for none).
 _MAY_BE_ZERO = frozenset({"streams_per_client"})
 
@@ -50,7 +52,10 @@ class Settings:
     ``/v1/stream`` or WebSocket stream may send in all (its answer is held until its report);
     ``cors``: origins allowed to call from a browser (none: CORS off); ``access_log``: one
     JSON line a request on standard error (``citeaudit serve`` turns it on); ``log_bodies``:
-    log answer and passage text too.
+    log answer and passage text too; ``metrics_dir``: for one of several worker processes, a
+    folder (empty when the run begins) that every worker of the run shares, where each keeps
+    a snapshot of its counts so that ``/metrics`` adds up all of them (``citeaudit serve``
+    makes one for a run of several workers; None: this process's counts alone).
     """
 
     config: Config = dataclasses.field(default_factory=Config)
@@ -68,6 +73,7 @@ class Settings:
     cors: tuple[str, ...] = ()
     access_log: bool = False
     log_bodies: bool = False
+    metrics_dir: Path | None = None
 
     def __post_init__(self) -> None:
         for name in _NUMBERS:
@@ -118,11 +124,13 @@ def from_environment() -> Settings:
 
     config_path = os.environ.get("CITEAUDIT_SERVE_CONFIG")
     token_file = os.environ.get("CITEAUDIT_TOKEN_FILE")
+    metrics_dir = os.environ.get(METRICS_DIR)
     return dataclasses.replace(Settings(
         config=load_config(Path(config_path)) if config_path else Config(),
         tokens=tokens_from(os.environ.get("CITEAUDIT_TOKENS"),
                            Path(token_file) if token_file else None),
         cors=tuple(o for o in os.environ.get("CITEAUDIT_SERVE_CORS", "").split(",") if o),
         access_log=os.environ.get("CITEAUDIT_SERVE_ACCESS_LOG") != "0",
-        log_bodies=os.environ.get("CITEAUDIT_SERVE_LOG_BODIES") == "1"),
+        log_bodies=os.environ.get("CITEAUDIT_SERVE_LOG_BODIES") == "1",
+        metrics_dir=Path(metrics_dir) if metrics_dir else None),
         **numbers_from_environment())

@@ -10,10 +10,12 @@ on a sub-millisecond audit that cost shows.
 from __future__ import annotations
 
 import bisect
+import dataclasses
 import threading
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any
 
+import orjson
 from prometheus_client.core import (
     CounterMetricFamily,
     GaugeMetricFamily,
@@ -21,20 +23,83 @@ from prometheus_client.core import (
     Metric,
 )
 
-__all__ = ["LATENCY_BUCKETS", "InProgress", "Tally"]
+__all__ = ["LATENCY_BUCKETS", "Counts", "InProgress", "Tally", "counter_families",
+           "in_progress_family"]
 
 LATENCY_BUCKETS = (0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5,
                    5.0, 10.0)
 
 
+@dataclasses.dataclass(slots=True)
 class _Latency:
     """One endpoint's latency histogram: a count a bucket (the last one +Inf), and the sum."""
 
-    __slots__ = ("counts", "total")
+    counts: list[int] = dataclasses.field(
+        default_factory=lambda: [0] * (len(LATENCY_BUCKETS) + 1))
+    total: float = 0.0
 
-    def __init__(self) -> None:
-        self.counts = [0] * (len(LATENCY_BUCKETS) + 1)
-        self.total = 0.0
+
+@dataclasses.dataclass
+class Counts:
+    """The counts at one moment: one worker's, or several workers' added up, and the work
+    under way (``in_progress``, by kind).
+
+    Every count only grows, so a sum of counts each at least as new as before is at least
+    as large as before. Floats (latency sums) are added in the order they are given: sums
+    of the same numbers in the same order are equal to the last bit.
+    """
+
+    requests: dict[tuple[str, str], int] = dataclasses.field(default_factory=dict)
+    latency: dict[str, _Latency] = dataclasses.field(default_factory=dict)
+    findings: dict[str, int] = dataclasses.field(default_factory=dict)
+    verdicts: dict[tuple[str, str], int] = dataclasses.field(default_factory=dict)
+    in_progress: dict[str, int] = dataclasses.field(default_factory=dict)
+
+    def add(self, other: Counts, *, in_progress: bool = True) -> None:
+        """Add ``other``'s counts to these; its work under way too when ``in_progress``
+        (not for a worker that has ended: its work is not under way any more).
+        """
+        _add(self.requests, other.requests)
+        _add(self.findings, other.findings)
+        _add(self.verdicts, other.verdicts)
+        if in_progress:
+            _add(self.in_progress, other.in_progress)
+        for endpoint, theirs in other.latency.items():
+            mine = self.latency.setdefault(endpoint, _Latency())
+            mine.counts = [a + b for a, b in zip(mine.counts, theirs.counts, strict=True)]
+            mine.total += theirs.total
+
+    def to_json(self) -> bytes:
+        return orjson.dumps({
+            "requests": [[*key, n] for key, n in self.requests.items()],
+            "latency": {e: [v.counts, v.total] for e, v in self.latency.items()},
+            "findings": self.findings,
+            "verdicts": [[*key, n] for key, n in self.verdicts.items()],
+            "in_progress": self.in_progress})
+
+    @classmethod
+    def from_json(cls, data: bytes, origin: str) -> Counts:
+        """The counts :meth:`to_json` wrote; ValueError naming ``origin`` for anything else."""
+        try:
+            given = orjson.loads(data)
+            counts = cls(
+                requests={(str(e), str(s)): int(n) for e, s, n in given["requests"]},
+                latency={str(e): _Latency([int(c) for c in counts], float(total))
+                         for e, (counts, total) in given["latency"].items()},
+                findings={str(c): int(n) for c, n in given["findings"].items()},
+                verdicts={(str(s), str(p)): int(n) for s, p, n in given["verdicts"]},
+                in_progress={str(k): int(n) for k, n in given["in_progress"].items()})
+        except (orjson.JSONDecodeError, KeyError, TypeError, ValueError, AttributeError) \
+                as error:
+            raise ValueError(f"{origin}: not the service's metrics ({error})") from None
+        if any(len(v.counts) != len(LATENCY_BUCKETS) + 1 for v in counts.latency.values()):
+            raise ValueError(f"{origin}: not the service's metrics (latency buckets)")
+        return counts
+
+
+def _add(into: dict[Any, int], counts: Mapping[Any, int]) -> None:
+    for key, n in counts.items():
+        into[key] = into.get(key, 0) + n
 
 
 class Tally:
@@ -68,29 +133,46 @@ class Tally:
                 findings[code] = findings.get(code, 0) + 1
             self._verdicts[verdict] = self._verdicts.get(verdict, 0) + 1
 
+    def counts(self) -> Counts:
+        """A copy of the counts so far."""
+        with self._lock:
+            return Counts(dict(self._requests),
+                          {k: _Latency(list(v.counts), v.total)
+                           for k, v in self._latency.items()},
+                          dict(self._findings), dict(self._verdicts))
+
     def collect(self) -> Iterator[Metric]:
         """The counts as metric families (what a registry asks a collector for)."""
-        with self._lock:
-            requests = dict(self._requests)
-            latency = {k: (list(v.counts), v.total) for k, v in self._latency.items()}
-            findings = dict(self._findings)
-            verdicts = dict(self._verdicts)
-        yield _counter("citeaudit_requests", "HTTP requests, by endpoint and status",
-                       ("endpoint", "status"), requests)
-        histogram = HistogramMetricFamily("citeaudit_request_seconds",
-                                          "Request latency, by endpoint", labels=["endpoint"])
-        for endpoint, (counts, total) in sorted(latency.items()):
-            cumulative, buckets = 0, []
-            for bound, count in zip((*map(_bound, LATENCY_BUCKETS), "+Inf"), counts,
-                                    strict=True):
-                cumulative += count
-                buckets.append((bound, float(cumulative)))
-            histogram.add_metric([endpoint], buckets, total)
-        yield histogram
-        yield _counter("citeaudit_findings", "Findings reported, by rule code", ("code",),
-                       {(code,): n for code, n in findings.items()})
-        yield _counter("citeaudit_verdicts", "Audits, by status and verdict",
-                       ("status", "passed"), verdicts)
+        return counter_families(self.counts())
+
+
+def counter_families(counts: Counts) -> Iterator[Metric]:
+    """The counts (not the work under way) as Prometheus metric families."""
+    yield _counter("citeaudit_requests", "HTTP requests, by endpoint and status",
+                   ("endpoint", "status"), counts.requests)
+    histogram = HistogramMetricFamily("citeaudit_request_seconds",
+                                      "Request latency, by endpoint", labels=["endpoint"])
+    for endpoint, latency in sorted(counts.latency.items()):
+        cumulative, buckets = 0, []
+        for bound, count in zip((*map(_bound, LATENCY_BUCKETS), "+Inf"), latency.counts,
+                                strict=True):
+            cumulative += count
+            buckets.append((bound, float(cumulative)))
+        histogram.add_metric([endpoint], buckets, latency.total)
+    yield histogram
+    yield _counter("citeaudit_findings", "Findings reported, by rule code", ("code",),
+                   {(code,): n for code, n in counts.findings.items()})
+    yield _counter("citeaudit_verdicts", "Audits, by status and verdict",
+                   ("status", "passed"), counts.verdicts)
+
+
+def in_progress_family(counts: Mapping[str, int]) -> Metric:
+    """Work under way, by kind, as a gauge family."""
+    family = GaugeMetricFamily("citeaudit_in_progress", "Audits and streams under way,"
+                               " by kind", labels=["kind"])
+    for kind, count in sorted(counts.items()):
+        family.add_metric([kind], count)
+    return family
 
 
 class InProgress:
@@ -102,11 +184,7 @@ class InProgress:
         self._counts = counts
 
     def collect(self) -> Iterator[Metric]:
-        family = GaugeMetricFamily("citeaudit_in_progress", "Audits and streams under way,"
-                                   " by kind", labels=["kind"])
-        for kind, count in sorted(self._counts().items()):
-            family.add_metric([kind], count)
-        yield family
+        yield in_progress_family(self._counts())
 
 
 def _bound(value: float) -> str:
