@@ -31,7 +31,8 @@ def add_parser(commands: Any) -> None:
                         " 127.0.0.1: this machine only)")
     parser.add_argument("--port", type=int, default=8000, help="port (default 8000)")
     parser.add_argument("--workers", type=positive, default=1, metavar="N",
-                        help="worker processes (default 1)")
+                        help="worker processes (default 1; /metrics reports the totals over"
+                        " all of them)")
     parser.add_argument("--config", type=Path, metavar="FILE",
                         help="a citeaudit.toml whose settings every request starts from")
     parser.add_argument("--token-file", type=Path, metavar="FILE",
