@@ -4,6 +4,7 @@ a bad import: a test that it is really checked.
 
 from __future__ import annotations
 
+import ast
 import os
 import shutil
 import subprocess
@@ -52,3 +53,38 @@ def test_a_bad_import_breaks_them(copy: Path, module: str, bad: str, message: st
     result = lint_imports(copy)
     assert result.returncode == 1
     assert message in result.stdout
+
+
+def _private_imports(package: Path) -> list[str]:
+    """Every import, in the package at ``package``, of another subpackage's private module
+    (``citeaudit.<pkg>._x`` from outside ``<pkg>``): file, line and the module imported.
+    """
+    found = []
+    for path in sorted(package.rglob("*.py")):
+        parts = path.relative_to(package).parts
+        home = parts[0] if len(parts) > 1 else None
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            modules = ([node.module] if isinstance(node, ast.ImportFrom) and node.module
+                       else [a.name for a in node.names] if isinstance(node, ast.Import)
+                       else [])
+            for module in modules:
+                pieces = module.split(".")
+                if len(pieces) >= 3 and pieces[0] == "citeaudit" and pieces[1] != home \
+                        and pieces[2].startswith("_"):
+                    found.append(f"{path.relative_to(package)}:{node.lineno}: {module}")
+    return found
+
+
+def test_packages_meet_only_at_their_front_doors() -> None:
+    """Each subpackage's ``__init__`` is what the others may use; its private modules are
+    its own.
+    """
+    assert _private_imports(ROOT / "src" / "citeaudit") == []
+
+
+def test_a_private_import_is_found(copy: Path) -> None:
+    path = copy / "src/citeaudit/request/_guard.py"
+    path.write_text(path.read_text() + "\nfrom citeaudit.core._engine import run  # noqa\n")
+    (found,) = _private_imports(copy / "src" / "citeaudit")
+    assert found.startswith("request/_guard.py:")
+    assert found.endswith(": citeaudit.core._engine")

@@ -6,9 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from citeaudit.core._engine import Report, audit
-from citeaudit.core._rules import Severity
-from citeaudit.core._segment import segment
+from citeaudit.core import Report, Severity, audit, segment
 
 __all__ = ["CitationAssertionError", "assert_citations"]
 

@@ -11,8 +11,7 @@ from typing import Any
 import pytest
 
 from citeaudit._assertions import assert_citations as _assert_citations
-from citeaudit.core._config import load_config
-from citeaudit.core._engine import Report
+from citeaudit.core import Report, load_config
 
 __all__ = ["assert_citations"]
 

@@ -27,9 +27,9 @@ from citeaudit.cli import (
     _serve,
 )
 from citeaudit.cli._common import IO, ExitCode, Parser, UsageError
-from citeaudit.core._native import mode
+from citeaudit.core import mode
 from citeaudit.errors import CiteauditError
-from citeaudit.report._formatters import one_line
+from citeaudit.report import one_line
 
 __all__ = ["COMMANDS", "ExitCode", "main"]
 

@@ -13,7 +13,7 @@ from citeaudit.cli._common import (
     positive,
     write_json,
 )
-from citeaudit.core._judging import JUDGES, get_judge
+from citeaudit.core import JUDGES, get_judge
 from citeaudit.errors import ConfigError
 
 __all__ = ["add_parser", "run"]
@@ -42,11 +42,11 @@ def add_parser(commands: Any) -> None:
 def run(args: argparse.Namespace, io: IO) -> int:
     """Run the command; returns the exit code."""
     out = io.out
-    from citeaudit.report._calibration import (  # noqa: PLC0415 - only calibrate needs it
+    from citeaudit.report import (  # noqa: PLC0415 - only calibrate needs it
         calibration_html,
         calibration_text,
     )
-    from citeaudit.support._calibrate import calibrate, read_pairs  # noqa: PLC0415
+    from citeaudit.support import calibrate, read_pairs  # noqa: PLC0415
 
     if args.report is not None:
         refuse_inputs(args.report, [args.pairs])

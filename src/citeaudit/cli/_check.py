@@ -19,7 +19,7 @@ from citeaudit.cli._common import (
     threshold_options,
 )
 from citeaudit.core import _engine
-from citeaudit.report._formatters import FORMATTERS
+from citeaudit.report import FORMATTERS
 
 __all__ = ["add_parser", "run"]
 

@@ -11,21 +11,25 @@ from enum import IntEnum
 from pathlib import Path
 from typing import Any, NamedTuple, NoReturn, TextIO
 
-from citeaudit.core._answer import FORMATS as ANSWER_FORMATS
-from citeaudit.core._answer import SourcesAsGiven, choose_format
-from citeaudit.core._config import (
+from citeaudit.core import FORMATS as ANSWER_FORMATS
+from citeaudit.core import (
+    JUDGES,
+    RULES,
     Config,
+    Snapshot,
+    SourcesAsGiven,
+    choose_format,
+    decode_json,
+    decode_text,
     load_config,
+    load_snapshot,
     parse_severity,
+    read_bytes,
 )
-from citeaudit.core._judging import JUDGES
-from citeaudit.core._loading import decode_json, decode_text, read_bytes
-from citeaudit.core._rules import RULES
-from citeaudit.core._sources import Snapshot, load_snapshot
 from citeaudit.errors import CiteauditError, ConfigError, InputError
-from citeaudit.eval._gates import Gate, parse_gate
-from citeaudit.report._formatters import json_text
-from citeaudit.request._events import read_events
+from citeaudit.eval import Gate, parse_gate
+from citeaudit.report import json_text
+from citeaudit.request import read_events
 
 __all__ = ["IO", "ExitCode", "Parser", "UsageError", "answer_named", "codes", "config_of",
            "config_options", "gate", "input_options", "inputs_of",

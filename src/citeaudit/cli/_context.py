@@ -14,12 +14,9 @@ from citeaudit.cli._common import (
     ExitCode,
     positive,
 )
-from citeaudit.core._config import (
-    DEFAULT_REFUSAL,
-)
-from citeaudit.core._loading import DEFAULT_MAX_BYTES, decode_json, decode_text, read_bytes
+from citeaudit.core import DEFAULT_MAX_BYTES, DEFAULT_REFUSAL, decode_json, decode_text, read_bytes
 from citeaudit.errors import SnapshotError
-from citeaudit.request._prompt import DEFAULT_CONTRACT, build_context
+from citeaudit.request import DEFAULT_CONTRACT, build_context
 
 __all__ = ["add_parser", "run"]
 

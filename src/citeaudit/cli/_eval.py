@@ -23,16 +23,22 @@ from citeaudit.cli._common import (
     threshold_options,
     write_json,
 )
-from citeaudit.eval._evaluate import Dataset, evaluate, progress_for, worst_records
-from citeaudit.eval._evaluators import load_evaluators
-from citeaudit.eval._gates import Gate, gate_results
-from citeaudit.eval._records import DATASET_FORMATS, detect_format
-from citeaudit.eval._results import Options, Summary
-from citeaudit.eval._runner import default_jobs
-from citeaudit.eval._summary import Aggregate
-from citeaudit.report._formatters import one_line
-from citeaudit.report._html import html_report
-from citeaudit.report._tables import junit, markdown, table
+from citeaudit.eval import (
+    DATASET_FORMATS,
+    Aggregate,
+    Dataset,
+    Gate,
+    Options,
+    Summary,
+    default_jobs,
+    detect_format,
+    evaluate,
+    gate_results,
+    load_evaluators,
+    progress_for,
+    worst_records,
+)
+from citeaudit.report import html_report, junit, markdown, one_line, table
 
 __all__ = ["add_parser", "run", "show"]
 
@@ -180,7 +186,7 @@ def _on_spark(args: argparse.Namespace, dataset: Dataset, options: Options, *,
     if args.dataset == "-":
         raise UsageError("citeaudit eval: error: --engine spark reads a path, not -")
     try:
-        from citeaudit.spark._run import spark_eval  # noqa: PLC0415 - the spark extra
+        from citeaudit.spark import spark_eval  # noqa: PLC0415 - the spark extra
     except ImportError:
         raise UsageError("citeaudit eval: error: --engine spark needs PySpark: pip install"
                          " 'citeaudit[spark]'") from None

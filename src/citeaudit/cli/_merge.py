@@ -12,10 +12,8 @@ from citeaudit import __version__
 from citeaudit._files import refuse_inputs, write_atomically
 from citeaudit.cli._common import IO, ExitCode, gate
 from citeaudit.cli._eval import show
-from citeaudit.eval._evaluate import Dataset
-from citeaudit.eval._merge import merge, merged_worst
-from citeaudit.eval._records import DATASET_FORMATS, detect_format
-from citeaudit.report._html import html_report
+from citeaudit.eval import DATASET_FORMATS, Dataset, detect_format, merge, merged_worst
+from citeaudit.report import html_report
 
 __all__ = ["add_parser", "run"]
 

@@ -20,10 +20,16 @@ from citeaudit.cli._common import (
     threshold_options,
     write,
 )
-from citeaudit.report._formatters import json_text, verdict_line
-from citeaudit.request._chips import DEFAULT_QUOTE_LENGTH
-from citeaudit.request._guard import DEFAULT_FALLBACK, POLICIES, guard
-from citeaudit.request._render import FORMATS, render_html, render_markdown
+from citeaudit.report import json_text, verdict_line
+from citeaudit.request import (
+    DEFAULT_FALLBACK,
+    DEFAULT_QUOTE_LENGTH,
+    FORMATS,
+    POLICIES,
+    guard,
+    render_html,
+    render_markdown,
+)
 
 __all__ = ["add_parser", "run"]
 

@@ -12,12 +12,9 @@ from citeaudit.cli._common import (
     threshold_options,
     write_json,
 )
-from citeaudit.core._config import (
-    Config,
-    load_config,
-)
-from citeaudit.eval._replay import replay, stored_results
-from citeaudit.report._tables import replay_table
+from citeaudit.core import Config, load_config
+from citeaudit.eval import replay, stored_results
+from citeaudit.report import replay_table
 
 __all__ = ["add_parser", "run"]
 

@@ -10,7 +10,7 @@ from citeaudit.cli._common import (
     ExitCode,
     write_json,
 )
-from citeaudit.core._rules import RULES
+from citeaudit.core import RULES
 
 __all__ = ["add_parser", "run"]
 

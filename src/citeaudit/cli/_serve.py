@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from citeaudit.cli._common import IO, ExitCode, positive
-from citeaudit.core._config import load_config
+from citeaudit.core import load_config
 from citeaudit.errors import ConfigError
 
 __all__ = ["add_parser", "run"]
@@ -101,7 +101,7 @@ def run(args: argparse.Namespace, io: IO) -> int:
                           " 'citeaudit[service]'")
     if args.config is not None:
         load_config(args.config)  # a broken file stops here, not in every worker
-    from citeaudit.service._settings import (  # noqa: PLC0415 - the extra
+    from citeaudit.service import (  # noqa: PLC0415 - the extra
         METRICS_DIR,
         Settings,
         environment_of,

@@ -9,9 +9,9 @@ from typing import Any
 from deepeval.metrics import BaseMetric
 from deepeval.test_case import LLMTestCase, RetrievedContextData
 
-from citeaudit.core._engine import Report, audit
+from citeaudit.core import Report, audit
 from citeaudit.errors import InputError
-from citeaudit.eval._frameworks import measure_of, passages_of, reason_of, scores_of
+from citeaudit.eval import measure_of, passages_of, reason_of, scores_of
 
 __all__ = ["CitationMetric", "audit_test_case"]
 

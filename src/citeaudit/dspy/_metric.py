@@ -11,7 +11,7 @@ from typing import Any
 from dspy.adapters.types.citation import Citations
 from dspy.adapters.types.document import Document
 
-from citeaudit.core._engine import Report, audit
+from citeaudit.core import Report, audit
 from citeaudit.errors import InputError
 
 __all__ = ["answer_of", "audit_prediction", "citation_metric", "metric"]

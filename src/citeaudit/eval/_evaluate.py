@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from citeaudit._files import refuse_inputs
-from citeaudit.core._engine import run as run_audit
+from citeaudit.core import run as run_audit
 from citeaudit.errors import CiteauditError, InputError, RunError
 from citeaudit.eval._ranges import LineRange, line_ranges
 from citeaudit.eval._records import (

@@ -18,13 +18,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, NamedTuple, Protocol, cast, runtime_checkable
 
-from citeaudit.core._config import Config
-from citeaudit.core._registry import Registry, instance_of
-from citeaudit.core._verdict import threshold_reasons
+from citeaudit.core import Config, Registry, instance_of, threshold_reasons
 from citeaudit.errors import ConfigError
 
 if TYPE_CHECKING:
-    from citeaudit.core._engine import Report
+    from citeaudit.core import Report
     from citeaudit.eval._records import Record
 
 __all__ = ["EVALUATORS", "CitationCoverage", "Evaluator", "EvaluatorResult", "OutOfRange",

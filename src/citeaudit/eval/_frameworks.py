@@ -18,7 +18,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, Final, Literal, get_args
 
-from citeaudit.core._engine import Report
+from citeaudit.core import Report
 from citeaudit.errors import InputError
 
 __all__ = ["MEASURES", "Measure", "measure_of", "passages_of", "reason_of", "rebased",

@@ -18,9 +18,7 @@ from typing import IO, Any, NamedTuple, Protocol, cast, runtime_checkable
 import orjson
 import xxhash
 
-from citeaudit.core._loading import JSON_STRING, MAX_DEPTH, too_deep
-from citeaudit.core._registry import Registry, instance_of
-from citeaudit.core._sources import kind_of
+from citeaudit.core import JSON_STRING, MAX_DEPTH, Registry, instance_of, kind_of, too_deep
 from citeaudit.errors import InputError
 
 __all__ = ["DATASET_FORMATS", "DatasetReader", "RawItem", "Record", "Unreadable",

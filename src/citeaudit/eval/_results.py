@@ -22,14 +22,12 @@ from xml.sax.saxutils import quoteattr
 import orjson
 
 from citeaudit import __version__ as version
-from citeaudit.core._checks import Check
-from citeaudit.core._config import Config
-from citeaudit.core._engine import run as run_audit
-from citeaudit.core._rules import Severity
+from citeaudit.core import Check, Config, Severity
+from citeaudit.core import run as run_audit
 from citeaudit.errors import CiteauditError, InputError
 from citeaudit.eval._evaluators import CitationCoverage, Evaluator, EvaluatorResult
 from citeaudit.eval._records import RawItem, Record, Unreadable, digest_of, parse_record
-from citeaudit.request._render import neutralise
+from citeaudit.request import neutralise
 
 if TYPE_CHECKING:
     from citeaudit.eval._summary import Aggregate

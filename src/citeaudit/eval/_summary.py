@@ -13,7 +13,7 @@ from collections import Counter
 from collections.abc import Iterable
 from typing import Any
 
-from citeaudit.core._verdict import reason_key
+from citeaudit.core import reason_key
 from citeaudit.eval._results import Summary
 
 COVERAGE = "citation_coverage"

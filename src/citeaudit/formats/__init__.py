@@ -11,6 +11,7 @@ from citeaudit.formats._assistants import OpenAIAssistantsFormat
 from citeaudit.formats._bedrock import BedrockFormat
 from citeaudit.formats._claims import ClaimsFormat
 from citeaudit.formats._cohere import CohereFormat
+from citeaudit.formats._events import EventAssembler
 from citeaudit.formats._gemini import GeminiFormat
 from citeaudit.formats._marked import AzureOnYourDataFormat, PerplexityFormat
 from citeaudit.formats._mistral import MistralFormat
@@ -32,9 +33,32 @@ TEXT = TextFormat()
 CLAIMS = ClaimsFormat()
 STRUCTURED = StructuredFormat()
 
-__all__ = ["ANTHROPIC", "AZURE_ON_YOUR_DATA", "BEDROCK", "CLAIMS", "COHERE", "GEMINI", "MISTRAL",
-           "OPENAI_ASSISTANTS", "OPENAI_CHAT", "OPENAI_RESPONSES", "PERPLEXITY", "STRUCTURED",
-           "TEXT", "AnthropicFormat", "AzureOnYourDataFormat", "BedrockFormat", "ClaimsFormat",
-           "CohereFormat", "GeminiFormat", "MistralFormat", "OpenAIAssistantsFormat",
-           "OpenAIChatFormat", "OpenAIResponsesFormat", "PerplexityFormat", "StructuredFormat",
-           "TextFormat"]
+__all__ = [
+    "ANTHROPIC",
+    "AZURE_ON_YOUR_DATA",
+    "BEDROCK",
+    "CLAIMS",
+    "COHERE",
+    "GEMINI",
+    "MISTRAL",
+    "OPENAI_ASSISTANTS",
+    "OPENAI_CHAT",
+    "OPENAI_RESPONSES",
+    "PERPLEXITY",
+    "STRUCTURED",
+    "TEXT",
+    "AnthropicFormat",
+    "AzureOnYourDataFormat",
+    "BedrockFormat",
+    "ClaimsFormat",
+    "CohereFormat",
+    "EventAssembler",
+    "GeminiFormat",
+    "MistralFormat",
+    "OpenAIAssistantsFormat",
+    "OpenAIChatFormat",
+    "OpenAIResponsesFormat",
+    "PerplexityFormat",
+    "StructuredFormat",
+    "TextFormat",
+]

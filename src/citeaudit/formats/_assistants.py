@@ -23,9 +23,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from citeaudit.core._answer import Answer, Citation, Reading
-from citeaudit.core._findings import Problem
-from citeaudit.core._sources import Snapshot, Source, load_snapshot
+from citeaudit.core import Answer, Citation, Problem, Reading, Snapshot, Source, load_snapshot
 from citeaudit.errors import SnapshotError
 from citeaudit.formats._fields import Fields
 from citeaudit.formats._ranges import Cited, answer_of, as_list, plain, spanned

@@ -24,10 +24,16 @@ import hashlib
 from types import MappingProxyType
 from typing import Any
 
-from citeaudit.core._answer import Answer, Citation, Reading
-from citeaudit.core._findings import Problem
-from citeaudit.core._native import compiled
-from citeaudit.core._sources import Snapshot, Source, load_snapshot
+from citeaudit.core import (
+    Answer,
+    Citation,
+    Problem,
+    Reading,
+    Snapshot,
+    Source,
+    compiled,
+    load_snapshot,
+)
 from citeaudit.formats._fields import Fields, source_field, source_items
 from citeaudit.formats._ranges import Cited, answer_of, as_list, plain
 

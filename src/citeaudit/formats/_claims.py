@@ -5,18 +5,19 @@ from __future__ import annotations
 from itertools import repeat
 from typing import Any
 
-from citeaudit.core._answer import (
+from citeaudit.core import (
     Answer,
     Citation,
     Claim,
+    Grammar,
+    Malformed,
+    Problem,
     Reading,
+    Refusal,
     SourcesAsGiven,
     citations_of,
     without_markers,
 )
-from citeaudit.core._findings import Problem
-from citeaudit.core._grammar import Grammar, Malformed
-from citeaudit.core._refusal import Refusal
 
 __all__ = ["ClaimsFormat"]
 

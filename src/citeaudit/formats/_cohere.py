@@ -28,10 +28,16 @@ from collections.abc import Iterator
 from types import MappingProxyType
 from typing import Any
 
-from citeaudit.core._answer import Answer, Citation, Reading
-from citeaudit.core._findings import Problem
-from citeaudit.core._native import compiled
-from citeaudit.core._sources import NO_METADATA, Snapshot, Source
+from citeaudit.core import (
+    NO_METADATA,
+    Answer,
+    Citation,
+    Problem,
+    Reading,
+    Snapshot,
+    Source,
+    compiled,
+)
 from citeaudit.errors import SnapshotError
 from citeaudit.formats._fields import Fields
 from citeaudit.formats._ranges import Cited, answer_of, as_list, plain

@@ -18,8 +18,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any, cast
 
-from citeaudit.core._findings import Problem
-from citeaudit.core._sources import kind_of
+from citeaudit.core import Problem, kind_of
 from citeaudit.errors import SnapshotError
 
 __all__ = ["Fields", "Kind", "is_kind", "named", "source_field", "source_items"]

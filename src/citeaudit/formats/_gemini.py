@@ -16,10 +16,19 @@ from __future__ import annotations
 import functools
 from typing import Any
 
-from citeaudit.core._answer import Answer, Citation, Location, Reading
-from citeaudit.core._findings import Problem
-from citeaudit.core._native import compiled
-from citeaudit.core._sources import NO_METADATA, Snapshot, Source, kind_of, load_snapshot
+from citeaudit.core import (
+    NO_METADATA,
+    Answer,
+    Citation,
+    Location,
+    Problem,
+    Reading,
+    Snapshot,
+    Source,
+    compiled,
+    kind_of,
+    load_snapshot,
+)
 from citeaudit.errors import SnapshotError
 from citeaudit.formats._fields import Fields, source_field
 from citeaudit.formats._ranges import Cited, answer_of, as_list, plain

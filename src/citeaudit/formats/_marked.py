@@ -13,9 +13,17 @@ from __future__ import annotations
 from types import MappingProxyType
 from typing import Any
 
-from citeaudit.core._answer import Answer, AnswerKind, Reading
-from citeaudit.core._native import compiled
-from citeaudit.core._sources import NO_METADATA, Snapshot, Source, kind_of, numbered_ids
+from citeaudit.core import (
+    NO_METADATA,
+    Answer,
+    AnswerKind,
+    Reading,
+    Snapshot,
+    Source,
+    compiled,
+    kind_of,
+    numbered_ids,
+)
 from citeaudit.errors import SnapshotError
 from citeaudit.formats._fields import Fields, source_field, source_items
 from citeaudit.formats._ranges import chat_message, plain, read_chat_message, without_text

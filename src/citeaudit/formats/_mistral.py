@@ -28,10 +28,17 @@ from typing import Any
 
 import orjson
 
-from citeaudit.core._answer import Answer, Citation, Reading
-from citeaudit.core._findings import Problem
-from citeaudit.core._native import compiled
-from citeaudit.core._sources import NO_METADATA, Snapshot, Source, load_snapshot
+from citeaudit.core import (
+    NO_METADATA,
+    Answer,
+    Citation,
+    Problem,
+    Reading,
+    Snapshot,
+    Source,
+    compiled,
+    load_snapshot,
+)
 from citeaudit.errors import SnapshotError
 from citeaudit.formats._fields import Fields
 from citeaudit.formats._ranges import (

@@ -29,10 +29,16 @@ import functools
 from typing import Any, NamedTuple
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
-from citeaudit.core._answer import Answer, Citation, Reading
-from citeaudit.core._findings import Problem
-from citeaudit.core._native import compiled
-from citeaudit.core._sources import Snapshot, Source, load_snapshot
+from citeaudit.core import (
+    Answer,
+    Citation,
+    Problem,
+    Reading,
+    Snapshot,
+    Source,
+    compiled,
+    load_snapshot,
+)
 from citeaudit.formats._fields import Fields, source_field, source_items
 from citeaudit.formats._ranges import Cited, answer_of, as_list, plain, read_chat_message
 

@@ -11,10 +11,17 @@ from collections.abc import Callable, Sequence
 from operator import itemgetter
 from typing import Any
 
-from citeaudit.core._answer import Answer, Citation, Claim, Reading, new_answer
-from citeaudit.core._findings import Problem
-from citeaudit.core._native import compiled, core
-from citeaudit.core._policy import exempt
+from citeaudit.core import (
+    Answer,
+    Citation,
+    Claim,
+    Problem,
+    Reading,
+    compiled,
+    core,
+    exempt,
+    new_answer,
+)
 from citeaudit.formats._fields import Fields
 from citeaudit.formats._text import blank
 

@@ -7,9 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from citeaudit.core._answer import Answer, Citation, Claim, Reading, SourcesAsGiven
-from citeaudit.core._findings import Problem
-from citeaudit.core._refusal import Refusal
+from citeaudit.core import Answer, Citation, Claim, Problem, Reading, Refusal, SourcesAsGiven
 
 __all__ = ["StructuredFormat"]
 

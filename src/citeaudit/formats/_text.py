@@ -10,22 +10,30 @@ from collections.abc import Callable, Sequence
 from itertools import repeat
 from operator import itemgetter
 
-from citeaudit.core._answer import (
+from citeaudit.core import (
     Answer,
     AnswerKind,
+    BracketGrammar,
     Claim,
+    Malformed,
+    Marker,
+    Problem,
     Reading,
     SourcesAsGiven,
+    Span,
+    Status,
     citations_of,
+    code_spans,
+    core,
+    covered,
+    exempt,
+    list_items,
     new_answer,
+    segment,
+    sighting,
+    under_cited_lead,
     without_markers,
 )
-from citeaudit.core._findings import Problem
-from citeaudit.core._grammar import BracketGrammar, Malformed, Marker, sighting
-from citeaudit.core._native import core
-from citeaudit.core._policy import exempt, list_items, under_cited_lead
-from citeaudit.core._report import Status
-from citeaudit.core._segment import Span, code_spans, covered, segment
 
 __all__ = ["TextFormat", "parse_text"]
 

@@ -11,7 +11,7 @@ from haystack import Document, component
 from haystack.dataclasses import ChatMessage, GeneratedAnswer
 
 from citeaudit.errors import InputError
-from citeaudit.request._guard import guard
+from citeaudit.request import guard
 
 __all__ = ["CitationGuard", "snapshot_from"]
 

@@ -16,12 +16,12 @@ from langchain_core.documents import Document
 from langchain_core.outputs import ChatGeneration, LLMResult
 from langchain_core.runnables import Runnable, RunnableLambda
 
-from citeaudit.core._engine import Report
-from citeaudit.core._engine import audit as audit_answer
+from citeaudit.core import Report
+from citeaudit.core import audit as audit_answer
 from citeaudit.errors import InputError
 from citeaudit.langchain._convert import answer_from, snapshot_from
-from citeaudit.request._guard import Guarded
-from citeaudit.request._guard import guard as guard_answer
+from citeaudit.request import Guarded
+from citeaudit.request import guard as guard_answer
 
 __all__ = ["Audit", "CitationAuditHandler", "audit", "guard"]
 

@@ -12,9 +12,9 @@ from typing import Any
 from llama_index.core.base.response.schema import Response
 from llama_index.core.schema import NodeWithScore
 
-from citeaudit.core._engine import Report, audit
+from citeaudit.core import Report, audit
 from citeaudit.errors import InputError
-from citeaudit.request._guard import Guarded, guard
+from citeaudit.request import Guarded, guard
 
 __all__ = ["audit_response", "guard_response", "snapshot_from"]
 

@@ -13,7 +13,7 @@ from llama_index.core.evaluation import BaseEvaluator, EvaluationResult
 from llama_index.core.prompts.mixin import PromptDictType, PromptMixinType
 from llama_index.core.schema import QueryBundle
 
-from citeaudit.core._engine import Report, audit
+from citeaudit.core import Report, audit
 from citeaudit.errors import InputError
 from citeaudit.llamaindex._convert import guard_response, snapshot_from
 

@@ -9,10 +9,9 @@ from mlflow.entities import Feedback, SpanType, Trace
 from mlflow.genai.scorers import Scorer
 from pydantic import Field
 
-from citeaudit.core._engine import Report, audit
-from citeaudit.core._sources import load_snapshot
+from citeaudit.core import Report, audit, load_snapshot
 from citeaudit.errors import InputError
-from citeaudit.eval._frameworks import MEASURES, reason_of, rebased, scores_of
+from citeaudit.eval import MEASURES, reason_of, rebased, scores_of
 
 __all__ = ["CitationScorer", "sources_of_trace"]
 

@@ -9,8 +9,7 @@ from typing import Any
 
 import orjson
 
-from citeaudit.core._config import Config, load_config
-from citeaudit.core._engine import audit
+from citeaudit.core import Config, audit, load_config
 from citeaudit.errors import CiteauditError
 
 __all__ = ["get_assert"]

@@ -11,9 +11,9 @@ from ragas.metrics.base import MetricOutputType, MetricType, SingleTurnMetric
 from ragas.metrics.result import MetricResult
 from ragas.run_config import RunConfig
 
-from citeaudit.core._engine import Report, audit
+from citeaudit.core import Report, audit
 from citeaudit.errors import InputError
-from citeaudit.eval._frameworks import Measure, measure_of, passages_of, reason_of, score_of
+from citeaudit.eval import Measure, measure_of, passages_of, reason_of, score_of
 
 __all__ = ["CitationScore", "audit_sample"]
 

@@ -3,8 +3,20 @@ report of an evaluation run and the calibration page of a support judge.
 """
 
 from citeaudit.report._calibration import calibration_html, calibration_text
+from citeaudit.report._formatters import FORMATTERS, json_text, one_line, verdict_line
 from citeaudit.report._html import html_report
 from citeaudit.report._tables import junit, markdown, replay_table, table
 
-__all__ = ["calibration_html", "calibration_text", "html_report", "junit", "markdown",
-           "replay_table", "table"]
+__all__ = [
+    "FORMATTERS",
+    "calibration_html",
+    "calibration_text",
+    "html_report",
+    "json_text",
+    "junit",
+    "markdown",
+    "one_line",
+    "replay_table",
+    "table",
+    "verdict_line",
+]

@@ -10,9 +10,7 @@ from typing import Any, Protocol, TextIO, cast, runtime_checkable
 
 import orjson
 
-from citeaudit.core._engine import Report
-from citeaudit.core._findings import Finding
-from citeaudit.core._registry import Registry, instance_of
+from citeaudit.core import Finding, Registry, Report, instance_of
 
 __all__ = [
     "FORMATTERS", "Formatter", "JsonFormatter", "LineIndex", "TextFormatter", "json_text",

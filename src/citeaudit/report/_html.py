@@ -10,10 +10,9 @@ from typing import Any
 
 from markupsafe import Markup, escape
 
-from citeaudit.core._rules import RULES
-from citeaudit.eval._evaluate import WorstRecord
-from citeaudit.eval._summary import BINS, METRICS, PRECISION_GRID, RECALL_GRID, Aggregate
-from citeaudit.request._render import neutralise
+from citeaudit.core import RULES
+from citeaudit.eval import BINS, METRICS, PRECISION_GRID, RECALL_GRID, Aggregate, WorstRecord
+from citeaudit.request import neutralise
 
 __all__ = ["html_report"]
 

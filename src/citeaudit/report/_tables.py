@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import IO, Any
 
-from citeaudit.eval._summary import METRICS
+from citeaudit.eval import METRICS
 from citeaudit.report._formatters import one_line
-from citeaudit.request._render import escape_markdown
+from citeaudit.request import escape_markdown
 
 __all__ = ["junit", "markdown", "replay_table", "table"]
 

@@ -17,8 +17,7 @@ from typing import TYPE_CHECKING, NamedTuple
 from urllib.parse import unquote, urlsplit, urlunsplit
 
 if TYPE_CHECKING:
-    from citeaudit.core._checks import Context
-    from citeaudit.core._sources import Source
+    from citeaudit.core import Context, Source
 
 __all__ = ["DEFAULT_QUOTE_LENGTH", "TRACKING_PARAMETERS", "Chip", "ChipNumbers", "canonical_url",
            "chip_for", "chips_of", "excerpt", "link_url"]

@@ -18,10 +18,9 @@ import json
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from citeaudit.core._config import Config
-from citeaudit.core._engine import GrammarSpec, Report, audit
+from citeaudit.core import Config, GrammarSpec, Report, audit
 from citeaudit.errors import InputError
-from citeaudit.formats._events import EventAssembler
+from citeaudit.formats import EventAssembler
 
 __all__ = ["EventStream", "read_events"]
 

@@ -12,10 +12,17 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from citeaudit.core._engine import resolve_id
-from citeaudit.core._grammar import Grammar, Marker
-from citeaudit.core._refusal import PATTERN_WINDOW, Refusal
-from citeaudit.core._segment import Span, code_spans, covered, mask
+from citeaudit.core import (
+    PATTERN_WINDOW,
+    Grammar,
+    Marker,
+    Refusal,
+    Span,
+    code_spans,
+    covered,
+    mask,
+    resolve_id,
+)
 from citeaudit.request._guard import junction, line_open, space_before
 
 __all__ = ["FENCE", "MAX_CONTENT", "QUIET", "REFUSAL_WINDOW", "Feed"]

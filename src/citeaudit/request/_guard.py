@@ -20,12 +20,19 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Literal, NamedTuple
 
-from citeaudit.core._answer import Citation, Claim
-from citeaudit.core._checks import Check, Context
-from citeaudit.core._config import Config
-from citeaudit.core._engine import GrammarSpec, Report, Status, run
-from citeaudit.core._rules import Severity
-from citeaudit.core._sources import Snapshot
+from citeaudit.core import (
+    Check,
+    Citation,
+    Claim,
+    Config,
+    Context,
+    GrammarSpec,
+    Report,
+    Severity,
+    Snapshot,
+    Status,
+    run,
+)
 from citeaudit.errors import ConfigError
 from citeaudit.request._chips import DEFAULT_QUOTE_LENGTH, Chip, chips_of
 

@@ -9,8 +9,7 @@ from collections.abc import Iterable
 from types import MappingProxyType
 from typing import Any, NamedTuple
 
-from citeaudit.core._config import DEFAULT_REFUSAL
-from citeaudit.core._sources import Snapshot, Source, passage
+from citeaudit.core import DEFAULT_REFUSAL, Snapshot, Source, passage
 from citeaudit.errors import SnapshotError
 
 __all__ = ["DEFAULT_CONTRACT", "PromptContext", "build_context"]

@@ -15,7 +15,7 @@ from urllib.parse import quote
 
 from markupsafe import Markup, escape
 
-from citeaudit.core._sources import Snapshot
+from citeaudit.core import Snapshot
 from citeaudit.errors import ConfigError
 from citeaudit.request._chips import DEFAULT_QUOTE_LENGTH, Chip, ChipNumbers, chip_for
 from citeaudit.request._guard import Guarded, Part, Policy, Ref, guard

@@ -24,13 +24,20 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from citeaudit.core._checks import Check
-from citeaudit.core._config import Config
-from citeaudit.core._engine import GrammarSpec, Report, choose_grammar, run
-from citeaudit.core._grammar import BracketGrammar, Chain, Grammar
-from citeaudit.core._native import compiled
-from citeaudit.core._refusal import Refusal
-from citeaudit.core._sources import load_snapshot
+from citeaudit.core import (
+    BracketGrammar,
+    Chain,
+    Check,
+    Config,
+    Grammar,
+    GrammarSpec,
+    Refusal,
+    Report,
+    choose_grammar,
+    compiled,
+    load_snapshot,
+    run,
+)
 from citeaudit.request import _feed
 from citeaudit.request._guard import DEFAULT_FALLBACK, guarded
 from citeaudit.request._render import Format, StreamRenderer, render_html, render_markdown

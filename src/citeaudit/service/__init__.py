@@ -5,6 +5,19 @@
 """
 
 from citeaudit.service._app import create_app
-from citeaudit.service._settings import Settings, tokens_from
+from citeaudit.service._settings import (
+    METRICS_DIR,
+    Settings,
+    environment_of,
+    from_environment,
+    tokens_from,
+)
 
-__all__ = ["Settings", "create_app", "tokens_from"]
+__all__ = [
+    "METRICS_DIR",
+    "Settings",
+    "create_app",
+    "environment_of",
+    "from_environment",
+    "tokens_from",
+]

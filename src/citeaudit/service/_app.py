@@ -44,18 +44,19 @@ from starlette.responses import HTMLResponse, Response
 from starlette.routing import Route, WebSocketRoute
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
-from citeaudit.core._config import DEFAULT_REFUSAL, config_with
-from citeaudit.core._engine import audit, run
-from citeaudit.core._loading import decode_json
+from citeaudit.core import DEFAULT_REFUSAL, audit, config_with, decode_json, run
 from citeaudit.errors import CiteauditError, ConfigError, InputError
-from citeaudit.eval._evaluators import load_evaluators
-from citeaudit.eval._records import RawItem
-from citeaudit.eval._results import Options, new_aggregate, run_of
-from citeaudit.eval._runner import audit_batch
-from citeaudit.request._guard import DEFAULT_FALLBACK, POLICIES, guard
-from citeaudit.request._prompt import DEFAULT_CONTRACT, build_context
-from citeaudit.request._render import render_html, render_markdown
-from citeaudit.request._stream import StreamAuditor
+from citeaudit.eval import Options, RawItem, audit_batch, load_evaluators, new_aggregate, run_of
+from citeaudit.request import (
+    DEFAULT_CONTRACT,
+    DEFAULT_FALLBACK,
+    POLICIES,
+    StreamAuditor,
+    build_context,
+    guard,
+    render_html,
+    render_markdown,
+)
 from citeaudit.service._openapi import OPENAPI, docs_page
 from citeaudit.service._pooled import Pooled
 from citeaudit.service._settings import Settings

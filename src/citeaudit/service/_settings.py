@@ -10,8 +10,7 @@ import os
 from pathlib import Path
 from typing import Any
 
-from citeaudit.core._config import Config
-from citeaudit.core._loading import DEFAULT_MAX_BYTES
+from citeaudit.core import DEFAULT_MAX_BYTES, Config
 from citeaudit.errors import ConfigError
 
 __all__ = ["Settings", "tokens_from"]
@@ -120,7 +119,7 @@ def from_environment() -> Settings:
     """The settings ``citeaudit serve`` hands its workers, through the environment (each
     worker process builds its app from them).
     """
-    from citeaudit.core._config import load_config  # noqa: PLC0415 - only the workers need it
+    from citeaudit.core import load_config  # noqa: PLC0415 - only the workers need it
 
     config_path = os.environ.get("CITEAUDIT_SERVE_CONFIG")
     token_file = os.environ.get("CITEAUDIT_TOKEN_FILE")

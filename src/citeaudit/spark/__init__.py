@@ -6,6 +6,14 @@ rows. ``citeaudit eval DATASET --engine spark`` runs both.
 """
 
 from citeaudit.spark._engine import aggregate, audit, audit_lines
+from citeaudit.spark._run import spark_eval
 from citeaudit.spark._schema import RESULT, result_of_row
 
-__all__ = ["RESULT", "aggregate", "audit", "audit_lines", "result_of_row"]
+__all__ = [
+    "RESULT",
+    "aggregate",
+    "audit",
+    "audit_lines",
+    "result_of_row",
+    "spark_eval",
+]

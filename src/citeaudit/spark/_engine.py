@@ -20,11 +20,18 @@ from pyspark import TaskContext
 from pyspark.sql import functions
 from pyspark.sql.pandas.types import to_arrow_schema
 
-from citeaudit.core._config import Config
-from citeaudit.eval._evaluators import load_evaluators
-from citeaudit.eval._records import line_item, row_item
-from citeaudit.eval._results import Options, result_of, run_of, summary_of, testcase
-from citeaudit.eval._summary import Aggregate
+from citeaudit.core import Config
+from citeaudit.eval import (
+    Aggregate,
+    Options,
+    line_item,
+    load_evaluators,
+    result_of,
+    row_item,
+    run_of,
+    summary_of,
+    testcase,
+)
 from citeaudit.spark._schema import RESULT, result_of_row
 
 if TYPE_CHECKING:

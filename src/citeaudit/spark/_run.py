@@ -24,9 +24,7 @@ from pyspark.sql import SparkSession, functions
 
 from citeaudit._files import refuse_inputs
 from citeaudit.errors import InputError, OutputError
-from citeaudit.eval._evaluate import WorstRecord
-from citeaudit.eval._results import Options, run_of
-from citeaudit.eval._summary import Aggregate
+from citeaudit.eval import Aggregate, Options, WorstRecord, run_of
 from citeaudit.spark._engine import aggregate, lines_results, merged_parts, rows_results
 
 if TYPE_CHECKING:

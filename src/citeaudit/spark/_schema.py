@@ -19,7 +19,7 @@ from pyspark.sql.types import (
     StructType,
 )
 
-from citeaudit.core._metrics import Metrics
+from citeaudit.core import Metrics
 
 __all__ = ["RESULT", "result_of_row"]
 

@@ -11,10 +11,21 @@ declaring its factory under that entry-point group.
 import functools
 import os
 
-from citeaudit.core._judging import Judgement, Passage, SupportJudge, get_judge
+from citeaudit.core import Judgement, Passage, SupportJudge, get_judge
+from citeaudit.support._calibrate import calibrate, read_pairs
 
-__all__ = ["Judgement", "Passage", "SupportJudge", "embedding", "get_judge", "lexical", "llm",
-           "nli"]
+__all__ = [
+    "Judgement",
+    "Passage",
+    "SupportJudge",
+    "calibrate",
+    "embedding",
+    "get_judge",
+    "lexical",
+    "llm",
+    "nli",
+    "read_pairs",
+]
 
 
 @functools.lru_cache(maxsize=16)

@@ -12,7 +12,7 @@ from typing import Any, NamedTuple
 
 import orjson
 
-from citeaudit.core._judging import SupportJudge
+from citeaudit.core import SupportJudge
 from citeaudit.errors import InputError
 
 __all__ = ["LabelledPair", "calibrate", "read_pairs"]

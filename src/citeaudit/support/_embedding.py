@@ -10,7 +10,7 @@ import os
 from collections.abc import Sequence
 from typing import Any
 
-from citeaudit.core._judging import Judgement, Passage
+from citeaudit.core import Judgement, Passage
 from citeaudit.errors import ConfigError
 from citeaudit.support._judges import device, windows
 

@@ -21,8 +21,7 @@ from itertools import filterfalse
 
 import Stemmer
 
-from citeaudit.core._judging import Judgement, Passage
-from citeaudit.core._native import compiled
+from citeaudit.core import Judgement, Passage, compiled
 from citeaudit.support._judges import sentences
 from citeaudit.support._quantities import (
     Quantity,

@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
-from citeaudit.core._judging import Judgement, Passage
+from citeaudit.core import Judgement, Passage
 from citeaudit.errors import CiteauditError, ConfigError
 
 __all__ = ["JudgeError", "LLMJudge"]

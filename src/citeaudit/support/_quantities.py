@@ -14,7 +14,7 @@ from typing import Any, NamedTuple
 
 import re2
 
-from citeaudit.core._amounts import without_identifiers
+from citeaudit.core import without_identifiers
 
 __all__ = ["Quantity", "consistent", "contradicted", "matches", "quantities", "value_key"]
 
