@@ -1,10 +1,10 @@
-"""The heavy parts of the suite: tests that need packages the light ``test`` extra leaves out.
+"""The heavy parts of the suite: tests that need what the light ``test`` extra leaves out.
 
-Each part has an extra of its own. Where a part is not installed its tests are skipped with
-the command that installs it; where ``CITEAUDIT_REQUIRE_<PART>=1`` is set (as CI sets it) the
-missing part is a failure instead, so that CI cannot pass by skipping.
-``CITEAUDIT_REQUIRE_ALL=1`` requires every part installed beside the test extra (``test-all``);
-the evaluation frameworks clash with it and have an environment of their own, so only
+Each part has an install of its own (an extra; promptfoo's is npm's). Where a part is not
+installed its tests are skipped with the command that installs it; where
+``CITEAUDIT_REQUIRE_<PART>=1`` is set the missing part is a failure instead, so that CI cannot
+pass by skipping. ``CITEAUDIT_REQUIRE_ALL=1`` requires every part but the evaluation
+frameworks, which clash with the test extra and have an environment of their own: only
 ``CITEAUDIT_REQUIRE_EVALS`` requires them.
 """
 
