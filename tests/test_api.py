@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import importlib
+import importlib.util
 import inspect
 import json
 import pkgutil
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -15,7 +17,7 @@ import citeaudit
 from citeaudit import Finding, Severity, audit, iter_findings, prepare
 from citeaudit.core._checks import BUILTIN
 from citeaudit.core._engine import findings_of
-from requires import needs
+from requires import needs, required
 
 
 def test_all_matches_the_public_namespace() -> None:
@@ -25,9 +27,10 @@ def test_all_matches_the_public_namespace() -> None:
     assert citeaudit.__all__ == sorted(citeaudit.__all__, key=lambda n: (not n.isupper(), n))
 
 
-SUBPACKAGES = ("cli", "core", "deepeval", "dspy", "eval", "formats", "haystack", "langchain",
-               "llamaindex", "mlflow", "promptfoo", "ragas", "report", "request", "service",
-               "spark", "support")
+SUBPACKAGES = ("cli", "core", "eval", "formats", "integrations", "report", "request",
+               "service", "spark", "support")
+INTEGRATIONS = ("deepeval", "dspy", "haystack", "langchain", "llamaindex", "mlflow",
+                "promptfoo", "ragas")
 # The subpackages whose framework a heavy part of the tests installs (tests/requires.py):
 # without it they are skipped, the rest checked.
 HEAVY = {"deepeval": ("deepeval", "evals"), "mlflow": ("mlflow", "evals"),
@@ -35,40 +38,86 @@ HEAVY = {"deepeval": ("deepeval", "evals"), "mlflow": ("mlflow", "evals"),
          "haystack": ("haystack", "frameworks"), "langchain": ("langchain_core", "frameworks"),
          "llamaindex": ("llama_index", "frameworks"), "spark": ("pyspark", "spark")}
 PUBLIC_MODULES = ("errors",)  # the exception tree, documented by its module
+# The integrations' old paths: modules that warn and forward, until the next release.
+MOVED = tuple(f"citeaudit.{name}" for name in INTEGRATIONS)
 # The top-level modules and packages, listed without importing them; __main__ runs the CLI.
 TOP = sorted(info.name for info in pkgutil.iter_modules(citeaudit.__path__, "citeaudit.")
-             if info.name != "citeaudit.__main__")
+             if info.name != "citeaudit.__main__" and info.name not in MOVED)
+
+
+def _present(name: str) -> bool:
+    """Whether the framework of a heavy subpackage is installed (else it is skipped)."""
+    if name not in HEAVY:
+        return True
+    framework, part = HEAVY[name]
+    if importlib.util.find_spec(framework) is None:
+        if required(part):
+            pytest.fail(f"{framework} is missing but its part is required", pytrace=False)
+        return False
+    return True
+
+
+def test_there_are_at_most_ten_top_level_packages() -> None:
+    packages = [name for name in TOP if not name.rsplit(".", 1)[1].startswith("_")
+                and name.rsplit(".", 1)[1] not in PUBLIC_MODULES]
+    assert packages == [f"citeaudit.{name}" for name in SUBPACKAGES]
 
 
 @pytest.mark.parametrize("top", TOP)
 def test_every_module_is_private_or_a_curated_package(top: str) -> None:
     """A module is private (``_name``) or a package with its own ``__all__``; nothing public
-    is shadowed by a top-level name (``citeaudit.guard`` is the function, and no module).
+    is shadowed by a top-level name (``citeaudit.guard`` is the function, and no module). The
+    integrations are packages of their own inside ``citeaudit.integrations``.
     """
-    if top.split(".")[1] in HEAVY:
-        framework, part = HEAVY[top.split(".")[1]]
-        needs(framework, part=part)
-    package = importlib.import_module(top)
-    found = [top] + [info.name for info in pkgutil.walk_packages(
-        getattr(package, "__path__", []), f"{top}.", onerror=_raise)]
-    for name in found:
-        last = name.rsplit(".", 1)[1]
+    if not _present(top.split(".")[1]):
+        needs(*HEAVY[top.split(".")[1]][:1], part=HEAVY[top.split(".")[1]][1])
+    for name in _walk(top):
+        pieces = name.split(".")
+        last = pieces[-1]
         module = importlib.import_module(name)
-        if last.startswith("_"):
+        if last.startswith("_") or any(p.startswith("_") for p in pieces[1:-1]):
+            continue
+        if pieces[1] == "integrations" and len(pieces) == 3:
+            assert last in (*INTEGRATIONS, "pytest"), f"{name}: not a listed integration"
+            if last != "pytest":
+                assert set(module.__all__) == _public(module), f"{name}.__all__"
             continue
         assert name.count(".") == 1, f"{name}: a public module inside a package"
         assert last in SUBPACKAGES + PUBLIC_MODULES, f"{name}: neither private nor listed"
         if last in SUBPACKAGES:
             assert hasattr(module, "__path__"), f"{name} is not a package"
-            public = {n for n in dir(module) if not n.startswith("_")
-                      and not inspect.ismodule(getattr(module, n))}
-            assert set(module.__all__) == public, f"{name}.__all__"
+            assert set(getattr(module, "__all__", ())) == _public(module), f"{name}.__all__"
         shadow = getattr(citeaudit, last, None)
         assert shadow is None or shadow is module, f"citeaudit.{last} shadows a module"
 
 
-def _raise(name: str) -> None:
-    raise ImportError(f"{name} cannot be imported")
+def _walk(name: str) -> list[str]:
+    """``name`` and every module beneath it, but integrations whose framework is missing."""
+    module = importlib.import_module(name)
+    found = [name]
+    for info in pkgutil.iter_modules(getattr(module, "__path__", []), f"{name}."):
+        pieces = info.name.split(".")
+        if pieces[1] == "integrations" and len(pieces) == 3 and not _present(pieces[2]):
+            continue
+        found += _walk(info.name)
+    return found
+
+
+def _public(module: object) -> set[str]:
+    return {n for n in dir(module) if not n.startswith("_")
+            and not inspect.ismodule(getattr(module, n))}
+
+
+@pytest.mark.parametrize("name", INTEGRATIONS)
+def test_an_integration_s_old_path_warns_and_forwards(name: str) -> None:
+    if not _present(name):
+        needs(HEAVY[name][0], part=HEAVY[name][1])
+    new = importlib.import_module(f"citeaudit.integrations.{name}")
+    sys.modules.pop(f"citeaudit.{name}", None)
+    with pytest.warns(DeprecationWarning, match=f"citeaudit.integrations.{name}"):
+        old = importlib.import_module(f"citeaudit.{name}")
+    assert old.__all__ == new.__all__
+    assert all(getattr(old, n) is getattr(new, n) for n in new.__all__)
 
 
 def test_the_functions_are_no_modules() -> None:

@@ -19,9 +19,9 @@ framework("deepeval")
 from deepeval import assert_test, evaluate  # noqa: E402 - after the framework check
 from deepeval.test_case import LLMTestCase, RetrievedContextData  # noqa: E402
 
-import citeaudit.deepeval  # noqa: E402
+import citeaudit.integrations.deepeval  # noqa: E402
 from citeaudit import InputError  # noqa: E402
-from citeaudit.deepeval import CitationMetric, audit_test_case  # noqa: E402
+from citeaudit.integrations.deepeval import CitationMetric, audit_test_case  # noqa: E402
 
 
 def _case(answer: str, contexts: Any = PASSAGES, **fields: Any) -> LLMTestCase:
@@ -123,11 +123,12 @@ def test_deepeval_runs_the_metric() -> None:
 def test_the_readme_example() -> None:
     readme = (Path(__file__).parents[1] / "README.md").read_text()
     (code,) = [block for block in re.findall(r"```python\n(.*?)```", readme, re.DOTALL)
-               if "citeaudit.deepeval" in block]
+               if "citeaudit.integrations.deepeval" in block]
     scope: dict[str, Any] = {"answer": GOOD, "passages": PASSAGES}
     exec(code, scope)  # the README's own example
     assert [r.success for r in scope["results"].test_results] == [True]
 
 
 def test_the_public_names() -> None:
-    assert set(citeaudit.deepeval.__all__) == public_names(citeaudit.deepeval)
+    module = citeaudit.integrations.deepeval
+    assert set(module.__all__) == public_names(module)

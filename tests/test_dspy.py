@@ -21,7 +21,7 @@ from dspy.adapters.types.citation import Citations
 from dspy.adapters.types.document import Document
 from dspy.utils import DummyLM
 
-import citeaudit.dspy as cd
+import citeaudit.integrations.dspy as cd
 from citeaudit import InputError
 
 DOCS = [Document(data="Refunds are issued within 14 days of receiving the returned item.",
@@ -96,7 +96,7 @@ def test_what_cannot_be_converted() -> None:
 def test_the_readme_example() -> None:
     readme = (Path(__file__).parents[1] / "README.md").read_text()
     (code,) = [block for block in re.findall(r"```python\n(.*?)```", readme, re.DOTALL)
-               if "citeaudit.dspy.metric" in block]
+               if "citeaudit.integrations.dspy.metric" in block]
     devset = [dspy.Example(question="How fast are refunds?", documents=PASSAGES)
               .with_inputs("question", "documents")]
     scope: dict[str, Any] = {"devset": devset}

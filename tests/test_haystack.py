@@ -21,7 +21,7 @@ from haystack.components.retrievers.in_memory import InMemoryBM25Retriever
 from haystack.dataclasses import ChatMessage
 from haystack.document_stores.in_memory import InMemoryDocumentStore
 
-import citeaudit.haystack as ch
+import citeaudit.integrations.haystack as ch
 from citeaudit import InputError
 
 TEXTS = ["Refunds are issued within 14 days of receiving the returned item.",
@@ -109,7 +109,7 @@ def test_snapshot_and_bad_objects() -> None:
 def test_the_readme_example() -> None:
     readme = (Path(__file__).parents[1] / "README.md").read_text()
     (code,) = [block for block in re.findall(r"```python\n(.*?)```", readme, re.DOTALL)
-               if "citeaudit.haystack.CitationGuard(" in block]
+               if "citeaudit.integrations.haystack.CitationGuard(" in block]
     pipeline = _pipeline("Refunds are issued within 14 days [1]. Shipping is free [5].",
                          builder=False)
     pipeline.remove_component("guard")

@@ -23,7 +23,7 @@ from langchain_core.prompts import ChatPromptTemplate
 from langchain_core.retrievers import BaseRetriever
 from langchain_core.runnables import RunnableParallel, RunnablePassthrough
 
-import citeaudit.langchain as cl
+import citeaudit.integrations.langchain as cl
 from citeaudit import Guarded, InputError
 from frameworks import run_async
 
@@ -135,7 +135,7 @@ def test_the_callback_handler_audits_a_chain_unchanged() -> None:
 def test_the_readme_example() -> None:
     readme = (Path(__file__).parents[1] / "README.md").read_text()
     (code,) = [block for block in re.findall(r"```python\n(.*?)```", readme, re.DOTALL)
-               if "citeaudit.langchain.guard(" in block]
+               if "citeaudit.integrations.langchain.guard(" in block]
     scope: dict[str, Any] = {"retriever": Shelf(documents=DOCS), "llm": _model(BAD, GOOD)}
     exec(code, scope)  # the README's own example, with a retriever and an offline model
     assert scope["guarded"].text == "Refunds are issued within 14 days [1]. Express shipping" \

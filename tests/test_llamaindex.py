@@ -25,7 +25,7 @@ from llama_index.core.llms.callbacks import llm_completion_callback
 from llama_index.core.query_engine import CitationQueryEngine
 from llama_index.core.schema import NodeWithScore, TextNode
 
-import citeaudit.llamaindex as cli
+import citeaudit.integrations.llamaindex as cli
 from citeaudit import InputError
 from frameworks import run_async
 
@@ -138,7 +138,7 @@ def test_objects_that_cannot_be_converted() -> None:
 def test_the_readme_example(index: VectorStoreIndex) -> None:
     readme = (Path(__file__).parents[1] / "README.md").read_text()
     (code,) = [block for block in re.findall(r"```python\n(.*?)```", readme, re.DOTALL)
-               if "citeaudit.llamaindex.audit_response(" in block]
+               if "citeaudit.integrations.llamaindex.audit_response(" in block]
     scope: dict[str, Any] = {"index": index, "llm": Scripted(answers=[
         "Refunds take 14 days [1]. Shipping is free [6]."])}
     exec(code, scope)  # the README's own example, with an offline LLM

@@ -24,9 +24,9 @@ pytestmark = [
 import mlflow  # noqa: E402 - after the framework check
 from mlflow.entities import Document, SpanType  # noqa: E402
 
-import citeaudit.mlflow  # noqa: E402
+import citeaudit.integrations.mlflow  # noqa: E402
 from citeaudit import InputError  # noqa: E402
-from citeaudit.mlflow import CitationScorer, sources_of_trace  # noqa: E402
+from citeaudit.integrations.mlflow import CitationScorer, sources_of_trace  # noqa: E402
 
 
 @pytest.fixture(autouse=True)
@@ -102,7 +102,7 @@ def test_what_cannot_be_converted() -> None:
 def test_the_readme_example() -> None:
     readme = (Path(__file__).parents[1] / "README.md").read_text()
     (code,) = [block for block in re.findall(r"```python\n(.*?)```", readme, re.DOTALL)
-               if "citeaudit.mlflow" in block]
+               if "citeaudit.integrations.mlflow" in block]
     scope: dict[str, Any] = {"answer": GOOD, "passages": PASSAGES, "rag_app": _app}
     exec(code, scope)  # the README's own example
     assert scope["result"].metrics["citation_verdict/mean"] == 1.0
@@ -110,4 +110,4 @@ def test_the_readme_example() -> None:
 
 
 def test_the_public_names() -> None:
-    assert set(citeaudit.mlflow.__all__) == public_names(citeaudit.mlflow)
+    assert set(citeaudit.integrations.mlflow.__all__) == public_names(citeaudit.integrations.mlflow)

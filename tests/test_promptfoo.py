@@ -11,7 +11,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from citeaudit.promptfoo import get_assert
+from citeaudit.integrations.promptfoo import get_assert
 from requires import absent
 
 EXAMPLE = Path(__file__).parents[1] / "examples" / "promptfoo"

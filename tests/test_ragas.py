@@ -39,9 +39,9 @@ def _collected() -> Iterator[None]:
 from ragas import EvaluationDataset, evaluate  # noqa: E402 - after the framework check
 from ragas.dataset_schema import SingleTurnSample  # noqa: E402
 
-import citeaudit.ragas  # noqa: E402
+import citeaudit.integrations.ragas  # noqa: E402
 from citeaudit import InputError  # noqa: E402
-from citeaudit.ragas import CitationScore, audit_sample  # noqa: E402
+from citeaudit.integrations.ragas import CitationScore, audit_sample  # noqa: E402
 
 
 def _sample(answer: str, contexts: Any = PASSAGES, **fields: Any) -> SingleTurnSample:
@@ -112,7 +112,7 @@ def test_what_cannot_be_converted() -> None:
 def test_the_readme_example() -> None:
     readme = (Path(__file__).parents[1] / "README.md").read_text()
     (code,) = [block for block in re.findall(r"```python\n(.*?)```", readme, re.DOTALL)
-               if "citeaudit.ragas" in block]
+               if "citeaudit.integrations.ragas" in block]
     scope: dict[str, Any] = {"answer": BAD, "passages": PASSAGES}
     exec(code, scope)  # the README's own example
     table = scope["scores"].to_pandas()
@@ -120,4 +120,4 @@ def test_the_readme_example() -> None:
 
 
 def test_the_public_names() -> None:
-    assert set(citeaudit.ragas.__all__) == public_names(citeaudit.ragas)
+    assert set(citeaudit.integrations.ragas.__all__) == public_names(citeaudit.integrations.ragas)

@@ -36,12 +36,13 @@ def spark(tmp_path_factory: pytest.TempPathFactory) -> Iterator[SparkSession]:
     """One local session for the module, with small partitions so that every dataset here
     spans several (the index of a partition's first row is what is tested).
     """
+    # PySpark starts its workers with PYSPARK_PYTHON (not spark.pyspark.python): this one.
+    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
     session = (SparkSession.builder.master("local[2]").appName("citeaudit tests")
                .config("spark.ui.enabled", "false")
                .config("spark.sql.shuffle.partitions", "4")
                .config("spark.sql.files.maxPartitionBytes", "4096")
                .config("spark.sql.files.openCostInBytes", "0")
-               .config("spark.pyspark.python", sys.executable)
                .config("spark.sql.warehouse.dir", str(tmp_path_factory.mktemp("warehouse")))
                .getOrCreate())
     session.sparkContext.setLogLevel("ERROR")

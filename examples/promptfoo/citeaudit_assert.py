@@ -1,5 +1,5 @@
 """The promptfoo assertion of promptfooconfig.yaml: citeaudit's."""
 
-from citeaudit.promptfoo import get_assert
+from citeaudit.integrations.promptfoo import get_assert
 
 __all__ = ["get_assert"]

@@ -7,8 +7,8 @@
 :class:`GuardedQueryEngine` guards the answers of another query engine.
 """
 
-from citeaudit.llamaindex._convert import audit_response, guard_response, snapshot_from
-from citeaudit.llamaindex._engine import CitationEvaluator, GuardedQueryEngine
+from citeaudit.integrations.llamaindex._convert import audit_response, guard_response, snapshot_from
+from citeaudit.integrations.llamaindex._engine import CitationEvaluator, GuardedQueryEngine
 
 __all__ = ["CitationEvaluator", "GuardedQueryEngine", "audit_response", "guard_response",
            "snapshot_from"]

@@ -4,6 +4,6 @@ it was given, and a metric for DSPy optimizers, so that a program can be optimis
 citation correctness.
 """
 
-from citeaudit.dspy._metric import answer_of, audit_prediction, citation_metric, metric
+from citeaudit.integrations.dspy._metric import answer_of, audit_prediction, citation_metric, metric
 
 __all__ = ["answer_of", "audit_prediction", "citation_metric", "metric"]

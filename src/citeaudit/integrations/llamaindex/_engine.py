@@ -15,7 +15,7 @@ from llama_index.core.schema import QueryBundle
 
 from citeaudit.core import Report, audit
 from citeaudit.errors import InputError
-from citeaudit.llamaindex._convert import guard_response, snapshot_from
+from citeaudit.integrations.llamaindex._convert import guard_response, snapshot_from
 
 __all__ = ["CitationEvaluator", "GuardedQueryEngine"]
 

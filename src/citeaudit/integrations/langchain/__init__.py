@@ -6,7 +6,7 @@
 :class:`CitationAuditHandler` audits every answer of a chain from its callbacks.
 """
 
-from citeaudit.langchain._chain import Audit, CitationAuditHandler, audit, guard
-from citeaudit.langchain._convert import answer_from, snapshot_from
+from citeaudit.integrations.langchain._chain import Audit, CitationAuditHandler, audit, guard
+from citeaudit.integrations.langchain._convert import answer_from, snapshot_from
 
 __all__ = ["Audit", "CitationAuditHandler", "answer_from", "audit", "guard", "snapshot_from"]

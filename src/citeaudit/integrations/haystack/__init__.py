@@ -3,6 +3,6 @@
 their documents, and :func:`snapshot_from` for Haystack ``Document`` lists.
 """
 
-from citeaudit.haystack._component import CitationGuard, snapshot_from
+from citeaudit.integrations.haystack._component import CitationGuard, snapshot_from
 
 __all__ = ["CitationGuard", "snapshot_from"]

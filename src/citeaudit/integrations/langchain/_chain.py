@@ -19,13 +19,13 @@ from langchain_core.runnables import Runnable, RunnableLambda
 from citeaudit.core import Report
 from citeaudit.core import audit as audit_answer
 from citeaudit.errors import InputError
-from citeaudit.langchain._convert import answer_from, snapshot_from
+from citeaudit.integrations.langchain._convert import answer_from, snapshot_from
 from citeaudit.request import Guarded
 from citeaudit.request import guard as guard_answer
 
 __all__ = ["Audit", "CitationAuditHandler", "audit", "guard"]
 
-_LOG = logging.getLogger("citeaudit.langchain")
+_LOG = logging.getLogger("citeaudit.integrations.langchain")
 _DOCUMENT_KEYS = ("documents", "context", "source_documents")
 
 
@@ -87,7 +87,8 @@ class CitationAuditHandler(BaseCallbackHandler):
     """A callback handler that audits every answer a model returns in a chain against the
     documents a retriever returned in the same chain (or ``documents``, when given), and
     keeps the audits in :attr:`audits` (and hands each to ``on_audit``, and logs it to the
-    ``citeaudit.langchain`` logger). Add it to a chain's callbacks; the chain is unchanged.
+    ``citeaudit.integrations.langchain`` logger). Add it to a chain's callbacks; the chain is
+    unchanged.
     """
 
     def __init__(self, documents: Sequence[Document] | None = None, *, ids: str = "position",

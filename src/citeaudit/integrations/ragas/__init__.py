@@ -3,6 +3,6 @@ single-turn metric that audits a sample's ``response`` against its ``retrieved_c
 (by position, or by ``retrieved_context_ids``): deterministic, no LLM, no embeddings.
 """
 
-from citeaudit.ragas._metric import CitationScore, audit_sample
+from citeaudit.integrations.ragas._metric import CitationScore, audit_sample
 
 __all__ = ["CitationScore", "audit_sample"]

@@ -4,6 +4,6 @@ output against the passages in its inputs or in its trace's retriever span: one 
 per measure, each with the audit's rationale; no judge model, no tokens.
 """
 
-from citeaudit.mlflow._scorer import CitationScorer, sources_of_trace
+from citeaudit.integrations.mlflow._scorer import CitationScorer, sources_of_trace
 
 __all__ = ["CitationScorer", "sources_of_trace"]

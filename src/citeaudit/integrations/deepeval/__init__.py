@@ -3,6 +3,6 @@
 deterministic, microseconds a case, no judge model and no tokens.
 """
 
-from citeaudit.deepeval._metric import CitationMetric, audit_test_case
+from citeaudit.integrations.deepeval._metric import CitationMetric, audit_test_case
 
 __all__ = ["CitationMetric", "audit_test_case"]

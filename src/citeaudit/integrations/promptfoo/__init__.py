@@ -9,12 +9,12 @@ In ``promptfooconfig.yaml``::
       - type: python
         value: file://citeaudit_assert.py:get_assert
 
-where ``citeaudit_assert.py`` holds ``from citeaudit.promptfoo import get_assert``. The
+where ``citeaudit_assert.py`` holds ``from citeaudit.integrations.promptfoo import get_assert``. The
 passages are the test's ``sources`` var (JSON text or a list; another var with the
 assertion's ``config: {sources_var: NAME}``); ``config`` may also give ``min_precision``,
 ``min_recall``, ``grammar``, ``refusal`` and ``answerable``.
 """
 
-from citeaudit.promptfoo._assert import get_assert
+from citeaudit.integrations.promptfoo._assert import get_assert
 
 __all__ = ["get_assert"]
