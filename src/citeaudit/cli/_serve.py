@@ -26,8 +26,9 @@ def add_parser(commands: Any) -> None:
         description="Serve POST /v1/audit, /v1/guard and /v1/context (JSON in and out, the"
         " library's answers), POST /v1/stream (NDJSON, or a WebSocket: an answer audited"
         " while it streams) and /v1/eval (NDJSON: a dataset run), GET /healthz, /readyz,"
-        " /metrics (Prometheus), /openapi.json and /docs. Bearer tokens come from CITEAUDIT_TOKENS (comma separated) and"
-        " --token-file; without any, no authentication.")
+        " /metrics (Prometheus), /openapi.json and /docs. Bearer tokens come from"
+        " CITEAUDIT_TOKENS (comma separated) and --token-file; without any, no"
+        " authentication.")
     parser.add_argument("--host", default="127.0.0.1", help="address to bind (default"
                         " 127.0.0.1: this machine only)")
     parser.add_argument("--port", type=int, default=8000, help="port (default 8000)")
