@@ -70,7 +70,8 @@ def test_results_aggregate_and_exit(run: Any, tmp_path: Path) -> None:
     assert summary["findings"] == {"CA201": 2, "CA202": 2, "CA302": 2}
     assert summary["tags"]["system"]["a"]["records"] == 6
     assert summary["tags"]["system"]["b"]["no_evidence"] == 2
-    assert summary["gates"] == [{"gate": "pass_rate>=1", "holds": False}]
+    assert summary["gates"] == [{"gate": "pass_rate>=1", "holds": False, "value": 0.5,
+                                 "reason": "pass_rate is 0.5, not >= 1"}]
     rows = results_of(out)
     assert [r["id"] for r in rows] == [f"r{n}" for n in range(12)]
     assert [r["index"] for r in rows] == list(range(12))
@@ -190,6 +191,38 @@ def test_bad_records_are_reported_and_the_rest_audited(run: Any, tmp_path: Path)
     assert rows[-1]["place"] == "line 11"  # the blank line is counted, not an item
 
 
+def test_a_failed_gate_says_what_it_measured_and_a_tag_gate_reads_its_tag(
+        run: Any, tmp_path: Path) -> None:
+    data = write_jsonl(tmp_path / "d.jsonl", records(12))
+    out = tmp_path / "r.jsonl"
+    shown = run("eval", str(data), "-o", str(out), "--no-evaluators", "--gate",
+                "pass_rate[system=a]>=0", "--gate", "pass_rate[system=zz]>=0", "--gate",
+                "mean_support_recall>=0.5", "--gate", "records>=12", "--format", "json")
+    gates = json.loads(shown.out)["gates"]
+    assert [(g["gate"], g["holds"], g["reason"]) for g in gates] == [
+        ("pass_rate[system=a]>=0", True, ""),
+        ("pass_rate[system=zz]>=0", False, "no record has the tag system=zz"),
+        ("mean_support_recall>=0.5", False,
+         "mean_support_recall was not computed: it needs a support judge (--support)"),
+        ("records>=12", True, "")]
+    assert gates[0]["value"] == json.loads(shown.out)["tags"]["system"]["a"]["pass_rate"]
+    assert shown.code == ExitCode.FAILED
+    table = run("eval", str(data), "--no-evaluators", "--gate", "mean_support_recall>=0.5").out
+    assert ("gate mean_support_recall>=0.5: FAILS (mean_support_recall was not computed: it"
+            " needs a support judge (--support))") in table
+    replayed = run("replay", str(out), "--gate", "pass_rate>=0.4", "--gate", "records>=12")
+    assert replayed.code == ExitCode.OK
+    assert "gate pass_rate>=0.4: holds\ngate records>=12: holds\n" in replayed.out
+    strict = run("replay", str(out), "--gate", "pass_rate>=0.9", "--format", "json")
+    assert strict.code == ExitCode.FAILED
+    (gate,) = json.loads(strict.out)["gates"]
+    assert gate["reason"] == f"pass_rate is {gate['value']:.4g}, not >= 0.9"
+    unmeasured = run("replay", str(out), "--gate", "mean_precision>=0.5", "--format", "json")
+    assert json.loads(unmeasured.out)["gates"][0]["reason"] == (
+        "mean_precision is not measured here")
+    assert run("replay", str(out)).code == ExitCode.FAILED  # the default: every record passes
+
+
 def test_gates_and_formats(run: Any, tmp_path: Path) -> None:
     data = write_jsonl(tmp_path / "d.jsonl", records(6))
     holds = run("eval", str(data), "--gate", "pass_rate>=0.1", "--gate",
@@ -198,10 +231,14 @@ def test_gates_and_formats(run: Any, tmp_path: Path) -> None:
     assert "gate pass_rate>=0.1: holds\ngate no_evidence_rate<=0.2: holds\n" in holds.out
     fails = run("eval", str(data), "--gate", "mean_precision>=0.99", "--no-evaluators")
     assert fails.code == ExitCode.FAILED
-    assert "gate mean_precision>=0.99: FAILS" in fails.out
+    assert re.search(r"^gate mean_precision>=0\.99: FAILS \(mean_precision is 0\.\d+, not >="
+                     r" 0\.99\)$", fails.out, re.MULTILINE), fails.out
     bad = run("eval", str(data), "--gate", "precision=0.9")
     assert bad.code == ExitCode.INPUT_ERROR
     assert "--gate 'precision=0.9': write METRIC>=VALUE" in bad.err
+    for bad_tag in ("pass_rate[system]>=0.5", "pass_rate[=a]>=0.5", "pass_rate[a b=c]>=1"):
+        refused = run("eval", str(data), "--gate", bad_tag)
+        assert refused.code == ExitCode.INPUT_ERROR, bad_tag
     markdown = run("eval", str(data), "--format", "markdown", "--no-evaluators").out
     assert markdown.startswith("|  | records | pass rate |")
     assert "| system=a | 3 |" in markdown
@@ -270,7 +307,9 @@ def test_resume_after_a_real_interruption(tmp_path: Path, how: signal.Signals) -
     _, stderr = process.communicate(timeout=60)
     if how == signal.SIGINT:
         assert process.returncode == 130
-        assert stderr == b"citeaudit: interrupted\n"  # no traceback, from any process
+        assert stderr == (b"citeaudit: interrupted: the results so far are kept in "
+                          + bytes(partial) + b"; run the same command with --resume to go"
+                          b" on\n")  # no traceback, from any process
     deadline = time.monotonic() + 10
     while workers_of(data) and time.monotonic() < deadline:  # they go with their parent
         time.sleep(0.1)

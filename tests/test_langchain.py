@@ -140,4 +140,5 @@ def test_the_readme_example() -> None:
     exec(code, scope)  # the README's own example, with a retriever and an offline model
     assert scope["guarded"].text == "Refunds are issued within 14 days [1]. Express shipping" \
         " is free."
-    assert [a.report.status for a in scope["audits"]] == ["unverified"]  # no documents sent
+    # the handler pairs the answer with the documents the chain's retriever returned
+    assert [(a.report.status, a.documents) for a in scope["audits"]] == [("ok", 2)]

@@ -66,8 +66,9 @@ def main(argv: Sequence[str] | None = None, *, stdout: TextIO | None = None,
         return ExitCode.INPUT_ERROR
     except SystemExit as exit_:  # --help and --version
         return int(exit_.code or 0)
-    except KeyboardInterrupt:
-        _say(err, "citeaudit: interrupted\n")
+    except KeyboardInterrupt as interrupt:  # its argument, if any, says how to go on
+        hint = f": {interrupt.args[0]}" if interrupt.args else ""
+        _say(err, one_line(f"citeaudit: interrupted{hint}") + "\n")
         return ExitCode.INTERRUPTED
     except BrokenPipeError:  # the reader went away (| head): stop quietly, as cat does
         _silence(out)

@@ -33,6 +33,7 @@ from citeaudit.eval import (
     default_jobs,
     detect_format,
     evaluate,
+    gate_line,
     gate_results,
     load_evaluators,
     progress_for,
@@ -143,6 +144,13 @@ def run(args: argparse.Namespace, io: IO) -> int:
                                      junit=cases if options.junit else None,
                                      on_unreadable=report_unreadable, progress=progress,
                                      shard=args.shard)
+            except KeyboardInterrupt:
+                if args.out is None:
+                    raise
+                # The results so far are kept beside the target: say how to go on from them.
+                raise KeyboardInterrupt(f"the results so far are kept in {args.out}.partial;"
+                                        " run the same command with --resume to go on"
+                                        ) from None
             finally:
                 if progress is not None:
                     progress.close()
@@ -215,7 +223,7 @@ def show(aggregate: Aggregate, form: str, gates: list[Gate], cases: TextIO,
     else:
         out.write(table(data) if form == "table" else markdown(data))
         for gate in data["gates"]:
-            out.write(f"gate {gate['gate']}: {'holds' if gate['holds'] else 'FAILS'}\n")
+            out.write(one_line(gate_line(gate)) + "\n")
     return data
 
 

@@ -24,7 +24,7 @@ from citeaudit.eval._frameworks import (
     score_of,
     scores_of,
 )
-from citeaudit.eval._gates import Gate, gate_results, parse_gate
+from citeaudit.eval._gates import Gate, gate_line, gate_results, parse_gate
 from citeaudit.eval._merge import merge, merged_worst
 from citeaudit.eval._records import (
     DATASET_FORMATS,
@@ -75,6 +75,7 @@ __all__ = [
     "default_jobs",
     "detect_format",
     "evaluate",
+    "gate_line",
     "gate_results",
     "line_item",
     "load_evaluators",

@@ -191,9 +191,10 @@ def _run_header(run: Mapping[str, Any]) -> str:
     out = ['<table class="run">'] + [f"<tr><th>{_e(name)}</th><td>{_e(value)}</td></tr>"
                                      for name, value in rows if value not in (None, "", [])]
     for gate in gates:
-        outcome = ("ok", "holds") if gate.get("holds") else ("fail", "FAILS")
+        outcome = ("ok", "holds") if gate.get("holds") else (
+            "fail", f"FAILS: {gate['reason']}" if gate.get("reason") else "FAILS")
         out.append(f'<tr><th>gate {_e(gate.get("gate"))}</th><td class="{outcome[0]}">'
-                   f"{outcome[1]}</td></tr>")
+                   f"{_e(outcome[1])}</td></tr>")
     out.append("</table>")
     if gates:
         passed = all(gate.get("holds") for gate in gates)
