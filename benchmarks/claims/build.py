@@ -62,6 +62,7 @@ class Answer:
     text: str
     path: str
     passages: tuple[dict[str, str], ...] | None
+    commit: str = ""  # where it differs from its source's pinned commit
 
 
 SOURCES = {
@@ -89,24 +90,44 @@ QUOTA = {
     "Google Gemini (grounding)": 200,
     "xAI Grok 2 (search)": 200,
     "Desearch (Horizon, Orbit)": 200,
+    "Perplexity (free tier)": 150,
+    "ChatGPT search": 150,
+    "Andi Search": 100,
 }
 
+# Runs that the source later replaced by files over the snapshot's size limit: read at the
+# commit that last held them whole (path, system, commit).
+AI_SEARCH_HISTORY = (
+    ("results/perplexity_ai_100_result.jsonl", "Perplexity (free tier)",
+     "8894d713a664ece67f4f5476007390e23fba50cf"),
+    ("results/chatgpt_search_200_result.jsonl", "ChatGPT search",
+     "2f02190723cab42b33be98bad88a7acb745969e3"),
+    ("results/andi_search_200_result.jsonl", "Andi Search",
+     "769fc42da3c8faafcbb1c4183c499f499a8d18d6"),
+)
 
-def read(root: Path, source: Source, path: str) -> str:
-    """The file at ``path`` in ``source``'s pinned commit (or in a plain checkout)."""
+
+def read(root: Path, source: Source, path: str, commit: str = "") -> str:
+    """The file at ``path`` in ``source``'s pinned commit, or in ``commit`` when given (or in
+    a plain checkout)."""
     git_dir = root / ".git" if (root / ".git").exists() else root
     if (git_dir / "HEAD").is_file():
         shown = subprocess.run(
-            ["git", f"--git-dir={git_dir}", "show", f"{source.commit}:{path}"],
+            ["git", f"--git-dir={git_dir}", "show", f"{commit or source.commit}:{path}"],
             capture_output=True, check=True)
         return shown.stdout.decode("utf-8")
     return (root / path).read_text(encoding="utf-8")
 
 
 def _lines(text: str) -> Iterator[dict[str, Any]]:
+    # A few source lines hold two records run together (a scraper's missing newline).
+    decoder = json.JSONDecoder()
     for line in text.splitlines():
-        if line.strip():
-            yield json.loads(line)
+        at = 0
+        while line[at:].strip():
+            row, end = decoder.raw_decode(line, at)
+            yield row
+            at = end + len(line[end:]) - len(line[end:].lstrip())
 
 
 def _english(text: str) -> bool:
@@ -165,13 +186,14 @@ def drb_tickr(root: Path) -> Iterator[Answer]:
 def ai_search_benchmark(root: Path) -> Iterator[Answer]:
     """Answers of AI search products to one question set, with the links each returned."""
     source = SOURCES["ai-search-benchmark"]
-    runs = (("results/gemini_results.jsonl", "Google Gemini (grounding)"),
-            ("results/grok_search_result.jsonl", "xAI Grok 2 (search)"),
-            ("results/datura_horizon_web_results.jsonl", "Desearch (Horizon, Orbit)"),
-            ("results/datura_orbit_web_results.jsonl", "Desearch (Horizon, Orbit)"))
-    for path, system in runs:
+    runs = (("results/gemini_results.jsonl", "Google Gemini (grounding)", ""),
+            ("results/grok_search_result.jsonl", "xAI Grok 2 (search)", ""),
+            ("results/datura_horizon_web_results.jsonl", "Desearch (Horizon, Orbit)", ""),
+            ("results/datura_orbit_web_results.jsonl", "Desearch (Horizon, Orbit)", ""),
+            *AI_SEARCH_HISTORY)
+    for path, system, commit in runs:
         stem = Path(path).stem
-        for row in _lines(read(root, source, path)):
+        for row in _lines(read(root, source, path, commit)):
             text = row.get("result") or ""
             if not text.strip() or not _english(row["question"]):
                 continue
@@ -179,7 +201,7 @@ def ai_search_benchmark(root: Path) -> Iterator[Answer]:
                 {name: str(hit.get(name) or "") for name in ("title", "url", "description")}
                 for hit in row.get("search_results") or ())
             yield Answer(f"{source.option}/{stem}/{row['id']}", source.option, system,
-                         row["question"], text, path, passages)
+                         row["question"], text, path, passages, commit)
 
 
 LOADERS: dict[str, Callable[[Path], Iterator[Answer]]] = {
@@ -264,7 +286,7 @@ def sample(answers: Sequence[Answer], quota: int, system: str
 def _answer_record(answer: Answer) -> dict[str, Any]:
     source = SOURCES[answer.source]
     return {"answer": answer.key, "source": answer.source, "system": answer.system,
-            "repo": source.repo, "commit": source.commit, "path": answer.path,
+            "repo": source.repo, "commit": answer.commit or source.commit, "path": answer.path,
             "licence": source.licence, "question": answer.question, "text": answer.text,
             "passages": list(answer.passages) if answer.passages else None}
 
