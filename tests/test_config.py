@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 
 import pytest
 
 from citeaudit import Config, ConfigError, Severity, audit, load_config
+from citeaudit.core._config import SETTINGS
 
 
 def test_defaults() -> None:
@@ -140,3 +142,11 @@ def test_brackets_in_strings_and_comments_are_no_nesting(tmp_path: Path) -> None
 def test_a_config_file_that_never_ends_is_refused() -> None:
     with pytest.raises(ConfigError, match=r"^/dev/zero: input is over the limit of"):
         load_config(Path("/dev/zero"))
+
+
+def test_every_setting_has_one_table_entry() -> None:
+    """Each field a file or a flag sets is read and checked by its entry in one table; the
+    derived fields are not settable."""
+    settable = {f.name for f in dataclasses.fields(Config) if f.init}
+    assert set(SETTINGS) == settable
+    assert all(setting.key == name.replace("_", "-") for name, setting in SETTINGS.items())

@@ -15,7 +15,7 @@ import dataclasses
 import math
 import re
 import tomllib
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
@@ -74,41 +74,11 @@ class Config:
     _refusals: Refusal = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
-        for name in ("select", "extend_select", "ignore"):
-            for prefix in getattr(self, name):
-                if not _PREFIX.fullmatch(prefix) or not _matching(prefix):
-                    raise ConfigError(f"{name.replace('_', '-')}: {prefix!r} matches no rule code")
-        for code, level in self.severity.items():
-            if code not in RULES:
-                raise ConfigError(f"severity: unknown rule code {code!r}")
-            if not isinstance(level, Severity):
-                raise ConfigError(f"severity of {code} must be a Severity")
-        for name in ("min_precision", "min_recall"):
-            value = getattr(self, name)
-            if value is not None and (not 0.0 <= value <= 1.0 or math.isnan(value)):
-                raise ConfigError(f"{name.replace('_', '-')} must lie in [0, 1], not {value}")
-        if self.max_bytes < 1:
-            raise ConfigError(f"max-bytes must be positive, not {self.max_bytes}")
-        if self.claim_policy not in ("all", "quantities"):
-            raise ConfigError("claim-policy must be 'all' or 'quantities', not"
-                              f" {self.claim_policy!r}")
-        if not isinstance(self.not_citable, frozenset):
-            object.__setattr__(self, "not_citable", frozenset(self.not_citable))
-        for name in sorted(self.not_citable - set(NOT_CITABLE)):
-            raise ConfigError(f"not-citable: {name!r} is no claim policy rule; the rules:"
-                              f" {', '.join(NOT_CITABLE)}")
-        if self.support is not None and self.support not in JUDGES:
-            raise ConfigError(f"support must be one of {', '.join(JUDGES)}, not"
-                              f" {self.support!r}")
-        if self.support_threshold is not None and not 0.0 <= self.support_threshold <= 1.0:
-            raise ConfigError("support-threshold must lie in [0, 1], not"
-                              f" {self.support_threshold}")
-        refusals = (self.refusal,) if isinstance(self.refusal, str) else tuple(self.refusal)
-        if not refusals or not all(isinstance(r, str) and r.strip() for r in refusals):
-            raise ConfigError("refusal must be a non-empty string (or a list of them)")
-        object.__setattr__(self, "refusal", refusals[0] if len(refusals) == 1 else refusals)
-        if self.refusal_regex is not None:
-            Refusal.of(refusals, self.refusal_regex)  # compiles it: a bad pattern fails here
+        for name, setting in SETTINGS.items():  # every field checked by its table entry
+            if setting.check is not None:
+                kept = setting.check(getattr(self, name), setting.key)
+                if kept is not None:  # the checked value in its one form (a str, a frozenset)
+                    object.__setattr__(self, name, kept)
         if self.select:
             codes = {code for prefix in self.select for code in _matching(prefix)}
         else:
@@ -211,11 +181,6 @@ def _read_toml(path: Path) -> dict[str, Any]:
         raise ConfigError(f"{path}: nested too deep to be read") from None
 
 
-_KEYS = {"grammar", "refusal", "refusal-regex", "select", "extend-select", "ignore", "severity",
-         "min-precision", "min-recall", "max-bytes", "claim-policy", "support",
-         "support-threshold", "checks", "not-citable"}
-
-
 def _from_mapping(data: Mapping[str, Any]) -> Config:
     return Config(**_values(data, "[tool.citeaudit]"))
 
@@ -232,48 +197,8 @@ def _values(data: Mapping[str, Any], where: str) -> dict[str, Any]:
     if unknown:
         raise ConfigError(f"unknown key {unknown[0]!r} in {where}; known keys:"
                           f" {', '.join(sorted(_KEYS))}")
-    values: dict[str, Any] = {}
-    if "grammar" in data:
-        values["grammar"] = _strings(data["grammar"], "grammar")
-    if "refusal" in data:
-        refusals = _strings(data["refusal"], "refusal")
-        values["refusal"] = refusals[0] if len(refusals) == 1 else refusals
-    if "refusal-regex" in data:
-        if not isinstance(data["refusal-regex"], str):
-            raise ConfigError("refusal-regex must be a string (an RE2 pattern)")
-        values["refusal_regex"] = data["refusal-regex"]
-    for key in ("select", "extend-select", "ignore"):
-        if key in data:
-            values[key.replace("-", "_")] = _strings(data[key], key)
-    if "severity" in data:
-        table = data["severity"]
-        if not isinstance(table, dict):
-            raise ConfigError("severity must be a table of CODE = \"error\" | \"warning\"")
-        values["severity"] = {code: parse_severity(level, code) for code, level in table.items()}
-    if "support" in data:
-        if not isinstance(data["support"], str):
-            raise ConfigError("support must be a string")
-        values["support"] = data["support"]
-    for key in ("min-precision", "min-recall", "support-threshold"):
-        if key in data:
-            value = data[key]
-            if isinstance(value, bool) or not isinstance(value, int | float):
-                raise ConfigError(f"{key} must be a number")
-            values[key.replace("-", "_")] = float(value)
-    if "max-bytes" in data:
-        if isinstance(data["max-bytes"], bool) or not isinstance(data["max-bytes"], int):
-            raise ConfigError("max-bytes must be an integer")
-        values["max_bytes"] = data["max-bytes"]
-    if "checks" in data:
-        values["checks"] = _strings(data["checks"], "checks")
-    if "not-citable" in data:
-        value = data["not-citable"]
-        if not isinstance(value, list) or not all(isinstance(item, str) for item in value):
-            raise ConfigError("not-citable must be a list of claim policy rules")
-        values["not_citable"] = frozenset(value)
-    if "claim-policy" in data:
-        values["claim_policy"] = data["claim-policy"]
-    return values
+    return {name: setting.read(data[setting.key], setting.key)
+            for name, setting in SETTINGS.items() if setting.key in data}
 
 
 def parse_severity(level: Any, code: str) -> Severity:
@@ -291,3 +216,134 @@ def _strings(value: Any, key: str) -> tuple[str, ...]:
     if isinstance(value, list) and all(isinstance(item, str) for item in value):
         return tuple(value)
     raise ConfigError(f"{key} must be a string or a list of strings")
+
+
+# Readers: a file's value (any TOML value) as the field's type, else a ConfigError. Checks: the
+# field's value, however it was given (a file, a flag, Python), else a ConfigError; a check
+# returns the value in its one form where it has several (None: keep it).
+
+
+def _kept(value: Any, _key: str) -> Any:
+    return value
+
+
+def _string(value: Any, key: str) -> str:
+    if not isinstance(value, str):
+        raise ConfigError(f"{key} must be a string" + (" (an RE2 pattern)" if "regex" in key
+                                                       else ""))
+    return value
+
+
+def _number(value: Any, key: str) -> float:
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise ConfigError(f"{key} must be a number")
+    return float(value)
+
+
+def _integer(value: Any, key: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise ConfigError(f"{key} must be an integer")
+    return int(value)
+
+
+def _severity_table(value: Any, key: str) -> dict[str, Severity]:
+    if not isinstance(value, dict):
+        raise ConfigError(f"{key} must be a table of CODE = \"error\" | \"warning\"")
+    return {code: parse_severity(level, code) for code, level in value.items()}
+
+
+def _refusal_strings(value: Any, key: str) -> str | tuple[str, ...]:
+    refusals = _strings(value, key)
+    return refusals[0] if len(refusals) == 1 else refusals
+
+
+def _rule_names(value: Any, key: str) -> frozenset[str]:
+    if not isinstance(value, list) or not all(isinstance(item, str) for item in value):
+        raise ConfigError(f"{key} must be a list of claim policy rules")
+    return frozenset(value)
+
+
+def _prefixes(value: tuple[str, ...], key: str) -> None:
+    for prefix in value:
+        if not _PREFIX.fullmatch(prefix) or not _matching(prefix):
+            raise ConfigError(f"{key}: {prefix!r} matches no rule code")
+
+
+def _severities(value: Mapping[str, Severity], key: str) -> None:
+    for code, level in value.items():
+        if code not in RULES:
+            raise ConfigError(f"{key}: unknown rule code {code!r}")
+        if not isinstance(level, Severity):
+            raise ConfigError(f"severity of {code} must be a Severity")
+
+
+def _ratio(value: float | None, key: str) -> None:
+    if value is not None and (not 0.0 <= value <= 1.0 or math.isnan(value)):
+        raise ConfigError(f"{key} must lie in [0, 1], not {value}")
+
+
+def _positive(value: int, key: str) -> None:
+    if value < 1:
+        raise ConfigError(f"{key} must be positive, not {value}")
+
+
+def _claim_policy(value: str, key: str) -> None:
+    if value not in ("all", "quantities"):
+        raise ConfigError(f"{key} must be 'all' or 'quantities', not {value!r}")
+
+
+def _policy_rules(value: frozenset[str] | Any, key: str) -> frozenset[str]:
+    rules = frozenset(value)
+    for name in sorted(rules - set(NOT_CITABLE)):
+        raise ConfigError(f"{key}: {name!r} is no claim policy rule; the rules:"
+                          f" {', '.join(NOT_CITABLE)}")
+    return rules
+
+
+def _judge(value: str | None, key: str) -> None:
+    if value is not None and value not in JUDGES:
+        raise ConfigError(f"{key} must be one of {', '.join(JUDGES)}, not {value!r}")
+
+
+def _refusals(value: str | tuple[str, ...], key: str) -> str | tuple[str, ...]:
+    refusals = (value,) if isinstance(value, str) else tuple(value)
+    if not refusals or not all(isinstance(r, str) and r.strip() for r in refusals):
+        raise ConfigError(f"{key} must be a non-empty string (or a list of them)")
+    return refusals[0] if len(refusals) == 1 else refusals
+
+
+def _pattern(value: str | None, _key: str) -> None:
+    if value is not None:
+        Refusal.of(DEFAULT_REFUSAL, value)  # compiles it: a bad pattern fails here
+
+
+@dataclass(frozen=True, slots=True)
+class Setting:
+    """One configuration field: its key in files, how a file's value is read, how any value
+    is checked.
+    """
+
+    key: str
+    read: Callable[[Any, str], Any] = _kept
+    check: Callable[[Any, str], Any] | None = None
+
+
+# Every field a file or a flag may set, in the order they are checked.
+SETTINGS: dict[str, Setting] = {
+    "grammar": Setting("grammar", _strings),
+    "refusal": Setting("refusal", _refusal_strings, _refusals),
+    "refusal_regex": Setting("refusal-regex", _string, _pattern),
+    "select": Setting("select", _strings, _prefixes),
+    "extend_select": Setting("extend-select", _strings, _prefixes),
+    "ignore": Setting("ignore", _strings, _prefixes),
+    "severity": Setting("severity", _severity_table, _severities),
+    "min_precision": Setting("min-precision", _number, _ratio),
+    "min_recall": Setting("min-recall", _number, _ratio),
+    "max_bytes": Setting("max-bytes", _integer, _positive),
+    "claim_policy": Setting("claim-policy", _kept, _claim_policy),
+    "support": Setting("support", _string, _judge),
+    "support_threshold": Setting("support-threshold", _number, _ratio),
+    "checks": Setting("checks", _strings),
+    "not_citable": Setting("not-citable", _rule_names, _policy_rules),
+}
+_KEYS = frozenset(setting.key for setting in SETTINGS.values())
