@@ -29,6 +29,28 @@ _AUDITED = {"answer": {"description": "the answer: text, a list of claims, the s
             "sources": {"description": "the snapshot (any shape the library reads), or the"
                                        " provider request the response answers"},
             "options": _OPTIONS}
+# The guard's and the context's fields, described for whoever fills them in (a person reading
+# /docs, or an agent calling the MCP tools, which take these same schemas).
+_POLICY = {"enum": ["strip", "drop", "withhold"],
+           "description": "what to do with what does not verify: strip (default) removes the"
+                          " unverifiable markers, drop removes the claims that carry one,"
+                          " withhold serves the fallback instead of an answer that does not"
+                          " verify"}
+_FALLBACK = {"type": "string", "description": "the text served when the answer is withheld"}
+_RENDER = {"enum": ["html", "markdown"],
+           "description": "also render the served answer with its citation chips"}
+_PASSAGES = {"type": "array", "description": "the passages chosen for one request, in order:"
+                                            " strings, or objects with text and optional"
+                                            " url/source_url, title/label/section"}
+_CONTRACT = {"type": "string", "description": "the citation contract put before the"
+                                              " passages ({refusal} is replaced by the refusal"
+                                              " string; default: the built-in contract)"}
+_REFUSAL = {"type": "string", "description": "the exact refusal string the contract asks for"}
+_MAX_PASSAGES = {"type": "integer", "minimum": 1,
+                 "description": "keep at most this many passages (before numbering)"}
+_MAX_CHARS = {"type": "integer", "minimum": 1, "description": "keep passages while their text"
+                                                           " totals at most this many"
+                                                           " characters"}
 
 
 _ERRORS = {code: {"description": what, "content": {"application/json": {"schema": _ERROR}}}
@@ -70,13 +92,11 @@ OPENAPI: dict[str, Any] = {
         "/v1/audit": _post("Audit one answer: the report (Report.to_dict())", _AUDITED,
                            ["answer"], "the report"),
         "/v1/guard": _post("Guard one answer: the served answer (Guarded.to_dict())", {
-            **_AUDITED, "policy": {"enum": ["strip", "drop", "withhold"]},
-            "fallback": {"type": "string"}, "render": {"enum": ["html", "markdown"]}},
+            **_AUDITED, "policy": _POLICY, "fallback": _FALLBACK, "render": _RENDER},
             ["answer"], "the served answer, its chips and its report"),
         "/v1/context": _post("Number passages: the prompt block and the snapshot", {
-            "passages": {"type": "array"}, "contract": {"type": "string"},
-            "refusal": {"type": "string"}, "max_passages": {"type": "integer", "minimum": 1},
-            "max_chars": {"type": "integer", "minimum": 1}}, ["passages"],
+            "passages": _PASSAGES, "contract": _CONTRACT, "refusal": _REFUSAL,
+            "max_passages": _MAX_PASSAGES, "max_chars": _MAX_CHARS}, ["passages"],
             "the prompt, the snapshot and its fingerprint"),
         "/v1/eval": {"post": {
             "summary": "Audit dataset records (NDJSON, streamed; or a JSON array): the result"
