@@ -8,7 +8,7 @@ from typing import Any
 
 from citeaudit.core import Report, Severity, audit, segment
 
-__all__ = ["CitationAssertionError", "assert_citations"]
+__all__ = ["CitationAssertionError", "assert_citations", "citation_failure"]
 
 
 class CitationAssertionError(AssertionError):
@@ -28,11 +28,25 @@ def assert_citations(answer: Any, sources: Any, *, warnings: bool = False,
     audit fails, or (``warnings``) when it has any finding: the message lists each finding
     with its claim quoted and its marker shown.
     """
+    __tracebackhide__ = True  # pytest shows the caller's line and the message, not this frame
+    report, failure = citation_failure(answer, sources, warnings=warnings, **options)
+    if failure is not None:
+        # Raised here, the shallowest frame, with no traceback of the frames that built it:
+        # plain Python shows the caller's line and this one, then the findings.
+        raise failure.with_traceback(None) from None
+    return report
+
+
+def citation_failure(answer: Any, sources: Any, *, warnings: bool = False,
+                     **options: Any) -> tuple[Report, CitationAssertionError | None]:
+    """The audit's report and, when the citations do not hold, the error that says why
+    (not raised: the public callers raise it from their own frame).
+    """
     report = audit(answer, sources, **options)
     failing = [f for f in report.findings
                if warnings or f.severity is Severity.ERROR]
     if report.passed and not failing:
-        return report
+        return report, None
     lines = [f"citations do not hold: status {report.status}, {report.errors} error"
              f"{'s' if report.errors != 1 else ''}, {report.warnings} warning"
              f"{'s' if report.warnings != 1 else ''}"]
@@ -45,7 +59,7 @@ def assert_citations(answer: Any, sources: Any, *, warnings: bool = False,
             lines.append(f"    claim {finding.claim}: {quoted!r}")
         if finding.marker:
             lines.append(f"    marker {finding.marker}")
-    raise CitationAssertionError("\n".join(lines), report)
+    return report, CitationAssertionError("\n".join(lines), report)
 
 
 def _claim(answer: Any, claims: list[Any], number: int | None,

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from citeaudit._assertions import assert_citations as _assert_citations
+from citeaudit._assertions import citation_failure
 from citeaudit.core import Report, load_config
 
 __all__ = ["assert_citations"]
@@ -24,6 +24,10 @@ def assert_citations(request: pytest.FixtureRequest) -> Callable[..., Report]:
     config = load_config(start=request.config.rootpath)
 
     def check(answer: Any, sources: Any, **options: Any) -> Report:
-        return _assert_citations(answer, sources, **{"config": config, **options})
+        __tracebackhide__ = True  # the failure is shown at the test's line
+        report, failure = citation_failure(answer, sources, **{"config": config, **options})
+        if failure is not None:
+            raise failure.with_traceback(None) from None
+        return report
 
     return check
