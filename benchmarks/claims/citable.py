@@ -62,6 +62,55 @@ _MODAL = frozenset(("may", "might", "could", "would", "should", "can", "must", "
                     "possibly", "likely", "probably"))
 _SMALL = frozenset(("a", "an", "the", "of", "and", "or", "in", "on", "for", "to", "with", "at",
                     "by", "from", "vs", "as", "is", "are"))
+# Finite verbs that make a line a sentence rather than a title or a cell: copulas,
+# auxiliaries and the verbs answers most use to state findings.
+_VERBS = frozenset((
+    "is", "are", "was", "were", "be", "been", "being", "has", "have", "had", "does", "do", "did",
+    "can", "will", "would", "may", "might", "could", "should", "must", "shall", "isn't", "aren't",
+    "wasn't", "weren't", "doesn't", "don't", "didn't", "can't", "won't", "includes", "included",
+    "include", "shows", "showed", "shown", "found", "finds", "reported", "reports", "suggests",
+    "suggested", "indicates", "indicated", "leads", "led", "causes", "caused", "provides",
+    "provided", "allows", "allowed", "uses", "used", "requires", "required", "remains",
+    "remained", "became", "becomes", "makes", "made", "occurs", "occurred", "increases",
+    "increased", "reduces", "reduced", "means", "meant", "involves", "involved", "affects",
+    "affected", "contains", "contained", "helps", "helped", "began", "begins", "won", "took",
+    "takes", "stated", "states", "said", "says", "announced", "released", "introduced",
+    "established", "founded", "built", "created", "developed", "designed", "published",
+    "received", "marked", "features", "featured", "offers", "offered", "depends", "varies",
+    "consists", "refers", "describes", "described", "known", "called", "based", "linked",
+    "associated", "improves", "improved", "enables", "enabled", "supports", "supported"))
+# Verbs a line opens with when it tells the reader (or a plan) what to do.
+_IMPERATIVE = frozenset((
+    "use", "avoid", "consider", "ensure", "start", "stand", "prioritize", "prioritise",
+    "evaluate", "develop", "design", "implement", "build", "create", "adopt", "extend", "pilot",
+    "run", "test", "track", "define", "map", "obtain", "integrate", "publish", "freeze",
+    "establish", "collect", "add", "keep", "treat", "measure", "validate", "pursue", "invest",
+    "apply", "check", "review", "document", "limit", "combine", "compare", "choose", "select",
+    "focus", "make", "take", "set", "try", "let", "ask", "talk", "watch", "get", "see", "read",
+    "visit", "contact", "consult", "plan", "prepare", "identify", "assess", "monitor", "verify",
+    "confirm", "encourage", "maintain", "schedule", "seek", "follow", "expand", "explore",
+    "don't", "do", "never", "always", "remember", "note", "begin", "look", "pick", "write",
+    "report", "require", "align", "tie", "link", "replace", "stop", "wash", "drink", "eat"))
+_META = re.compile(
+    r"\b(?:this|the|our|my|these) (?:report|answer|analysis|section|synthesis|summary|review|"
+    r"overview|guide|note|notes|table|list|response|framework|items?|sources?|passages?|"
+    r"search results|documents?|evidence base|findings below)\b|\bin (?:the )?items\b|"
+    r"\b(?:below|above|as follows|in this (?:report|answer|section))\b|\bI (?:found|searched|"
+    r"could not|couldn't|did not find|was unable|will|'ll|have|'ve)\b|"
+    r"\b(?:provided|available|retrieved|given) (?:items|sources|passages|documents|context)\b|"
+    r"\baccording to (?:the )?(?:items|sources|passages|search results|context)\b",
+    re.IGNORECASE)
+_HEDGE = re.compile(r"\b(?:appears? to|seems? to|suggests?|likely|unclear|may vary|depends on|"
+                    r"it is (?:important|essential|crucial|worth) to|more research)\b",
+                    re.IGNORECASE)
+_AUTHOR_YEAR = re.compile(r"\b[A-Z][a-z]+(?: (?:et al\.?|and|&) [A-Z]?[a-z]*)?,? \(?(?:19|20)\d\d"
+                          r"[a-z]?\)?")
+_MD_LINK = re.compile(r"\[[^\]]+\]\([^)]+\)")
+_URL_TOKEN = re.compile(r"(?:https?://|www\.)\S+")
+_LABEL = re.compile(r"^\W{0,3}([^:.!?]{1,60}?)\W{0,3}:\W{0,3}(?=\S)")
+_TIMELINE = re.compile(r"^\W{0,3}\(?\d+\s*[–-]\s*\d+\s*(?:y|yr|years?|days?|months?)\)")
+_ACRONYM = re.compile(r"\b[A-Z]{2,6}s?\b")
+_MATH = re.compile(r"[=∈∑∫≤≥±√∂λμσ^_]")
 
 
 class Unit(NamedTuple):
@@ -163,11 +212,59 @@ def features(unit: Unit, passage_words: Sequence[frozenset[str]] = ()) -> list[s
         found.append("after:colon")
     if not unit.after:
         found.append("place:last")
+    found.extend(_shape_features(raw, text, tokens, words, last))
     if passage_words and words:
         content = {w for w in words if len(w) > 3}
         if content:
             best = max(len(content & p) for p in passage_words) / len(content)
             found.append(f"overlap:{_bucket(int(best * 10), (1, 3, 5, 7))}")
+    return found
+
+
+def _shape_features(raw: str, text: str, tokens: Sequence[str], words: Sequence[str],
+                    last: str) -> list[str]:
+    """What a unit's form says beyond its words: a sentence or a title, a plan or a finding,
+    a pointer to the sources, a bibliography entry, an inline link."""
+    found = []
+    lowered = set(words)
+    has_verb = bool(lowered & _VERBS)
+    found.append("verb" if has_verb else "verb:none")
+    if words and words[0] in _IMPERATIVE and not (len(words) > 1 and words[1] in _VERBS):
+        found.append("imperative")
+    if _META.search(text):
+        found.append("meta:lex")
+    if _HEDGE.search(text):
+        found.append("hedge")
+    if _AUTHOR_YEAR.search(text):
+        found.append("author-year")
+    links = _MD_LINK.findall(text)
+    if links:
+        found.append("md-link")
+    url_chars = sum(len(u) for u in _URL_TOKEN.findall(text)) + sum(len(k) for k in links)
+    if url_chars:
+        share = url_chars / max(len(text), 1)
+        prose = len(words) - sum(1 for w in words if w in ("https", "http", "www", "com", "org"))
+        found.append("url:mostly" if share > 0.5 or prose < 5 else "url:inline")
+    letters = [c for c in text if c.isalpha()]
+    if len(letters) >= 3 and all(c.isupper() for c in letters):
+        found.append("caps:all")
+    if _ACRONYM.search(text) and not all(c.isupper() for c in letters):
+        found.append("acronym")
+    if len(_MATH.findall(text)) >= 2:
+        found.append("math")
+    if _TIMELINE.match(text):
+        found.append("timeline")
+    stripped = raw.strip()
+    if stripped.startswith(("**", "__")) and stripped.rstrip(".:").endswith(("**", "__")) and \
+            stripped.count("**") == 2:
+        found.append("bold:whole")
+    label = _LABEL.match(text)
+    if label and len(label.group(1).split()) <= 6:
+        found.append("label:content" if has_verb or len(tokens) > 8 else "label:short")
+    if last not in ".!?" and not has_verb and len(tokens) <= 10:
+        found.append("titleish")
+    if len(tokens) <= 3 and last not in ".!?:":
+        found.append("stub")
     return found
 
 
@@ -222,8 +319,11 @@ def citability(unit: Unit, passage_words: Sequence[frozenset[str]] = (),
 def states_figure(names: Sequence[str]) -> bool:
     """Whether a unit with these features states an amount outside a bibliography entry's
     shape (its year, its pages and its URL state nothing): such a unit is always citable.
+    A sentence that ends in a bare URL (an inline citation the grammar does not read) still
+    states its amounts.
     """
-    return "amount" in names and "reference" not in names and "url" not in names
+    return "amount" in names and not (
+        {"reference", "author-year", "url:mostly"} & set(names))
 
 
 def _reason(names: Sequence[str]) -> str:
