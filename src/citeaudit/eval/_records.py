@@ -292,24 +292,13 @@ class _ArraySplitter:
                     if position >= len(self.buffer):
                         break
                     raise self.error("unterminated string in the JSON array", position)
-                keep = position if skip is not None or start is None else start
-                if skip is not None:
-                    skip.hasher.update(self.buffer[skip.hashed:keep])
-                    skip.hashed = 0
-                offset = keep
-                position = self.more(keep) + (position - offset)
-                if start is not None:
-                    start = 0 if skip is None else None
+                position, start = self._refill(position, start, skip)
                 continue
             token = match[0]
             first = token[0]
             if closed or not opened:
-                if first == 0x5B and not opened:  # [
-                    opened = True
-                    depth = 1
-                elif token.strip():
-                    raise self.error("after the closing ] nothing may follow" if closed
-                                     else "a JSON array must start with [", position)
+                opened = self._outside(token, position, opened=opened, closed=closed)
+                depth = 1
                 position = match.end()
                 continue
             if first in (0x5B, 0x7B) and depth == 1 and start is None and skip is None:
@@ -348,12 +337,39 @@ class _ArraySplitter:
             if start is not None and skip is None and position - start > self.max_bytes:
                 skip = _Skip(f"record is over the limit of {self.max_bytes} bytes", start)
                 start = None
+        self._ended(position, opened=opened, closed=closed)
+
+    def _ended(self, position: int, *, opened: bool, closed: bool) -> None:
+        """At the end of the file: the array must have been opened and closed."""
         if not opened:
             raise self.error("the file is empty: a JSON array was expected"
                              if not self.base and not self.buffer.strip()
                              else "a JSON array must start with [", position)
         if not closed:
             raise self.error("the JSON array ends before its closing ]", position)
+
+    def _refill(self, position: int, start: int | None,
+                skip: _Skip | None) -> tuple[int, int | None]:
+        """Read on, keeping the current element's bytes (or, for a skipped one, its digest so
+        far): the new ``position`` and ``start``.
+        """
+        keep = position if skip is not None or start is None else start
+        if skip is not None:
+            skip.hasher.update(self.buffer[skip.hashed:keep])
+            skip.hashed = 0
+        position = self.more(keep) + (position - keep)
+        return position, (None if start is None or skip is not None else 0)
+
+    def _outside(self, token: bytes, position: int, *, opened: bool, closed: bool) -> bool:
+        """A token before the opening ``[`` or after the closing ``]``: only white space may
+        stand there. Whether the array is open now.
+        """
+        if token[0] == 0x5B and not opened:  # [
+            return True
+        if token.strip():
+            raise self.error("after the closing ] nothing may follow" if closed
+                             else "a JSON array must start with [", position)
+        return opened
 
     def _parsed_end(self, start: int) -> int | None:
         """Where the object or array at ``start`` ends, found by orjson (C, far faster than
