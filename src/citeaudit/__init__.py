@@ -7,6 +7,7 @@
 """
 
 from citeaudit._assertions import CitationAssertionError, assert_citations
+from citeaudit._version import __version__
 from citeaudit.core import (
     DEFAULT_REFUSAL,
     RULES,
@@ -70,8 +71,6 @@ from citeaudit.request import (
     resolve,
     stream,
 )
-
-__version__ = "0.1.0"
 
 __all__ = [
     "DEFAULT_CONTRACT",

@@ -8,8 +8,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, TextIO
 
-from citeaudit import __version__
 from citeaudit._files import refuse_inputs, write_atomically
+from citeaudit._version import __version__
 from citeaudit.cli._common import (
     IO,
     ExitCode,

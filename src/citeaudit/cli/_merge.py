@@ -8,8 +8,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from citeaudit import __version__
 from citeaudit._files import refuse_inputs, write_atomically
+from citeaudit._version import __version__
 from citeaudit.cli._common import IO, ExitCode, gate
 from citeaudit.cli._eval import show
 from citeaudit.eval import DATASET_FORMATS, Dataset, detect_format, merge, merged_worst

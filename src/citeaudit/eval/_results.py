@@ -21,7 +21,7 @@ from xml.sax.saxutils import quoteattr
 
 import orjson
 
-from citeaudit import __version__ as version
+from citeaudit._version import __version__ as version
 from citeaudit.core import Check, Config, Severity
 from citeaudit.core import run as run_audit
 from citeaudit.errors import CiteauditError, InputError
