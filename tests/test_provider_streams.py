@@ -225,8 +225,8 @@ def test_a_recorded_stream_is_checked_from_jsonl(tmp_path: Path, run: Any) -> No
     (['{"type": "message_start", "message": {}}', '{"type": "response.created"}'], "line 2",
      "'response.created' is not an event of the anthropic stream"),
     (['{"type": "content_block_delta"}'], "line 1",
-     "a stream must start with message_start, response.created, message-start, not"
-     " 'content_block_delta'"),
+     "a stream must start with message_start, response.created, message-start,"
+     " interaction.created, not 'content_block_delta'"),
     (["", "  "], None, "the stream holds no event"),
 ])
 def test_a_broken_recorded_stream_is_one_input_error(tmp_path: Path, run: Any,

@@ -167,6 +167,7 @@ FORMATS: Registry[AnswerFormat] = Registry("formats", {
     "openai-assistants": "citeaudit.formats:OPENAI_ASSISTANTS",
     "cohere": "citeaudit.formats:COHERE",
     "gemini": "citeaudit.formats:GEMINI",
+    "gemini-interactions": "citeaudit.formats:GEMINI_INTERACTIONS",
     "bedrock": "citeaudit.formats:BEDROCK",
     "perplexity": "citeaudit.formats:PERPLEXITY",
     "azure-on-your-data": "citeaudit.formats:AZURE_ON_YOUR_DATA",
@@ -200,8 +201,8 @@ def _detection_order() -> list[AnswerFormat]:
         _order = [FORMATS[name] for name in FORMATS if name not in builtins] + [
             FORMATS[name] for name in (
                 "anthropic", "openai-responses", "perplexity", "azure-on-your-data", "mistral",
-                "openai-chat", "openai-assistants", "cohere", "gemini", "bedrock", "structured",
-                "claims", "text")]
+                "openai-chat", "openai-assistants", "cohere", "gemini", "gemini-interactions",
+                "bedrock", "structured", "claims", "text")]
         if len(_order) == len(builtins):
             _by_type.update({str: FORMATS["text"], list: FORMATS["claims"]})
     return _order

@@ -1,7 +1,7 @@
 """The built-in answer formats: free ``text``, a ``claims`` list, the ``structured`` answer
 contract and providers' responses (``anthropic``, ``openai-responses``, ``openai-chat``,
-``openai-assistants``, ``cohere``, ``gemini``, ``bedrock``, ``perplexity``,
-``azure-on-your-data``, ``mistral``).
+``openai-assistants``, ``cohere``, ``gemini``, ``gemini-interactions``, ``bedrock``,
+``perplexity``, ``azure-on-your-data``, ``mistral``).
 Each is registered in the ``citeaudit.formats`` registry (see
 :class:`~citeaudit.core.AnswerFormat`); installed formats are added the same way.
 """
@@ -13,6 +13,7 @@ from citeaudit.formats._claims import ClaimsFormat
 from citeaudit.formats._cohere import CohereFormat
 from citeaudit.formats._events import EventAssembler
 from citeaudit.formats._gemini import GeminiFormat
+from citeaudit.formats._interactions import GeminiInteractionsFormat
 from citeaudit.formats._marked import AzureOnYourDataFormat, PerplexityFormat
 from citeaudit.formats._mistral import MistralFormat
 from citeaudit.formats._openai import OpenAIChatFormat, OpenAIResponsesFormat
@@ -25,6 +26,7 @@ OPENAI_CHAT = OpenAIChatFormat()
 OPENAI_ASSISTANTS = OpenAIAssistantsFormat()
 COHERE = CohereFormat()
 GEMINI = GeminiFormat()
+GEMINI_INTERACTIONS = GeminiInteractionsFormat()
 PERPLEXITY = PerplexityFormat()
 BEDROCK = BedrockFormat()
 MISTRAL = MistralFormat()
@@ -40,6 +42,7 @@ __all__ = [
     "CLAIMS",
     "COHERE",
     "GEMINI",
+    "GEMINI_INTERACTIONS",
     "MISTRAL",
     "OPENAI_ASSISTANTS",
     "OPENAI_CHAT",
@@ -54,6 +57,7 @@ __all__ = [
     "CohereFormat",
     "EventAssembler",
     "GeminiFormat",
+    "GeminiInteractionsFormat",
     "MistralFormat",
     "OpenAIAssistantsFormat",
     "OpenAIChatFormat",

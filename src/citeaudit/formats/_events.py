@@ -13,7 +13,12 @@ them):
   the whole response, which then stands);
 * **Cohere** Chat v2 (``message-start``, ``content-start``, ``content-delta``,
   ``citation-start`` with one citation, ``citation-end``, ``message-end``): the ``cohere``
-  response.
+  response;
+* **Gemini** Interactions (named by ``event_type``: ``interaction.created``, ``step.start``,
+  ``step.delta`` with a ``text`` delta or a ``text_annotation_delta`` adding annotations to
+  the step's text, ``step.stop``, ``interaction.completed``): the ``gemini-interactions``
+  interaction (``interaction.completed`` carries no steps unless asked to: the streamed steps
+  stand).
 
 Events are JSON objects or the SDK's event objects. The kind of stream follows from the first
 event; an event of another stream, or one that is not an object with a ``type``, is an
@@ -26,16 +31,17 @@ import copy
 from typing import Any
 
 from citeaudit.errors import InputError
-from citeaudit.formats._ranges import plain
+from citeaudit.formats._ranges import as_list, plain
 
 __all__ = ["EVENT_FORMATS", "EventAssembler"]
 
 # The first event of each stream, and the answer format of what it assembles into.
 EVENT_FORMATS = {"message_start": "anthropic", "response.created": "openai-responses",
-                 "message-start": "cohere"}
+                 "message-start": "cohere", "interaction.created": "gemini-interactions"}
 _KINDS = {"anthropic": ("message_", "content_block_", "ping", "error"),
           "openai-responses": ("response.", "error"),
-          "cohere": ("message-", "content-", "citation-", "tool-", "debug")}
+          "cohere": ("message-", "content-", "citation-", "tool-", "debug"),
+          "gemini-interactions": ("interaction.", "step.", "error")}
 
 
 def _put(items: list[Any], index: Any, value: Any) -> None:
@@ -46,6 +52,29 @@ def _put(items: list[Any], index: Any, value: Any) -> None:
 
 def _obj(value: Any) -> dict[str, Any]:
     return value if isinstance(value, dict) else {}
+
+
+def _kind(data: Any) -> Any:
+    """An event's name: its ``type`` (Gemini Interactions name it ``event_type``)."""
+    if not isinstance(data, dict):
+        return None
+    kind = data.get("type")
+    return data.get("event_type") if kind is None else kind
+
+
+def _text_item(step: dict[str, Any]) -> dict[str, Any]:
+    """The text content a streamed text or annotation delta adds to: the step's last content
+    item when it is text, else a new one (after an image, say).
+    """
+    content = step.get("content")
+    if not isinstance(content, list):
+        content = step["content"] = []
+    last = content[-1] if content else None
+    if isinstance(last, dict) and last.get("type") == "text":
+        return last
+    item: dict[str, Any] = {"type": "text", "text": ""}
+    content.append(item)
+    return item
 
 
 def _at(items: Any, index: Any) -> Any:
@@ -67,9 +96,10 @@ class EventAssembler:
         data = plain(event)
         where = f"event {self._count + 1}"
         self._count += 1
-        kind = data.get("type") if isinstance(data, dict) else None
+        kind = _kind(data)
         if not isinstance(kind, str):
-            raise InputError("an event must be an object with a string \"type\"",
+            raise InputError("an event must be an object with a string \"type\" (or"
+                             " \"event_type\")",
                              origin="<events>", place=where)
         if self.format is None:
             if kind not in EVENT_FORMATS:
@@ -83,6 +113,8 @@ class EventAssembler:
             return self._anthropic(kind, data)
         if self.format == "openai-responses":
             return self._openai(kind, data)
+        if self.format == "gemini-interactions":
+            return self._interactions(kind, data)
         return self._cohere(kind, data)
 
     def _anthropic(self, kind: str, data: dict[str, Any]) -> str:
@@ -167,3 +199,32 @@ class EventAssembler:
             self.response["finish_reason"] = delta.get("finish_reason")
         return ""
 
+    def _interactions(self, kind: str, data: dict[str, Any]) -> str:
+        if kind in ("interaction.created", "interaction.completed"):
+            interaction = data.get("interaction")
+            if isinstance(interaction, dict):
+                steps = self.response.get("steps")
+                self.response = copy.deepcopy(interaction)
+                if not isinstance(self.response.get("steps"), list):
+                    self.response["steps"] = steps if isinstance(steps, list) else []
+            return ""
+        steps = self.response.setdefault("steps", [])
+        if kind == "step.start":
+            step = data.get("step")
+            _put(steps, data.get("index"), copy.deepcopy(step) if isinstance(step, dict)
+                 else {})
+            return ""
+        if kind != "step.delta":
+            return ""  # step.stop, status updates, errors: nothing to add
+        step = _at(steps, data.get("index"))
+        delta = _obj(data.get("delta"))
+        if delta.get("type") == "text" and isinstance(delta.get("text"), str):
+            item = _text_item(step)
+            item["text"] = str(item.get("text", "")) + delta["text"]
+            return str(delta["text"])
+        if delta.get("type") == "text_annotation_delta":
+            item = _text_item(step)
+            if not isinstance(item.get("annotations"), list):
+                item["annotations"] = []
+            item["annotations"].extend(copy.deepcopy(as_list(delta.get("annotations"))))
+        return ""

@@ -33,7 +33,7 @@ from citeaudit.errors import SnapshotError
 from citeaudit.formats._fields import Fields, source_field
 from citeaudit.formats._ranges import Cited, answer_of, as_list, plain
 
-__all__ = ["GeminiFormat"]
+__all__ = ["GeminiFormat", "byte_range"]
 
 
 @functools.cache
@@ -183,6 +183,20 @@ def _chunk(chunk: Any, index: int, path: str) -> Source:
                                   None, None, NO_METADATA))
 
 
+def byte_range(text: str, raw: bytes | None, start: int, end: int) -> tuple[int, str] | None:
+    """UTF-8 byte offsets ``start..end`` of ``text`` (within its ``raw`` encoding; None: the
+    text is ASCII) as the characters before ``start`` and the text covered; None where an
+    offset cuts a character in half. Both Gemini APIs count bytes: read as characters, every
+    offset after the first non-ASCII character lands early.
+    """
+    if raw is None:  # ASCII: a byte is a character
+        return start, text[start:end]
+    try:
+        return len(raw[:start].decode("utf-8")), raw[start:end].decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+
+
 @functools.lru_cache(maxsize=1024)  # bounded: the indices come from the response
 def _located(index: int) -> Location:
     """Where a citation of grounding chunk ``index`` points (one per index, shared)."""
@@ -236,16 +250,12 @@ def _support(support: dict[str, Any], path: str,
         problems.append(Problem("CA206", f"bytes {start}..{end} lie outside part {part}"
                                 f" ({size} bytes)", path=where))
         return None
-    if raw_or_none is None:  # ASCII: a byte is a character
-        low, covered = start, text[start:end]
-    else:
-        try:
-            low = len(raw_or_none[:start].decode("utf-8"))
-            covered = raw_or_none[start:end].decode("utf-8")
-        except UnicodeDecodeError:
-            problems.append(Problem("CA206", f"bytes {start}..{end} cut a character of part"
-                                    f" {part} in half (offsets count UTF-8 bytes)", path=where))
-            return None
+    decoded = byte_range(text, raw_or_none, start, end)
+    if decoded is None:
+        problems.append(Problem("CA206", f"bytes {start}..{end} cut a character of part"
+                                f" {part} in half (offsets count UTF-8 bytes)", path=where))
+        return None
+    low, covered = decoded
     if said is not None and said != covered:
         problems.append(Problem("CA206", f"bytes {start}..{end} of part {part} hold"
                                 f" {covered[:40]!r}, not the segment's text {said[:40]!r}",

@@ -42,7 +42,8 @@ from citeaudit.core import (
 from citeaudit.formats._fields import Fields, source_field, source_items
 from citeaudit.formats._ranges import Cited, answer_of, as_list, plain, read_chat_message
 
-__all__ = ["OpenAIChatFormat", "OpenAIResponsesFormat", "canonical_url"]
+__all__ = ["OpenAIChatFormat", "OpenAIResponsesFormat", "canonical_url", "url_index",
+           "with_retrieved"]
 
 _read = compiled("citeaudit.formats._readers")  # Responses' parse loop, compiled (None: pure)
 
@@ -275,3 +276,6 @@ def _with_retrieved(sources: object, retrieved: list[Source]) -> Snapshot:
     return Snapshot(given.sources + extra, ids_from=given.ids_from) if extra else given
 
 
+# Shared with the formats whose citations name URLs the same way (Gemini Interactions, xAI).
+url_index = _by_url
+with_retrieved = _with_retrieved
