@@ -20,6 +20,7 @@ from citeaudit.cli import (
     _check,
     _context,
     _eval,
+    _mcp,
     _merge,
     _render,
     _replay,
@@ -35,7 +36,8 @@ __all__ = ["COMMANDS", "ExitCode", "main"]
 
 COMMANDS: dict[str, ModuleType] = {
     "check": _check, "render": _render, "context": _context, "eval": _eval,
-    "merge": _merge, "replay": _replay, "calibrate": _calibrate, "rules": _rules, "serve": _serve}
+    "merge": _merge, "replay": _replay, "calibrate": _calibrate, "rules": _rules,
+    "serve": _serve, "mcp": _mcp}
 
 
 def _parser() -> Parser:
