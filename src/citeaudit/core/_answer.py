@@ -172,6 +172,7 @@ FORMATS: Registry[AnswerFormat] = Registry("formats", {
     "perplexity": "citeaudit.formats:PERPLEXITY",
     "azure-on-your-data": "citeaudit.formats:AZURE_ON_YOUR_DATA",
     "mistral": "citeaudit.formats:MISTRAL",
+    "xai": "citeaudit.formats:XAI",
 }, what="answer format", validate=_answer_format)
 
 
@@ -202,7 +203,7 @@ def _detection_order() -> list[AnswerFormat]:
             FORMATS[name] for name in (
                 "anthropic", "openai-responses", "perplexity", "azure-on-your-data", "mistral",
                 "openai-chat", "openai-assistants", "cohere", "gemini", "gemini-interactions",
-                "bedrock", "structured", "claims", "text")]
+                "bedrock", "xai", "structured", "claims", "text")]
         if len(_order) == len(builtins):
             _by_type.update({str: FORMATS["text"], list: FORMATS["claims"]})
     return _order

@@ -1,7 +1,7 @@
 """The built-in answer formats: free ``text``, a ``claims`` list, the ``structured`` answer
 contract and providers' responses (``anthropic``, ``openai-responses``, ``openai-chat``,
 ``openai-assistants``, ``cohere``, ``gemini``, ``gemini-interactions``, ``bedrock``,
-``perplexity``, ``azure-on-your-data``, ``mistral``).
+``perplexity``, ``azure-on-your-data``, ``mistral``, ``xai``).
 Each is registered in the ``citeaudit.formats`` registry (see
 :class:`~citeaudit.core.AnswerFormat`); installed formats are added the same way.
 """
@@ -19,6 +19,7 @@ from citeaudit.formats._mistral import MistralFormat
 from citeaudit.formats._openai import OpenAIChatFormat, OpenAIResponsesFormat
 from citeaudit.formats._structured import StructuredFormat
 from citeaudit.formats._text import TextFormat
+from citeaudit.formats._xai import XAIFormat
 
 ANTHROPIC = AnthropicFormat()
 OPENAI_RESPONSES = OpenAIResponsesFormat()
@@ -31,6 +32,7 @@ PERPLEXITY = PerplexityFormat()
 BEDROCK = BedrockFormat()
 MISTRAL = MistralFormat()
 AZURE_ON_YOUR_DATA = AzureOnYourDataFormat()
+XAI = XAIFormat()
 TEXT = TextFormat()
 CLAIMS = ClaimsFormat()
 STRUCTURED = StructuredFormat()
@@ -50,6 +52,7 @@ __all__ = [
     "PERPLEXITY",
     "STRUCTURED",
     "TEXT",
+    "XAI",
     "AnthropicFormat",
     "AzureOnYourDataFormat",
     "BedrockFormat",
@@ -65,4 +68,5 @@ __all__ = [
     "PerplexityFormat",
     "StructuredFormat",
     "TextFormat",
+    "XAIFormat",
 ]
