@@ -19,6 +19,7 @@ from citeaudit.cli import (
     _calibrate,
     _check,
     _context,
+    _diff,
     _eval,
     _mcp,
     _merge,
@@ -36,8 +37,8 @@ __all__ = ["COMMANDS", "ExitCode", "main"]
 
 COMMANDS: dict[str, ModuleType] = {
     "check": _check, "render": _render, "context": _context, "eval": _eval,
-    "merge": _merge, "replay": _replay, "calibrate": _calibrate, "rules": _rules,
-    "serve": _serve, "mcp": _mcp}
+    "merge": _merge, "diff": _diff, "replay": _replay, "calibrate": _calibrate,
+    "rules": _rules, "serve": _serve, "mcp": _mcp}
 
 
 def _parser() -> Parser:

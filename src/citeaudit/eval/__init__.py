@@ -5,6 +5,7 @@ processes, writes one result per record in input order and builds the aggregate;
 ``replay()`` re-applies thresholds to stored results (:mod:`citeaudit.report` shows them).
 """
 
+from citeaudit.eval._diff import FAIL_ON, DiffRun, FailOn, diff_runs, read_run
 from citeaudit.eval._evaluate import Dataset, WorstRecord, evaluate, progress_for, worst_records
 from citeaudit.eval._evaluators import (
     EVALUATORS,
@@ -53,6 +54,7 @@ __all__ = [
     "BINS",
     "DATASET_FORMATS",
     "EVALUATORS",
+    "FAIL_ON",
     "MEASURES",
     "METRICS",
     "PRECISION_GRID",
@@ -60,8 +62,10 @@ __all__ = [
     "Aggregate",
     "CitationCoverage",
     "Dataset",
+    "DiffRun",
     "Evaluator",
     "EvaluatorResult",
+    "FailOn",
     "Gate",
     "Measure",
     "Options",
@@ -74,6 +78,7 @@ __all__ = [
     "audit_batch",
     "default_jobs",
     "detect_format",
+    "diff_runs",
     "evaluate",
     "gate_line",
     "gate_results",
@@ -87,6 +92,7 @@ __all__ = [
     "passages_of",
     "progress_for",
     "read_items",
+    "read_run",
     "reason_of",
     "rebased",
     "replay",
