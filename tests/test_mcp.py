@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import socket
 import subprocess
 import sys
@@ -30,6 +31,8 @@ from mcp.shared.exceptions import MCPError
 import citeaudit
 import test_anthropic as anthropic_cases
 from citeaudit.service._openapi import OPENAPI
+
+DOCS = Path(__file__).parents[1] / "docs" / "mcp.md"
 
 MAX_BYTES = 20_000
 SOURCES = ["Refunds take 14 days.", "Express shipping takes 1 business day."]
@@ -377,3 +380,61 @@ def test_bad_options_stop_it_with_exit_2(tmp_path: Path, options: list[str],
     assert "Traceback" not in done.stderr
     assert len(done.stderr.strip().splitlines()) <= 2  # argparse's usage line, then the error
     assert done.stdout == ""
+
+
+def _docs_servers() -> list[dict[str, Any]]:
+    """Every server docs/mcp.md registers in its JSON snippets."""
+    snippets = re.findall(r"^```json\n(.*?)^```", DOCS.read_text(encoding="utf-8"),
+                          re.DOTALL | re.MULTILINE)
+    servers: list[dict[str, Any]] = []
+    for snippet in snippets:
+        data = json.loads(snippet)
+        servers += list(data.get("mcpServers", data).values())
+    return servers
+
+
+def test_the_docs_registrations_start_the_server(tmp_path: Path) -> None:
+    """Each command the docs register starts a server whose tools are listed; each URL is
+    the HTTP transport's.
+    """
+    servers = _docs_servers()
+    commands = [s for s in servers if "command" in s]
+    assert len(commands) >= 2
+    assert {s["url"] for s in servers if "url" in s} == {"http://127.0.0.1:8000/mcp"}
+    assert all(s.get("transport", "streamable_http") == "streamable_http"
+               for s in servers if "url" in s)
+    installed = Path(sys.executable).parent / "citeaudit"  # the script the docs run
+    for server in commands:
+        assert server["command"] == "citeaudit"
+        assert _listed(str(installed), server["args"], tmp_path / "stderr.log") == \
+            ["audit", "guard", "context"]
+
+
+def _listed(command: str, arguments: list[str], log: Path) -> list[str]:
+    async def listed() -> list[str]:
+        parameters = StdioServerParameters(command=command, args=arguments,
+                                           env=dict(os.environ))
+        with log.open("w") as errors:
+            async with stdio_client(parameters, errlog=errors) as (read, write), \
+                    ClientSession(read, write) as client:
+                await client.initialize()
+                return [tool.name for tool in (await client.list_tools()).tools]
+    return anyio.run(listed)
+
+
+def test_the_docs_name_every_argument_and_limit() -> None:
+    from citeaudit.cli._app import _parser  # noqa: PLC0415
+
+    page = DOCS.read_text(encoding="utf-8")
+    for tool in ("audit", "guard", "context"):
+        body = OPENAPI["paths"][f"/v1/{tool}"]["post"]["requestBody"]["content"][
+            "application/json"]["schema"]
+        for argument in body["properties"]:
+            assert f"`{argument}`" in page, (tool, argument)
+    commands = next(a for a in _parser()._actions if a.dest == "command")
+    assert isinstance(commands.choices, dict)
+    for action in commands.choices["mcp"]._actions:
+        for flag in action.option_strings:
+            if flag.startswith("--") and flag not in ("--help", "--transport", "--host",
+                                                      "--port"):
+                assert f"`{flag}" in page, flag
