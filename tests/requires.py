@@ -18,11 +18,11 @@ import pytest
 
 # Each part and how to install it.
 PARTS = {
-    "models": "pip install -e '.[test-models]' (the CPU build of torch first: README)",
+    "models": "pip install -e '.[test-models]' (the CPU build of torch first: docs/development.md)",
     "spark": "pip install -e '.[test-spark]'",
     "frameworks": "pip install -e '.[test-frameworks]'",
     "browser": "pip install -e '.[test-browser]' and apt-get install chromium",
-    "evals": "pip install -e '.[evals-test]' in an environment of its own (README)",
+    "evals": "pip install -e '.[evals-test]' in an environment of its own (docs/development.md)",
     "promptfoo": "npm ci --prefix examples/promptfoo",
 }
 # The parts CITEAUDIT_REQUIRE_ALL leaves to their own variable.

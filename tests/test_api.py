@@ -292,9 +292,9 @@ def test_a_custom_check_plugs_in() -> None:
         ("CA301", "claim trails off", 1)]
 
 
-def test_readme_request_path_example_runs() -> None:
-    readme = (Path(__file__).parents[1] / "README.md").read_text()
-    block = readme.split("## In the request path", 1)[1].split("```python\n", 1)[1]
+def test_the_request_path_page_example_runs() -> None:
+    page = (Path(__file__).parents[1] / "docs" / "request-path.md").read_text()
+    block = page.split("```python\n", 1)[1]
     namespace: dict[str, Any] = {}
     exec(block.split("```", 1)[0], namespace)
     served = namespace["served"]

@@ -1,5 +1,5 @@
 """DeepEval: CitationMetric measured directly, through DeepEval's own ``evaluate`` and
-``assert_test``, and the README's example.
+``assert_test``, and the example in docs/integrations.md.
 """
 
 from __future__ import annotations
@@ -121,11 +121,11 @@ def test_deepeval_runs_the_metric() -> None:
 
 
 def test_the_readme_example() -> None:
-    readme = (Path(__file__).parents[1] / "README.md").read_text()
+    readme = (Path(__file__).parents[1] / "docs" / "integrations.md").read_text()
     (code,) = [block for block in re.findall(r"```python\n(.*?)```", readme, re.DOTALL)
                if "citeaudit.integrations.deepeval" in block]
     scope: dict[str, Any] = {"answer": GOOD, "passages": PASSAGES}
-    exec(code, scope)  # the README's own example
+    exec(code, scope)  # docs/integrations.md's own example
     assert [r.success for r in scope["results"].test_results] == [True]
 
 

@@ -94,13 +94,13 @@ def test_what_cannot_be_converted() -> None:
 
 
 def test_the_readme_example() -> None:
-    readme = (Path(__file__).parents[1] / "README.md").read_text()
+    readme = (Path(__file__).parents[1] / "docs" / "integrations.md").read_text()
     (code,) = [block for block in re.findall(r"```python\n(.*?)```", readme, re.DOTALL)
                if "citeaudit.integrations.dspy.metric" in block]
     devset = [dspy.Example(question="How fast are refunds?", documents=PASSAGES)
               .with_inputs("question", "documents")]
     scope: dict[str, Any] = {"devset": devset}
     with dspy.context(lm=DummyLM([{"answer": "Refunds take 14 days [1] [2]."}] * 8)):
-        exec(code, scope)  # the README's own example, with DSPy's offline DummyLM
+        exec(code, scope)  # docs/integrations.md's own example, with DSPy's offline DummyLM
     assert scope["score"].score == pytest.approx(100.0)
     assert len(scope["compiled"].demos) == 1

@@ -107,12 +107,12 @@ def test_snapshot_and_bad_objects() -> None:
 
 
 def test_the_readme_example() -> None:
-    readme = (Path(__file__).parents[1] / "README.md").read_text()
+    readme = (Path(__file__).parents[1] / "docs" / "integrations.md").read_text()
     (code,) = [block for block in re.findall(r"```python\n(.*?)```", readme, re.DOTALL)
                if "citeaudit.integrations.haystack.CitationGuard(" in block]
     pipeline = _pipeline("Refunds are issued within 14 days [1]. Shipping is free [5].",
                          builder=False)
     pipeline.remove_component("guard")
     scope: dict[str, Any] = {"pipeline": pipeline}
-    exec(code, scope)  # the README's own example, on a pipeline with a scripted generator
+    exec(code, scope)  # docs/integrations.md's own example, on a pipeline with a scripted generator
     assert scope["result"]["guard"]["passed"] is False

@@ -133,11 +133,11 @@ def test_the_callback_handler_audits_a_chain_unchanged() -> None:
 
 
 def test_the_readme_example() -> None:
-    readme = (Path(__file__).parents[1] / "README.md").read_text()
+    readme = (Path(__file__).parents[1] / "docs" / "integrations.md").read_text()
     (code,) = [block for block in re.findall(r"```python\n(.*?)```", readme, re.DOTALL)
                if "citeaudit.integrations.langchain.guard(" in block]
     scope: dict[str, Any] = {"retriever": Shelf(documents=DOCS), "llm": _model(BAD, GOOD)}
-    exec(code, scope)  # the README's own example, with a retriever and an offline model
+    exec(code, scope)  # docs/integrations.md's own example, with a retriever and an offline model
     assert scope["guarded"].text == "Refunds are issued within 14 days [1]. Express shipping" \
         " is free."
     # the handler pairs the answer with the documents the chain's retriever returned

@@ -136,12 +136,12 @@ def test_objects_that_cannot_be_converted() -> None:
 
 
 def test_the_readme_example(index: VectorStoreIndex) -> None:
-    readme = (Path(__file__).parents[1] / "README.md").read_text()
+    readme = (Path(__file__).parents[1] / "docs" / "integrations.md").read_text()
     (code,) = [block for block in re.findall(r"```python\n(.*?)```", readme, re.DOTALL)
                if "citeaudit.integrations.llamaindex.audit_response(" in block]
     scope: dict[str, Any] = {"index": index, "llm": Scripted(answers=[
         "Refunds take 14 days [1]. Shipping is free [6]."])}
-    exec(code, scope)  # the README's own example, with an offline LLM
+    exec(code, scope)  # docs/integrations.md's own example, with an offline LLM
     assert [f.code for f in scope["report"].findings] == ["CA202"]
     assert scope["guarded"].text == "Refunds take 14 days [1]. Shipping is free."
     assert scope["result"].passing is False

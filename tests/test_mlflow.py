@@ -1,5 +1,5 @@
 """MLflow: CitationScorer called directly, in ``mlflow.genai.evaluate`` on rows and on a
-traced app (passages from its retriever span), and the README's example.
+traced app (passages from its retriever span), and the example in docs/integrations.md.
 """
 
 from __future__ import annotations
@@ -100,11 +100,11 @@ def test_what_cannot_be_converted() -> None:
 
 
 def test_the_readme_example() -> None:
-    readme = (Path(__file__).parents[1] / "README.md").read_text()
+    readme = (Path(__file__).parents[1] / "docs" / "integrations.md").read_text()
     (code,) = [block for block in re.findall(r"```python\n(.*?)```", readme, re.DOTALL)
                if "citeaudit.integrations.mlflow" in block]
     scope: dict[str, Any] = {"answer": GOOD, "passages": PASSAGES, "rag_app": _app}
-    exec(code, scope)  # the README's own example
+    exec(code, scope)  # docs/integrations.md's own example
     assert scope["result"].metrics["citation_verdict/mean"] == 1.0
     assert scope["traced"].metrics["citation_verdict/mean"] == 0.0
 

@@ -1,5 +1,6 @@
 """promptfoo: the assertion as promptfoo calls it, and promptfoo itself (npm) running the
-example configuration on recorded answers with its offline echo provider.
+example configuration on recorded answers with its offline echo provider (the command
+docs/integrations.md shows).
 """
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """RAGAS: CitationScore scored directly, through RAGAS's own ``evaluate`` (no LLM, no
-embeddings: nothing to configure), with and without context ids, and the README's example.
+embeddings: nothing to configure), with and without context ids, and the example in docs/integrations.md.
 """
 
 from __future__ import annotations
@@ -110,11 +110,11 @@ def test_what_cannot_be_converted() -> None:
 
 
 def test_the_readme_example() -> None:
-    readme = (Path(__file__).parents[1] / "README.md").read_text()
+    readme = (Path(__file__).parents[1] / "docs" / "integrations.md").read_text()
     (code,) = [block for block in re.findall(r"```python\n(.*?)```", readme, re.DOTALL)
                if "citeaudit.integrations.ragas" in block]
     scope: dict[str, Any] = {"answer": BAD, "passages": PASSAGES}
-    exec(code, scope)  # the README's own example
+    exec(code, scope)  # docs/integrations.md's own example
     table = scope["scores"].to_pandas()
     assert (table["citation_f1"][0], table["citation_valid_ids"][0]) == (0.5, 0.0)
 

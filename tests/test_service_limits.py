@@ -428,12 +428,11 @@ def test_bad_limits_are_refused_before_the_server_starts(option: str, value: str
     assert len(done.stderr.strip().splitlines()) <= 2, done.stderr  # usage and the error
 
 
-def test_the_limits_are_in_serve_help_and_the_readme() -> None:
+def test_the_limits_are_in_serve_help_and_the_service_page() -> None:
     done = subprocess.run([sys.executable, "-m", "citeaudit", "serve", "--help"],
                           capture_output=True, text=True, timeout=60, check=True)
     help_text = " ".join(done.stdout.split())
-    readme = (Path(__file__).parents[1] / "README.md").read_text()
-    service = readme.split("## As a service", 1)[1].split("\n## ", 1)[0]
+    service = (Path(__file__).parents[1] / "docs" / "service.md").read_text()
     for option in ("--read-timeout", "--max-connections", "--stream-concurrency",
                    "--streams-per-client", "--stream-idle-timeout", "--stream-duration",
                    "--stream-max-bytes"):

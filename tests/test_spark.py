@@ -272,7 +272,7 @@ def test_a_failing_spark_job_is_one_line_naming_its_cause(tmp_path: Path) -> Non
 
 
 def test_the_readme_notebook_example(spark: SparkSession) -> None:
-    readme = (Path(__file__).parents[1] / "README.md").read_text()
+    readme = (Path(__file__).parents[1] / "docs" / "spark.md").read_text()
     blocks = re.findall(r"```python\n(.*?)```", readme, re.DOTALL)
     (code,) = [block for block in blocks if "citeaudit.spark.audit(logs" in block]
     records = [json.loads(line) for line in EXAMPLES.read_text().splitlines()]
@@ -283,7 +283,7 @@ def test_the_readme_notebook_example(spark: SparkSession) -> None:
     spark.sql("CREATE DATABASE IF NOT EXISTS rag")
     spark.createDataFrame(rows).write.mode("overwrite").saveAsTable("rag.answers_2026_12_01")
     scope: dict[str, Any] = {"spark": spark}
-    exec(code, scope)  # the README's own example
+    exec(code, scope)  # docs/spark.md's own example
     assert scope["summary"]["records"] == len(rows)
     assert set(scope["summary"]["tags"]) == {"system", "prompt_version"}
     stored = spark.table("rag.citation_audits")
