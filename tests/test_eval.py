@@ -83,7 +83,9 @@ def test_results_aggregate_and_exit(run: Any, tmp_path: Path) -> None:
     assert rows[2]["passed"] is True  # an unlabelled refusal passes (counted as no_evidence)
     assert rows[3]["passed"] is False
     assert rows[3]["audit_passed"] is True  # no error finding: citation_coverage fails it
-    assert rows[3]["reasons"] == ["citation_coverage: recall 0.33 < min-recall 0.50"]
+    assert rows[3]["reasons"] == [
+        "citation_coverage: recall 0.33 < min-recall 0.50 (cited 1 of 3 retrieved passages,"
+        " the default threshold: change it with --min-recall or min-recall in the configuration)"]
     relaxed = run("eval", str(data), "--min-recall", "0.3", "--gate", "pass_rate>=0.6",
                   "--format", "json")
     assert json.loads(relaxed.out)["passed"] == 8
@@ -257,7 +259,9 @@ def test_gates_and_formats(run: Any, tmp_path: Path) -> None:
         "CA202 out-of-range; CA302 unmarked-quantity; out_of_range: [7] out of range;")
     recall = cases[3].find("failure")
     assert recall is not None
-    assert recall.get("message") == "citation_coverage: recall 0.33 < min-recall 0.50"
+    assert recall.get("message") == (
+        "citation_coverage: recall 0.33 < min-recall 0.50 (cited 1 of 3 retrieved passages,"
+        " the default threshold: change it with --min-recall or min-recall in the configuration)")
     assert cases[2].find("failure") is None  # an unlabelled refusal passes
 
 
@@ -758,3 +762,60 @@ def test_stray_commas_are_each_reported_at_their_place(run: Any, tmp_path: Path)
         " column 1 (a stray comma?)"
     assert lines[3000] == f"citeaudit: error: {data}: $[3000]: empty element at line 3001," \
         " column 1 (a stray comma?)"
+
+
+FOUR = ["Refunds take 5 days.", "Shipping is free.", "Returns close after 30 days.",
+        "Support answers every day."]
+RECALL_RULE = ("the default threshold: change it with --min-recall or min-recall in the"
+               " configuration")
+PRECISION_RULE = ("the default threshold: change it with --min-precision or min-precision in the"
+                  " configuration")
+
+
+def test_a_threshold_failure_says_why_on_its_record(run: Any, tmp_path: Path) -> None:
+    """Each record that fails a threshold names the measured value, the threshold, what was
+    counted and where the threshold comes from: in its result, its JUnit case and the table.
+    """
+    data = write_jsonl(tmp_path / "d.jsonl", [
+        {"id": "one-of-four", "sources": FOUR, "answer": "Refunds take 5 days [1]."},
+        {"id": "gold", "sources": FOUR, "answer": "Refunds take 5 days [1].",
+         "relevant": ["1", "2", "3"]},
+        {"id": "two-of-four", "sources": FOUR,
+         "answer": "Refunds take 5 days [1]. Shipping is free [2]."},
+        {"id": "unknown-id", "sources": {"a": "Refunds take 5 days.", "b": "Shipping is free."},
+         "answer": "Refunds take 5 days [a]. Shipping is free [zz]."},
+    ])
+    out = tmp_path / "r.jsonl"
+    assert run("eval", str(data), "-o", str(out), "--jobs", "1").code == ExitCode.FAILED
+    rows = {row["id"]: row for row in results_of(out)}
+    assert rows["one-of-four"]["reasons"] == [
+        "citation_coverage: recall 0.25 < min-recall 0.50 (cited 1 of 4 retrieved passages,"
+        f" {RECALL_RULE})"]
+    assert rows["gold"]["reasons"] == [
+        "citation_coverage: recall 0.33 < min-recall 0.50 (cited 1 of 3 relevant passages,"
+        f" {RECALL_RULE})"]
+    assert rows["two-of-four"]["passed"] is True
+    assert rows["unknown-id"]["reasons"] == [
+        "CA201 unknown-source", "citation_coverage: precision 0.50 < min-precision 0.90 (1 of"
+        f" 2 cited ids name a retrieved passage, {PRECISION_RULE})"]
+    # A threshold set on the command line is not the default: the count alone says why.
+    strict = tmp_path / "strict.jsonl"
+    run("eval", str(data), "-o", str(strict), "--jobs", "1", "--min-recall", "0.6")
+    set_rows = {row["id"]: row for row in results_of(strict)}
+    assert set_rows["two-of-four"]["reasons"] == [
+        "citation_coverage: recall 0.50 < min-recall 0.60 (cited 2 of 4 retrieved passages)"]
+    # Grouped as before, however each record's counts read.
+    summary = json.loads(run("eval", str(data), "--format", "json").out)
+    assert summary["failures"]["recall < min-recall 0.5"] == 2
+    assert summary["failures"]["precision < min-precision 0.9"] == 1
+    junit = ET.fromstring(run("eval", str(data), "--format", "junit").out)
+    messages = [case.find("failure") for case in junit.iter("testcase")]
+    assert messages[0] is not None
+    assert "(cited 1 of 4 retrieved passages, the default threshold" in (
+        messages[0].get("message") or "")
+    # The table names the rule the threshold failures broke and how to change it.
+    table = run("eval", str(data)).out
+    assert ("thresholds: min-precision 0.90, min-recall 0.50 (the defaults: change them with"
+            " --min-precision, --min-recall or the configuration)") in table
+    assert "min-recall 0.60 (set by --min-recall or the configuration)" in run(
+        "eval", str(data), "--min-recall", "0.6").out

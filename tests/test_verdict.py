@@ -41,7 +41,9 @@ def test_seed_002_clean_answer_passes_check_and_eval_only_with_enough_recall(
     assert strict.code == ExitCode.FAILED  # citation_coverage: recall 1/3 < 0.5
     (row,) = results(out)
     assert (row["audit_passed"], row["passed"]) == (True, False)
-    assert row["reasons"] == ["citation_coverage: recall 0.33 < min-recall 0.50"]
+    assert row["reasons"] == [
+        "citation_coverage: recall 0.33 < min-recall 0.50 (cited 1 of 3 retrieved passages,"
+        " the default threshold: change it with --min-recall or min-recall in the configuration)"]
     assert run("eval", str(data), "--min-recall", "0.3").code == ExitCode.OK
     relevant = write(tmp_path / "rel.jsonl", [{"id": "clean", "sources": PASSAGES,
                                                "answer": CLEAN, "relevant": ["2"]}])

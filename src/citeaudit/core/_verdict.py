@@ -15,29 +15,58 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
+from typing import TYPE_CHECKING
 
 from citeaudit.core._rules import RULES
+
+if TYPE_CHECKING:
+    from citeaudit.core._metrics import Metrics
 
 __all__ = ["ANSWERED_UNANSWERABLE", "REFUSED_ANSWERABLE", "reason_key", "reasons",
            "threshold_reasons"]
 
 REFUSED_ANSWERABLE = "refused an answerable question"
 ANSWERED_UNANSWERABLE = "answered an unanswerable question"
-_THRESHOLD = re.compile(r"(precision|recall) [0-9.]+ < (min-precision|min-recall) ([0-9.]+)")
+# The measured value, the threshold, then (optionally) what was counted, in parentheses.
+_THRESHOLD = re.compile(r"(precision|recall) [0-9.]+ < (min-precision|min-recall) ([0-9.]+)"
+                        r"(?: \(.*\))?")
 _TIMES = re.compile(r" ×[0-9]+$")
 
 
 def threshold_reasons(precision: float | None, recall: float | None,
-                      min_precision: float | None, min_recall: float | None) -> list[str]:
+                      min_precision: float | None, min_recall: float | None, *,
+                      metrics: Metrics | None = None, gold: bool = False,
+                      defaults: tuple[bool, bool] = (False, False)) -> list[str]:
     """The thresholds a measured answer misses (a ratio that was not measured misses
-    nothing).
+    nothing). Given the answer's ``metrics``, each says what was counted ("cited 1 of 4
+    retrieved passages"; ``gold``: of the record's relevant ids); ``defaults`` (precision,
+    recall) marks a threshold nobody set, and the reason then names the option that sets it.
     """
     missed = []
     if min_precision is not None and precision is not None and precision < min_precision:
-        missed.append(f"precision {precision:.2f} < min-precision {min_precision:.2f}")
+        counted = None if metrics is None else (
+            f"{metrics.valid_cited_ids} of {metrics.cited_ids} cited ids name a retrieved"
+            " passage")
+        missed.append(f"precision {precision:.2f} < min-precision {min_precision:.2f}"
+                      + _why(counted, "min-precision", default=defaults[0]))
     if min_recall is not None and recall is not None and recall < min_recall:
-        missed.append(f"recall {recall:.2f} < min-recall {min_recall:.2f}")
+        counted = None if metrics is None else (
+            f"cited {round(recall * metrics.relevant)} of {metrics.relevant}"
+            f" {'relevant' if gold else 'retrieved'} passages")
+        missed.append(f"recall {recall:.2f} < min-recall {min_recall:.2f}"
+                      + _why(counted, "min-recall", default=defaults[1]))
     return missed
+
+
+def _why(counted: str | None, option: str, *, default: bool) -> str:
+    """What a missed threshold counted and, for a default one, how to change it; never
+    "; " inside (an evaluator's reason joins its missed thresholds with it).
+    """
+    parts = [counted] if counted else []
+    if default:
+        parts.append(f"the default threshold: change it with --{option} or {option} in the"
+                     " configuration")
+    return f" ({', '.join(parts)})" if parts else ""
 
 
 def reasons(error_codes: Iterable[str], status: str, precision: float | None,

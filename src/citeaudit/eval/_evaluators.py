@@ -22,7 +22,7 @@ from citeaudit.core import Config, Registry, instance_of, threshold_reasons
 from citeaudit.errors import ConfigError
 
 if TYPE_CHECKING:
-    from citeaudit.core import Report
+    from citeaudit.core import Metrics, Report
     from citeaudit.eval._records import Record
 
 __all__ = ["EVALUATORS", "CitationCoverage", "Evaluator", "EvaluatorResult", "OutOfRange",
@@ -82,21 +82,28 @@ class CitationCoverage:
                  min_recall: float | None = None) -> None:
         self.min_precision = self.DEFAULTS[0] if min_precision is None else min_precision
         self.min_recall = self.DEFAULTS[1] if min_recall is None else min_recall
+        # Which thresholds nobody set: a record failing one is told how to change it.
+        self.defaults = (min_precision is None, min_recall is None)
 
     def configured(self, config: Config) -> CitationCoverage:
         """A copy with the configuration's thresholds, where it sets them."""
         return CitationCoverage(config.min_precision, config.min_recall)
 
-    def evaluate(self, record: Record, report: Report) -> EvaluatorResult:  # noqa: ARG002
+    def evaluate(self, record: Record, report: Report) -> EvaluatorResult:
         metrics = report.metrics
-        return self.judge(report.status, metrics.precision, metrics.recall, metrics.f1)
+        return self.judge(report.status, metrics.precision, metrics.recall, metrics.f1,
+                          metrics=metrics, gold=record.relevant is not None)
 
     def judge(self, status: str, precision: float | None, recall: float | None,
-              f1: float | None) -> EvaluatorResult:
-        """The verdict from the measured ratios (what ``replay`` re-applies)."""
+              f1: float | None, *, metrics: Metrics | None = None,
+              gold: bool = False) -> EvaluatorResult:
+        """The verdict from the measured ratios (what ``replay`` re-applies); with the
+        answer's ``metrics`` its reason says what was counted.
+        """
         if status == "no_evidence":
             return EvaluatorResult(True, 1.0, "nothing cited")
-        missed = threshold_reasons(precision, recall, self.min_precision, self.min_recall)
+        missed = threshold_reasons(precision, recall, self.min_precision, self.min_recall,
+                                   metrics=metrics, gold=gold, defaults=self.defaults)
         if precision is None:
             missed.insert(0, "nothing cited")
         if recall is None:

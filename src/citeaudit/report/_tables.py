@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from typing import IO, Any
 
-from citeaudit.eval import METRICS
+from citeaudit.eval import METRICS, CitationCoverage
 from citeaudit.report._formatters import one_line
 from citeaudit.request import escape_markdown
 
-__all__ = ["junit", "markdown", "replay_table", "table"]
+__all__ = ["junit", "markdown", "replay_table", "table", "thresholds_note"]
 
 
 def _metrics(data: dict[str, Any]) -> list[str]:
@@ -59,6 +59,8 @@ def table(data: dict[str, Any]) -> str:
     if data["failures"]:
         notes.append("failed records by reason: " + ", ".join(
             f"{reason} {n}" for reason, n in _by_count(data["failures"])))
+        if any(" < min-" in reason for reason in data["failures"]):
+            notes.append(thresholds_note(data["min_precision"], data["min_recall"]))
     if "refusal_precision" in data:
         notes.append(f"refusals (labelled records): precision {_ratio(data['refusal_precision'])},"
                      f" recall {_ratio(data['refusal_recall'])}")
@@ -66,6 +68,22 @@ def table(data: dict[str, Any]) -> str:
         notes.append(f"evaluator {name}: pass rate {_ratio(e['pass_rate'])}, mean score"
                      f" {_ratio(e['mean_score'])}")
     return "\n".join([*lines, *map(one_line, notes)]) + "\n"
+
+
+def thresholds_note(min_precision: float | None, min_recall: float | None) -> str:
+    """The citation_coverage thresholds records failed, and how to change them."""
+    shown = [(option, value, value == default) for option, value, default in (
+        ("min-precision", min_precision, CitationCoverage.DEFAULTS[0]),
+        ("min-recall", min_recall, CitationCoverage.DEFAULTS[1])) if value is not None]
+    if not shown:
+        return "thresholds: set by --min-precision, --min-recall or the configuration"
+    if all(default for _, _, default in shown):
+        return ("thresholds: " + ", ".join(f"{option} {value:.2f}" for option, value, _ in shown)
+                + " (the defaults: change them with "
+                + ", ".join(f"--{option}" for option, _, _ in shown) + " or the configuration)")
+    return "thresholds: " + ", ".join(
+        f"{option} {value:.2f} (" + ("the default: change it with" if default else "set by")
+        + f" --{option} or the configuration)" for option, value, default in shown)
 
 
 def _by_count(counts: dict[str, int]) -> list[tuple[str, int]]:
