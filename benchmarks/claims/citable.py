@@ -38,8 +38,9 @@ from typing import NamedTuple
 
 from citeaudit.core._amounts import states_amount
 
-__all__ = ["KINDS", "Citability", "Model", "Unit", "citability", "features", "load_model",
-           "states_figure", "unit_at"]
+__all__ = ["KINDS", "PLAN", "SELF", "Citability", "Model", "Unit", "citability", "entry_shaped",
+           "features", "finite", "lead_features", "load_model",
+           "states_figure", "unit_at", "words_of"]
 
 KINDS = ("pleasantry", "meta", "question", "disclaimer", "platitude", "announcement", "heading",
          "fragment", "reference", "advice")
@@ -109,6 +110,28 @@ _MD_LINK = re.compile(r"\[[^\]]+\]\([^)]+\)")
 _URL_TOKEN = re.compile(r"(?:https?://|www\.)\S+")
 _LABEL = re.compile(r"^\W{0,3}([^:.!?]{1,60}?)\W{0,3}:\W{0,3}(?=\S)")
 _TIMELINE = re.compile(r"^\W{0,3}\(?\d+\s*[–-]\s*\d+\s*(?:y|yr|years?|days?|months?)\)")
+# The answer speaking of itself as the subject: "This report ...", "The items above ...",
+# "The following analysis ...", "Our approach ...", "Below is ...".
+SELF = re.compile(
+    r"^\W{0,3}(?:(?:this|the|our|my|these|the following|the present) (?:\w+ ){0,2}?"
+    r"(?:report|answer|analysis|section|synthesis|summary|review|overview|guide|table|list|"
+    r"response|framework|approach|design|blueprint|plan|proposal|study|document|memo|brief|"
+    r"items?|sources?|passages?|results|search results|evidence|findings|figure|diagram|"
+    r"chart|sections?|recommendations|discussion)\b|below\b|here\b|in (?:this|the following)"
+    r" (?:report|section|answer|analysis)\b|(?:as )?(?:shown|noted|discussed|described|"
+    r"outlined) (?:above|below|earlier)\b)", re.IGNORECASE)
+# The writer's own plan, future or proposal: "We will first compare ...", "Next, I'll ...",
+# "The next step is to ...", "We propose ...", "Our goal is ...".
+PLAN = re.compile(
+    r"\b(?:we|i)(?: will|'ll|’ll| shall| plan| propose| aim| intend| recommend| suggest| would"
+    r"| can| need| must| should| first| then| next)\b|\b(?:we|i) (?:\w+ly )?(?:will|shall)\b"
+    r"|\bnext,? (?:i|we)\b|\bthe (?:next|first|final) step\b|\blet['’]s\b|\bour "
+    r"(?:goal|aim|plan|approach|design|proposal|strategy|recommendation|objective|focus)\b"
+    r"|\b(?:should|will|must) be (?:used|measured|reported|validated|documented|tested|"
+    r"included|specified|defined|computed|estimated|implemented|treated|collected|designed)\b"
+    r"|\b(?:is|are) (?:to be|recommended|proposed)\b", re.IGNORECASE)
+_NUMBERED_ENTRY = re.compile(r"^\s*\[\d{1,3}\]\s*\S|^\s*\d{1,3}\.\s+[A-Z][^.]{0,80}\.\s")
+_ENTRY_LENGTH = 400  # characters: a longer line is prose or a run of entries, not one entry
 _ACRONYM = re.compile(r"\b[A-Z]{2,6}s?\b")
 _MATH = re.compile(r"[=∈∑∫≤≥±√∂λμσ^_]")
 
@@ -121,6 +144,7 @@ class Unit(NamedTuple):
     after: str = ""  # the unit after it ("" at the end)
     alone: bool = False  # the unit is a whole line of the answer
     blank_after: bool = False  # a blank line (or the end) follows its line
+    layout: tuple[str, ...] = ()  # where it stands in the answer (``layout.py`` names them)
 
 
 def unit_at(answer: str, start: int, end: int, before: str = "", after: str = "") -> Unit:
@@ -213,12 +237,51 @@ def features(unit: Unit, passage_words: Sequence[frozenset[str]] = ()) -> list[s
     if not unit.after:
         found.append("place:last")
     found.extend(_shape_features(raw, text, tokens, words, last))
+    found.extend(unit.layout)
     if passage_words and words:
         content = {w for w in words if len(w) > 3}
         if content:
             best = max(len(content & p) for p in passage_words) / len(content)
             found.append(f"overlap:{_bucket(int(best * 10), (1, 3, 5, 7))}")
     return found
+
+
+def words_of(text: str) -> list[str]:
+    """The words of ``text``, lower-cased."""
+    return [w.lower() for w in _WORD.findall(text)]
+
+
+def finite(words: Iterable[str]) -> bool:
+    """Whether lower-cased ``words`` hold a finite verb (a sentence, not a title or a cell)."""
+    return not _VERBS.isdisjoint(words)
+
+
+def entry_shaped(text: str) -> bool:
+    """Whether a line has the shape of a bibliography entry: authors and years, a numbered
+    ``[n]`` entry, or one link with a title of a few words."""
+    if not text or len(text) > _ENTRY_LENGTH or "|" in text:
+        return False
+    links = _URL_TOKEN.findall(text) + _MD_LINK.findall(text)
+    if links:
+        # A sentence that ends in a bare URL is an inline citation, not an entry.
+        prose = _WORD.findall(_MD_LINK.sub(" ", _URL_TOKEN.sub(" ", text)))
+        return len(links) == 1 and (len(links[0]) > 0.5 * len(text) or len(prose) < 8)
+    return bool(_REFERENCE.search(text) or _AUTHOR_YEAR.search(text) or
+                _NUMBERED_ENTRY.match(text))
+
+
+def lead_features(text: str) -> list[str]:
+    """What a list item's lead-in says, named ``lead:<feature>``: an item is read as the
+    completion of its lead-in ("Common symptoms include:" makes its items claims; "We will
+    first:" makes them a plan)."""
+    names = set(features(Unit(text)))
+    if names & {"plan", "imperative", "person:first", "person:second"}:
+        return ["lead:says:plan"]
+    if names & {"self:subject", "meta:lex"}:
+        return ["lead:says:self"]
+    if "verb" in names:
+        return ["lead:says:claim"]
+    return ["lead:says:title"]
 
 
 def _shape_features(raw: str, text: str, tokens: Sequence[str], words: Sequence[str],
@@ -233,6 +296,10 @@ def _shape_features(raw: str, text: str, tokens: Sequence[str], words: Sequence[
         found.append("imperative")
     if _META.search(text):
         found.append("meta:lex")
+    if SELF.match(text):
+        found.append("self:subject")
+    if PLAN.search(text):
+        found.append("plan")
     if _HEDGE.search(text):
         found.append("hedge")
     if _AUTHOR_YEAR.search(text):
@@ -322,8 +389,7 @@ def states_figure(names: Sequence[str]) -> bool:
     A sentence that ends in a bare URL (an inline citation the grammar does not read) still
     states its amounts.
     """
-    return "amount" in names and not (
-        {"reference", "author-year", "url:mostly"} & set(names))
+    return "amount" in names and not ({"refblock", "url:mostly"} & set(names))
 
 
 def _reason(names: Sequence[str]) -> str:

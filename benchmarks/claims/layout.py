@@ -1,0 +1,327 @@
+"""Where each unit of an answer stands: the layout and context features of the claim scorer.
+
+The scorer (``citable.py``) reads a unit's own text; this module reads the answer around it,
+the way the engine reads it: the engine's segmenter gives the units (``citeaudit.core.prepare``
+with every claim rule off, the same call that built ``units.jsonl``) and its list reader
+(``citeaudit.core.list_items``) the lines that open a list item. From the lines of the answer
+it names, for each unit:
+
+- its line: a heading (markdown ``#``, a whole-bold line, or a short line with no finite verb
+  and no closing stop standing between blank lines), a table row (header or body), a list item
+  and its depth, a cell of a table that lost its pipes (a run of short lines), the first unit
+  of its paragraph, a run-in title ("Scope. The system ...");
+- its place: the first or last unit of the answer, the first unit under a heading;
+- its section: the kind of the nearest heading above ("References", "Methodology", "Plan",
+  "Recommendations", "Conclusion", "Introduction", ...);
+- a list item's lead-in: the nearest line above the list, its colon and what it says (a plan,
+  a pointer to the answer itself, a heading, or a claim whose completions the items are);
+- a reference block: the lines under a "References" or "Sources" heading, or a run of two or
+  more lines shaped like bibliography entries.
+
+The engine will compute these from its own reading; the scorer only adds the names.
+"""
+
+from __future__ import annotations
+
+import bisect
+import re
+from collections.abc import Sequence
+from typing import NamedTuple
+
+from citable import PLAN, SELF, entry_shaped, finite, lead_features, words_of
+
+from citeaudit.core import list_items
+
+__all__ = ["Line", "layout", "lines_of", "section_of"]
+
+_MD_HEADING = re.compile(r"^\s{0,3}(#{1,6})\s+\S")
+_BOLD_LINE = re.compile(r"^\s*(?:[-*+]\s+)?(\*\*|__)[^*_].*?\1\s*:?\s*$")
+_TABLE_SEPARATOR = re.compile(r"^\s*\|?\s*:?-{2,}:?\s*(?:\|\s*:?-{2,}:?\s*)*\|?\s*$")
+_ITEM = re.compile(r"^(\s*)(?:[-*+•‣◦]|\d{1,3}[.)]|[a-z][.)])\s+")
+_SECTIONS = (
+    ("references", re.compile(r"^\W*(?:\d+[.)]?\s*)?(?:references?|sources?(?: cited| consulted"
+                              r"| used)?|bibliography|works cited|citations?|further reading|"
+                              r"(?:useful |related )?links|notes|key sources)\W*$", re.I)),
+    ("method", re.compile(r"\b(?:method(?:s|ology)?|approach|design|protocol|framework|"
+                          r"architecture|implementation|pipeline|study design|procedure|"
+                          r"scope|objectives?|requirements?)\b", re.I)),
+    ("plan", re.compile(r"\b(?:plan|roadmap|next steps?|timeline|milestones?|work ?plan|"
+                        r"phases?|deliverables?|agenda|budget)\b", re.I)),
+    ("advice", re.compile(r"\b(?:recommendations?|recommended|guidance|strategies|strategy|"
+                          r"actions?|what to do|tips|best practices|implications)\b", re.I)),
+    ("conclusion", re.compile(r"\b(?:conclusions?|summary|takeaways?|bottom line|tl;?dr|"
+                              r"final thoughts|closing)\b", re.I)),
+    ("intro", re.compile(r"\b(?:introduction|overview|background|executive|abstract|context|"
+                         r"preface)\b", re.I)),
+    ("limits", re.compile(r"\b(?:limitations?|caveats?|risks?|open questions|gaps?|"
+                          r"uncertaint(?:y|ies)|assumptions?)\b", re.I)),
+)
+_OPENERS = frozenset(("the", "this", "these", "that", "those", "it", "its", "they", "we", "i",
+                      "however", "thus", "so", "but", "and", "also", "yes", "no", "there"))
+_SHORT = 12  # words: a line this short with no verb and no closing stop may be a title or cell
+
+
+class Line(NamedTuple):
+    """One line of the answer as its layout reads."""
+
+    start: int
+    end: int
+    kind: str  # blank, heading, bold, item, table-header, table-body, table-rule, short, prose
+    depth: int  # a heading's level, a list item's indentation in spaces
+    text: str
+
+
+def _short(text: str) -> bool:
+    """A line with no finite verb and no closing stop, of a title's length."""
+    stripped = text.strip().rstrip("*_ ")
+    words = words_of(stripped)
+    return bool(words) and len(words) <= _SHORT and stripped[-1:] not in ".!?;:," and \
+        not finite(words)
+
+
+def lines_of(text: str) -> list[Line]:
+    """The lines of ``text``, each with the kind its layout gives it."""
+    items = list_items(text)
+    raw = text.split("\n")
+    found: list[Line] = []
+    start = 0
+    for index, line in enumerate(raw):
+        end = start + len(line)
+        stripped = line.strip()
+        heading = _MD_HEADING.match(line)
+        item = _ITEM.match(line)
+        if not stripped:
+            kind, depth = "blank", 0
+        elif heading:
+            kind, depth = "heading", len(heading.group(1))
+        elif stripped.startswith("|") or stripped.count("|") >= 2:
+            following = raw[index + 1] if index + 1 < len(raw) else ""
+            kind = "table-rule" if _TABLE_SEPARATOR.match(line) else \
+                "table-header" if _TABLE_SEPARATOR.match(following) else "table-body"
+            depth = 0
+        elif _BOLD_LINE.match(line):
+            kind, depth = "bold", 0
+        elif start in items or item:
+            kind, depth = "item", len(item.group(1)) if item else 0
+        elif _short(stripped):
+            kind, depth = "short", 0
+        else:
+            kind, depth = "prose", 0
+        found.append(Line(start, end, kind, depth, stripped))
+        start = end + 1
+    return found
+
+
+def section_of(title: str) -> str:
+    """The kind of section a heading opens ("other" when its words name none)."""
+    for name, pattern in _SECTIONS:
+        if pattern.search(title):
+            return name
+    return "other"
+
+
+def _neighbour(lines: Sequence[Line], at: int, step: int) -> Line | None:
+    """The nearest non-blank line from ``at`` in direction ``step``."""
+    at += step
+    while 0 <= at < len(lines):
+        if lines[at].kind != "blank":
+            return lines[at]
+        at += step
+    return None
+
+
+def _titles(lines: Sequence[Line]) -> list[bool]:
+    """Which lines are headings: markdown, whole-bold, or a short line standing alone whose
+    next line is prose, a list or another heading (a cell of a pipe-less table is followed
+    by more short lines)."""
+    titles = []
+    for at, line in enumerate(lines):
+        if line.kind in ("heading", "bold"):
+            titles.append(True)
+            continue
+        if line.kind != "short":
+            titles.append(False)
+            continue
+        before = lines[at - 1].kind if at else "blank"
+        after = _neighbour(lines, at, 1)
+        titles.append(before == "blank" and (after is None or after.kind in (
+            "prose", "item", "heading", "bold", "table-header")))
+    return titles
+
+
+def _cell_runs(lines: Sequence[Line]) -> list[int]:
+    """For each line, the length of the run of short lines (blank lines between) it is in: a
+    table whose pipes were lost turns into such a run, a heading stands alone."""
+    runs = [0] * len(lines)
+    at = 0
+    while at < len(lines):
+        if lines[at].kind != "short":
+            at += 1
+            continue
+        members = [at]
+        probe = at + 1
+        while probe < len(lines) and lines[probe].kind in ("short", "blank", "prose"):
+            if lines[probe].kind == "short":
+                members.append(probe)
+            elif lines[probe].kind == "prose" and len(lines[probe].text.split()) > 30:
+                break
+            probe += 1
+        for member in members:
+            runs[member] = len(members)
+        at = probe
+    return runs
+
+
+class _Page(NamedTuple):
+    lines: list[Line]
+    starts: list[int]
+    titles: list[bool]
+    runs: list[int]
+    entries: list[bool]
+
+
+def _page(text: str) -> _Page:
+    lines = lines_of(text)
+    return _Page(lines, [line.start for line in lines], _titles(lines), _cell_runs(lines),
+                 [line.kind != "blank" and entry_shaped(line.text) for line in lines])
+
+
+def _lead_features(lead: Line | None, is_title: bool) -> list[str]:
+    if lead is None:
+        return ["lead:none"]
+    found = []
+    text = lead.text.rstrip("*_ ")
+    if is_title:
+        found.append("lead:heading")
+    elif lead.kind == "item":
+        found.append("lead:item")
+    if text.endswith(":"):
+        found.append("lead:colon")
+    if PLAN.search(text):
+        found.append("lead:plan")
+    if SELF.search(text):
+        found.append("lead:self")
+    words = set(words_of(text))
+    if words & {"include", "includes", "including", "are", "such", "were", "involve",
+                "involves", "key", "common", "main", "factors", "reasons", "causes", "benefits"}:
+        found.append("lead:claim")
+    if words & {"we", "our", "i", "you", "your", "should", "recommend", "recommended", "will"}:
+        found.append("lead:person")
+    return found
+
+
+def _unit_line(page: _Page, position: int) -> int:
+    return bisect.bisect_right(page.starts, position) - 1
+
+
+def _section(page: _Page, at: int) -> tuple[str, int]:
+    """The section of line ``at`` and the line of its heading (-1 when none)."""
+    probe = at - 1
+    while probe >= 0:
+        if page.titles[probe]:
+            return section_of(page.lines[probe].text), probe
+        probe -= 1
+    return "none", -1
+
+
+def _in_reference_block(page: _Page, at: int, section: str) -> bool:
+    if page.lines[at].kind in ("heading", "bold"):
+        return False
+    if section == "references":
+        return True
+    if not page.entries[at]:
+        return False
+    before, after = _neighbour_index(page, at, -1), _neighbour_index(page, at, 1)
+    return (before >= 0 and page.entries[before]) or (after >= 0 and page.entries[after])
+
+
+def _neighbour_index(page: _Page, at: int, step: int) -> int:
+    at += step
+    while 0 <= at < len(page.lines):
+        if page.lines[at].kind != "blank":
+            return at
+        at += step
+    return -1
+
+
+def layout(text: str, spans: Sequence[tuple[int, int]]) -> list[tuple[str, ...]]:
+    """The layout features of each unit ``spans`` (every unit of the answer ``text``, in
+    order, as the engine's segmenter gives them)."""
+    page = _page(text)
+    lines_of_units = [_unit_line(page, start) for start, _ in spans]
+    found: list[tuple[str, ...]] = []
+    for index, (start, end) in enumerate(spans):
+        at = lines_of_units[index]
+        line = page.lines[at]
+        names: list[str] = []
+        whole = not text[line.start:start].strip(" \t>-*+#0123456789.)|") and \
+            not text[end:line.end].strip(" *_|")
+        names.append(f"line:{line.kind}")
+        if page.titles[at] and whole:
+            names.append("is:heading")
+        elif page.titles[at]:
+            names.append("in:heading")
+        if line.kind == "short" and page.runs[at] >= 3 and not page.titles[at]:
+            names.append("cell")
+        if line.kind == "short" and page.runs[at] >= 3:
+            names.append("cellrun")
+        if line.kind == "item":
+            names.append("item:nested" if line.depth else "item:top")
+            lead_at = _neighbour_lead(page, at)
+            names.extend(_lead_features(page.lines[lead_at] if lead_at >= 0 else None,
+                                        lead_at >= 0 and page.titles[lead_at]))
+            if lead_at >= 0:
+                names.extend(lead_features(_last_sentence(text, spans, lines_of_units, lead_at,
+                                                          page.lines[lead_at])))
+        first_in_line = index == 0 or lines_of_units[index - 1] != at
+        last_in_line = index + 1 == len(spans) or lines_of_units[index + 1] != at
+        if first_in_line and not last_in_line and line.kind == "prose":
+            sentence = text[start:end]
+            if _run_in(sentence):
+                names.append("runin")
+        if first_in_line:
+            names.append("para:first" if not last_in_line else "para:only")
+        if index == 0:
+            names.append("answer:first")
+        if index + 1 == len(spans):
+            names.append("answer:last")
+        section, heading = _section(page, at)
+        names.append(f"section:{section}")
+        if heading >= 0 and first_in_line and _neighbour_index(page, at, -1) == heading:
+            names.append("after:heading")
+        if _in_reference_block(page, at, section):
+            names.append("refblock")
+        found.append(tuple(names))
+    return found
+
+
+def _last_sentence(text: str, spans: Sequence[tuple[int, int]], lines_of_units: Sequence[int],
+                   at: int, line: Line) -> str:
+    """The last unit on line ``at`` (the sentence a list completes), or the line itself (a
+    markdown heading is no unit)."""
+    last = bisect.bisect_right(lines_of_units, at) - 1
+    if last >= 0 and lines_of_units[last] == at:
+        return text[spans[last][0]:spans[last][1]]
+    return line.text
+
+
+def _run_in(sentence: str) -> bool:
+    """A title run into its paragraph ("Scope definition. The system ..."): a short first
+    sentence that names rather than states (no verb, no pronoun or article opening it)."""
+    lowered = words_of(sentence)
+    return 0 < len(lowered) <= 8 and sentence.rstrip().endswith(".") and \
+        lowered[0] not in _OPENERS and not finite(lowered) and \
+        not any(w.endswith(("ed", "es")) for w in lowered[1:])
+
+
+def _neighbour_lead(page: _Page, at: int) -> int:
+    """The index of a list item's lead-in line, or -1."""
+    depth = page.lines[at].depth
+    probe = at - 1
+    while probe >= 0:
+        line = page.lines[probe]
+        if line.kind == "blank" or (line.kind == "item" and line.depth >= depth):
+            probe -= 1
+            continue
+        return probe
+    return -1
