@@ -22,7 +22,7 @@ def test_the_built_in_formats_are_registered_like_any_other() -> None:
     assert FORMATS.builtins() == (
         "text", "claims", "structured", "anthropic", "openai-responses", "openai-chat",
         "openai-assistants", "cohere", "gemini", "gemini-interactions", "bedrock", "perplexity",
-        "azure-on-your-data", "mistral", "xai")
+        "perplexity-responses", "azure-on-your-data", "mistral", "xai")
     for name in FORMATS.builtins():
         form = FORMATS[name]
         assert isinstance(form, AnswerFormat)
@@ -52,7 +52,8 @@ def test_an_answer_no_format_reads_says_what_answers_may_be(answer: Any, describ
         "an answer must be free text (a string), a list of claim strings, an object with status,"
         " text and citations, or a provider's response (anthropic, openai-responses,"
         " openai-chat, openai-assistants, cohere, gemini, gemini-interactions, bedrock,"
-        f" perplexity, azure-on-your-data, mistral, xai); not {described}")
+        " perplexity, perplexity-responses, azure-on-your-data, mistral, xai); not"
+        f" {described}")
     assert report.shape == "invalid"
 
 

@@ -170,6 +170,7 @@ FORMATS: Registry[AnswerFormat] = Registry("formats", {
     "gemini-interactions": "citeaudit.formats:GEMINI_INTERACTIONS",
     "bedrock": "citeaudit.formats:BEDROCK",
     "perplexity": "citeaudit.formats:PERPLEXITY",
+    "perplexity-responses": "citeaudit.formats:PERPLEXITY_RESPONSES",
     "azure-on-your-data": "citeaudit.formats:AZURE_ON_YOUR_DATA",
     "mistral": "citeaudit.formats:MISTRAL",
     "xai": "citeaudit.formats:XAI",
@@ -201,9 +202,10 @@ def _detection_order() -> list[AnswerFormat]:
         # response); the built-ins take what is left, by type.
         _order = [FORMATS[name] for name in FORMATS if name not in builtins] + [
             FORMATS[name] for name in (
-                "anthropic", "openai-responses", "perplexity", "azure-on-your-data", "mistral",
-                "openai-chat", "openai-assistants", "cohere", "gemini", "gemini-interactions",
-                "bedrock", "xai", "structured", "claims", "text")]
+                "anthropic", "perplexity-responses", "openai-responses", "perplexity",
+                "azure-on-your-data", "mistral", "openai-chat", "openai-assistants", "cohere",
+                "gemini", "gemini-interactions", "bedrock", "xai", "structured", "claims",
+                "text")]
         if len(_order) == len(builtins):
             _by_type.update({str: FORMATS["text"], list: FORMATS["claims"]})
     return _order

@@ -1,7 +1,7 @@
 """The built-in answer formats: free ``text``, a ``claims`` list, the ``structured`` answer
 contract and providers' responses (``anthropic``, ``openai-responses``, ``openai-chat``,
 ``openai-assistants``, ``cohere``, ``gemini``, ``gemini-interactions``, ``bedrock``,
-``perplexity``, ``azure-on-your-data``, ``mistral``, ``xai``).
+``perplexity``, ``perplexity-responses``, ``azure-on-your-data``, ``mistral``, ``xai``).
 Each is registered in the ``citeaudit.formats`` registry (see
 :class:`~citeaudit.core.AnswerFormat`); installed formats are added the same way.
 """
@@ -14,7 +14,11 @@ from citeaudit.formats._cohere import CohereFormat
 from citeaudit.formats._events import EventAssembler
 from citeaudit.formats._gemini import GeminiFormat
 from citeaudit.formats._interactions import GeminiInteractionsFormat
-from citeaudit.formats._marked import AzureOnYourDataFormat, PerplexityFormat
+from citeaudit.formats._marked import (
+    AzureOnYourDataFormat,
+    PerplexityFormat,
+    PerplexityResponsesFormat,
+)
 from citeaudit.formats._mistral import MistralFormat
 from citeaudit.formats._openai import OpenAIChatFormat, OpenAIResponsesFormat
 from citeaudit.formats._structured import StructuredFormat
@@ -29,6 +33,7 @@ COHERE = CohereFormat()
 GEMINI = GeminiFormat()
 GEMINI_INTERACTIONS = GeminiInteractionsFormat()
 PERPLEXITY = PerplexityFormat()
+PERPLEXITY_RESPONSES = PerplexityResponsesFormat()
 BEDROCK = BedrockFormat()
 MISTRAL = MistralFormat()
 AZURE_ON_YOUR_DATA = AzureOnYourDataFormat()
@@ -50,6 +55,7 @@ __all__ = [
     "OPENAI_CHAT",
     "OPENAI_RESPONSES",
     "PERPLEXITY",
+    "PERPLEXITY_RESPONSES",
     "STRUCTURED",
     "TEXT",
     "XAI",
@@ -66,6 +72,7 @@ __all__ = [
     "OpenAIChatFormat",
     "OpenAIResponsesFormat",
     "PerplexityFormat",
+    "PerplexityResponsesFormat",
     "StructuredFormat",
     "TextFormat",
     "XAIFormat",

@@ -171,6 +171,7 @@ def _retrieved(response: dict[str, Any]) -> list[Source]:
     unlisted: set[str] = set()
     for index, step in enumerate(as_list(response.get("steps"))):
         kind = step.get("type") if isinstance(step, dict) else None
+        kind = kind if isinstance(kind, str) else None  # of another type: the answer's CA404
         path = f"$.steps[{index}]"
         if kind in _UNLISTED:
             unlisted.add(_UNLISTED[kind])
@@ -210,7 +211,7 @@ def _cited(response: dict[str, Any], kinds: set[str]) -> list[Source]:
             for note in as_list(content.get("annotations") if isinstance(content, dict)
                                 else None):
                 kind = note.get("type") if isinstance(note, dict) else None
-                if kind not in kinds:
+                if not isinstance(kind, str) or kind not in kinds:
                     continue
                 target = next((note[n] for n in _TARGETS[kind]
                                if isinstance(note.get(n), str) and note[n]), None)

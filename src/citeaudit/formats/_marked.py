@@ -6,6 +6,15 @@ Both numbers are 1-based, as the markers are written (``[1]`` is the first searc
 ``[doc1]`` the first citation); the sources get those ids (``"1"``.., ``"doc1"``..), so a
 marker past the list is out of range (CA202). The text is read like free text: the marker
 grammar follows from these ids, and the claim policy applies.
+
+Perplexity's Responses-style API (``perplexity-responses``; the ``perplexityai`` SDK's
+``ResponseCreateResponse``) cites without markers: its ``message`` items' ``output_text``
+parts carry ``annotations`` {type, url, title, start_index, end_index} read as OpenAI's
+``url_citation`` (characters of the part's text, end exclusive; an annotation without a
+``type`` is a URL citation, the SDK's ``type`` being optional). Its ``search_results`` items
+({id, title, url, snippet, date, last_updated, source}) and ``fetch_url_results`` items
+({url, title, snippet}) are the snapshot, after any sources given, named by URL with their
+snippet as text; a cited URL outside them is unknown (CA201).
 """
 
 from __future__ import annotations
@@ -26,10 +35,17 @@ from citeaudit.core import (
 )
 from citeaudit.errors import SnapshotError
 from citeaudit.formats._fields import Fields, source_field, source_items
-from citeaudit.formats._ranges import chat_message, plain, read_chat_message, without_text
+from citeaudit.formats._openai import canonical_url, responses_answer, url_index, with_retrieved
+from citeaudit.formats._ranges import (
+    as_list,
+    chat_message,
+    plain,
+    read_chat_message,
+    without_text,
+)
 from citeaudit.formats._text import blank, parse_text
 
-__all__ = ["AzureOnYourDataFormat", "PerplexityFormat"]
+__all__ = ["AzureOnYourDataFormat", "PerplexityFormat", "PerplexityResponsesFormat"]
 
 _read = compiled("citeaudit.formats._readers")  # the search results, compiled (None: pure)
 
@@ -104,6 +120,51 @@ def _search_results(response: dict[str, Any], ids: tuple[str, ...]) -> list[Sour
             for source_id, (_, item, path) in zip(ids, source_items(
                 response, "search_results", "$", "a response", "a search result"),
                 strict=True)]
+
+
+# Perplexity's output items that list what it retrieved: the list's key, each entry's name.
+_RETRIEVED = {"search_results": ("results", "a search result"),
+              "fetch_url_results": ("contents", "a fetched page")}
+
+
+class PerplexityResponsesFormat:
+    """A Perplexity Responses-style response: ``object: "response"`` whose output lists
+    ``search_results`` or ``fetch_url_results`` (JSON or the SDK's response).
+    """
+
+    name = "perplexity-responses"
+    keys = ("output",)
+    expects = ("a Perplexity Responses response (object \"response\" with output items, among"
+               " them search_results)")
+    needs = (("object", "response"), ("output", list))
+
+    def recognises(self, answer: object) -> bool:
+        data = answer if isinstance(answer, dict) else plain(answer)
+        return isinstance(data, dict) and data.get("object") == "response" and any(
+            isinstance(item, dict) and isinstance(item.get("type"), str) and
+            item["type"] in _RETRIEVED for item in as_list(data.get("output")))
+
+    def snapshot(self, answer: object, sources: object) -> Snapshot:
+        if isinstance(sources, Snapshot):
+            return sources
+        found: dict[str, Source] = {}
+        for index, item in enumerate(as_list(plain(answer).get("output"))):
+            kind = item.get("type") if isinstance(item, dict) else None
+            if not isinstance(kind, str) or kind not in _RETRIEVED:
+                continue
+            key, what = _RETRIEVED[kind]
+            for _, result, path in source_items(item, key, f"$.output[{index}]",
+                                                f"a {kind} item", what):
+                url = source_field(result, "url", str, path, what, needed=True)
+                snippet = source_field(result, "snippet", str, path, what)
+                title = source_field(result, "title", str, path, what)
+                found.setdefault(canonical_url(url), Source(
+                    canonical_url(url), snippet or "", url, title or None))
+        return with_retrieved(sources, list(found.values()))
+
+    def parse(self, answer: object, reading: Reading) -> Answer:
+        return responses_answer(self.name, plain(answer), reading, url_index(reading.snapshot),
+                                untyped="url_citation")
 
 
 class AzureOnYourDataFormat:

@@ -42,8 +42,8 @@ from citeaudit.core import (
 from citeaudit.formats._fields import Fields, source_field, source_items
 from citeaudit.formats._ranges import Cited, answer_of, as_list, plain, read_chat_message
 
-__all__ = ["OpenAIChatFormat", "OpenAIResponsesFormat", "canonical_url", "url_index",
-           "with_retrieved"]
+__all__ = ["OpenAIChatFormat", "OpenAIResponsesFormat", "canonical_url", "responses_answer",
+           "url_index", "with_retrieved"]
 
 _read = compiled("citeaudit.formats._readers")  # Responses' parse loop, compiled (None: pure)
 
@@ -87,38 +87,7 @@ class OpenAIResponsesFormat:
         if _read is not None and type(output) is list and (
                 read := _read.openai_responses(output, urls, canonical_url)) is not None:
             return answer_of(self.name, "".join(read[0]), read[1], [], reading, "$.output")
-        fields = Fields()
-        pieces: list[str] = []
-        cited: Cited = []
-        offset = 0
-        declined = False
-        items = fields.items(response, "output", "$", "a response", needed=True)
-        for _, item, path in fields.objects(items, "$.output", "an output item"):
-            if fields.field(item, "type", str, path, "an output item", needed=True) != "message":
-                continue
-            if pieces:
-                pieces.append("\n\n")  # one message's text from the next
-                offset += 2
-            parts = fields.items(item, "content", path, "a message", needed=True)
-            for _, part, part_path in fields.objects(parts, f"{path}.content", "a content part"):
-                kind = fields.field(part, "type", str, part_path, "a content part", needed=True)
-                if kind == "refusal":  # the model declined, in the field made for it
-                    declined = True
-                    continue
-                if kind != "output_text":
-                    continue
-                text = fields.field(part, "text", str, part_path, "an output_text part",
-                                    needed=True)
-                if text is None:
-                    continue
-                into = _Into(cited, fields, urls)
-                notes = fields.items(part, "annotations", part_path, "an output_text part")
-                for index, note in enumerate(notes):
-                    _annotation(note, text, offset, f"{part_path}.annotations[{index}]", into)
-                pieces.append(text)
-                offset += len(text)
-        return answer_of(self.name, "".join(pieces), cited, fields.problems, reading,
-                         "$.output", declined=declined)
+        return responses_answer(self.name, response, reading, urls)
 
 
 class OpenAIChatFormat:
@@ -169,12 +138,53 @@ class OpenAIChatFormat:
         return answer_of(self.name, text, cited, fields.problems, reading, f"{where}.content")
 
 
+def responses_answer(name: str, response: dict[str, Any], reading: Reading,
+                     urls: dict[str, str], *, untyped: str | None = None) -> Answer:
+    """The answer of a Responses-style response (OpenAI's, or Perplexity's): its messages'
+    ``output_text`` parts and their annotations. ``untyped``: the type of an annotation that
+    names none (Perplexity's ``type`` is optional).
+    """
+    fields = Fields()
+    pieces: list[str] = []
+    cited: Cited = []
+    offset = 0
+    declined = False
+    items = fields.items(response, "output", "$", "a response", needed=True)
+    for _, item, path in fields.objects(items, "$.output", "an output item"):
+        if fields.field(item, "type", str, path, "an output item", needed=True) != "message":
+            continue
+        if pieces:
+            pieces.append("\n\n")  # one message's text from the next
+            offset += 2
+        parts = fields.items(item, "content", path, "a message", needed=True)
+        for _, part, part_path in fields.objects(parts, f"{path}.content", "a content part"):
+            kind = fields.field(part, "type", str, part_path, "a content part", needed=True)
+            if kind == "refusal":  # the model declined, in the field made for it
+                declined = True
+                continue
+            if kind != "output_text":
+                continue
+            text = fields.field(part, "text", str, part_path, "an output_text part",
+                                needed=True)
+            if text is None:
+                continue
+            into = _Into(cited, fields, urls, untyped)
+            notes = fields.items(part, "annotations", part_path, "an output_text part")
+            for index, note in enumerate(notes):
+                _annotation(note, text, offset, f"{part_path}.annotations[{index}]", into)
+            pieces.append(text)
+            offset += len(text)
+    return answer_of(name, "".join(pieces), cited, fields.problems, reading,
+                     "$.output", declined=declined)
+
+
 class _Into(NamedTuple):
     """Where annotations are collected: the cited ranges and the problems found."""
 
     cited: Cited
     fields: Fields
     urls: dict[str, str]  # canonical URL (and id) -> the snapshot id
+    untyped: str | None = None  # the type of an annotation that names none
 
 
 def _annotation(note: Any, text: str, offset: int, path: str, into: _Into) -> None:
@@ -184,7 +194,8 @@ def _annotation(note: Any, text: str, offset: int, path: str, into: _Into) -> No
     fields = into.fields
     if fields.value(note, dict, path, "an annotation") is None:
         return
-    kind = fields.field(note, "type", str, path, "an annotation", needed=True)
+    kind = into.untyped if into.untyped and note.get("type") is None else fields.field(
+        note, "type", str, path, "an annotation", needed=True)
     if kind is None or kind == "file_path":
         return  # file_path: a link to a file the model wrote, not a citation
     if kind in ("url_citation", "container_file_citation"):
