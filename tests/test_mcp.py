@@ -30,6 +30,7 @@ from mcp.shared.exceptions import MCPError
 
 import citeaudit
 import test_anthropic as anthropic_cases
+from citeaudit.service import run_mcp
 from citeaudit.service._openapi import OPENAPI
 
 DOCS = Path(__file__).parents[1] / "docs" / "mcp.md"
@@ -438,3 +439,17 @@ def test_the_docs_name_every_argument_and_limit() -> None:
             if flag.startswith("--") and flag not in ("--help", "--transport", "--host",
                                                       "--port"):
                 assert f"`{flag}" in page, flag
+
+
+def test_the_service_imports_the_sdk_only_to_run_the_server() -> None:
+    """citeaudit serve needs no MCP SDK: citeaudit.service imports it only in run_mcp."""
+    done = subprocess.run([sys.executable, "-c", "import sys, citeaudit.service; print("
+                           "sorted(m for m in sys.modules if m.split('.')[0] in"
+                           " ('mcp', 'mcp_types')))"],
+                          capture_output=True, text=True, timeout=60, check=True)
+    assert done.stdout.strip() == "[]"
+
+
+def test_run_mcp_refuses_an_unknown_transport() -> None:
+    with pytest.raises(citeaudit.ConfigError, match="must be stdio or http, not 'sse'"):
+        run_mcp(transport="sse")

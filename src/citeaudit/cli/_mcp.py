@@ -50,13 +50,12 @@ def run(args: argparse.Namespace, _: IO) -> int:
     """Run the command; returns the exit code when the server stops."""
     if importlib.util.find_spec("mcp") is None or importlib.util.find_spec("uvicorn") is None:
         raise ConfigError("citeaudit mcp needs the mcp extra: pip install 'citeaudit[mcp]'")
-    from citeaudit.service import Settings, tokens_from  # noqa: PLC0415 - the extra
-    from citeaudit.service.mcp import run as serve  # noqa: PLC0415 - the extra
+    from citeaudit.service import Settings, run_mcp, tokens_from  # noqa: PLC0415 - the extra
 
     settings = Settings(
         config=load_config(args.config) if args.config is not None else Config(),
         tokens=tokens_from(os.environ.get("CITEAUDIT_TOKENS"), args.token_file)
         if args.transport == "http" else frozenset(),
         max_bytes=args.max_bytes, max_concurrency=args.concurrency, timeout=args.timeout)
-    serve(settings, args.transport, args.host, args.port)
+    run_mcp(settings, args.transport, args.host, args.port)
     return ExitCode.OK

@@ -2,6 +2,9 @@
 
 >>> from citeaudit.service import Settings, create_app
 >>> app = create_app(Settings(tokens=frozenset({"secret"})))   # an ASGI application
+
+``citeaudit mcp``, the same work as the tools of an MCP server, is :func:`run_mcp`
+(``pip install 'citeaudit[mcp]'``).
 """
 
 from citeaudit.service._app import create_app
@@ -19,5 +22,17 @@ __all__ = [
     "create_app",
     "environment_of",
     "from_environment",
+    "run_mcp",
     "tokens_from",
 ]
+
+
+def run_mcp(settings: Settings | None = None, transport: str = "stdio",
+            host: str = "127.0.0.1", port: int = 8000) -> None:
+    """Run the MCP server until its client (``stdio``) or a signal (``http``: streamable
+    HTTP at ``/mcp`` on ``host:port``) ends it: the tools ``audit``, ``guard`` and
+    ``context``, each the service's endpoint of that name under ``settings``' limits.
+    """
+    from citeaudit.service._mcp import run  # noqa: PLC0415 - the mcp extra, only when run
+
+    run(settings or Settings(), transport, host, port)

@@ -9,7 +9,7 @@ at once, the time one may take) and the same messages. A call that fails is a to
 (``body: $.sources[0].text: ...``): never a traceback, and the server goes on.
 
 It needs ``pip install 'citeaudit[mcp]'`` (the official MCP SDK, and the service's extra),
-so it is imported by name, not from :mod:`citeaudit.service`.
+so :mod:`citeaudit.service` imports it only when :func:`~citeaudit.service.run_mcp` runs.
 """
 
 from __future__ import annotations
@@ -33,6 +33,7 @@ from starlette.routing import Route
 
 from citeaudit._version import __version__
 from citeaudit.core import audit
+from citeaudit.errors import ConfigError
 from citeaudit.service._app import (
     _error_body,
     _refusal,
@@ -328,6 +329,8 @@ def run(settings: Settings, transport: str, host: str, port: int) -> None:
     ends it. Errors the server logs (a bug's traceback) go to standard error, never into the
     protocol's standard output.
     """
+    if transport not in ("stdio", "http"):
+        raise ConfigError(f"the MCP transport must be stdio or http, not {transport!r}")
     logging.basicConfig(level=logging.WARNING, format="%(message)s")
     if transport == "http":
         run_http(settings, host, port)
