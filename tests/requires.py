@@ -20,6 +20,7 @@ import pytest
 PARTS = {
     "models": "pip install -e '.[test-models]' (the CPU build of torch first: docs/development.md)",
     "spark": "pip install -e '.[test-spark]'",
+    "dataframe": "pip install -e '.[test-dataframe]'",
     "frameworks": "pip install -e '.[test-frameworks]'",
     "browser": "pip install -e '.[test-browser]' and apt-get install chromium",
     "evals": "pip install -e '.[evals-test]' in an environment of its own (docs/development.md)",

@@ -121,7 +121,7 @@ def test_an_integration_s_old_path_warns_and_forwards(name: str) -> None:
 
 
 def test_the_functions_are_no_modules() -> None:
-    for name in ("audit", "guard", "render", "segment", "stream", "resolve"):
+    for name in ("audit", "evaluate", "guard", "render", "segment", "stream", "resolve"):
         assert not inspect.ismodule(getattr(citeaudit, name))
         assert f"citeaudit.{name}" not in TOP
 
@@ -129,14 +129,14 @@ def test_the_functions_are_no_modules() -> None:
 def test_the_top_level_names_stay() -> None:
     names = {"DEFAULT_CONTRACT", "DEFAULT_FALLBACK", "DEFAULT_REFUSAL", "POLICIES", "RULES",
              "Answer", "Check", "Chip", "Citation", "CiteauditError", "Claim", "Config",
-             "ConfigError", "Context", "Finding", "Grammar", "GrammarError", "Guarded",
-             "InputError", "Malformed", "Marker", "Metrics", "OutputError", "Problem",
+             "ConfigError", "Context", "EvalResults", "Finding", "Grammar", "GrammarError",
+             "Guarded", "InputError", "Malformed", "Marker", "Metrics", "OutputError", "Problem",
              "PromptContext", "Ref", "Report", "Resolution", "Rule", "RunError", "Segmenter",
              "Severity", "Snapshot", "SnapshotError", "Source", "Status", "StreamAuditor",
-             "__version__", "audit", "build_context", "canonical_url", "findings_of",
-             "get_grammar", "guard", "infer_grammar", "iter_findings", "load_config",
-             "load_snapshot", "neutralise", "parse_answer", "prepare", "render", "render_html",
-             "render_markdown", "resolve", "segment", "stream"}
+             "__version__", "audit", "build_context", "canonical_url", "evaluate",
+             "findings_of", "get_grammar", "guard", "infer_grammar", "iter_findings",
+             "load_config", "load_snapshot", "neutralise", "parse_answer", "prepare", "render",
+             "render_html", "render_markdown", "resolve", "segment", "stream"}
     assert names <= set(citeaudit.__all__)
 
 

@@ -50,6 +50,8 @@ from citeaudit.errors import (
     RunError,
     SnapshotError,
 )
+from citeaudit.eval import EvalResults
+from citeaudit.eval import evaluate_dataset as evaluate
 from citeaudit.request import (
     DEFAULT_CONTRACT,
     DEFAULT_FALLBACK,
@@ -88,6 +90,7 @@ __all__ = [
     "Config",
     "ConfigError",
     "Context",
+    "EvalResults",
     "EventStream",
     "Finding",
     "Grammar",
@@ -117,6 +120,7 @@ __all__ = [
     "audit",
     "build_context",
     "canonical_url",
+    "evaluate",
     "findings_of",
     "get_grammar",
     "guard",

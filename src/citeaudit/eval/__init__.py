@@ -5,6 +5,7 @@ processes, writes one result per record in input order and builds the aggregate;
 ``replay()`` re-applies thresholds to stored results (:mod:`citeaudit.report` shows them).
 """
 
+from citeaudit.eval._api import COLUMNS, EvalResults, evaluate_dataset
 from citeaudit.eval._diff import FAIL_ON, DiffRun, FailOn, diff_runs, read_run
 from citeaudit.eval._evaluate import Dataset, WorstRecord, evaluate, progress_for, worst_records
 from citeaudit.eval._evaluators import (
@@ -52,6 +53,7 @@ from citeaudit.eval._summary import BINS, METRICS, PRECISION_GRID, RECALL_GRID, 
 
 __all__ = [
     "BINS",
+    "COLUMNS",
     "DATASET_FORMATS",
     "EVALUATORS",
     "FAIL_ON",
@@ -63,6 +65,7 @@ __all__ = [
     "CitationCoverage",
     "Dataset",
     "DiffRun",
+    "EvalResults",
     "Evaluator",
     "EvaluatorResult",
     "FailOn",
@@ -80,6 +83,7 @@ __all__ = [
     "detect_format",
     "diff_runs",
     "evaluate",
+    "evaluate_dataset",
     "gate_line",
     "gate_results",
     "line_item",
