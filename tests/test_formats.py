@@ -21,8 +21,9 @@ PASSAGES = ["Expense reports must be filed within 60 days.", "Refunds settle in 
 def test_the_built_in_formats_are_registered_like_any_other() -> None:
     assert FORMATS.builtins() == (
         "text", "claims", "structured", "anthropic", "openai-responses", "openai-chat",
-        "openai-assistants", "cohere", "gemini", "gemini-interactions", "bedrock", "perplexity",
-        "perplexity-responses", "azure-on-your-data", "mistral", "xai")
+        "openai-assistants", "cohere", "gemini", "gemini-interactions", "bedrock",
+        "bedrock-converse", "perplexity", "perplexity-responses", "azure-on-your-data",
+        "mistral", "xai")
     for name in FORMATS.builtins():
         form = FORMATS[name]
         assert isinstance(form, AnswerFormat)
@@ -52,8 +53,8 @@ def test_an_answer_no_format_reads_says_what_answers_may_be(answer: Any, describ
         "an answer must be free text (a string), a list of claim strings, an object with status,"
         " text and citations, or a provider's response (anthropic, openai-responses,"
         " openai-chat, openai-assistants, cohere, gemini, gemini-interactions, bedrock,"
-        " perplexity, perplexity-responses, azure-on-your-data, mistral, xai); not"
-        f" {described}")
+        " bedrock-converse, perplexity, perplexity-responses, azure-on-your-data, mistral,"
+        f" xai); not {described}")
     assert report.shape == "invalid"
 
 

@@ -169,6 +169,7 @@ FORMATS: Registry[AnswerFormat] = Registry("formats", {
     "gemini": "citeaudit.formats:GEMINI",
     "gemini-interactions": "citeaudit.formats:GEMINI_INTERACTIONS",
     "bedrock": "citeaudit.formats:BEDROCK",
+    "bedrock-converse": "citeaudit.formats:BEDROCK_CONVERSE",
     "perplexity": "citeaudit.formats:PERPLEXITY",
     "perplexity-responses": "citeaudit.formats:PERPLEXITY_RESPONSES",
     "azure-on-your-data": "citeaudit.formats:AZURE_ON_YOUR_DATA",
@@ -204,8 +205,8 @@ def _detection_order() -> list[AnswerFormat]:
             FORMATS[name] for name in (
                 "anthropic", "perplexity-responses", "openai-responses", "perplexity",
                 "azure-on-your-data", "mistral", "openai-chat", "openai-assistants", "cohere",
-                "gemini", "gemini-interactions", "bedrock", "xai", "structured", "claims",
-                "text")]
+                "gemini", "gemini-interactions", "bedrock", "bedrock-converse", "xai", "structured",
+                "claims", "text")]
         if len(_order) == len(builtins):
             _by_type.update({str: FORMATS["text"], list: FORMATS["claims"]})
     return _order

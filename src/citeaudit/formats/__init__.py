@@ -1,7 +1,8 @@
 """The built-in answer formats: free ``text``, a ``claims`` list, the ``structured`` answer
 contract and providers' responses (``anthropic``, ``openai-responses``, ``openai-chat``,
 ``openai-assistants``, ``cohere``, ``gemini``, ``gemini-interactions``, ``bedrock``,
-``perplexity``, ``perplexity-responses``, ``azure-on-your-data``, ``mistral``, ``xai``).
+``bedrock-converse``, ``perplexity``, ``perplexity-responses``, ``azure-on-your-data``,
+``mistral``, ``xai``).
 Each is registered in the ``citeaudit.formats`` registry (see
 :class:`~citeaudit.core.AnswerFormat`); installed formats are added the same way.
 """
@@ -11,6 +12,7 @@ from citeaudit.formats._assistants import OpenAIAssistantsFormat
 from citeaudit.formats._bedrock import BedrockFormat
 from citeaudit.formats._claims import ClaimsFormat
 from citeaudit.formats._cohere import CohereFormat
+from citeaudit.formats._converse import BedrockConverseFormat
 from citeaudit.formats._events import EventAssembler
 from citeaudit.formats._gemini import GeminiFormat
 from citeaudit.formats._interactions import GeminiInteractionsFormat
@@ -35,6 +37,7 @@ GEMINI_INTERACTIONS = GeminiInteractionsFormat()
 PERPLEXITY = PerplexityFormat()
 PERPLEXITY_RESPONSES = PerplexityResponsesFormat()
 BEDROCK = BedrockFormat()
+BEDROCK_CONVERSE = BedrockConverseFormat()
 MISTRAL = MistralFormat()
 AZURE_ON_YOUR_DATA = AzureOnYourDataFormat()
 XAI = XAIFormat()
@@ -46,6 +49,7 @@ __all__ = [
     "ANTHROPIC",
     "AZURE_ON_YOUR_DATA",
     "BEDROCK",
+    "BEDROCK_CONVERSE",
     "CLAIMS",
     "COHERE",
     "GEMINI",
@@ -61,6 +65,7 @@ __all__ = [
     "XAI",
     "AnthropicFormat",
     "AzureOnYourDataFormat",
+    "BedrockConverseFormat",
     "BedrockFormat",
     "ClaimsFormat",
     "CohereFormat",
