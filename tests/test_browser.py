@@ -4,8 +4,10 @@ runs, no request leaves the page, and the only links are the snapshot's.
 
 from __future__ import annotations
 
+import io
 import json
 import random
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -14,7 +16,9 @@ import pytest
 from cmarkgfm.cmark import Options
 from markdown_it import MarkdownIt
 
+import report_cases
 from citeaudit import canonical_url, render
+from citeaudit.report._cards import FILTER_SCRIPT
 
 PAYLOADS: list[str] = json.loads((Path(__file__).parent / "data/xss_payloads.json").read_text())
 
@@ -215,7 +219,8 @@ def test_eval_report_loads_offline_with_its_charts(browser: Any, tmp_path: Path)
         "eval", str(data), "--report", str(report_path), "--jobs", "1"])
     assert code == 1
     html = report_path.read_text()
-    assert "<script" not in html.lower()
+    assert html.lower().count("<script") == 1  # the filters' own, no data's
+    assert f"<script>{FILTER_SCRIPT}</script>" in html
     screenshot = tmp_path / "report.png"
     page = browser.new_page(viewport={"width": 1200, "height": 900})
     requests: list[str] = []
@@ -235,9 +240,209 @@ def test_eval_report_loads_offline_with_its_charts(browser: Any, tmp_path: Path)
     assert marks.count() >= 1
     assert "[7]" in marks.first.inner_text()
     assert page.locator("img, iframe, object, embed").count() == 0
+    assert page.evaluate("document.scripts.length") == 1
     assert "onerror=alert(1)" in page.locator("pre").first.inner_text()  # shown, not run
     page.screenshot(path=str(screenshot), full_page=True)
     page.close()
     assert events == []
     assert requests == []
     assert screenshot.stat().st_size > 10_000
+
+
+# Every pair of text boxes in each chart that intersect, and any box outside its chart.
+_OVERLAPS = """() => {
+  const problems = [];
+  for (const svg of document.querySelectorAll('svg[role=img]')) {
+    const frame = svg.getBoundingClientRect();
+    const boxes = [...svg.querySelectorAll('text')].map(t => [t.textContent,
+                                                              t.getBoundingClientRect()]);
+    boxes.forEach(([text, box], i) => {
+      if (box.left < frame.left - 0.5 || box.right > frame.right + 0.5)
+        problems.push(`${svg.getAttribute('aria-label')}: ${text} leaves the chart`);
+      for (const [other, second] of boxes.slice(i + 1)) {
+        const apart = box.right <= second.left + 0.5 || second.right <= box.left + 0.5 ||
+                      box.bottom <= second.top + 0.5 || second.bottom <= box.top + 0.5;
+        if (!apart) problems.push(`${svg.getAttribute('aria-label')}: ${text} / ${other}`);
+      }
+    });
+  }
+  return problems;
+}"""
+
+
+@pytest.fixture(scope="module")
+def eval_report(tmp_path_factory: pytest.TempPathFactory) -> str:
+    """The HTML report of a real eval run over the report cases (tests/report_cases.py)."""
+    from citeaudit.cli import main  # noqa: PLC0415
+
+    folder = tmp_path_factory.mktemp("report")
+    report = folder / "report.html"
+    code = main(["eval", str(report_cases.write(folder / "d.jsonl")), "--report", str(report),
+                 "--jobs", "1"], stdout=io.StringIO(), stderr=io.StringIO())
+    assert code == 1
+    return report.read_text(encoding="utf-8")
+
+
+class ReportPages:
+    """Pages of the report, each in a context of its own (closed after the test); each
+    page's list collects its requests, errors and dialogs.
+    """
+
+    def __init__(self, browser: Any, html: str) -> None:
+        self.browser = browser
+        self.html = html
+        self.contexts: list[Any] = []
+
+    def open(self, *, scripts: bool = True) -> tuple[Any, list[str]]:
+        context = self.browser.new_context(viewport={"width": 1280, "height": 900},
+                                           java_script_enabled=scripts)
+        self.contexts.append(context)
+        page = context.new_page()
+        trouble: list[str] = []
+
+        def dismiss(dialog: Any) -> None:
+            trouble.append("dialog")
+            dialog.dismiss()
+
+        def refuse(route: Any) -> None:
+            trouble.append(route.request.url)
+            route.abort()
+
+        page.on("console", lambda message: trouble.append(f"{message.type}: {message.text}"))
+        page.on("pageerror", lambda error: trouble.append(f"pageerror {error}"))
+        page.on("dialog", dismiss)
+        page.route("**/*", refuse)
+        page.set_content(self.html, wait_until="load")
+        return page, trouble
+
+
+@pytest.fixture
+def pages(browser: Any, eval_report: str) -> Iterator[ReportPages]:
+    opened = ReportPages(browser, eval_report)
+    yield opened
+    for context in opened.contexts:
+        context.close()
+
+
+def visible_ids(page: Any) -> list[str]:
+    cards = page.locator(".record")
+    return [cards.nth(i).locator("h3").evaluate("h => h.firstChild.textContent.trim()")
+            for i in range(cards.count()) if cards.nth(i).is_visible()]
+
+
+FAILED = ["low-recall", "gold-recall", "out-of-range", "unknown-id", "refused",
+          "answered-unanswerable", f"hostile {report_cases.HOSTILE}", "long-tag", "caps-tag"]
+
+
+def test_every_failed_card_says_why_and_shows_its_passages(pages: ReportPages,
+                                                           tmp_path: Path) -> None:
+    page, trouble = pages.open()
+    assert sorted(visible_ids(page)) == sorted(FAILED)
+    cards = page.locator(".record")
+    by_id: dict[str, Any] = {}
+    for i in range(cards.count()):
+        card = cards.nth(i)
+        record_id = card.locator("h3").evaluate("h => h.firstChild.textContent.trim()")
+        by_id[record_id] = card
+        reasons = card.locator(".why li").all_inner_texts()
+        assert reasons, record_id
+        assert all(reason.strip() for reason in reasons), record_id
+        shown = card.locator(".passage").count() or card.locator(".missing").count()
+        assert shown, f"{record_id} shows no passage and does not say why"
+    assert by_id["low-recall"].locator(".why").inner_text().count("\n") >= 1
+    assert ("citation_coverage: recall 0.25 < min-recall 0.50 (cited 1 of 4 retrieved passages,"
+            " the default threshold: change it with --min-recall or min-recall in the"
+            " configuration)") in by_id["low-recall"].locator(".why").inner_text()
+    assert "(cited 1 of 3 relevant passages" in by_id["gold-recall"].locator(".why").inner_text()
+    assert ("refused an answerable question: the record is labelled \"answerable\": true"
+            in by_id["refused"].locator(".why").inner_text())
+    assert "makes no claim" in by_id["refused"].locator(".missing").inner_text()
+    assert ("answered an unanswerable question: the record is labelled \"answerable\": false"
+            in by_id["answered-unanswerable"].locator(".why").inner_text())
+    assert "CA202 out-of-range" in by_id["out-of-range"].locator(".why").inner_text()
+    # Each cited passage sits beside the claim that cites it, on the same row, to its right.
+    claims = by_id["out-of-range"].locator(".claim-text")
+    passages = by_id["out-of-range"].locator(".passages")
+    assert claims.count() == passages.count() == 2
+    for i in range(2):
+        claim, passage = claims.nth(i).bounding_box(), passages.nth(i).bounding_box()
+        assert claim is not None
+        assert passage is not None
+        assert abs(claim["y"] - passage["y"]) < 1
+        assert passage["x"] >= claim["x"] + claim["width"]
+    assert "passage 1 [1]: Refunds take 5 days." in passages.nth(0).inner_text()
+    assert "passage 7 [7]: no such passage" in passages.nth(1).inner_text()
+    assert "Retrieved and not cited: 2, 3, 4" in by_id["low-recall"].inner_text()
+    hostile = by_id[f"hostile {report_cases.HOSTILE}"]
+    assert report_cases.HOSTILE in hostile.locator(".passage").first.inner_text()  # as text
+    assert report_cases.HOSTILE in hostile.locator(".tags").inner_text()
+    assert not page.evaluate("window.__pwned === true")
+    assert page.locator("img, iframe, object, embed").count() == 0
+    page.screenshot(path=str(tmp_path / "cards.png"), full_page=True)
+    assert trouble == []
+
+
+def test_filters_by_tag_rule_and_text(pages: ReportPages) -> None:
+    page, trouble = pages.open()
+    form = page.locator("#filters")
+    assert form.is_visible()
+    shown = page.locator("#shown")
+    assert shown.inner_text() == f"{len(FAILED)} of {len(FAILED)} records shown"
+    page.select_option("select[name=tag]", "topic=billing")
+    assert sorted(visible_ids(page)) == ["gold-recall", "low-recall"]
+    page.select_option("select[name=tag]", "lang=de")
+    assert sorted(visible_ids(page)) == ["gold-recall", "unknown-id"]
+    page.select_option("select[name=tag]", f"topic={report_cases.HOSTILE}")
+    assert visible_ids(page) == [f"hostile {report_cases.HOSTILE}"]
+    page.select_option("select[name=tag]", f"lang={report_cases.WIDE_TAG}")
+    assert visible_ids(page) == ["long-tag"]
+    page.select_option("select[name=tag]", "")
+    page.select_option("select[name=rule]", "CA202")
+    assert visible_ids(page) == ["out-of-range"]
+    page.select_option("select[name=rule]", "CA201")
+    assert visible_ids(page) == ["unknown-id"]
+    page.select_option("select[name=rule]", "refused an answerable question")
+    assert visible_ids(page) == ["refused"]
+    page.select_option("select[name=rule]", "recall < min-recall 0.5")
+    recall_failures = sorted(visible_ids(page))
+    assert recall_failures == sorted(["low-recall", "gold-recall", "out-of-range", "long-tag",
+                                      "caps-tag", f"hostile {report_cases.HOSTILE}"])
+    page.select_option("select[name=tag]", "lang=de")  # both: the records with the tag and rule
+    assert visible_ids(page) == ["gold-recall"]
+    page.select_option("select[name=tag]", "")
+    page.select_option("select[name=rule]", "")
+    page.fill("input[name=text]", "RELEVANT passages")  # free text, any case, in the reasons
+    assert visible_ids(page) == ["gold-recall"]
+    page.fill("input[name=text]", "returns close after 30")  # a claim's or passage's text
+    assert sorted(visible_ids(page)) == ["answered-unanswerable", "caps-tag"]
+    page.fill("input[name=text]", "no record says this")
+    assert visible_ids(page) == []
+    assert shown.inner_text() == f"0 of {len(FAILED)} records shown"
+    page.fill("input[name=text]", "")
+    assert sorted(visible_ids(page)) == sorted(FAILED)
+    assert trouble == []
+
+
+def test_without_scripts_every_card_is_shown_and_the_filters_are_not(
+        pages: ReportPages) -> None:
+    page, trouble = pages.open(scripts=False)
+    assert not page.locator("#filters").is_visible()
+    assert sorted(visible_ids(page)) == sorted(FAILED)
+    assert page.locator(".record .why li").first.is_visible()
+    assert trouble == []
+
+
+@pytest.mark.parametrize("width", [1280, 800])
+def test_chart_labels_do_not_overlap(pages: ReportPages, width: int) -> None:
+    """Rule names, long, wide and capital tag values and the bins: no two texts of a chart
+    overlap, and none leaves its chart.
+    """
+    page, trouble = pages.open()
+    page.set_viewport_size({"width": width, "height": 900})
+    labels = page.locator("svg[role=img] text.label")
+    assert labels.count() >= 10 + 3 + 7  # bins, codes, topic values
+    names = [label.evaluate("t => t.firstChild.textContent") for label in labels.all()]
+    assert any(name.startswith("a rather long tag value") for name in names)
+    assert report_cases.WIDE_TAG in names
+    assert page.evaluate(_OVERLAPS) == []
+    assert trouble == []

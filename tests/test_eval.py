@@ -622,8 +622,8 @@ def test_html_report_header_failures_worst_by_rule_bins_and_missing_values(
     assert "<th>recall &lt; min-recall 0.5</th>" in failures
     assert "<th>CA202 out-of-range</th>" in failures
     assert "<td>system=a</td>" in failures
-    worst = html.split("<h2>Worst records</h2>", 1)[1]
-    codes = set(re.findall(r'<li class="fail">(CA\d+) ', worst))
+    worst = html.split("<h2>Failed records</h2>", 1)[1]
+    codes = set(re.findall(r'<li class="(?:fail|warn)">(CA\d+) ', worst))
     summary = json.loads(run("eval", str(data), "--format", "json").out)
     assert codes == set(summary["findings"])  # every rule found has an example
     assert "CA202 out-of-range" in html

@@ -169,7 +169,10 @@ def worst_records(dataset: Dataset, aggregate: Aggregate, options: Options) -> l
         if item.ordinal in wanted:
             parsed = parse_record(item)
             if isinstance(parsed, Record):
-                found[item.ordinal] = _detail(parsed, wanted[item.ordinal], options)
+                summary = wanted[item.ordinal]
+                found[item.ordinal] = {**_detail(parsed, summary, options),
+                                       **aggregate.explained(summary),
+                                       **_cited(parsed, options)}
             if len(found) == len(wanted):
                 break
     return [found[s.ordinal] for s in aggregate.worst_records() if s.ordinal in found]
@@ -186,6 +189,35 @@ def _detail(record: Record, summary: Summary, options: Options) -> WorstRecord:
     return {"id": record.id, "place": summary.place, "status": report.status,
             "findings": [f.to_dict() for f in report.findings],
             "metrics": report.metrics.to_dict(), "answer": record.answer}
+
+
+def _cited(record: Record, options: Options) -> dict[str, Any]:
+    """Each claim of a record with the passages it cites (their text, or ``None`` for an id
+    the snapshot does not hold), and the retrieved passages no claim cites. A record the
+    audit cannot read has none to show.
+    """
+    try:
+        context = run_audit(record.answer, record.sources, grammar=record.grammar,
+                            config=options.audit_config, relevant=record.relevant,
+                            answerable=record.answerable, checks=options.checks).context
+    except CiteauditError:
+        return {}
+    snapshot = context.snapshot
+    by_claim: dict[int | None, dict[str, dict[str, Any]]] = {}
+    for citation, resolved in zip(context.answer.citations, context.resolved, strict=True):
+        source = snapshot.get(resolved) if resolved is not None else None
+        source_id = resolved if resolved is not None else citation.source_id
+        by_claim.setdefault(citation.claim, {}).setdefault(source_id, {
+            "id": source_id, "marker": citation.marker,
+            "text": source.text if source is not None else None})
+    claims = [{"number": claim.number, "text": claim.text,
+               "cited": list(by_claim.get(claim.number, {}).values())}
+              for claim in context.answer.claims]
+    if None in by_claim:  # cited by the answer, not by one claim (a citations list)
+        claims.append({"number": None, "text": "", "cited": list(by_claim[None].values())})
+    cited = {source_id for passages in by_claim.values() for source_id in passages}
+    return {"claims": claims,
+            "uncited": [source_id for source_id in snapshot.ids if source_id not in cited]}
 
 
 class Progress:

@@ -220,7 +220,8 @@ def merged_worst(paths: Sequence[str], aggregate: Aggregate, *, allow_mismatch: 
             found[ordinal] = {"id": result.get("id"), "place": result.get("place"),
                               "status": result["status"],
                               "findings": result.get("findings", []),
-                              "metrics": result.get("metrics", {})}
+                              "metrics": result.get("metrics", {}),
+                              **aggregate.explained(summary_of(result))}
             places[item.at] = (result.get("record_digest", ""), f"{paths[item.file]}"
                                   f" line {item.line}")
             indexes[item.at] = ordinal

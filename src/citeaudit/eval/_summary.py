@@ -152,6 +152,13 @@ class Aggregate:
             return ("unreadable",)
         return _grouped(summary.reasons)
 
+    def explained(self, summary: Summary) -> dict[str, Any]:
+        """What the report's card of a failed record says of why: its reasons, their groups
+        (what the report's rule filter matches) and its tags.
+        """
+        return {"reasons": list(summary.reasons), "reason_keys": list(self.reasons(summary)),
+                "tags": dict(summary.tags)}
+
     def add(self, summary: Summary) -> None:
         """Count one record in."""
         reasons = self.reasons(summary)

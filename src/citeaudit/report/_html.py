@@ -1,6 +1,7 @@
-"""The HTML report of a dataset run: one self-contained file (inline CSS and SVG, no script,
-nothing loaded from the network) with the aggregate, charts and the worst records, their
-findings highlighted in the answer text. Every text from the data is escaped (MarkupSafe).
+"""The HTML report of a dataset run: one self-contained file (inline CSS and SVG, one small
+inline script for the filters, nothing loaded from the network) with the aggregate, charts and
+the failed records, each saying why it failed, its findings highlighted in the answer text and
+its claims beside the passages they cite. Every text from the data is escaped (MarkupSafe).
 """
 
 from __future__ import annotations
@@ -12,6 +13,8 @@ from markupsafe import Markup, escape
 
 from citeaudit.core import RULES
 from citeaudit.eval import BINS, METRICS, PRECISION_GRID, RECALL_GRID, Aggregate, WorstRecord
+from citeaudit.report import _cards
+from citeaudit.report._charts import hbar_chart, text_width
 from citeaudit.request import neutralise
 
 __all__ = ["html_report"]
@@ -53,8 +56,10 @@ def bar_chart(title: str, labels: Sequence[str], series: Sequence[Sequence[float
     """A vertical bar chart as inline SVG; several series are grouped per label. A missing
     value (``None``) draws no bar and says so, which a bar of height 0 would not.
     """
-    width, height, left, bottom = 40 + 46 * max(len(labels), 1) * max(len(series), 1) ** 0.6, \
-        190, 34, 40
+    # Each label's column at least as wide as the longest label: none overlaps the next.
+    column = max(46 * max(len(series), 1) ** 0.6,
+                 max((text_width(label) for label in labels), default=0) + 8)
+    width, height, left, bottom = 40 + column * max(len(labels), 1), 190, 34, 40
     width = max(width, left + 90 * len(names) + 70)
     top_value = top if top is not None else max(
         [v for s in series for v in s if v is not None] + [1])
@@ -80,8 +85,8 @@ def bar_chart(title: str, labels: Sequence[str], series: Sequence[Sequence[float
                          f' y="{10 + plot - h:.1f}" width="{bar - 1:.1f}" height="{h:.1f}">'
                          f'<title>{_e(label)}{": " + _e(names[k]) if names else ""}:'
                          f' {_e(_number(value))}</title></rect>')
-        parts.append(f'<text x="{left + i * group + group / 2:.1f}" y="{height - bottom + 16}"'
-                     f' text-anchor="middle">{_e(label)}</text>')
+        parts.append(f'<text class="label" x="{left + i * group + group / 2:.1f}"'
+                     f' y="{height - bottom + 16}" text-anchor="middle">{_e(label)}</text>')
     if names:
         for k, name in enumerate(names):
             parts.append(f'<rect class="bar{"" if k == 0 else k + 1}" x="{left + 90 * k}"'
@@ -229,7 +234,7 @@ def html_report(aggregate: Aggregate, worst: list[WorstRecord], *, title: str,
     shown = [m for m in METRICS  # support metrics only when a support judge ran
              if not m.startswith("support_") or data[f"mean_{m}"] is not None]
     out = ['<!doctype html><html lang="en"><head><meta charset="utf-8">',
-           f"<title>{_e(title)}</title><style>{_STYLE}</style></head><body>",
+           f"<title>{_e(title)}</title><style>{_STYLE}{_cards.STYLE}</style></head><body>",
            f"<h1>{_e(title)}</h1>", _run_header(run or {}),
            f"<p>Thresholds per record: precision ≥ {data['min_precision']:.2f}, recall ≥"
            f" {data['min_recall']:.2f}. A record passes when it has no error finding, is not"
@@ -249,8 +254,8 @@ def html_report(aggregate: Aggregate, worst: list[WorstRecord], *, title: str,
     out.append("</div>")
     codes = data["findings"]
     out.append('<h2>Findings by code</h2><div class="charts">')
-    out.append(bar_chart("findings by code", [_rule(code) for code in codes],
-                         [list(codes.values())]) if codes else "<p>No findings.</p>")
+    out.append(hbar_chart("findings by code", [_rule(code) for code in codes],
+                          [list(codes.values())]) if codes else "<p>No findings.</p>")
     out.append("</div>")
     if data["tags"]:
         out.append("<h2>By tag</h2>")
@@ -258,7 +263,7 @@ def html_report(aggregate: Aggregate, worst: list[WorstRecord], *, title: str,
             out.append(f"<h3>{_e(key)}</h3><table>{_head(shown)}")
             out.extend(_stats_row(value, s, shown) for value, s in values.items())
             out.append('</table><div class="charts">')
-            out.append(bar_chart(
+            out.append(hbar_chart(
                 f"{key}: pass rate, mean precision, mean recall", list(values),
                 [[s["pass_rate"] for s in values.values()],
                  [s["mean_precision"] for s in values.values()],
@@ -276,25 +281,24 @@ def html_report(aggregate: Aggregate, worst: list[WorstRecord], *, title: str,
     out.append('<h2>Threshold sweep (replay)</h2><div class="charts">')
     out.append(heatmap("pass rate by thresholds", aggregate.sweep()))
     out.append("</div>")
-    out.append("<h2>Worst records</h2>")
-    if not worst:
-        out.append("<p>Every record passed.</p>")
-    for record in worst:
-        metrics = record.get("metrics") or {}
-        out.append(f'<div class="record"><h3>{_e(record["id"])} <small>({_e(record["place"])},'
-                   f' status {_e(record["status"])}, precision'
-                   f' {_ratio(metrics.get("precision"))}, recall'
-                   f' {_ratio(metrics.get("recall"))})</small></h3>')
-        out.append("<ul>" + "".join(
-            f'<li class="fail">{_e(_rule(f["code"]))} {_e(f["severity"])}:'
-            f' {_e(f["message"])}</li>'
-            for f in record["findings"]) + "</ul>")
-        if "answer" in record:
-            out.append(_highlighted(record["answer"], record["findings"]))
-        out.append("</div>")
+    out.append(_failed(data, worst))
     if data["unreadable_records"]:
         out.append("<h2>Unreadable records</h2><ul>" + "".join(
             f"<li>{_e(u['place'])}: {_e(u['reason'])}</li>" for u in data["unreadable_records"])
             + "</ul>")
-    out.append("</body></html>\n")
+    out.append(f"<script>{_cards.FILTER_SCRIPT}</script></body></html>\n")
     return "".join(out)
+
+
+def _failed(data: dict[str, Any], worst: list[WorstRecord]) -> str:
+    """The failed records shown, each saying why, and the filters over them."""
+    if not worst:
+        return "<h2>Failed records</h2><p>Every record passed.</p>"
+    failed = data["records"] - data["passed"] - data["unreadable"]
+    return ("<h2>Failed records</h2>"
+            f"<p>{len(worst)} of the {failed} failed records: the worst for each rule, then the"
+            " worst of the rest.</p>" + _cards.filters(worst, _rule)
+            + _cards.cards(worst, name=_rule,
+                           answer=lambda record: _highlighted(record["answer"],
+                                                              record["findings"]),
+                           extra=lambda record: ""))

@@ -24,7 +24,7 @@ from pyspark.sql import SparkSession, functions
 
 from citeaudit._files import refuse_inputs
 from citeaudit.errors import InputError, OutputError
-from citeaudit.eval import Aggregate, Options, WorstRecord, run_of
+from citeaudit.eval import Aggregate, Options, WorstRecord, run_of, summary_of
 from citeaudit.spark._engine import aggregate, lines_results, merged_parts, rows_results
 
 if TYPE_CHECKING:
@@ -162,5 +162,6 @@ def _worst(lines: DataFrame, total: Aggregate) -> list[WorstRecord]:
         found[result["index"]] = {"id": result["id"], "place": result["place"],
                                   "status": result["status"],
                                   "findings": result.get("findings") or [],
-                                  "metrics": result.get("metrics") or {}}
+                                  "metrics": result.get("metrics") or {},
+                                  **total.explained(summary_of(result))}
     return [found[ordinal] for ordinal in wanted if ordinal in found]
