@@ -189,3 +189,13 @@ def test_the_page_s_example_runs(tmp_path: Path) -> None:
     namespace: dict[str, Any] = {}
     exec(block, namespace)
     assert len(namespace["results"]) == 15
+
+
+def test_the_page_s_dataframe_example_runs(tmp_path: Path) -> None:
+    """docs/evaluate.md's examples in order, the DataFrame one too."""
+    needs("pandas", part="dataframe")
+    shutil.copytree(EXAMPLES.parent, tmp_path / "examples" / "eval")
+    namespace: dict[str, Any] = {}
+    for block in DOCS.read_text().split("```python\n")[1:]:
+        exec(block.split("```", 1)[0], namespace)
+    assert len(namespace["frame"]) == 15
