@@ -13,11 +13,17 @@ from anthropic.types import (
     CitationCharLocation,
     CitationContentBlockLocation,
     CitationPageLocation,
+    CitationsConfig,
     CitationsSearchResultLocation,
     CitationsWebSearchResultLocation,
+    DocumentBlock,
     Message,
+    PlainTextSource,
     TextBlock,
     Usage,
+    WebFetchBlock,
+    WebFetchToolResultBlock,
+    WebFetchToolResultErrorBlock,
     WebSearchResultBlock,
     WebSearchToolResultBlock,
 )
@@ -209,3 +215,79 @@ def test_eval_reads_records_of_request_and_response_beside_other_records(tmp_pat
         ("clean", "ok"), ("broken", "unverified"), ("no-request", "unreadable"), ("text", "ok")]
     assert [f["code"] for f in rows[1]["findings"]] == ["CA204"]
     assert rows[2]["error"].startswith("$.messages: an Anthropic response is audited against")
+
+
+PAGE = "Refunds are paid within 14 days. Cards cost 5 dollars."
+
+
+def fetched(url: str = "https://kb.example/refunds", data: str = PAGE) -> Any:
+    """A ``web_fetch_tool_result`` block holding the fetched page, with citations enabled."""
+    return WebFetchToolResultBlock(type="web_fetch_tool_result", tool_use_id="srvtoolu_1",
+                                   content=WebFetchBlock(
+        type="web_fetch_result", url=url, retrieved_at="2026-10-01T00:00:00Z",
+        content=DocumentBlock(type="document", title="Refunds",
+                              citations=CitationsConfig(enabled=True),
+                              source=PlainTextSource(type="text", media_type="text/plain",
+                                                     data=data))))
+
+
+def test_a_fetched_page_is_the_document_after_those_sent() -> None:
+    # The request sent 3 documents: the page fetched in the response is document 3.
+    cite = char(0, 32, "Refunds are paid within 14 days.", document=3)
+    report = citeaudit.audit(message(fetched(), text("Refunds take 14 days.", cite)), REQUEST)
+    assert report.passed, report.findings
+    page = report.snapshot.get("document:3")
+    assert page is not None
+    assert (page.url, page.text) == ("https://kb.example/refunds", PAGE)
+
+
+@pytest.mark.parametrize(("citation", "code", "said"), [
+    (char(1, 32, "Refunds are paid within 14 days.", document=3), "CA204",
+     'document_index 3 char range 1..32 quotes "Refunds are paid within 14 days." but'
+     ' document:3 holds "efunds are paid within 14 days." there'),
+    (char(0, 99, "Refunds are paid within 14 days.", document=3), "CA205",
+     "document_index 3 char range 0..99 lies outside document:3 (54 characters)"),
+    (char(0, 32, "Refunds are paid within 14 days.", document=4), "CA202",
+     "document_index 4 names nothing sent: the request has 4 documents"),
+])
+def test_each_broken_citation_of_a_fetched_page_is_found(citation: Any, code: str,
+                                                         said: str) -> None:
+    report = citeaudit.audit(message(fetched(), text("Refunds take 14 days.", citation)),
+                             REQUEST)
+    assert [(f.code, f.message) for f in report.findings] == [(code, said)]
+
+
+def test_a_failed_fetch_is_no_document() -> None:
+    failed = WebFetchToolResultBlock(type="web_fetch_tool_result", tool_use_id="srvtoolu_1",
+                                     content=WebFetchToolResultErrorBlock(
+                                         type="web_fetch_tool_result_error",
+                                         error_code="url_not_accessible"))
+    cite = char(0, 32, "Refunds are paid within 14 days.", document=3)
+    report = citeaudit.audit(message(failed, text("Refunds take 14 days.", cite)), REQUEST)
+    assert [f.code for f in report.findings] == ["CA202"]
+
+
+def test_pages_fetched_in_earlier_turns_are_numbered_where_they_stand() -> None:
+    # A fetch of an earlier turn, between the request's documents: the document after it is
+    # numbered after the page.
+    earlier = fetched("https://kb.example/fees", "Cards cost 5 dollars.").model_dump(mode="json")
+    request = {"model": "claude-x", "max_tokens": 512, "messages": [
+        REQUEST["messages"][0],
+        {"role": "assistant", "content": [earlier, {"type": "text", "text": "Noted."}]},
+        {"role": "user", "content": [{"type": "document", "source": {
+            "type": "text", "media_type": "text/plain", "data": "Fees are waived."}},
+            {"type": "search_result", "source": "https://kb.example/faq", "title": "FAQ",
+             "content": [{"type": "text", "text": "Express takes 1 day."}]}]},
+        *REQUEST["messages"][1:]]}
+    cites = [char(0, 21, "Cards cost 5 dollars.", document=3),
+             char(0, 16, "Fees are waived.", document=4),
+             CitationsSearchResultLocation(
+                 type="search_result_location", cited_text="Cards cost 5 dollars.",
+                 search_result_index=1, source="https://kb.example/fees", start_block_index=1,
+                 end_block_index=2)]
+    for cite in cites:
+        report = citeaudit.audit(message_with(cite), request)
+        assert [f.code for f in report.findings if f.code != "CA301"] == [], report.findings
+    sources = citeaudit.audit(message_with(cites[0]), request).snapshot
+    assert [s.id for s in sources] == ["document:0", "document:1", "document:2", "document:3",
+                                       "document:4", "search_result:0", "search_result:1"]

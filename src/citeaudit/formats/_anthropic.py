@@ -14,7 +14,14 @@ Field names, index bases and units follow the ``anthropic`` SDK's types (``TextB
   ``cited_text`` is those blocks' text concatenated;
 * ``web_search_result_location`` cites a ``url`` that must be among the
   ``web_search_tool_result`` blocks of the same response (its ``cited_text`` is not checked:
-  the page text is not in the response).
+  the page text is not in the response);
+* a ``web_fetch_tool_result`` (the ``web_fetch_*`` tools) holds the fetched page as a
+  ``document`` block; with its ``citations`` enabled, the answer cites it by ``char_location``
+  (or ``page_location`` for a PDF) like a document sent. The SDK does not say how such a
+  document is numbered; here ``document_index`` counts it among the documents in the order
+  they appear: the request's (fetches of earlier turns included, where they stand in the
+  conversation), then the response's fetches. A fetch that failed (an error object) is no
+  document.
 
 Sources are named ``document:N``, ``search_result:N`` (the provider's numbers) and, for web
 results, their URL. A text block with citations is one claim; text blocks without citations
@@ -85,6 +92,9 @@ class AnthropicFormat:
         if found is None:
             found = list(_request_sources(request))
         content = as_list(plain(answer).get("content"))
+        documents = sum(1 for s in found if s.id.startswith("document:"))
+        found += [_document(block, documents + at) for at, block in enumerate(
+            _fetched(content))]
         searched = _read.of_type(content, "web_search_tool_result") if _read is not None else [
             block for block in content
             if isinstance(block, dict) and block.get("type") == "web_search_tool_result"]
@@ -162,9 +172,28 @@ def _request_sources(request: dict[str, Any]) -> Iterator[Source]:
             if kind == "document":
                 yield _document(block, documents)
                 documents += 1
+            elif kind == "web_fetch_tool_result":  # a page an earlier turn fetched
+                for fetched in _fetched([block]):
+                    yield _document(fetched, documents)
+                    documents += 1
             elif kind == "search_result":
                 yield _search_result(block, results)
                 results += 1
+
+
+def _fetched(content: list[Any]) -> Iterator[dict[str, Any]]:
+    """The documents of the ``web_fetch_tool_result`` blocks among ``content``, in order,
+    each with its page's URL (a failed fetch holds an error object, and no document).
+    """
+    for block in content:
+        if not isinstance(block, dict) or block.get("type") != "web_fetch_tool_result":
+            continue
+        result = block.get("content")
+        document = result.get("content") if isinstance(result, dict) and \
+            result.get("type") == "web_fetch_result" else None
+        if isinstance(document, dict):
+            url = result.get("url") if isinstance(result, dict) else None
+            yield {**document, "url": url} if isinstance(url, str) else document
 
 
 def _blocks(content: Any) -> Iterator[dict[str, Any]]:
@@ -183,13 +212,14 @@ def _document(block: dict[str, Any], index: int) -> Source:
     source = source if isinstance(source, dict) else {}
     kind = source.get("type")
     if kind == "text" and isinstance(data := source.get("data"), str) and \
-            "context" not in block:  # the common case, cheaply: nothing more to keep
+            "context" not in block and "url" not in block:  # the common case, cheaply
         return tuple.__new__(Source, (f"document:{index}", data, None,
                                       _text_or_none(block.get("title")), None, None,
                                       NO_METADATA))
     metadata: dict[str, Any] = {}
     text = ""
-    url = source.get("url") if kind == "url" and isinstance(source.get("url"), str) else None
+    url = source.get("url") if kind == "url" and isinstance(source.get("url"), str) else \
+        block.get("url") if isinstance(block.get("url"), str) else None  # a fetched page's
     if kind == "text" and isinstance(source.get("data"), str):
         text = source["data"]
     elif kind == "content":
@@ -204,7 +234,7 @@ def _document(block: dict[str, Any], index: int) -> Source:
     if isinstance(block.get("context"), str):
         metadata["context"] = block["context"]
     title = _text_or_none(block.get("title"))
-    if not metadata:  # a text document: nothing more to keep
+    if not metadata:  # a text document: nothing more to keep (a fetched page: its URL)
         return Source(f"document:{index}", text, url, title)
     return Source(f"document:{index}", text, url, title, None, None, MappingProxyType(metadata))
 

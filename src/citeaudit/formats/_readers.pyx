@@ -649,8 +649,9 @@ def anthropic_documents(list messages, object source_type, object no_metadata,
                 continue
             block = <dict>item
             kind = block.get("type")
-            if kind == "search_result" or kind == "tool_result":
-                return None
+            if kind == "search_result" or kind == "tool_result" or \
+                    kind == "web_fetch_tool_result":
+                return None  # numbered with what they hold: the reference's
             if kind != "document":
                 continue
             source = block.get("source")
