@@ -174,6 +174,8 @@ def _example(code: str, case: dict[str, Any]) -> str:
 def _rule_page(rule: citeaudit.Rule, section: str) -> str:
     text = _CASE.sub("\n", section)
     text = re.sub(r"^Default severity: [a-z]+(, [^\n]*)?\n+", "", text).strip()
+    # docs/rules.md's links are relative to docs/; the rule pages live one folder down
+    text = re.sub(r"\]\((?![a-z]+:|#|/)([^)\s]+\.md(?:#[^)\s]*)?)\)", r"](../\1)", text)
     case = case_of(section)
     facts = "\n".join([
         "| | |", "|---|---|",
