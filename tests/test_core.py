@@ -611,7 +611,7 @@ def test_slotted_records_equal_their_classes(answer: Any) -> None:
 
     arguments = (report.findings, measure, report.status, report.passed, report.checked,
                  report.not_checked, report.grammar, report.snapshot, report.reasons,
-                 report.shape, report.grammar_reason, None)
+                 report.shape, report.grammar_reason, None, report.support)
     lazy = _report.lazy_report(*arguments)
     gc.collect()  # the made instances are tracked and traversed like any other
     assert not measured

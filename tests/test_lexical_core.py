@@ -12,11 +12,13 @@ built these tests skip, unless ``CITEAUDIT_REQUIRE_CORE=1`` (as in CI) makes tha
 from __future__ import annotations
 
 import random
+from typing import Any
 
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from citeaudit.core import Judgement
 from citeaudit.support import _lexical
 from citeaudit.support._judges import sentences
 from citeaudit.support._lexical import LexicalJudge, _analyse, _plain_quotes
@@ -118,3 +120,35 @@ def test_the_judge_judges_the_same_with_either(claim: str, passages: list[str],
     _analyse.cache_clear()
     assert LexicalJudge().judge_one(claim, cited) == compiled
     _analyse.cache_clear()
+
+
+def _judged_with(claim: str, cited: list[tuple[str, str]], terms: Any, windows: Any,
+                 aligned: Any) -> Judgement:
+    """The judgement with the given tokenising and window overlap, from a cold cache."""
+    saved = _lexical._terms, _lexical._windows, _lexical._aligned
+    _lexical._terms, _lexical._windows, _lexical._aligned = terms, windows, aligned
+    try:
+        _analyse.cache_clear()
+        return LexicalJudge().judge_one(claim, cited)
+    finally:
+        _lexical._terms, _lexical._windows, _lexical._aligned = saved
+        _analyse.cache_clear()
+
+
+@given(SENTENCE, st.lists(PASSAGE, min_size=1, max_size=3), st.integers(0, 2))
+def test_the_spans_are_the_same_with_either(claim: str, passages: list[str],
+                                            padded: int) -> None:
+    """The evidence offsets, from short passages and from one long enough to be scored from
+    its index, whichever implementation found the best window.
+    """
+    if padded:
+        passages = [*passages, ". ".join(["filler text"] * (_lexical._SCAN_ALL + 5))
+                    + ". " + passages[0]]
+    cited = [(str(n), text) for n, text in enumerate(passages, 1)]
+    compiled = _judged_with(claim, cited, COMPILED.terms, COMPILED.windows, COMPILED.aligned)
+    reference = _judged_with(claim, cited, _lexical.reference_terms,
+                             _lexical.reference_windows, _lexical.reference_aligned)
+    assert compiled.spans == reference.spans
+    assert compiled == reference
+    for span in compiled.spans:
+        assert dict(cited)[span.source_id][span.start:span.end] == span.quote

@@ -53,7 +53,27 @@ TRIGGERS: dict[str, tuple[Any, Any, dict[str, Any]]] = {
     "CA501": ("Refunds take 14 days [1].", PASSAGES, {"config": Config(support="lexical")}),
     "CA502": ('Refunds are "never late" [1].', PASSAGES, {"config": Config(support="lexical")}),
     "CA503": ("Parking is free [2].", PASSAGES, {"config": Config(support="lexical")}),
+    # Made once the judge below is installed: a configuration names a judge there is.
+    "CA504": ("Refunds never take 30 days [1].", PASSAGES,
+              {"config": lambda: Config(support="contradicting")}),
 }
+# A judge that finds every claim contradicted, as an NLI or LLM judge can (see
+# test_model_judges and test_llm_judge for theirs): the check's part, without a model.
+CONTRADICTING_JUDGE = """
+from citeaudit.core import Judgement
+
+
+class Contradicting:
+    name = "contradicting"
+    threshold = 0.5
+
+    def __init__(self, threshold):
+        pass
+
+    def judge(self, pairs):
+        return [Judgement(0.0, False, "", passages[0][0], (), contradicted=True)
+                for _, passages in pairs]
+"""
 
 
 def test_every_rule_has_a_trigger() -> None:
@@ -66,9 +86,12 @@ def test_every_rule_is_produced_by_one_check() -> None:
 
 
 @pytest.mark.parametrize("code", sorted(TRIGGERS))
-def test_trigger(code: str) -> None:
+def test_trigger(code: str, plugins: Any) -> None:
+    plugins({"contradicting_judge": CONTRADICTING_JUDGE},
+            {"citeaudit.judges": {"contradicting": "contradicting_judge:Contradicting"}})
     answer, sources, options = TRIGGERS[code]
-    report = audit(answer, sources, **options)
+    report = audit(answer, sources, **{key: value() if callable(value) else value
+                                       for key, value in options.items()})
     assert code in {f.code for f in report.findings}
     assert not report.passed or RULES[code].severity == "warning"
 

@@ -23,7 +23,7 @@ from citeaudit.core._answer import (
     parse_answer,
     without_markers,
 )
-from citeaudit.core._checks import CHECKS, Check, Context
+from citeaudit.core._checks import CHECKS, Check, Context, claim_support
 from citeaudit.core._config import DEFAULT_REFUSAL, Config, config_with, load_config, parse_severity
 from citeaudit.core._engine import (
     GrammarSpec,
@@ -49,7 +49,17 @@ from citeaudit.core._grammar import (
     infer_grammar,
     sighting,
 )
-from citeaudit.core._judging import JUDGES, Judgement, Passage, SupportJudge, get_judge
+from citeaudit.core._judging import (
+    CONTRADICTING,
+    JUDGES,
+    ClaimSupport,
+    Evidence,
+    Judgement,
+    Outcome,
+    Passage,
+    SupportJudge,
+    get_judge,
+)
 from citeaudit.core._loading import (
     DEFAULT_MAX_BYTES,
     JSON_STRING,
@@ -79,6 +89,7 @@ from citeaudit.core._verdict import reason_key, threshold_reasons
 
 __all__ = [
     "CHECKS",
+    "CONTRADICTING",
     "DEFAULT_MAX_BYTES",
     "DEFAULT_REFUSAL",
     "FORMATS",
@@ -96,8 +107,10 @@ __all__ = [
     "Check",
     "Citation",
     "Claim",
+    "ClaimSupport",
     "Config",
     "Context",
+    "Evidence",
     "Finding",
     "Grammar",
     "GrammarSpec",
@@ -106,6 +119,7 @@ __all__ = [
     "Malformed",
     "Marker",
     "Metrics",
+    "Outcome",
     "Passage",
     "Problem",
     "Reading",
@@ -125,6 +139,7 @@ __all__ = [
     "choose_format",
     "choose_grammar",
     "citations_of",
+    "claim_support",
     "code_spans",
     "compiled",
     "config_with",

@@ -16,7 +16,7 @@ from citeaudit.core._amounts import states_amount
 from citeaudit.core._answer import Answer, Citation, Claim, Location
 from citeaudit.core._config import Config
 from citeaudit.core._findings import Problem
-from citeaudit.core._judging import Remembered, get_judge
+from citeaudit.core._judging import ClaimSupport, Judgement, Remembered, get_judge
 from citeaudit.core._native import core, slotted
 from citeaudit.core._registry import Registry
 from citeaudit.core._segment import Span, code_spans, mask
@@ -29,7 +29,7 @@ from citeaudit.core._unread import (
     would_read,
 )
 
-__all__ = ["BUILTIN", "CHECKS", "CODES", "Check", "Context"]
+__all__ = ["BUILTIN", "CHECKS", "CODES", "Check", "Context", "claim_support"]
 
 _INTEGER = re.compile(r"-?[0-9]+")
 
@@ -429,25 +429,45 @@ def judged_passages(context: Context,
     return judged, unjudged
 
 
-def support(context: Context) -> list[Problem]:
-    """CA501-CA503: whether each claim's cited passages support it, by the configured support
-    judge (nothing without one).
+def claim_support(context: Context) -> tuple[tuple[Claim, ClaimSupport], ...]:
+    """Each judged claim (one that cites a passage with text) and the configured judge's
+    judgement of it, in claim order; nothing without a judge. Judged once per audit: the
+    support check, the report and the chips read the same judgements.
     """
-    found: list[Problem] = []
     if context.config.support is None:
-        return found
-    judge = context.support_judge()
+        return ()
     cited = [(claim, text, passages) for claim, text, passages in judged_passages(context)[0]
              if passages]
-    judgements = judge.judge([(text, passages) for _, text, passages in cited])
-    for (claim, _, _), judgement in zip(cited, judgements, strict=True):
-        problems = judgement.problems or (
-            () if judgement.supported else (("CA503", f"the {judge.name} judge scores the"
-                                             f" cited passages {judgement.score:.2f}, below"
-                                             f" {judge.threshold:.2f}"),))
+    judgements = context.support_judge().judge([(text, passages) for _, text, passages in cited])
+    return tuple((claim, ClaimSupport(claim.number, judgement))
+                 for (claim, _, _), judgement in zip(cited, judgements, strict=True))
+
+
+def support(context: Context) -> list[Problem]:
+    """CA501-CA504: whether each claim's cited passages support it (or contradict it), by the
+    configured support judge (nothing without one).
+    """
+    found: list[Problem] = []
+    judged = claim_support(context)
+    if not judged:
+        return found
+    judge = context.support_judge()
+    for claim, (_, judgement) in judged:
         found += (Problem(code, message, claim.number, claim.span,
-                          source_id=judgement.source_id) for code, message in problems)
+                          source_id=judgement.source_id)
+                  for code, message in judgement.problems or _unexplained(judgement, judge))
     return found
+
+
+def _unexplained(judgement: Judgement, judge: Remembered) -> tuple[tuple[str, str], ...]:
+    """The problem of a judgement that fails without saying why (a plug-in judge's)."""
+    if judgement.contradicted:
+        return (("CA504", f"the {judge.name} judge finds the cited passages contradict the"
+                          " claim"),)
+    if judgement.supported:
+        return ()
+    return (("CA503", f"the {judge.name} judge scores the cited passages"
+                      f" {judgement.score:.2f}, below {judge.threshold:.2f}"),)
 
 
 CODES: dict[Check, tuple[str, ...]] = {
@@ -460,7 +480,7 @@ CODES: dict[Check, tuple[str, ...]] = {
     uncited_claims: ("CA301", "CA302"),
     answer_level: ("CA401", "CA402", "CA403"),
     invalid_answer: ("CA206", "CA404"),
-    support: ("CA501", "CA502", "CA503"),
+    support: ("CA501", "CA502", "CA503", "CA504"),
 }
 BUILTIN: tuple[Check, ...] = tuple(CODES)
 

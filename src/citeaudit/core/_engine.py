@@ -28,6 +28,7 @@ from citeaudit.core._checks import (
     CODES,
     Check,
     Context,
+    claim_support,
     judged_passages,
     new_context,
 )
@@ -250,7 +251,7 @@ def _settled(form: AnswerFormat, settle: Callable[[Any, Reading, bool], Status |
     checked, not_checked = _scope(config.enabled, None)
     return lazy_report(None, None, status, status != "unverified", checked, not_checked,
                        read.reading.grammar.name, snapshot, None, form.name, read.why,
-                       functools.partial(_whole, form, answer, snapshot, read, config))
+                       functools.partial(_whole, form, answer, snapshot, read, config), None)
 
 
 def _whole(form: AnswerFormat, answer: Any, snapshot: Snapshot, read: _Reading,
@@ -327,10 +328,12 @@ def report_of(context: Context, findings: Sequence[Finding],
         claims = ", ".join(map(str, unjudged))
         not_checked = (*not_checked, f"support of claim{'s' if len(unjudged) > 1 else ''}"
                                      f" {claims}: its cited passages have no text")
+    support = None if config.support is None else tuple(
+        judged for _, judged in claim_support(context))
     make = Report if isinstance(metrics, Metrics) else lazy_report
     return make(tuple(findings), metrics, status, not reasons, checked, not_checked,
                 context.grammar, context.snapshot, tuple(reasons), context.answer.kind,
-                context.grammar_reason, None)
+                context.grammar_reason, None, support)
 
 
 def _with_support(context: Context, metrics: Metrics,

@@ -6,13 +6,37 @@ judge's own default).
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import NamedTuple, Protocol
+from typing import Any, Literal, NamedTuple, Protocol
 
 from citeaudit.core._registry import Registry
 
-__all__ = ["JUDGES", "Judgement", "Passage", "Remembered", "SupportJudge", "get_judge"]
+__all__ = ["CONTRADICTING", "JUDGES", "ClaimSupport", "Evidence", "Judgement", "Outcome",
+           "Passage", "Remembered", "SupportJudge", "get_judge"]
 
 Passage = tuple[str, str]  # (source id, text)
+Outcome = Literal["supported", "unsupported", "contradicted"]
+# The rule codes that say the passages state the opposite of the claim, not merely too little:
+# an amount (CA501) or the whole claim (CA504).
+CONTRADICTING = frozenset(("CA501", "CA504"))
+
+
+class Evidence(NamedTuple):
+    """Where in a cited passage a judge found what supports (or contradicts) a claim.
+
+    ``start`` and ``end`` are ``[start, end)`` offsets into the passage's text exactly as the
+    snapshot holds it, in Python ``str`` indices (code points, not bytes or UTF-16 units), so
+    ``text[start:end] == quote`` always.
+    """
+
+    source_id: str
+    start: int
+    end: int
+    quote: str
+
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON form."""
+        return {"source_id": self.source_id, "start": self.start, "end": self.end,
+                "quote": self.quote}
 
 
 class Judgement(NamedTuple):
@@ -23,6 +47,31 @@ class Judgement(NamedTuple):
     evidence: str  # the passage sentence or window that supports the claim best
     source_id: str | None  # the passage it is in
     problems: tuple[tuple[str, str], ...] = ()  # (rule code, message), CA5xx
+    spans: tuple[Evidence, ...] = ()  # where ``evidence`` is, in its passage
+    contradicted: bool = False  # the passages state the opposite (not merely too little)
+    note: str = ""  # why there is no span, when there is none
+
+    @property
+    def outcome(self) -> Outcome:
+        """``supported``, ``unsupported`` or ``contradicted``."""
+        if self.contradicted:
+            return "contradicted"
+        return "supported" if self.supported else "unsupported"
+
+
+class ClaimSupport(NamedTuple):
+    """One claim's judgement, as the report gives it."""
+
+    claim: int  # 1-based claim number
+    judgement: Judgement
+
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON form (see ``docs/support.md``)."""
+        judgement = self.judgement
+        return {"claim": self.claim, "outcome": judgement.outcome,
+                "score": round(judgement.score, 6), "source_id": judgement.source_id,
+                "evidence": [span.to_dict() for span in judgement.spans],
+                "note": judgement.note or None}
 
 
 class SupportJudge(Protocol):

@@ -18,6 +18,7 @@ from dataclasses import FrozenInstanceError
 from typing import Any, Literal
 
 from citeaudit.core._findings import Finding
+from citeaudit.core._judging import ClaimSupport
 from citeaudit.core._metrics import Metrics
 from citeaudit.core._native import slotted
 from citeaudit.core._rules import Severity
@@ -28,7 +29,7 @@ __all__ = ["Report", "Status"]
 Status = Literal["ok", "unverified", "no_evidence"]
 
 _FIELDS = ("findings", "metrics", "status", "passed", "checked", "not_checked", "grammar",
-           "snapshot", "reasons", "shape", "grammar_reason")
+           "snapshot", "reasons", "shape", "grammar_reason", "support")
 
 
 class Report:
@@ -42,7 +43,7 @@ class Report:
 
     __slots__ = ("_complete", "_findings", "_measure", "_metrics", "_reasons", "checked",
                  "grammar", "grammar_reason", "not_checked", "passed", "shape", "snapshot",
-                 "status")
+                 "status", "support")
 
     status: Status
     passed: bool
@@ -52,6 +53,8 @@ class Report:
     snapshot: Snapshot
     shape: str
     grammar_reason: str  # why this grammar: asked for, or what inferred it
+    # Each judged claim's judgement, with the passage spans it rests on; None: no judge ran.
+    support: tuple[ClaimSupport, ...] | None
     _findings: tuple[Finding, ...]
     _reasons: tuple[str, ...]
     _metrics: Metrics
@@ -64,6 +67,7 @@ class Report:
             not_checked: tuple[str, ...], grammar: str, snapshot: Snapshot,
             reasons: tuple[str, ...] = (), shape: str = "text", grammar_reason: str = "",
             complete: Callable[[], Report] | None = None,
+            support: tuple[ClaimSupport, ...] | None = None,
     ) -> None:
         put = object.__setattr__
         if isinstance(metrics, Metrics):
@@ -82,6 +86,7 @@ class Report:
         put(self, "shape", shape)
         put(self, "grammar_reason", grammar_reason)
         put(self, "_complete", complete)
+        put(self, "support", support)
 
     def _settled(self) -> Report:
         """The report itself, its findings, reasons and metrics taken from the whole report
@@ -143,7 +148,8 @@ class Report:
         return f"Report({fields})"
 
     def __reduce__(self) -> tuple[Any, ...]:
-        return Report, self._values()
+        *values, support = self._values()
+        return Report, (*values, None, support)
 
     @property
     def fingerprint(self) -> str:
@@ -177,6 +183,9 @@ class Report:
             "fingerprint": self.fingerprint,
             # Where the ids came from: "ids" as the sources gave them, "positions" 1..N.
             "snapshot": {"numbering": self.snapshot.ids_from, "sources": len(self.snapshot)},
+            # Every judged claim's outcome and the passage spans it rests on (null: no judge).
+            "support": None if self.support is None
+            else [judged.to_dict() for judged in self.support],
         }
 
 
@@ -185,4 +194,4 @@ class Report:
 # instance with its fields set in place (its __init__ sets eleven through object.__setattr__).
 lazy_report = slotted(Report, ("_findings", "_measure", "status", "passed", "checked",
                                 "not_checked", "grammar", "snapshot", "_reasons", "shape",
-                                "grammar_reason", "_complete"))
+                                "grammar_reason", "_complete", "support"))

@@ -84,4 +84,7 @@ RULES: Mapping[str, Rule] = MappingProxyType(_table(
          "a quotation in the claim is not in its cited passages (with --support)"),
     Rule("CA503", "unsupported-claim", Severity.WARNING,
          "the support judge scores the cited passages below its threshold (with --support)"),
+    Rule("CA504", "contradicted-claim", Severity.ERROR,
+         "the support judge finds the cited passages state the opposite of the claim"
+         " (with --support)"),
 ))

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from citeaudit._files import refuse_inputs
+from citeaudit.core import Snapshot
 from citeaudit.core import run as run_audit
 from citeaudit.errors import CiteauditError, InputError, RunError
 from citeaudit.eval._ranges import LineRange, line_ranges
@@ -39,7 +40,8 @@ from citeaudit.eval._summary import Aggregate
 
 __all__ = ["Dataset", "WorstRecord", "evaluate", "shard_of", "worst_records"]
 
-WorstRecord = dict[str, Any]  # id, place, status, findings, metrics, answer (text or JSON)
+# id, place, status, findings, metrics, answer (text or JSON) and, with a support judge, support
+WorstRecord = dict[str, Any]
 
 class Dataset:
     """Where the records come from, and how to read them (again, for the report)."""
@@ -186,9 +188,26 @@ def _detail(record: Record, summary: Summary, options: Options) -> WorstRecord:
     except CiteauditError:
         return {"id": summary.id, "place": summary.place, "status": summary.status,
                 "findings": [], "metrics": {}}
-    return {"id": record.id, "place": summary.place, "status": report.status,
-            "findings": [f.to_dict() for f in report.findings],
-            "metrics": report.metrics.to_dict(), "answer": record.answer}
+    detail: WorstRecord = {"id": record.id, "place": summary.place, "status": report.status,
+                           "findings": [f.to_dict() for f in report.findings],
+                           "metrics": report.metrics.to_dict(), "answer": record.answer}
+    if report.support is not None:
+        detail["support"] = [_shown(judged.to_dict(), report.snapshot)
+                             for judged in report.support]
+    return detail
+
+
+_AROUND = 200  # characters of passage shown on each side of a support span
+
+
+def _shown(judged: dict[str, Any], snapshot: Snapshot) -> dict[str, Any]:
+    """A claim's support as the report shows it: each span with the passage text around it."""
+    for span in judged["evidence"]:
+        source = snapshot.get(span["source_id"])
+        text = source.text if source is not None else ""
+        span["before"] = text[max(span["start"] - _AROUND, 0):span["start"]]
+        span["after"] = text[span["end"]:span["end"] + _AROUND]
+    return judged
 
 
 def _cited(record: Record, options: Options) -> dict[str, Any]:

@@ -29,6 +29,8 @@ svg text{font:11px system-ui,sans-serif;fill:#333}.bar{fill:#4a7bd0}.bar2{fill:#
 .bar3{fill:#5aa469}pre{white-space:pre-wrap;background:#fafafa;border:1px solid #eee;
 padding:.6em}mark{background:#ffd5d5;border-bottom:2px solid #d33}.ok{color:#2a7}
 .fail{color:#c33}.record{border:1px solid #ddd;padding:.5em 1em;margin:1em 0}
+mark.evidence{background:#d5f0dc;border-bottom:2px solid #2a7}blockquote{margin:.3em 1em;
+white-space:pre-wrap}
 """
 
 
@@ -187,6 +189,27 @@ def _highlighted(answer: Any, findings: list[dict[str, Any]]) -> str:
     return f"<pre>{''.join(pieces)}</pre>"
 
 
+def _support(judged: list[dict[str, Any]]) -> str:
+    """Each judged claim's outcome and the passage span it rests on, marked in its passage."""
+    items = []
+    for claim in judged:
+        head = (f'<span class="{_OUTCOME_CLASS.get(claim["outcome"], "")}">claim'
+                f' {_e(claim["claim"])}: {_e(claim["outcome"])}</span>'
+                f' (score {_ratio(claim["score"])})')
+        spans = [f'<blockquote>source {_e(span["source_id"])} [{span["start"]}:{span["end"]}]:'
+                 f' {_CUT if span.get("before") else ""}{_e(span.get("before", ""))}'
+                 f'<mark class="evidence">{_e(span["quote"])}</mark>'
+                 f'{_e(span.get("after", ""))}{_CUT if span.get("after") else ""}'
+                 "</blockquote>" for span in claim["evidence"]]
+        why = f"{_DASH}no span: {_e(claim['note'])}" if claim.get("note") else ""
+        items.append(f"<li>{head}{why}{''.join(spans)}</li>")
+    return f'<h4>Support</h4><ul class="support">{"".join(items)}</ul>'
+
+
+_OUTCOME_CLASS = {"supported": "ok", "unsupported": "fail", "contradicted": "fail"}
+_CUT, _DASH = "\u2026", " \u2014 "  # the passage goes on; what follows says why
+
+
 def _run_header(run: Mapping[str, Any]) -> str:
     """What was run: version, date, dataset, options and the gates with their outcome."""
     rows = [("citeaudit", run.get("version")), ("date", run.get("date")),
@@ -301,4 +324,5 @@ def _failed(data: dict[str, Any], worst: list[WorstRecord]) -> str:
             + _cards.cards(worst, name=_rule,
                            answer=lambda record: _highlighted(record["answer"],
                                                               record["findings"]),
-                           extra=lambda record: ""))
+                           extra=lambda record: _support(record["support"])
+                           if record.get("support") else ""))

@@ -6,6 +6,13 @@ chunks of one page are two chips, each quoting its own text. The same passage re
 case, default port, trailing slash and tracking parameters make no difference) is one chip. A
 source without a usable ``http``/``https`` URL is a chip of its own, shown without a link.
 Chips are numbered in the order the answer first cites them.
+
+With a support judge, a chip carries the spans of its passage that the judge found for each
+claim citing it (``evidence``: the claim, the outcome, ``[start, end)`` offsets into the
+snapshot's passage text and the quoted text): what a reader should look at. The offsets are
+into the passage as retrieved, not into the page at ``url`` (a page renders its text
+otherwise), so no ``#:~:text=`` fragment is made from them; a front end that wants one can
+build it from ``quote``.
 """
 
 from __future__ import annotations
@@ -16,11 +23,13 @@ from collections.abc import Collection, Sequence
 from typing import TYPE_CHECKING, NamedTuple
 from urllib.parse import unquote, urlsplit, urlunsplit
 
+from citeaudit.core import Outcome, claim_support
+
 if TYPE_CHECKING:
     from citeaudit.core import Context, Source
 
-__all__ = ["DEFAULT_QUOTE_LENGTH", "TRACKING_PARAMETERS", "Chip", "ChipNumbers", "canonical_url",
-           "chip_for", "chips_of", "excerpt", "link_url"]
+__all__ = ["DEFAULT_QUOTE_LENGTH", "TRACKING_PARAMETERS", "Chip", "ChipEvidence", "ChipNumbers",
+           "canonical_url", "chip_for", "chips_of", "excerpt", "link_url"]
 
 DEFAULT_QUOTE_LENGTH = 160
 # Query parameters that say how a reader arrived, never which document it is.
@@ -97,6 +106,21 @@ def excerpt(text: str, length: int = DEFAULT_QUOTE_LENGTH) -> str:
     return cut.rstrip(" ,;:.-\u2013\u2014") + "\u2026"
 
 
+class ChipEvidence(NamedTuple):
+    """A span of a chip's passage that the support judge found for a claim citing it."""
+
+    claim: int
+    outcome: Outcome  # supported, unsupported or contradicted
+    source_id: str
+    start: int  # [start, end) in the snapshot text of source_id (Python str indices)
+    end: int
+    quote: str
+
+    def to_dict(self) -> dict[str, object]:
+        """The JSON form."""
+        return self._asdict()
+
+
 class Chip(NamedTuple):
     """One passage the answer cites, numbered in first-citation order."""
 
@@ -106,12 +130,14 @@ class Chip(NamedTuple):
     quote: str
     source_ids: tuple[str, ...]  # the snapshot's sources merged into this chip
     claims: tuple[int, ...]  # the claims citing it, ascending
+    evidence: tuple[ChipEvidence, ...] = ()  # with a support judge: its spans, by claim
 
     def to_dict(self) -> dict[str, object]:
         """The JSON form."""
         return {"number": self.number, "url": self.url, "label": self.label,
                 "quote": self.quote, "source_ids": list(self.source_ids),
-                "claims": list(self.claims)}
+                "claims": list(self.claims),
+                "evidence": [span.to_dict() for span in self.evidence]}
 
 
 def chips_of(context: Context, quote_length: int = DEFAULT_QUOTE_LENGTH,
@@ -136,11 +162,30 @@ def chips_of(context: Context, quote_length: int = DEFAULT_QUOTE_LENGTH,
         if citation.claim is not None:
             claims[number - 1].add(citation.claim)
     firsts, members = numbers.firsts, numbers.members
+    spans = _evidence_by_chip(context, numbers.chip_of, claims)
     chips = tuple(
         Chip(number, link_url(source.url), _label(source), excerpt(source.text, quote_length),
-             tuple(members[number - 1]), tuple(sorted(claims[number - 1])))
+             tuple(members[number - 1]), tuple(sorted(claims[number - 1])),
+             tuple(spans.get(number, ())))
         for number, source in enumerate(firsts, 1))
     return chips, numbers.chip_of
+
+
+def _evidence_by_chip(context: Context, chip_of: dict[str, int], claims: list[set[int]],
+                      ) -> dict[int, list[ChipEvidence]]:
+    """The support judge's spans (nothing without a judge), by the chip of their passage,
+    for the claims that cite that chip, in claim order.
+    """
+    found: dict[int, list[ChipEvidence]] = {}
+    for _, judged in claim_support(context):
+        judgement = judged.judgement
+        for span in judgement.spans:
+            number = chip_of.get(span.source_id)
+            if number is not None and judged.claim in claims[number - 1]:
+                found.setdefault(number, []).append(ChipEvidence(
+                    judged.claim, judgement.outcome, span.source_id, span.start, span.end,
+                    span.quote))
+    return found
 
 
 class ChipNumbers:

@@ -10,9 +10,9 @@ import os
 from collections.abc import Sequence
 from typing import Any
 
-from citeaudit.core import Judgement, Passage
+from citeaudit.core import Evidence, Judgement, Passage
 from citeaudit.errors import ConfigError
-from citeaudit.support._judges import device, windows
+from citeaudit.support._judges import device, evidence, placed_windows
 
 __all__ = ["DEFAULT_THRESHOLD", "EmbeddingJudge"]
 
@@ -61,8 +61,9 @@ class EmbeddingJudge:
         layout = []
         for claim, passages in pairs:
             claim_index = texts.setdefault(claim, len(texts))
-            items = [(source_id, window, texts.setdefault(window, len(texts)))
-                     for source_id, body in passages for window in windows(body)]
+            items = [(source_id, body, window, start, end, texts.setdefault(window, len(texts)))
+                     for source_id, body in passages
+                     for window, start, end in placed_windows(body)]
             layout.append((claim_index, items))
         if not texts:
             return []
@@ -70,14 +71,18 @@ class EmbeddingJudge:
                                      normalize_embeddings=True, convert_to_numpy=True)
         out = []
         for claim_index, items in layout:
-            best, evidence, source = 0.0, "", None
-            for source_id, window, index in items:
+            best, window, source = 0.0, "", None
+            spans: tuple[Evidence, ...] = ()
+            for source_id, body, text, start, end, index in items:
                 similarity = float(vectors[claim_index] @ vectors[index])
                 if similarity > best:
-                    best, evidence, source = similarity, window, source_id
+                    best, window, source = similarity, text, source_id
+                    spans = (evidence(source_id, body, start, end),)
             supported = best >= self.threshold
             problems = () if supported else (("CA503", f"the embedding judge scores the"
                                                        f" closest passage sentence {best:.2f}"
                                                        f" (threshold {self.threshold:.2f})"),)
-            out.append(Judgement(min(best, 1.0), supported, evidence, source, problems))
+            out.append(Judgement(min(best, 1.0), supported, window, source, problems, spans,
+                                 note="" if spans else "no passage sentence is like the claim"
+                                                       " at all"))
         return out

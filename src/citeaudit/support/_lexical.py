@@ -14,6 +14,7 @@ For one claim and its cited passages it checks that
 
 from __future__ import annotations
 
+import bisect
 import functools
 import re
 from collections.abc import Iterable, Sequence
@@ -21,8 +22,8 @@ from itertools import filterfalse
 
 import Stemmer
 
-from citeaudit.core import Judgement, Passage, compiled
-from citeaudit.support._judges import sentences
+from citeaudit.core import Evidence, Judgement, Passage, compiled
+from citeaudit.support._judges import evidence, sentences, stripped
 from citeaudit.support._quantities import (
     Quantity,
     consistent,
@@ -118,7 +119,8 @@ class _Passage:
     only for claims that state amounts or quote.
     """
 
-    __slots__ = ("_amounts", "_index", "_normal", "_quantities", "lowered", "sentences", "text")
+    __slots__ = ("_amounts", "_index", "_normal", "_quantities", "lowered", "sentences", "spans",
+                 "text")
 
     def __init__(self, text: str) -> None:
         self.text = text
@@ -128,7 +130,8 @@ class _Passage:
         self.lowered = lowered
         # Windows of two adjacent sentences are scored from the sentences' overlaps with the
         # claim, never built here: most passages are cited by a claim or two.
-        self.sentences: list[_Window] = _windows(text, lowered, sentences(text))
+        self.spans = sentences(text)  # where each sentence is: evidence is given by place
+        self.sentences: list[_Window] = _windows(text, lowered, self.spans)
         self._index: dict[str, list[int]] | None = None
         self._quantities: dict[float, list[Quantity]] | None = None
         self._amounts: list[str] = []
@@ -168,6 +171,14 @@ class _Passage:
         last = len(self.sentences) - 1
         return sorted(chosen | {p + 1 for p in chosen if p < last})
 
+    def window(self, first: int, last: int) -> tuple[int, int]:
+        """Where sentences ``first`` to ``last`` are in the text, white space at the ends out."""
+        return stripped(self.text, self.spans[first][0], self.spans[last][1])
+
+    def sentence_of(self, offset: int) -> int:
+        """The sentence holding ``offset`` (an offset between sentences: the one before)."""
+        return max(bisect.bisect_right(self.spans, (offset, len(self.text) + 1)) - 1, 0)
+
     @property
     def amounts(self) -> list[str]:
         """The amounts it states as written, each once (for messages)."""
@@ -186,18 +197,23 @@ def _analyse(text: str) -> _Passage:
     return _Passage(text)
 
 
+_Place = tuple[int, int, int]  # the passage's position among the cited, first and last sentence
+
+
 def _aligned(terms: frozenset[str], negated: bool, analysed: Sequence[tuple[str, _Passage]],
-             ) -> tuple[float, str, str | None, bool]:
+             ) -> tuple[float, str, str | None, bool, _Place | None]:
     """The best window for the claim's ``terms``: one passage sentence or two adjacent ones,
     scored by the share of the terms it holds (a quarter of it when one side is negated and
-    the other not). Returns the score, the window's text, its source and whether the
-    negations differ; the first best window wins. A window's text is joined only when it is
-    the best so far.
+    the other not). Returns the score, the window's text, its source, whether the negations
+    differ and where the window is (which passage, its first and last sentence; ``None``:
+    no window shares a term); the first best window wins. A window's text is joined only
+    when it is the best so far.
     """
     score, evidence, source, denied = 0.0, "", None, False
+    place: _Place | None = None
     count = len(terms)
     empty: frozenset[str] = frozenset()
-    for source_id, passage in analysed:
+    for at, (source_id, passage) in enumerate(analysed):
         sentences = passage.sentences
         visit: Iterable[int] = range(len(sentences)) \
             if len(sentences) <= _SCAN_ALL else passage.candidates(terms)
@@ -220,6 +236,7 @@ def _aligned(terms: frozenset[str], negated: bool, analysed: Sequence[tuple[str,
                 if overlap > score:
                     score, evidence, source = overlap, text, source_id
                     denied = sentence_negated != negated
+                    place = (at, position, position)
             if before is not None and (shared or before):
                 window_negated = sentence_negated or before_negated
                 overlap = len(shared | before) / count
@@ -229,8 +246,9 @@ def _aligned(terms: frozenset[str], negated: bool, analysed: Sequence[tuple[str,
                     score, source = overlap, source_id
                     evidence = f"{sentences[position - 1][0]} {text}"
                     denied = window_negated != negated
+                    place = (at, position - 1, position)
             before, before_negated = shared, sentence_negated
-    return score, evidence, source, denied
+    return score, evidence, source, denied, place
 
 
 class LexicalJudge:
@@ -251,6 +269,8 @@ class LexicalJudge:
         problems: list[tuple[str, str]] = []
         claimed = quantities(claim)
         unstated: list[str] = []
+        against: list[Evidence] = []  # where the passages state other amounts
+        terms, negated = _terms(claim)
         for quantity in claimed:
             key = value_key(quantity.value)
             if any(matches(quantity, p.quantities.get(key, ())) for _, p in analysed):
@@ -260,6 +280,7 @@ class LexicalJudge:
             if consistent(quantity, stated_here):
                 continue  # "in 1889" against "March 3, 1889": the same, less precisely
             if contradicted(quantity, stated_here):
+                against += _contradicting(quantity, terms, analysed)
                 stated = list(dict.fromkeys(a for _, p in analysed for a in p.amounts[:_SHOWN]))
                 found = ", ".join(stated[:_SHOWN]) + (", ..." if len(stated) > _SHOWN or any(
                     len(p.amounts) > _SHOWN for _, p in analysed) else "")
@@ -279,10 +300,10 @@ class LexicalJudge:
                 problems.append(("CA503", f"the claim names {name!r}, which its cited passages"
                                           " do not mention"))
                 break
-        terms, negated = _terms(claim)
         score, evidence, source, denied = 1.0, "", None, False
+        place: _Place | None = None
         if terms:
-            score, evidence, source, denied = _aligned(terms, negated, analysed)
+            score, evidence, source, denied, place = _aligned(terms, negated, analysed)
         refuted = bool(problems)  # an amount, a quotation or a name the passages lack
         if unstated:  # not contradicted, not supported either: weaker support, no error
             score *= 0.5 ** len(unstated)
@@ -294,7 +315,45 @@ class LexicalJudge:
                                       f" content words (threshold {self.threshold:.0%}){why}"))
         if refuted:
             score *= 0.25
-        return Judgement(score, not problems, evidence, source, tuple(problems))
+        spans = tuple(dict.fromkeys(against)) or _placed(place, analysed)
+        return Judgement(score, not problems, evidence, source, tuple(problems), spans,
+                         bool(against), "" if spans else _NO_SPAN if terms else _NO_TERMS)
+
+
+_NO_SPAN = "no passage sentence shares a content word with the claim"
+_NO_TERMS = "the claim has no content words to find in the passages"
+
+
+def _placed(place: _Place | None, analysed: Sequence[tuple[str, _Passage]],
+            ) -> tuple[Evidence, ...]:
+    """The evidence of the best window :func:`_aligned` found (none: it found none)."""
+    if place is None:
+        return ()
+    source_id, passage = analysed[place[0]]
+    return (evidence(source_id, passage.text, *passage.window(place[1], place[2])),)
+
+
+def _contradicting(quantity: Quantity, terms: frozenset[str],
+                   analysed: Sequence[tuple[str, _Passage]]) -> list[Evidence]:
+    """The sentence that states an amount of the claim's kind other than its own: of those
+    that do, the one sharing most content words with the claim (the first of them). An
+    amount's text is looked for where it is first written in its passage.
+    """
+    best: tuple[int, str, _Passage, int] | None = None
+    for source_id, passage in analysed:
+        for group in passage.quantities.values():
+            for stated in group:
+                at = passage.text.find(stated.text)
+                if at < 0 or not contradicted(quantity, (stated,)):
+                    continue
+                position = passage.sentence_of(at)
+                shared = len(terms & passage.sentences[position][1])
+                if best is None or shared > best[0]:
+                    best = (shared, source_id, passage, position)
+    if best is None:
+        return []
+    _, source_id, passage, position = best
+    return [evidence(source_id, passage.text, *passage.window(position, position))]
 
 
 reference_terms, reference_windows, reference_aligned = _terms, _windows, _aligned

@@ -134,9 +134,11 @@ cdef set _shared(frozenset terms, frozenset other):
 def aligned(frozenset terms, bint negated, analysed):
     """The best window for the claim's ``terms``: one passage sentence or two adjacent ones
     (see the reference, ``_lexical._aligned``). Returns the score, the window's text, its
-    source and whether the negations differ."""
+    source, whether the negations differ and where the window is (which passage, its first
+    and last sentence; None: no window shares a term)."""
     cdef double score = 0.0, overlap
-    cdef object evidence = "", source = None
+    cdef object evidence = "", source = None, place = None
+    cdef Py_ssize_t at = -1
     cdef bint denied = False, sentence_negated, before_negated = False, window_negated
     cdef bint has_before
     cdef double count = len(terms)
@@ -145,6 +147,7 @@ def aligned(frozenset terms, bint negated, analysed):
     cdef tuple sentence
     cdef set shared, before
     for source_id, passage in analysed:
+        at += 1
         sentences = passage.sentences
         total = len(sentences)
         chosen = None
@@ -175,6 +178,7 @@ def aligned(frozenset terms, bint negated, analysed):
                 if overlap > score:
                     score, evidence, source = overlap, sentence[0], source_id
                     denied = sentence_negated != negated
+                    place = (at, position, position)
             if has_before and (shared is not None or before is not None):
                 window_negated = sentence_negated or before_negated
                 if shared is None:
@@ -190,6 +194,7 @@ def aligned(frozenset terms, bint negated, analysed):
                     score, source = overlap, source_id
                     evidence = f"{sentences[position - 1][0]} {sentence[0]}"
                     denied = window_negated != negated
+                    place = (at, position - 1, position)
             has_before = True
             before, before_negated = shared, sentence_negated
-    return score, evidence, source, denied
+    return score, evidence, source, denied, place

@@ -4,23 +4,27 @@ two adjacent ones) entails the claim; the claim's score is the best window's. Po
 MiniCheck, HHEM or DeBERTa-NLI checkpoint saved locally. Needs the ``nli`` extra.
 
 The "supported" class is the label named like entailment (``entailment``, ``supported``,
-``consistent``); a checkpoint with two unnamed labels uses label 1.
+``consistent``); a checkpoint with two unnamed labels uses label 1. A label named like
+contradiction (``contradiction``, ``refuted``) lets the judge say "contradicted" (CA504) when
+no window entails the claim and one contradicts it at the threshold or above. The evidence is
+the window that decided, with its offsets in its passage.
 """
 
 from __future__ import annotations
 
 import os
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, NamedTuple
 
 from citeaudit.core import Judgement, Passage
 from citeaudit.errors import ConfigError
-from citeaudit.support._judges import device, windows
+from citeaudit.support._judges import device, evidence, placed_windows
 
 __all__ = ["DEFAULT_THRESHOLD", "NLIJudge"]
 
 DEFAULT_THRESHOLD = 0.5
 _SUPPORT_NAMES = ("entail", "support", "consistent")
+_AGAINST_NAMES = ("contradict", "refute")
 
 
 class NLIJudge:
@@ -57,12 +61,20 @@ class NLIJudge:
         else:
             raise ConfigError(f"the nli checkpoint {path!r} has no entailment label among"
                               f" {sorted(labels.values())}")
+        # A contradiction label lets the judge tell "contradicted" from "not supported" (a
+        # two-label checkpoint such as MiniCheck's cannot).
+        self._against = next((k for k, v in labels.items()
+                              if any(n in v for n in _AGAINST_NAMES)), None)
         self.threshold = threshold
         self._batch = batch_size
         self._max_length = max_length
 
-    def _probabilities(self, premises: list[str], hypotheses: list[str]) -> list[float]:
-        out: list[float] = []
+    def _probabilities(self, premises: list[str], hypotheses: list[str],
+                       ) -> list[tuple[float, float]]:
+        """(entailment, contradiction) probabilities of each pair (contradiction 0.0 for a
+        checkpoint without such a label).
+        """
+        out: list[tuple[float, float]] = []
         torch = self._torch
         with torch.no_grad():
             for start in range(0, len(premises), self._batch):
@@ -71,8 +83,11 @@ class NLIJudge:
                                           padding=True, truncation=True,
                                           max_length=self._max_length, return_tensors="pt"
                                           ).to(self.device)
-                logits = self._model(**encoded).logits
-                out.extend(torch.softmax(logits, dim=-1)[:, self._label].tolist())
+                probabilities = torch.softmax(self._model(**encoded).logits, dim=-1)
+                entailed = probabilities[:, self._label].tolist()
+                against = probabilities[:, self._against].tolist() \
+                    if self._against is not None else [0.0] * len(entailed)
+                out.extend(zip(entailed, against, strict=True))
         return out
 
     def judge(self, pairs: Sequence[tuple[str, Sequence[Passage]]]) -> list[Judgement]:
@@ -83,21 +98,49 @@ class NLIJudge:
         for claim, passages in pairs:
             items = []
             for source_id, body in passages:
-                for window in windows(body):
-                    items.append((source_id, window, len(premises)))
+                for window, start, end in placed_windows(body):
+                    items.append(_Window(source_id, body, window, start, end, len(premises)))
                     premises.append(window)
                     hypotheses.append(claim)
             layout.append(items)
         scores = self._probabilities(premises, hypotheses) if premises else []
-        out = []
-        for items in layout:
-            best, evidence, source = 0.0, "", None
-            for source_id, window, index in items:
-                if scores[index] > best:
-                    best, evidence, source = scores[index], window, source_id
-            supported = best >= self.threshold
-            problems = () if supported else (("CA503", f"the nli judge finds no passage"
-                                                       f" sentence that entails the claim"
-                                                       f" (best {best:.2f})"),)
-            out.append(Judgement(best, supported, evidence, source, problems))
-        return out
+        return [self._judgement(items, scores) for items in layout]
+
+    def _judgement(self, items: list[_Window], scores: list[tuple[float, float]]) -> Judgement:
+        """The claim's judgement from its windows' scores: supported by the window that
+        entails it most, contradicted (none entails it) by the one that contradicts it most.
+        """
+        best = max(items, key=lambda item: scores[item.at][0], default=None)
+        worst = max(items, key=lambda item: scores[item.at][1], default=None)
+        if best is None or worst is None:
+            return Judgement(0.0, False, "", None, (("CA503", "the nli judge finds no passage"
+                                                                " sentence that entails the"
+                                                                " claim (best 0.00)"),),
+                             note="the cited passages have no sentence")
+        score = scores[best.at][0]
+        supported = score >= self.threshold
+        against = scores[worst.at][1]
+        contradicted = not supported and against >= self.threshold
+        chosen = worst if contradicted else best
+        span = evidence(chosen.source_id, chosen.body, chosen.start, chosen.end)
+        problems: tuple[tuple[str, str], ...] = ()
+        if contradicted:
+            problems = (("CA504", f"the nli judge finds that the cited passages contradict the"
+                                  f" claim (contradiction {against:.2f} in source"
+                                  f" {chosen.source_id})"),)
+        elif not supported:
+            problems = (("CA503", f"the nli judge finds no passage sentence that entails the"
+                                  f" claim (best {score:.2f})"),)
+        return Judgement(score, supported, chosen.text, chosen.source_id, problems, (span,),
+                         contradicted)
+
+
+class _Window(NamedTuple):
+    """A window of a cited passage: where it is, and its pair's place in the batch."""
+
+    source_id: str
+    body: str  # the passage
+    text: str  # the window, as the model reads it
+    start: int
+    end: int
+    at: int  # the pair's place in the batch
