@@ -123,10 +123,10 @@ def test_each_broken_citation_is_found_with_its_json_path(made: Citation, code: 
     assert not report.passed
 
 
-def test_uncited_text_follows_the_claim_policy_and_thinking_is_not_audited() -> None:
+def test_uncited_text_follows_the_claim_policy_and_thinking_covers_no_claim() -> None:
     text = "Good question! " + TEXT
     shifted = [(s + 15, e + 15, t) for s, e, t in (TALLEST, HOME)]
-    thought = cite((0, 3, "Why"), "doc:9", kind="THINKING_CONTENT")
+    thought = cite((0, 3, "Why"), "doc:1", kind="THINKING_CONTENT")
     answer = response(cite(shifted[0], "doc:0"), thought, text=text,
                       thinking="Why do penguins...")
     report = citeaudit.audit(answer, REQUEST)
@@ -160,3 +160,47 @@ def test_the_command_line_reads_the_request_and_the_response(tmp_path: Path,
     assert result.err == (f"citeaudit: error: {answer}: $.documents: a Cohere response is"
                           " audited against its request: an object with \"documents\" (or tool"
                           " messages returning documents)\n")
+
+
+THINKING = "Why do penguins grow tall?"
+PLAN = "I will look up penguin habitats."
+
+
+def reasoned(*citations: Citation) -> V2ChatResponse:
+    """The clean answer, with thinking, a tool plan and ``citations`` of them."""
+    made = response(cite(TALLEST, "doc:0"), cite(HOME, "doc:1"), *citations, thinking=THINKING)
+    made.message.tool_plan = PLAN
+    return made
+
+
+def test_citations_of_thinking_and_plan_are_checked_but_cover_no_claim() -> None:
+    answer = reasoned(cite((0, 3, "Why"), "doc:0", kind="THINKING_CONTENT", content_index=0),
+                      cite((PLAN.index("habitats"), PLAN.index("."), "habitats"), "doc:1",
+                           kind="PLAN"))
+    report = citeaudit.audit(answer, REQUEST)
+    assert found(report) == []
+    assert report.metrics.citations == 2  # the answer's two, not the reasoning's
+    assert cited(answer) == ["doc:0", "doc:1"]
+
+
+@pytest.mark.parametrize(("made", "code", "path", "message"), [
+    (cite((0, 3, "Why"), "doc:7", kind="THINKING_CONTENT"), "CA201",
+     "$.message.citations[2].sources[0]", "'doc:7' is not in this request's snapshot"),
+    (cite((0, 99, "Why"), "doc:0", kind="THINKING_CONTENT"), "CA206", "$.message.citations[2]",
+     f"characters 0..99 lie outside the thinking content ({len(THINKING)} characters)"),
+    (cite((0, 3, "Who"), "doc:0", kind="THINKING_CONTENT"), "CA206",
+     "$.message.citations[2].text",
+     "characters 0..3 of the thinking content hold 'Why', not the citation's text 'Who'"),
+    (cite((0, 3, "Why"), "doc:0", kind="THINKING_CONTENT", content_index=1), "CA206",
+     "$.message.citations[2].content_index",
+     "a THINKING_CONTENT citation names no thinking content (the message has 1)"),
+    (cite((2, 6, "I will"), "doc:0", kind="PLAN"), "CA206", "$.message.citations[2].text",
+     "characters 2..6 of the tool_plan hold 'will', not the citation's text 'I will'"),
+    (cite((0, 3, "Why"), "doc:9", kind="PLAN"), "CA201", "$.message.citations[2].sources[0]",
+     "'doc:9' is not in this request's snapshot"),
+])
+def test_each_broken_citation_of_reasoning_is_found(made: Citation, code: str, path: str,
+                                                    message: str) -> None:
+    report = citeaudit.audit(reasoned(made), REQUEST)
+    assert (code, path, message) in [(f.code, f.path, f.message) for f in report.findings]
+    assert not report.passed

@@ -13,8 +13,12 @@ Field names follow the ``cohere`` SDK's types (``V2ChatResponse``, ``AssistantMe
   for a document without one, ``doc:N`` (0-based; older responses write ``doc:0:N``, read
   the same); documents returned by tools (``tool`` messages with ``document`` content) are
   named by their ``id`` too;
-* citations of ``type`` ``THINKING_CONTENT`` or ``PLAN`` cite the model's reasoning, not its
-  answer, and are not audited.
+* citations of ``type`` ``THINKING_CONTENT`` (``start``/``end`` into the ``thinking`` item
+  ``content_index``, the first when absent) or ``PLAN`` (into the message's ``tool_plan``)
+  cite the model's reasoning, not its answer: they cover no claim and count in no metric,
+  but they are checked like the others (a range outside its reasoning text, or over other text
+  than ``text``, is CA206; a source id the request did not send is CA201), since a broken one
+  shows the same fault in the pipeline as a broken answer citation.
 
 A cited span's sentence is a cited claim; the other sentences need citations under the claim
 policy, like free text.
@@ -104,7 +108,13 @@ class CohereFormat:
             return answer_of(self.name, whole, read, fields.problems, reading,
                              "$.message.content")
         cited: Cited = []
+        reasoning = _reasoning(message)
         for _, citation, path in fields.objects(given, "$.message.citations", "a citation"):
+            kind = fields.field(citation, "type", str, path, "a citation")
+            if kind in _NOT_ANSWER:
+                _reasoning_citation(citation, path, reasoning[kind],
+                                    known if reading.snapshot is not None else None, fields)
+                continue
             found = _citation(citation, path, texts=texts, starts=starts, known=known,
                               fields=fields)
             if found is not None:
@@ -134,6 +144,59 @@ def _texts(message: dict[str, Any], fields: Fields) -> dict[int, str]:
             if text is not None:
                 texts[at] = text
     return texts
+
+
+def _reasoning(message: dict[str, Any]) -> dict[str, tuple[dict[int, str], str]]:
+    """The texts reasoning citations index, by citation type: the ``thinking`` items by their
+    place, and the ``tool_plan`` (as item 0); each with what names it, for messages.
+    """
+    thinking = {at: item["thinking"] for at, item in enumerate(as_list(message.get("content")))
+                if isinstance(item, dict) and item.get("type") == "thinking"
+                and isinstance(item.get("thinking"), str)}
+    plan = message.get("tool_plan")
+    return {"THINKING_CONTENT": (thinking, "thinking content"),
+            "PLAN": ({0: plan} if isinstance(plan, str) else {}, "tool_plan")}
+
+
+def _reasoning_citation(citation: dict[str, Any], path: str,
+                        reasoning: tuple[dict[int, str], str], known: set[str] | None,
+                        fields: Fields) -> None:
+    """Check a citation of the model's reasoning: its range holds its text in the reasoning
+    it names, and its sources were sent (``known``; None: no snapshot to check them by). It
+    covers no claim.
+    """
+    texts, what = reasoning
+    item: Any = 0
+    if what != "tool_plan":
+        item = fields.field(citation, "content_index", int, path, "a citation")
+        if item is None and citation.get("content_index") is not None:
+            return  # of another type: a CA404 says so
+        item = next(iter(texts), 0) if item is None else item
+    if item not in texts:
+        fields.problems.append(Problem(
+            "CA206", f"a {citation['type']} citation names no {what} (the message has"
+            f" {len(texts)})", path=path if what == "tool_plan" else f"{path}.content_index"))
+        return
+    found = fields.integers(citation, ("start", "end"), "a citation", path)
+    said = fields.field(citation, "text", str, path, "a citation")
+    if found is not None:
+        start, end = found
+        text = texts[item]
+        if not 0 <= start <= end <= len(text):
+            fields.problems.append(Problem("CA206", f"characters {start}..{end} lie outside"
+                                           f" the {what} ({len(text)} characters)", path=path))
+        elif said is not None and said != text[start:end]:
+            fields.problems.append(Problem("CA206", f"characters {start}..{end} of the {what}"
+                                           f" hold {text[start:end][:40]!r}, not the"
+                                           f" citation's text {said[:40]!r}",
+                                           path=f"{path}.text"))
+    for at, source in enumerate(fields.items(citation, "sources", path, "a citation")):
+        written = source.get("id") if isinstance(source, dict) else None
+        if not isinstance(written, str) or not written:
+            fields.add(f"{path}.sources[{at}].id", "a citation's source needs a string \"id\"")
+        elif known is not None and _source_id(written, known) not in known:
+            fields.problems.append(Problem("CA201", f"{written!r} is not in this request's"
+                                           " snapshot", path=f"{path}.sources[{at}]"))
 
 
 def _documents(documents: list[Any]) -> Iterator[Source]:
@@ -201,8 +264,6 @@ def _citation(citation: dict[str, Any], path: str, *, texts: dict[int, str],
     """One citation as a cited range of the answer (None: not the answer's, or broken, and a
     finding says why).
     """
-    if fields.field(citation, "type", str, path, "a citation") in _NOT_ANSWER:
-        return None
     item = fields.field(citation, "content_index", int, path, "a citation")
     if item is None:
         if citation.get("content_index") is not None:
