@@ -294,3 +294,88 @@ def test_calibrate_the_llm_judge(server: tuple[str, Model], tmp_path: Path, run:
     data = json.loads(run("calibrate", str(subset), "--judge", "llm", "--format", "json").out)
     assert (data["judge"], data["n"]) == ("llm", 45)
     assert 0.0 <= data["balanced_accuracy"] <= 1.0
+
+
+REIMBURSEMENT = PASSAGES[1]["text"]  # "Reimbursements settle within 30 days of approval. ..."
+
+
+@pytest.mark.parametrize(("reply", "outcome", "codes", "quote", "note"), [
+    ({"verdict": "contradicted", "score": 0.05, "id": "2",
+      "quote": "Reimbursements settle within 30 days of approval."},
+     "contradicted", ["CA504"], "Reimbursements settle within 30 days of approval.", ""),
+    ({"verdict": " Contradicted", "score": 0.1, "id": "2",
+      "quote": "REIMBURSEMENTS settle  within\n30 days"},  # case and spacing as the model wrote
+     "contradicted", ["CA504"], "Reimbursements settle within 30 days", ""),
+    ({"verdict": "supported", "score": 0.9, "id": "1",  # the id is wrong: the quote is in 2
+      "quote": "per diem claims follow the same schedule"},
+     "supported", [], "Per diem claims follow the same schedule", ""),
+    ({"verdict": "not_enough_info", "score": 0.2, "id": "2", "quote": ""},
+     "unsupported", ["CA503"], None, "the model quoted no passage text"),
+    ({"verdict": "supported", "score": 0.8, "id": "2",
+      "quote": "Reimbursements are paid within a month."},  # a paraphrase, not a quote
+     "supported", [], None, "the model's quote is not in the cited passages, as written or"
+                            " with case and white space folded"),
+    ({"supported": False, "score": 0.3,  # a reply to the earlier prompt, as caches hold them
+      "evidence": "Per diem claims follow the same schedule."},
+     "unsupported", ["CA503"], "Per diem claims follow the same schedule.", ""),
+])
+def test_the_model_s_quote_is_found_in_the_passages(
+        server: tuple[str, Model], tmp_path: Path, reply: dict[str, Any], *, outcome: str,
+        codes: list[str], quote: str | None, note: str) -> None:
+    url, model = server
+    model.content = [json.dumps(reply)]
+    passages = [("1", PASSAGES[0]["text"]), ("2", REIMBURSEMENT)]
+    judgement = judge(url, tmp_path, cache=None).judge_one("Reimbursements take 14 days.",
+                                                           passages)
+    assert judgement.outcome == outcome
+    assert [code for code, _ in judgement.problems] == codes
+    assert [span.quote for span in judgement.spans] == ([] if quote is None else [quote])
+    for span in judgement.spans:
+        assert (span.source_id, judgement.source_id) == ("2", "2")
+        assert REIMBURSEMENT[span.start:span.end] == span.quote
+    assert judgement.note == note
+
+
+def test_the_prompt_asks_for_a_verdict_and_a_quote(server: tuple[str, Model],
+                                                   tmp_path: Path) -> None:
+    url, model = server
+    judge(url, tmp_path, cache=None).judge_one("Desk.", [("3", PASSAGES[2]["text"])])
+    system = model.requests[0]["messages"][0]["content"]
+    for asked in ('"verdict"', '"supported"', '"contradicted"', '"not_enough_info"', '"quote"',
+                  '"id"', "copied exactly"):
+        assert asked in system
+
+
+@pytest.mark.parametrize("content", ['{"verdict": "maybe"}', '{"verdict": true}',
+                                     '{"verdict": null, "quote": "x"}'])
+def test_a_verdict_of_another_word_is_no_verdict(server: tuple[str, Model], tmp_path: Path,
+                                                 content: str) -> None:
+    url, model = server
+    model.content = [content]
+    with pytest.raises(JudgeError, match=r"unusable reply: no JSON object with a \"verdict\""):
+        judge(url, tmp_path, retries=0, cache=None).judge_one("Claim.", [("1", "x")])
+
+
+def test_a_contradicted_claim_fails_the_check(server: tuple[str, Model], tmp_path: Path,
+                                              run: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    url, model = server
+    model.content = [json.dumps({"verdict": "contradicted", "score": 0.0, "id": "2",
+                                 "quote": "Reimbursements settle within 30 days"})]
+    monkeypatch.setenv("CITEAUDIT_LLM_BASE_URL", url)
+    monkeypatch.setenv("CITEAUDIT_LLM_MODEL", "test-model")
+    monkeypatch.setenv("CITEAUDIT_LLM_CACHE", "off")
+    passages = str(Path(__file__).parent / "data/seeds/002/passages.json")
+    result = run("check", passages, "-", "--support", "llm", "--format", "json",
+                 stdin=b"Reimbursements settle within 14 days [2].")
+    assert result.code == ExitCode.FAILED
+    data = json.loads(result.out)
+    assert [f["code"] for f in data["findings"]] == ["CA504"]
+    assert "the llm judge finds that the cited passages contradict the claim (source 2)" in \
+        data["findings"][0]["message"]
+    (judged,) = data["support"]
+    assert (judged["outcome"], judged["evidence"]) == ("contradicted", [
+        {"source_id": "2", "start": 0, "end": 36,
+         "quote": "Reimbursements settle within 30 days"}])
+    ignored = run("check", passages, "-", "--support", "llm", "--ignore", "CA504",
+                  stdin=b"Reimbursements settle within 14 days [2].")
+    assert ignored.code == ExitCode.OK  # a rule like any other: switched off, it fails nothing

@@ -66,8 +66,11 @@ def test_calibrate_embedding(run: Any, quiet: Any) -> None:
     assert 0.5 < data["roc_auc"] <= 1.0
 
 
-def tiny_checkpoint(folder: Path, labels: dict[int, str]) -> Path:
-    """A randomly initialised two-layer BERT classifier with its own small vocabulary."""
+def tiny_checkpoint(folder: Path, labels: dict[int, str], favour: int | None = None) -> Path:
+    """A randomly initialised two-layer BERT classifier with its own small vocabulary;
+    ``favour``: the label it gives every pair (its classifier's weights zero, that label's
+    bias high), for tests of what the judge makes of a label.
+    """
     from transformers import BertConfig, BertForSequenceClassification, BertTokenizerFast  # noqa: PLC0415
 
     words = sorted({w.lower().strip(".,") for row in PAIRS.read_text().splitlines()
@@ -79,7 +82,15 @@ def tiny_checkpoint(folder: Path, labels: dict[int, str]) -> Path:
     config = BertConfig(vocab_size=len(words) + 5, hidden_size=32, num_hidden_layers=2,
                         num_attention_heads=2, intermediate_size=37, num_labels=len(labels),
                         id2label=labels, label2id={v: k for k, v in labels.items()})
-    BertForSequenceClassification(config).save_pretrained(folder)
+    model = BertForSequenceClassification(config)
+    if favour is not None:
+        import torch  # noqa: PLC0415
+
+        with torch.no_grad():
+            model.classifier.weight.zero_()
+            model.classifier.bias.zero_()
+            model.classifier.bias[favour] = 8.0
+    model.save_pretrained(folder)
     tokenizer.save_pretrained(folder)
     return folder
 
@@ -138,3 +149,76 @@ def test_model_judges_choose_their_device(monkeypatch: pytest.MonkeyPatch) -> No
         monkeypatch.setenv("CITEAUDIT_DEVICE", "cuda:1")
         with pytest.raises(ConfigError, match="no such device here"):
             device(torch)
+
+
+NLI_LABELS = {0: "entailment", 1: "neutral", 2: "contradiction"}
+# Passages with line breaks, tabs and leading blanks: the spans must hold whatever the spacing.
+SPACED = [("1", "  Reimbursements settle within 30 days of approval.\n\nPer diem claims"
+                " follow\tthe same schedule.  "),
+          ("2", "Questions go to the HR service desk.\r\nParking is not free.")]
+
+
+@pytest.mark.parametrize("labels", [
+    {0: "entailment", 1: "neutral", 2: "contradiction"},
+    {0: "LABEL_0", 1: "LABEL_1"},
+    {0: "REFUTED", 1: "SUPPORTED"},
+])
+def test_nli_spans_point_into_their_passages(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                             quiet: Any, labels: dict[int, str]) -> None:
+    monkeypatch.setenv("CITEAUDIT_NLI_MODEL", str(tiny_checkpoint(tmp_path / "nli", labels)))
+    judge = get_judge("nli", 0.5)
+    claims = ["Reimbursements settle within 30 days.", "Parking is free.", "Per diem claims."]
+    for judgement in judge.judge([(claim, SPACED) for claim in claims]):
+        (span,) = judgement.spans
+        assert dict(SPACED)[span.source_id][span.start:span.end] == span.quote
+        assert span.quote == span.quote.strip()
+        assert span.source_id == judgement.source_id
+        assert " ".join(span.quote.split()) == " ".join(judgement.evidence.split())
+
+
+@pytest.mark.parametrize(("favour", "outcome", "codes"), [
+    (2, "contradicted", ["CA504"]),
+    (0, "supported", []),
+    (1, "unsupported", ["CA503"]),  # neutral: not enough to say either
+])
+def test_nli_tells_contradiction_from_missing_support(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, quiet: Any, favour: int, *,
+        outcome: str, codes: list[str]) -> None:
+    checkpoint = tiny_checkpoint(tmp_path / "nli", NLI_LABELS, favour=favour)
+    monkeypatch.setenv("CITEAUDIT_NLI_MODEL", str(checkpoint))
+    (judgement,) = get_judge("nli", 0.5).judge([("Parking is free.", SPACED)])
+    assert judgement.outcome == outcome
+    assert [code for code, _ in judgement.problems] == codes
+    assert judgement.spans[0].quote == "Reimbursements settle within 30 days of approval."
+    report = citeaudit.audit("Parking is free [2].", PASSAGES,
+                             config=citeaudit.Config(support="nli"))
+    assert [f.code for f in report.findings] == codes
+    assert report.passed == (outcome != "contradicted")  # CA504 is an error, CA503 a warning
+    (judged,) = report.to_dict()["support"]
+    assert judged["outcome"] == outcome
+    text = PASSAGES[1]["text"]
+    (span,) = judged["evidence"]
+    assert text[span["start"]:span["end"]] == span["quote"]
+
+
+def test_a_two_label_nli_checkpoint_never_says_contradicted(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, quiet: Any) -> None:
+    """MiniCheck-style labels have no contradiction class: against is only "not supported"."""
+    checkpoint = tiny_checkpoint(tmp_path / "nli", {0: "LABEL_0", 1: "LABEL_1"}, favour=0)
+    monkeypatch.setenv("CITEAUDIT_NLI_MODEL", str(checkpoint))
+    (judgement,) = get_judge("nli", 0.5).judge([("Parking is free.", SPACED)])
+    assert (judgement.outcome, judgement.problems[0][0]) == ("unsupported", "CA503")
+
+
+def test_embedding_spans_point_at_the_closest_window(quiet: Any) -> None:
+    judge = get_judge("embedding")
+    close, far = judge.judge([
+        ("Per diem claims follow the same schedule.", SPACED),
+        ("The cafeteria serves vegetarian lunches.", SPACED)])
+    (span,) = close.spans
+    assert (span.source_id, span.quote) == ("1", "Per diem claims follow\tthe same schedule.")
+    assert SPACED[0][1][span.start:span.end] == span.quote
+    assert not close.contradicted
+    assert far.outcome == "unsupported"  # closeness cannot say contradicted
+    assert far.spans
+    assert far.spans[0].quote in SPACED[0][1] + SPACED[1][1]
