@@ -184,3 +184,43 @@ def test_the_command_line_reads_a_response_alone_or_with_sources(tmp_path: Path,
     assert result.code == 2
     assert result.err == (f"citeaudit: error: {text}: needs a SNAPSHOT file before the"
                           " answer: only a provider's response carries its own retrieval\n")
+
+
+CONTAINER = AnnotationContainerFileCitation(
+    type="container_file_citation", container_id="cntr_1", file_id="file-refunds",
+    filename="refunds.csv", start_index=0, end_index=33)
+
+
+@pytest.mark.parametrize(("annotation", "code", "path", "message"), [
+    (CONTAINER.model_copy(update={"file_id": "file-in-the-container"}), "CA201", "",
+     "'file-in-the-container' is not in this request's snapshot"),
+    (CONTAINER.model_copy(update={"start_index": 20, "end_index": 10}), "CA206", "",
+     f"container_file_citation range 20..10 lies outside its text ({len(TEXT)} characters)"),
+    (CONTAINER.model_copy(update={"file_id": ""}), "CA404", ".file_id",
+     'container_file_citation needs a string "file_id"'),
+    (AnnotationFilePath(type="file_path", file_id="file-written", index=len(TEXT) + 1),
+     "CA206", "", f"file_path index {len(TEXT) + 1} lies outside its text ({len(TEXT)}"
+     " characters)"),
+    (AnnotationFilePath.model_construct(type="file_path", file_id="file-written", index="3"),
+     "CA404", ".index", 'file_path needs an integer "index", not a string'),
+])
+def test_each_broken_container_citation_or_file_link_is_found(annotation: Any, code: str,
+                                                              path: str, message: str) -> None:
+    answer = response(FILE, URL, annotation).model_dump(mode="json", warnings=False)
+    report = citeaudit.audit(answer, SOURCES)
+    assert (code, f"$.output[1].content[0].annotations[2]{path}", message) in [
+        (f.code, f.path, f.message) for f in report.findings]
+    assert not report.passed
+
+
+def test_container_citation_offsets_count_characters_of_non_ascii_text() -> None:
+    # "€" and "😀" are one character each (three and four UTF-8 bytes, one and two UTF-16
+    # units): the offsets are read as Python counts characters.
+    lead = "Prices in € 😀. "
+    text = lead + "Refunds are issued within 14 days."
+    cited = CONTAINER.model_copy(update={"start_index": len(lead), "end_index": len(text)})
+    answer = response(cited, text=text)
+    report = citeaudit.audit(answer, SOURCES)
+    assert [(f.code, f.claim) for f in report.findings] == [("CA301", 1)]  # the lead: uncited
+    made = citeaudit.core.prepare(answer, SOURCES).answer.citations
+    assert [(c.source_id, c.span) for c in made] == [("file-refunds", (len(lead), len(text)))]

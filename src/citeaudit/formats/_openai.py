@@ -13,7 +13,9 @@ Field names follow the ``openai`` SDK's types (``ResponseOutputText`` with
   API yet);
 * ``file_citation`` carries one ``index``: an insertion point, which cites the sentence it
   ends or sits in; ``file_path`` links a file the model wrote (code interpreter): not a
-  citation;
+  citation, but its ``index`` must lie in its text like a citation's (CA206);
+  ``container_file_citation`` names its ``file_id`` (a file of the code interpreter's
+  container: part of the snapshot only when the sources given hold it);
 * the snapshot is the ``sources`` given (any snapshot shape), then what the response retrieved
   itself: ``file_search_call.results`` (one source per ``file_id``, its chunks joined; present
   when the request asked to ``include`` them) and the web search call's ``action.sources``
@@ -196,8 +198,11 @@ def _annotation(note: Any, text: str, offset: int, path: str, into: _Into) -> No
         return
     kind = into.untyped if into.untyped and note.get("type") is None else fields.field(
         note, "type", str, path, "an annotation", needed=True)
-    if kind is None or kind == "file_path":
-        return  # file_path: a link to a file the model wrote, not a citation
+    if kind is None:
+        return
+    if kind == "file_path":  # a link to a file the model wrote: no citation, but in its text
+        _linked(note, text, path, fields)
+        return
     if kind in ("url_citation", "container_file_citation"):
         names: tuple[str, ...] = ("start_index", "end_index")
     elif kind == "file_citation":
@@ -228,6 +233,16 @@ def _annotation(note: Any, text: str, offset: int, path: str, into: _Into) -> No
     into.cited.append((offset + low, offset + high,
                        [tuple.__new__(Citation, (source_id, None, (offset + first, offset + last),
                                                  None, path, None, None, None))]))
+
+
+def _linked(note: dict[str, Any], text: str, path: str, fields: Fields) -> None:
+    """A ``file_path`` annotation's ``index`` (where the link to the file is written): an
+    integer within its text, else CA404 or CA206, as a citation's would be.
+    """
+    written = fields.integers(note, ("index",), "file_path", path)
+    if written is not None and not 0 <= written[0] <= len(text):
+        fields.problems.append(Problem("CA206", f"file_path index {written[0]} lies outside its"
+                                       f" text ({len(text)} characters)", path=path))
 
 
 def _by_url(snapshot: Snapshot | None) -> dict[str, str]:

@@ -262,8 +262,6 @@ def openai_responses(list output, dict urls, object canonical):
                         return None
                     note = <dict>given
                     kind = note.get("type")
-                    if kind == "file_path":
-                        continue  # a link to a file the model wrote, not a citation
                     if kind == "url_citation" or kind == "container_file_citation":
                         first = note.get("start_index")
                         last = note.get("end_index")
