@@ -167,3 +167,28 @@ def test_the_command_line_reads_the_request_and_the_response(tmp_path: Path,
     assert result.err == (f"citeaudit: error: {answer}: $.messages: a Mistral response is"
                           " audited against its request (tool messages returning numbered"
                           " references) or the sources given\n")
+
+
+@pytest.mark.parametrize(("ids", "code", "message"), [
+    ([True], "CA404", "a reference id must be an integer or a string"),
+    ([1.0], "CA404", "a reference id must be an integer or a string"),
+    ([{"id": 1}], "CA404", "a reference id must be an integer or a string"),
+    (["01"], "CA201", "'01' is not in this request's snapshot"),  # the key is written "1"
+    ([-1], "CA201", "'-1' is not in this request's snapshot"),
+])
+def test_reference_ids_are_integers_or_strings_naming_keys_as_written(
+        ids: list[Any], code: str, message: str) -> None:
+    data = response(TextChunk(text="Refunds are paid within 14 days."),
+                    ReferenceChunk(reference_ids=[0])).model_dump(mode="json")
+    data["choices"][0]["message"]["content"][1]["reference_ids"] = ids
+    report = citeaudit.audit(data, REQUEST)
+    assert (code, "$.choices[0].message.content[1].reference_ids[0]", message) in [
+        (f.code, f.path, f.message) for f in report.findings]
+    assert not report.passed
+
+
+def test_integer_and_string_ids_name_the_same_key() -> None:
+    for written in (1, "1"):
+        answer = response(TextChunk(text="Cards abroad cost 2 euros per withdrawal."),
+                          ReferenceChunk(reference_ids=[written]))
+        assert citeaudit.audit(answer, REQUEST).passed
