@@ -201,6 +201,15 @@ def test_toml_blocks_are_configurations_that_load(block: Block, tmp_path: Path) 
     assert isinstance(citeaudit.load_config(tmp_path / name), citeaudit.Config)
 
 
+def test_the_configuration_page_lists_every_key() -> None:
+    from citeaudit.core._config import SETTINGS  # noqa: PLC0415
+
+    page = (DOCS / "configuration.md").read_text(encoding="utf-8")
+    listed = set(re.findall(r"^\| `([a-z-]+)`(?:, `([a-z-]+)`)? \|", page, re.M))
+    keys = {key for row in listed for key in row if key}
+    assert keys == {setting.key for setting in SETTINGS.values()}
+
+
 def test_commands_outside_console_blocks_are_marked() -> None:
     """A shell block holding a citeaudit command is run (a console block) or says why not."""
     for block in _all_blocks():
