@@ -38,9 +38,9 @@ from typing import NamedTuple
 
 from citeaudit.core._amounts import states_amount
 
-__all__ = ["KINDS", "PLAN", "SELF", "Citability", "Model", "Unit", "citability", "entry_shaped",
-           "features", "finite", "lead_features", "load_model",
-           "states_figure", "unit_at", "words_of"]
+__all__ = ["KINDS", "LAYOUT_RULES", "PLAN", "SELF", "Citability", "Model", "Unit", "citability",
+           "entry_shaped", "exempt_by_layout", "features", "finite", "lead_features",
+           "load_model", "states_figure", "unit_at", "words_of"]
 
 KINDS = ("pleasantry", "meta", "question", "disclaimer", "platitude", "announcement", "heading",
          "fragment", "reference", "advice")
@@ -230,12 +230,14 @@ def features(unit: Unit, passage_words: Sequence[frozenset[str]] = ()) -> list[s
     if "|" in text:
         found.append("table")
     before = unit.before.rstrip("*_ ")
-    if not unit.before:
+    if not unit.before and not unit.after:
+        found.append("place:only")  # a one-unit answer is neither an opening nor a closing
+    elif not unit.before:
         found.append("place:first")
-    elif before.endswith(":"):
-        found.append("after:colon")
-    if not unit.after:
+    elif not unit.after:
         found.append("place:last")
+    if before.endswith(":"):
+        found.append("after:colon")
     found.extend(_shape_features(raw, text, tokens, words, last))
     found.extend(unit.layout)
     if passage_words and words:
@@ -378,9 +380,30 @@ def citability(unit: Unit, passage_words: Sequence[frozenset[str]] = (),
     score = model.score(names)
     if states_figure(names):
         return Citability(score, True, "figure")
+    laid_out = exempt_by_layout(names)
+    if laid_out is not None:
+        return Citability(score, False, laid_out)
     if score >= (model.threshold if threshold is None else threshold):
         return Citability(score, True, _reason(names))
     return Citability(score, False, model.kind(names))
+
+
+# Layout that settles a unit by the guide, whatever its words: a line that is a title is a
+# heading, a line of a few verbless words ending in a colon is a label, a line under a
+# "References" heading is a bibliography entry. On dev all 58 whole-line titles and all 11
+# label lines are labelled not citable; dev has no run-in titles and one unit under a
+# references heading, so those two rules rest on the guide alone.
+LAYOUT_RULES = (("is:heading", "heading"), ("is:label", "heading"), ("runin", "heading"),
+                ("section:references", "reference"))
+
+
+def exempt_by_layout(names: Sequence[str]) -> str | None:
+    """The kind a unit's layout alone makes it (a heading, a bibliography entry), or None.
+    Checked after the amounts rule: a title stating an amount is still flagged."""
+    for name, kind in LAYOUT_RULES:
+        if name in names:
+            return kind
+    return None
 
 
 def states_figure(names: Sequence[str]) -> bool:

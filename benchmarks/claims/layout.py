@@ -35,7 +35,7 @@ from citeaudit.core import list_items
 __all__ = ["Line", "layout", "lines_of", "section_of"]
 
 _MD_HEADING = re.compile(r"^\s{0,3}(#{1,6})\s+\S")
-_BOLD_LINE = re.compile(r"^\s*(?:[-*+]\s+)?(\*\*|__)[^*_].*?\1\s*:?\s*$")
+_BOLD_LINE = re.compile(r"^\s*(\*\*|__)(?:(?!\*\*|__).)+\1\s*:?\s*$")
 _TABLE_SEPARATOR = re.compile(r"^\s*\|?\s*:?-{2,}:?\s*(?:\|\s*:?-{2,}:?\s*)*\|?\s*$")
 _ITEM = re.compile(r"^(\s*)(?:[-*+•‣◦]|\d{1,3}[.)]|[a-z][.)])\s+")
 _SECTIONS = (
@@ -58,6 +58,10 @@ _SECTIONS = (
 )
 _OPENERS = frozenset(("the", "this", "these", "that", "those", "it", "its", "they", "we", "i",
                       "however", "thus", "so", "but", "and", "also", "yes", "no", "there"))
+_LABEL_WORDS = 6
+_CELL_RUN = 4  # lines: two columns by two rows at the least
+_CELL_WORDS = 30
+_TRAILING_MARKERS = re.compile(r"(?:\s*\[\d{1,4}\])+\s*$")
 _SHORT = 12  # words: a line this short with no verb and no closing stop may be a title or cell
 
 
@@ -99,10 +103,10 @@ def lines_of(text: str) -> list[Line]:
             kind = "table-rule" if _TABLE_SEPARATOR.match(line) else \
                 "table-header" if _TABLE_SEPARATOR.match(following) else "table-body"
             depth = 0
-        elif _BOLD_LINE.match(line):
-            kind, depth = "bold", 0
         elif start in items or item:
             kind, depth = "item", len(item.group(1)) if item else 0
+        elif _BOLD_LINE.match(line):
+            kind, depth = "bold", 0
         elif _short(stripped):
             kind, depth = "short", 0
         else:
@@ -130,16 +134,15 @@ def _neighbour(lines: Sequence[Line], at: int, step: int) -> Line | None:
     return None
 
 
-def _titles(lines: Sequence[Line]) -> list[bool]:
+def _titles(lines: Sequence[Line], runs: Sequence[int]) -> list[bool]:
     """Which lines are headings: markdown, whole-bold, or a short line standing alone whose
-    next line is prose, a list or another heading (a cell of a pipe-less table is followed
-    by more short lines)."""
+    next line is prose, a list or another heading, outside a run of cells."""
     titles = []
     for at, line in enumerate(lines):
         if line.kind in ("heading", "bold"):
             titles.append(True)
             continue
-        if line.kind != "short":
+        if line.kind != "short" or runs[at] >= _CELL_RUN:
             titles.append(False)
             continue
         before = lines[at - 1].kind if at else "blank"
@@ -149,26 +152,30 @@ def _titles(lines: Sequence[Line]) -> list[bool]:
     return titles
 
 
+def _cellish(line: Line) -> bool:
+    """A line that could be a cell of a table whose pipes were lost: a title's length, or
+    a few dozen words with no closing stop (a cell ends where its text ends)."""
+    if line.kind == "short":
+        return True
+    text = _TRAILING_MARKERS.sub("", line.text).rstrip(" *_")
+    return line.kind == "prose" and len(text.split()) <= _CELL_WORDS and \
+        not text.endswith((".", "!", "?", ":"))
+
+
 def _cell_runs(lines: Sequence[Line]) -> list[int]:
-    """For each line, the length of the run of short lines (blank lines between) it is in: a
-    table whose pipes were lost turns into such a run, a heading stands alone."""
+    """For each line, the length of the run of cell-like lines (blank lines between) it is
+    in: a table whose pipes were lost turns into such a run, a heading stands alone."""
     runs = [0] * len(lines)
-    at = 0
-    while at < len(lines):
-        if lines[at].kind != "short":
-            at += 1
+    members: list[int] = []
+    for at, line in enumerate([*lines, Line(0, 0, "prose", 0, "end.")]):
+        if line.kind == "blank":
             continue
-        members = [at]
-        probe = at + 1
-        while probe < len(lines) and lines[probe].kind in ("short", "blank", "prose"):
-            if lines[probe].kind == "short":
-                members.append(probe)
-            elif lines[probe].kind == "prose" and len(lines[probe].text.split()) > 30:
-                break
-            probe += 1
+        if at < len(lines) and _cellish(line):
+            members.append(at)
+            continue
         for member in members:
             runs[member] = len(members)
-        at = probe
+        members = []
     return runs
 
 
@@ -182,7 +189,8 @@ class _Page(NamedTuple):
 
 def _page(text: str) -> _Page:
     lines = lines_of(text)
-    return _Page(lines, [line.start for line in lines], _titles(lines), _cell_runs(lines),
+    runs = _cell_runs(lines)
+    return _Page(lines, [line.start for line in lines], _titles(lines, runs), runs,
                  [line.kind != "blank" and entry_shaped(line.text) for line in lines])
 
 
@@ -254,19 +262,25 @@ def layout(text: str, spans: Sequence[tuple[int, int]]) -> list[tuple[str, ...]]
         at = lines_of_units[index]
         line = page.lines[at]
         names: list[str] = []
-        whole = not text[line.start:start].strip(" \t>-*+#0123456789.)|") and \
-            not text[end:line.end].strip(" *_|")
+        # The unit is its line, no more: a title line followed by its text in one unit is
+        # no heading.
+        whole = end <= line.end and not text[line.start:start].strip(" \t>-*+#0123456789.)|") \
+            and not text[end:line.end].strip(" *_|")
         names.append(f"line:{line.kind}")
         if page.titles[at] and whole:
             names.append("is:heading")
         elif page.titles[at]:
             names.append("in:heading")
-        if line.kind == "short" and page.runs[at] >= 3 and not page.titles[at]:
+        if whole and not page.titles[at] and _label_line(text[start:end]):
+            names.append("is:label")
+        if page.runs[at] >= _CELL_RUN:
             names.append("cell")
-        if line.kind == "short" and page.runs[at] >= 3:
-            names.append("cellrun")
+        if end > line.end:
+            names.append("lines:spans")
         if line.kind == "item":
             names.append("item:nested" if line.depth else "item:top")
+            if _BOLD_LINE.match(_ITEM.sub("", line.text)):
+                names.append("item:bold")
             lead_at = _neighbour_lead(page, at)
             names.extend(_lead_features(page.lines[lead_at] if lead_at >= 0 else None,
                                         lead_at >= 0 and page.titles[lead_at]))
@@ -281,10 +295,6 @@ def layout(text: str, spans: Sequence[tuple[int, int]]) -> list[tuple[str, ...]]
                 names.append("runin")
         if first_in_line:
             names.append("para:first" if not last_in_line else "para:only")
-        if index == 0:
-            names.append("answer:first")
-        if index + 1 == len(spans):
-            names.append("answer:last")
         section, heading = _section(page, at)
         names.append(f"section:{section}")
         if heading >= 0 and first_in_line and _neighbour_index(page, at, -1) == heading:
@@ -303,6 +313,14 @@ def _last_sentence(text: str, spans: Sequence[tuple[int, int]], lines_of_units: 
     if last >= 0 and lines_of_units[last] == at:
         return text[spans[last][0]:spans[last][1]]
     return line.text
+
+
+def _label_line(unit: str) -> bool:
+    """A line that only names what follows ("Materials:", "**Core requirements:**"): a few
+    words, no finite verb, a colon at the end."""
+    stripped = unit.strip().strip("*_ ").rstrip("*_ ")
+    words = words_of(stripped)
+    return stripped.endswith(":") and 0 < len(words) <= _LABEL_WORDS and not finite(words)
 
 
 def _run_in(sentence: str) -> bool:

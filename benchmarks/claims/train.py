@@ -23,7 +23,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from citable import KINDS, Model, features, states_figure, unit_at
+from citable import KINDS, Model, exempt_by_layout, features, states_figure, unit_at
 from layout import layout
 
 from citeaudit.core import Config, prepare
@@ -41,6 +41,7 @@ SPREAD = 2  # ... and one seen in fewer dev sources
 TOPICAL = ("w:", "o2:")
 EPOCHS = 40
 L2 = 1e-4
+RULED = True  # the citability model learns only from the units no rule settles
 BALANCE = True  # each dev source weighs alike: the short answers are over half of dev
 
 
@@ -118,11 +119,15 @@ def train(units: list[dict[str, Any]], epochs: int = EPOCHS, l2: float = L2,
     kept = {name for name, count in counts.items()
             if not name.startswith(("w:", "o1:", "o2:"))
             or (count >= MIN_COUNT and len(spread[name]) >= SPREAD)}
-    share = Counter(unit["source"] for unit in units)
+    # The units the rules settle (an amount, a title, a bibliography entry) teach the score
+    # nothing it will be asked.
+    open_ = [unit for unit in units if not RULED or (
+        not states_figure(unit["names"]) and exempt_by_layout(unit["names"]) is None)]
+    share = Counter(unit["source"] for unit in open_)
     rows = [([n for n in unit["names"] if n in kept and not n.startswith(TOPICAL)],
              unit["label"] == "citable",
-             len(units) / (len(share) * share[unit["source"]]) if BALANCE else 1.0)
-            for unit in units]
+             len(open_) / (len(share) * share[unit["source"]]) if BALANCE else 1.0)
+            for unit in open_]
     weights: dict[str, float] = defaultdict(float)
     squares: dict[str, float] = defaultdict(lambda: 1e-8)
     shuffled = random.Random(41)
@@ -168,7 +173,9 @@ def _train_kinds(units: list[dict[str, Any]], kept: set[str], epochs: int, l2: f
 
 def flagged(model: Model, unit: dict[str, Any], threshold: float) -> bool:
     """Whether the policy asks ``unit`` for a citation (an amount always)."""
-    return states_figure(unit["names"]) or model.score(unit["names"]) >= threshold
+    if states_figure(unit["names"]):
+        return True
+    return exempt_by_layout(unit["names"]) is None and model.score(unit["names"]) >= threshold
 
 
 def figures(model: Model, units: list[dict[str, Any]], threshold: float) -> tuple[float, float,
@@ -196,8 +203,7 @@ def tuned(dev: list[dict[str, Any]]) -> float:
     for step in range(1, 100):
         threshold = step / 100
         citable = [u for u, _ in scored if u["label"] == "citable"]
-        kept = sum(states_figure(u["names"]) or m.score(u["names"]) >= threshold
-                   for u, m in scored if u["label"] == "citable")
+        kept = sum(flagged(m, u, threshold) for u, m in scored if u["label"] == "citable")
         if kept >= RECALL * len(citable):
             best = threshold
     return best
