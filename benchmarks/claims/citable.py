@@ -38,9 +38,9 @@ from typing import NamedTuple
 
 from citeaudit.core._amounts import states_amount
 
-__all__ = ["KINDS", "LAYOUT_RULES", "PLAN", "SELF", "Citability", "Model", "Unit", "citability",
-           "entry_shaped", "exempt_by_layout", "features", "finite", "lead_features",
-           "load_model", "states_figure", "unit_at", "words_of"]
+__all__ = ["KINDS", "LAYOUT_RULES", "PLAN", "SELF", "Citability", "Model", "Unit", "bag_of_words",
+           "citability", "entry_shaped", "exempt_by_layout", "features", "finite",
+           "lead_features", "load_model", "states_figure", "unit_at", "words_of"]
 
 KINDS = ("pleasantry", "meta", "question", "disclaimer", "platitude", "announcement", "heading",
          "fragment", "reference", "advice")
@@ -48,11 +48,18 @@ KINDS = ("pleasantry", "meta", "question", "disclaimer", "platitude", "announcem
 _WORD = re.compile(r"[^\W\d_]+(?:['’][^\W\d_]+)?")
 _TOKEN = re.compile(r"\S+")
 _DIGIT = re.compile(r"\d")
-_URL = re.compile(r"https?://|www\.|\b[a-z0-9-]+\.(?:com|org|net|gov|edu|io)\b", re.IGNORECASE)
-_REFERENCE = re.compile(
-    r"\b[A-Z][a-z]+, (?:[A-Z]\.\s?){1,3}|\(\d{4}[a-z]?\)|\bet al\b|\bdoi\b|\bISBN\b|\bpp?\. ?\d"
-    r"|\b(?:Available|Retrieved|Accessed)(?: from| at| on)?:?\s|\bVol\. ?\d|\bNo\. ?\d"
-    r"|^\s*\[?\d{1,3}[\].]\s+[A-Z][^.]{0,80}\.\s")
+# Patterns matched against the lower-cased text are written in lower case and compiled
+# without IGNORECASE: the same matches at half the cost.
+_URL = re.compile(r"https?://|www\.|\b[a-z0-9-]+\.(?:com|org|net|gov|edu|io)\b")
+# The shapes of a bibliography entry, split so that cheap checks skip most of them: an
+# initialled author ("Lee, K."), a year in parentheses, the words of an entry, a numbered
+# entry at the start.
+_REFERENCE_AUTHOR = re.compile(r"\b[A-Z][a-z]+, (?:[A-Z]\.\s?){1,3}")
+_REFERENCE_YEAR = re.compile(r"\(\d{4}[a-z]?\)")
+_REFERENCE_WORDS = re.compile(
+    r"\bet al\b|\bdoi\b|\bISBN\b|\bpp?\. ?\d|\bVol\. ?\d|\bNo\. ?\d"
+    r"|\b(?:Available|Retrieved|Accessed)(?: from| at| on)?:?\s")
+_REFERENCE_ENTRY = re.compile(r"\s*\[?\d{1,3}[\].]\s+[A-Z][^.]{0,80}\.\s")
 _QUOTE = re.compile(r"[\"“”«»]")
 _BULLET = re.compile(r"^\s*(?:[-*+•‣◦]|\d{1,3}[.)])\s+")
 _EMPHASIS = re.compile(r"^\s*(?:\*\*|__)")
@@ -96,14 +103,12 @@ _META = re.compile(
     r"\b(?:this|the|our|my|these) (?:report|answer|analysis|section|synthesis|summary|review|"
     r"overview|guide|note|notes|table|list|response|framework|items?|sources?|passages?|"
     r"search results|documents?|evidence base|findings below)\b|\bin (?:the )?items\b|"
-    r"\b(?:below|above|as follows|in this (?:report|answer|section))\b|\bI (?:found|searched|"
+    r"\b(?:below|above|as follows|in this (?:report|answer|section))\b|\bi (?:found|searched|"
     r"could not|couldn't|did not find|was unable|will|'ll|have|'ve)\b|"
     r"\b(?:provided|available|retrieved|given) (?:items|sources|passages|documents|context)\b|"
-    r"\baccording to (?:the )?(?:items|sources|passages|search results|context)\b",
-    re.IGNORECASE)
+    r"\baccording to (?:the )?(?:items|sources|passages|search results|context)\b")
 _HEDGE = re.compile(r"\b(?:appears? to|seems? to|suggests?|likely|unclear|may vary|depends on|"
-                    r"it is (?:important|essential|crucial|worth) to|more research)\b",
-                    re.IGNORECASE)
+                    r"it is (?:important|essential|crucial|worth) to|more research)\b")
 _AUTHOR_YEAR = re.compile(r"\b[A-Z][a-z]+(?: (?:et al\.?|and|&) [A-Z]?[a-z]*)?,? \(?(?:19|20)\d\d"
                           r"[a-z]?\)?")
 _MD_LINK = re.compile(r"\[[^\]]+\]\([^)]+\)")
@@ -122,16 +127,22 @@ SELF = re.compile(
     r"outlined) (?:above|below|earlier)\b)", re.IGNORECASE)
 # The writer's own plan, future or proposal: "We will first compare ...", "Next, I'll ...",
 # "The next step is to ...", "We propose ...", "Our goal is ...".
-PLAN = re.compile(
+_PLAN = re.compile(
     r"\b(?:we|i)(?: will|'ll|’ll| shall| plan| propose| aim| intend| recommend| suggest| would"
     r"| can| need| must| should| first| then| next)\b|\b(?:we|i) (?:\w+ly )?(?:will|shall)\b"
     r"|\bnext,? (?:i|we)\b|\bthe (?:next|first|final) step\b|\blet['’]s\b|\bour "
     r"(?:goal|aim|plan|approach|design|proposal|strategy|recommendation|objective|focus)\b"
     r"|\b(?:should|will|must) be (?:used|measured|reported|validated|documented|tested|"
     r"included|specified|defined|computed|estimated|implemented|treated|collected|designed)\b"
-    r"|\b(?:is|are) (?:to be|recommended|proposed)\b", re.IGNORECASE)
+    r"|\b(?:is|are) (?:to be|recommended|proposed)\b")
 _NUMBERED_ENTRY = re.compile(r"^\s*\[\d{1,3}\]\s*\S|^\s*\d{1,3}\.\s+[A-Z][^.]{0,80}\.\s")
 _ENTRY_LENGTH = 400  # characters: a longer line is prose or a run of entries, not one entry
+PLAN = re.compile(_PLAN.pattern, re.IGNORECASE)
+# Every match of _PLAN and _HEDGE holds one of these words: a set lookup skips the search.
+_PLAN_WORDS = frozenset(("we", "i", "i'll", "i’ll", "we'll", "we’ll", "next", "first", "final",
+                         "step", "let's", "let’s", "our", "be", "recommended", "proposed"))
+_HEDGE_WORDS = frozenset(("appear", "appears", "seem", "seems", "suggest", "suggests", "likely",
+                          "unclear", "may", "depends", "it", "more"))
 _ACRONYM = re.compile(r"\b[A-Z]{2,6}s?\b")
 _MATH = re.compile(r"[=∈∑∫≤≥±√∂λμσ^_]")
 
@@ -174,9 +185,11 @@ def _bucket(value: int, bounds: Sequence[int]) -> int:
     return len(bounds)
 
 
-def features(unit: Unit, passage_words: Sequence[frozenset[str]] = ()) -> list[str]:
+def features(unit: Unit, passage_words: Sequence[frozenset[str]] = (), *,
+             bag: bool = True) -> list[str]:
     """The names of the features of ``unit`` that are on (its words and shapes; see the
-    module's docstring). ``passage_words``: the content words of each retrieved passage.
+    module's docstring). ``passage_words``: the content words of each retrieved passage;
+    ``bag``: with its words (``w:``, ``o2:``), which only the kind model reads.
     """
     raw = unit.text
     text = _EMPHASIS.sub("", _BULLET.sub("", raw)).strip()
@@ -188,11 +201,10 @@ def features(unit: Unit, passage_words: Sequence[frozenset[str]] = ()) -> list[s
     tokens = _TOKEN.findall(text)
     words = [w.lower() for w in _WORD.findall(text)]
     found.append(f"len:{_bucket(len(tokens), (1, 2, 4, 7, 12, 20, 35))}")
-    found.extend(f"w:{w}" for w in set(words))
+    if bag:
+        found.extend(bag_of_words(words))
     if words:
         found.append(f"o1:{words[0]}")
-        if len(words) > 1:
-            found.append(f"o2:{words[0]}_{words[1]}")
     last = text.rstrip("*_ )\"'”’")[-1:] if text else ""
     found.append("end:" + {".": "stop", ":": "colon", "?": "question", "!": "bang",
                            ";": "semi", ",": "comma"}.get(last, "none"))
@@ -210,7 +222,7 @@ def features(unit: Unit, passage_words: Sequence[frozenset[str]] = ()) -> list[s
     capitalised = sum(1 for t in tokens if t[:1].isupper())
     if len(tokens) >= 2 and capitalised >= 0.6 * len(tokens) and last not in ".!?":
         found.append("title")
-    if any(len(t) >= 4 and any(c.isupper() for c in t[1:]) for t in tokens):
+    if any(len(t) >= 4 and t[1:] != t[1:].lower() for t in tokens):  # upper after the first
         found.append("mixedcase")
     if sum(len(w) >= 11 for w in words) >= 2:
         found.append("longwords")
@@ -221,9 +233,10 @@ def features(unit: Unit, passage_words: Sequence[frozenset[str]] = ()) -> list[s
         found.append("person:second")
     if pronouns & _MODAL:
         found.append("modal")
-    if _URL.search(text):
+    lowered = text.lower()
+    if _URL.search(lowered):
         found.append("url")
-    if _REFERENCE.search(text):
+    if reference_shaped(text):
         found.append("reference")
     if _QUOTE.search(text):
         found.append("quote")
@@ -248,6 +261,14 @@ def features(unit: Unit, passage_words: Sequence[frozenset[str]] = ()) -> list[s
     return found
 
 
+def bag_of_words(words: Sequence[str]) -> list[str]:
+    """The word features of a unit's lower-cased ``words``: each word, and its opening pair."""
+    found = [f"w:{w}" for w in set(words)]
+    if len(words) > 1:
+        found.append(f"o2:{words[0]}_{words[1]}")
+    return found
+
+
 def words_of(text: str) -> list[str]:
     """The words of ``text``, lower-cased."""
     return [w.lower() for w in _WORD.findall(text)]
@@ -256,6 +277,14 @@ def words_of(text: str) -> list[str]:
 def finite(words: Iterable[str]) -> bool:
     """Whether lower-cased ``words`` hold a finite verb (a sentence, not a title or a cell)."""
     return not _VERBS.isdisjoint(words)
+
+
+def reference_shaped(text: str) -> bool:
+    """Whether ``text`` holds a piece of a bibliography entry ("Lee, K.", "(2017)", "et al",
+    "doi", "pp. 4", "Retrieved from", a numbered entry)."""
+    return bool((", " in text and _REFERENCE_AUTHOR.search(text)) or
+                ("(" in text and _REFERENCE_YEAR.search(text)) or
+                _REFERENCE_WORDS.search(text) or _REFERENCE_ENTRY.match(text))
 
 
 def entry_shaped(text: str) -> bool:
@@ -268,7 +297,7 @@ def entry_shaped(text: str) -> bool:
         # A sentence that ends in a bare URL is an inline citation, not an entry.
         prose = _WORD.findall(_MD_LINK.sub(" ", _URL_TOKEN.sub(" ", text)))
         return len(links) == 1 and (len(links[0]) > 0.5 * len(text) or len(prose) < 8)
-    return bool(_REFERENCE.search(text) or _AUTHOR_YEAR.search(text) or
+    return bool(reference_shaped(text) or _AUTHOR_YEAR.search(text) or
                 _NUMBERED_ENTRY.match(text))
 
 
@@ -291,18 +320,19 @@ def _shape_features(raw: str, text: str, tokens: Sequence[str], words: Sequence[
     """What a unit's form says beyond its words: a sentence or a title, a plan or a finding,
     a pointer to the sources, a bibliography entry, an inline link."""
     found = []
-    lowered = set(words)
-    has_verb = bool(lowered & _VERBS)
+    lowered = text.lower()
+    has_verb = not _VERBS.isdisjoint(words)
     found.append("verb" if has_verb else "verb:none")
     if words and words[0] in _IMPERATIVE and not (len(words) > 1 and words[1] in _VERBS):
         found.append("imperative")
-    if _META.search(text):
+    if _META.search(lowered):
         found.append("meta:lex")
     if SELF.match(text):
         found.append("self:subject")
-    if PLAN.search(text):
+    have = set(words)
+    if not have.isdisjoint(_PLAN_WORDS) and _PLAN.search(lowered):
         found.append("plan")
-    if _HEDGE.search(text):
+    if not have.isdisjoint(_HEDGE_WORDS) and _HEDGE.search(lowered):
         found.append("hedge")
     if _AUTHOR_YEAR.search(text):
         found.append("author-year")
@@ -314,10 +344,11 @@ def _shape_features(raw: str, text: str, tokens: Sequence[str], words: Sequence[
         share = url_chars / max(len(text), 1)
         prose = len(words) - sum(1 for w in words if w in ("https", "http", "www", "com", "org"))
         found.append("url:mostly" if share > 0.5 or prose < 5 else "url:inline")
-    letters = [c for c in text if c.isalpha()]
-    if len(letters) >= 3 and all(c.isupper() for c in letters):
+    # Every letter upper case: no lower-case letter, and at least three letters.
+    uncased = text == text.upper()
+    if uncased and sum(map(len, _WORD.findall(text))) >= 3:
         found.append("caps:all")
-    if _ACRONYM.search(text) and not all(c.isupper() for c in letters):
+    if not uncased and _ACRONYM.search(text):
         found.append("acronym")
     if len(_MATH.findall(text)) >= 2:
         found.append("math")
@@ -376,7 +407,7 @@ def citability(unit: Unit, passage_words: Sequence[frozenset[str]] = (),
     balanced one), and why. A unit stating an amount always does.
     """
     model = model or load_model()
-    names = features(unit, passage_words)
+    names = features(unit, passage_words, bag=False)
     score = model.score(names)
     if states_figure(names):
         return Citability(score, True, "figure")
@@ -385,7 +416,8 @@ def citability(unit: Unit, passage_words: Sequence[frozenset[str]] = (),
         return Citability(score, False, laid_out)
     if score >= (model.threshold if threshold is None else threshold):
         return Citability(score, True, _reason(names))
-    return Citability(score, False, model.kind(names))
+    bag = bag_of_words(words_of(_EMPHASIS.sub("", _BULLET.sub("", unit.text)).strip()))
+    return Citability(score, False, model.kind([*names, *bag]))
 
 
 # Layout that settles a unit by the guide, whatever its words: a line that is a title is a
