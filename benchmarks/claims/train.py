@@ -23,7 +23,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from citable import KINDS, Model, exempt_by_layout, features, states_figure, unit_at
+from citable import KINDS, LAYOUT_RULES, Model, exempt_by_layout, features, states_figure, unit_at
 from layout import layout
 
 from citeaudit.core import Config, prepare
@@ -254,8 +254,33 @@ def report(model: Model, units: list[dict[str, Any]]) -> None:
     exempted = [u for u in units if "amount" in u["names"] and not flagged(model, u,
                                                                              model.threshold)]
     print(f"units stating an amount: {sum('amount' in u['names'] for u in units)}, exempted "
-          f"{len(exempted)} (all in a bibliography entry's shape: "
+          f"{len(exempted)} (all in a reference block or a line mostly its link: "
           f"{all(not states_figure(u['names']) for u in exempted)})")
+    rules(units)
+    errors(model, [u for u in units if u["source"] in TEST])
+
+
+def rules(units: list[dict[str, Any]]) -> None:
+    """What each layout rule settles, per split: units, and how many of them are citable."""
+    for name, kind in LAYOUT_RULES:
+        row = []
+        for split, sources in (("dev", DEV), ("test", TEST)):
+            hit = [u for u in units if u["source"] in sources and name in u["names"]
+                   and not states_figure(u["names"]) and exempt_by_layout(u["names"]) == kind]
+            row.append(f"{split} {len(hit)} ({sum(u['label'] == 'citable' for u in hit)} citable)")
+        print(f"rule {name} -> {kind}: {', '.join(row)}")
+
+
+def errors(model: Model, units: list[dict[str, Any]]) -> None:
+    """The kinds of the units flagged wrongly and of the citable ones missed."""
+    wrong = Counter(u["kind"] for u in units
+                    if u["label"] != "citable" and flagged(model, u, model.threshold))
+    missed = Counter(u["kind"] for u in units
+                     if u["label"] == "citable" and not flagged(model, u, model.threshold))
+    print(f"test flagged wrongly {sum(wrong.values())}: "
+          + ", ".join(f"{k} {n}" for k, n in wrong.most_common()))
+    print(f"test missed {sum(missed.values())}: "
+          + ", ".join(f"{k} {n}" for k, n in missed.most_common()))
 
 
 def leave_one_out(units: list[dict[str, Any]], threshold: float) -> None:
@@ -276,6 +301,12 @@ def agreement(units: list[dict[str, Any]]) -> None:
     same = sum(u["label"] == u["second"]["label"] for u in both)
     kind = sum(u["kind"] == u["second"]["kind"] for u in both)
     print(f"labellers agree on {same}/{len(both)} labels, {kind}/{len(both)} kinds")
+    # The second reader scored against the first as if it were a policy: the ceiling that
+    # label noise sets on any model's precision and recall.
+    for split, sources in (("dev", DEV), ("test", TEST), *((s, (s,)) for s in (*DEV, *TEST))):
+        part = [u for u in both if u["source"] in sources]
+        flags = [(u["second"]["label"] == "citable", u["label"] == "citable") for u in part]
+        print(f"second reader against the first, {split:22} {len(part):4}  {_counted(flags)}")
 
 
 def main() -> None:
