@@ -59,6 +59,7 @@ _SECTIONS = (
 _OPENERS = frozenset(("the", "this", "these", "that", "those", "it", "its", "they", "we", "i",
                       "however", "thus", "so", "but", "and", "also", "yes", "no", "there"))
 _LABEL_WORDS = 6
+_ASIDE = re.compile(r"\([^)]*\)")
 _CELL_RUN = 4  # lines: two columns by two rows at the least
 _CELL_WORDS = 30
 _TRAILING_MARKERS = re.compile(r"(?:\s*\[\d{1,4}\])+\s*$")
@@ -271,7 +272,9 @@ def layout(text: str, spans: Sequence[tuple[int, int]]) -> list[tuple[str, ...]]
             names.append("is:heading")
         elif page.titles[at]:
             names.append("in:heading")
-        if whole and not page.titles[at] and _label_line(text[start:end]):
+        first_on_line = index == 0 or lines_of_units[index - 1] != at
+        if first_on_line and end <= line.end and not page.titles[at] and \
+                _label_line(text[start:end]):
             names.append("is:label")
         if page.runs[at] >= _CELL_RUN:
             names.append("cell")
@@ -281,6 +284,12 @@ def layout(text: str, spans: Sequence[tuple[int, int]]) -> list[tuple[str, ...]]
             names.append("item:nested" if line.depth else "item:top")
             if _BOLD_LINE.match(_ITEM.sub("", line.text)):
                 names.append("item:bold")
+            below = _neighbour_index(page, at, 1)
+            if below >= 0 and page.lines[below].kind == "item" and \
+                    page.lines[below].depth > line.depth:
+                names.append("item:parent")  # its items complete it: a group's title
+                if _short(_ASIDE.sub(" ", text[start:end]).rstrip(":")):
+                    names.append("is:group")
             lead_at = _neighbour_lead(page, at)
             names.extend(_lead_features(page.lines[lead_at] if lead_at >= 0 else None,
                                         lead_at >= 0 and page.titles[lead_at]))
@@ -319,7 +328,7 @@ def _label_line(unit: str) -> bool:
     """A line that only names what follows ("Materials:", "**Core requirements:**"): a few
     words, no finite verb, a colon at the end."""
     stripped = unit.strip().strip("*_ ").rstrip("*_ ")
-    words = words_of(stripped)
+    words = words_of(_ASIDE.sub(" ", stripped))  # "Outcomes (reported by X):" names, too
     return stripped.endswith(":") and 0 < len(words) <= _LABEL_WORDS and not finite(words)
 
 
