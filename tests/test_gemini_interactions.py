@@ -147,13 +147,15 @@ def test_a_cited_page_without_a_search_is_unknown_and_with_sources_is_known() ->
     assert [c.source_id for c in prepare(made, given).answer.citations] == ["kb-refunds"]
 
 
+FETCHED = URLContextResultStep(call_id="u1", result=[URLContextResult(url=PAGE)])
+FILES = FileSearchResultStep(call_id="f1")
+DOCUMENT = FileCitation(document_uri="gs://kb/policy.txt", file_name="policy.txt",
+                        start_index=B_REFUNDS[0], end_index=B_REFUNDS[1])
+
+
 def test_fetched_urls_and_searched_files_are_the_snapshot() -> None:
-    fetched = URLContextResultStep(call_id="u1", result=[URLContextResult(url=PAGE)])
-    files = FileSearchResultStep(call_id="f1")
-    document = FileCitation(document_uri="gs://kb/policy.txt", file_name="policy.txt",
-                            start_index=B_REFUNDS[0], end_index=B_REFUNDS[1])
-    report = citeaudit.audit(interaction(url(B_REFUNDS), document, place(B_MUNICH),
-                                         steps=(fetched, files, MAPS)), None)
+    report = citeaudit.audit(interaction(url(B_REFUNDS), DOCUMENT, place(B_MUNICH),
+                                         steps=(FETCHED, FILES, MAPS)), None)
     assert codes(report) == []
     assert sorted(s.id for s in report.snapshot) == sorted([PAGE, PLACE, "gs://kb/policy.txt"])
 

@@ -5,6 +5,7 @@ another exception.
 
 from __future__ import annotations
 
+import base64
 import copy
 import functools
 import io
@@ -26,12 +27,16 @@ from starlette.testclient import TestClient
 import citeaudit
 import test_anthropic as anthropic_cases
 import test_bedrock as bedrock_cases
+import test_bedrock_converse as converse_cases
 import test_cohere as cohere_cases
 import test_gemini as gemini_cases
+import test_gemini_interactions as interactions_cases
 import test_marked_providers as marked_cases
 import test_mistral as mistral_cases
 import test_openai as openai_cases
 import test_openai_assistants as assistants_cases
+import test_perplexity_responses as perplexity_responses_cases
+import test_xai as xai_cases
 from citeaudit.cli import ExitCode, main
 from citeaudit.service import create_app
 
@@ -73,6 +78,16 @@ def clean_cases() -> list[tuple[Any, Any]]:
         (marked_cases.perplexity("Refunds take 14 days [1]. Express takes 1 day [2].",
                                  search_results=marked_cases.RESULTS), None),
         (marked_cases.azure("Refunds take 14 days [doc1]."), None),
+        (interactions_cases.interaction(
+            interactions_cases.url(interactions_cases.B_REFUNDS),
+            interactions_cases.place(interactions_cases.B_MUNICH), interactions_cases.DOCUMENT,
+            steps=(interactions_cases.FETCHED, interactions_cases.FILES,
+                   interactions_cases.MAPS)).model_dump(mode="json", exclude_none=True), None),
+        (xai_cases.response(*xai_cases.CLEAN), None),
+        (perplexity_responses_cases.response(*perplexity_responses_cases.CLEAN)
+         .model_dump(mode="json", exclude_none=True), None),
+        (converse_cases.CLEAN, json.loads(json.dumps(  # bytes as the JSON API writes them
+            converse_cases.REQUEST, default=lambda raw: base64.b64encode(raw).decode()))),
     ]
 
 
@@ -95,7 +110,8 @@ def test_broken_provider_responses_give_findings_or_input_errors() -> None:
 
 # The formats of clean_cases(), in its order.
 FORMATS = ("anthropic", "openai-responses", "openai-chat", "gemini", "cohere", "bedrock",
-           "mistral", "openai-assistants", "perplexity", "azure-on-your-data")
+           "mistral", "openai-assistants", "perplexity", "azure-on-your-data",
+           "gemini-interactions", "xai", "perplexity-responses", "bedrock-converse")
 Where = tuple[str | int, ...]  # a field's place in a response
 Edit = Callable[[dict[str, Any]], None]
 
@@ -412,6 +428,59 @@ READ: dict[str, frozenset[str]] = {name: frozenset(paths.split()) for name, path
         $.choices $.choices[] $.choices[].message $.choices[].message.content
         $.choices[].message.context $.choices[].message.context.citations
         $.choices[].message.context.citations[] $.choices[].message.context.citations[].content""",
+    "gemini-interactions": """
+        $.steps $.steps[] $.steps[].type $.steps[].result $.steps[].result[]
+        $.steps[].result[].url $.steps[].result[].places $.steps[].result[].places[]
+        $.steps[].result[].places[].place_id $.steps[].result[].places[].name
+        $.steps[].result[].places[].url $.steps[].content $.steps[].content[]
+        $.steps[].content[].type $.steps[].content[].text $.steps[].content[].annotations
+        $.steps[].content[].annotations[] $.steps[].content[].annotations[].type
+        $.steps[].content[].annotations[].url $.steps[].content[].annotations[].place_id
+        $.steps[].content[].annotations[].document_uri
+        $.steps[].content[].annotations[].start_index
+        $.steps[].content[].annotations[].end_index""",
+    "xai": """
+        $.citations $.citations[] $.outputs $.outputs[] $.outputs[].index $.outputs[].message
+        $.outputs[].message.role $.outputs[].message.content $.outputs[].message.citations
+        $.outputs[].message.citations[] $.outputs[].message.citations[].id
+        $.outputs[].message.citations[].start_index $.outputs[].message.citations[].end_index
+        $.outputs[].message.citations[].web_citation
+        $.outputs[].message.citations[].web_citation.url
+        $.outputs[].message.citations[].x_citation
+        $.outputs[].message.citations[].x_citation.url""",
+    "perplexity-responses": """
+        $.object $.output $.output[] $.output[].type $.output[].content $.output[].content[]
+        $.output[].content[].type $.output[].content[].text $.output[].content[].annotations
+        $.output[].content[].annotations[] $.output[].content[].annotations[].type
+        $.output[].content[].annotations[].url $.output[].content[].annotations[].start_index
+        $.output[].content[].annotations[].end_index $.output[].results $.output[].results[]
+        $.output[].results[].url $.output[].results[].title $.output[].results[].snippet
+        $.output[].contents $.output[].contents[] $.output[].contents[].url
+        $.output[].contents[].title $.output[].contents[].snippet""",
+    "bedrock-converse": """
+        $.output $.output.message $.output.message.content $.output.message.content[]
+        $.output.message.content[].text $.output.message.content[].citationsContent
+        $.output.message.content[].citationsContent.content
+        $.output.message.content[].citationsContent.content[]
+        $.output.message.content[].citationsContent.content[].text
+        $.output.message.content[].citationsContent.citations
+        $.output.message.content[].citationsContent.citations[]
+        $.output.message.content[].citationsContent.citations[].location
+        $.output.message.content[].citationsContent.citations[].location.documentChar
+        $.output.message.content[].citationsContent.citations[].location.documentChar.documentIndex
+        $.output.message.content[].citationsContent.citations[].location.documentChar.start
+        $.output.message.content[].citationsContent.citations[].location.documentChar.end
+        $.output.message.content[].citationsContent.citations[].location.documentChunk
+        $.output.message.content[].citationsContent.citations[].location.documentChunk.documentIndex
+        $.output.message.content[].citationsContent.citations[].location.documentChunk.start
+        $.output.message.content[].citationsContent.citations[].location.documentChunk.end
+        $.output.message.content[].citationsContent.citations[].location.searchResultLocation
+        $.output.message.content[].citationsContent.citations[].location.searchResultLocation.searchResultIndex
+        $.output.message.content[].citationsContent.citations[].location.searchResultLocation.start
+        $.output.message.content[].citationsContent.citations[].location.searchResultLocation.end
+        $.output.message.content[].citationsContent.citations[].sourceContent
+        $.output.message.content[].citationsContent.citations[].sourceContent[]
+        $.output.message.content[].citationsContent.citations[].sourceContent[].text""",
 }.items()}
 
 
@@ -419,7 +488,7 @@ READ: dict[str, frozenset[str]] = {name: frozenset(paths.split()) for name, path
 # stream's response has "finish_reason": null until its last event): left out, the response
 # is another shape.
 PRESENT: dict[str, frozenset[str]] = {name: frozenset() for name in FORMATS} | {
-    "cohere": frozenset({"$.finish_reason"})}
+    "cohere": frozenset({"$.finish_reason"}), "gemini-interactions": frozenset({"$.status"})}
 
 
 def _paths(value: Any, at: Where = ()) -> Iterator[Where]:
