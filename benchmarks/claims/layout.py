@@ -304,6 +304,12 @@ def layout(text: str, spans: Sequence[tuple[int, int]]) -> list[tuple[str, ...]]
                 names.append("runin")
         if first_in_line:
             names.append("para:first" if not last_in_line else "para:only")
+        if last_in_line and text[start:end].rstrip(" *_").endswith(":"):
+            below = _neighbour_index(page, at, 1)
+            if below >= 0 and page.lines[below].kind in ("item", "table-header", "table-body"):
+                # What it says is what follows: a list's lead-in ("Options include:").
+                names.append("leads:list" if len(words_of(text[start:end])) > _LABEL_WORDS
+                             else "leads:list:short")
         section, heading = _section(page, at)
         names.append(f"section:{section}")
         if heading >= 0 and first_in_line and _neighbour_index(page, at, -1) == heading:
