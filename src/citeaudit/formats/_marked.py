@@ -139,6 +139,8 @@ class PerplexityResponsesFormat:
     needs = (("object", "response"), ("output", list))
 
     def recognises(self, answer: object) -> bool:
+        if not isinstance(answer, dict) and getattr(answer, "object", None) != "response":
+            return False  # another SDK's object: not dumped to find out
         data = answer if isinstance(answer, dict) else plain(answer)
         return isinstance(data, dict) and data.get("object") == "response" and any(
             isinstance(item, dict) and isinstance(item.get("type"), str) and

@@ -1,5 +1,6 @@
 """Audit a provider's streamed events as they arrive (Anthropic ``citations_delta``, OpenAI
-Responses ``response.output_text.annotation.added``, Cohere ``citation-start``).
+Responses ``response.output_text.annotation.added``, Cohere ``citation-start``, Gemini
+Interactions ``text_annotation_delta``).
 
 A provider's streamed text carries no markers (its citations come as events of their own), so
 the text is safe to display as it arrives; what can only be judged at the end is whether the
