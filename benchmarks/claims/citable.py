@@ -14,16 +14,21 @@ to it:
 - person and mood: first and second person, modal verbs, imperatives, questions;
 - shape: length, final punctuation, emphasis, title case, a line of its own, a URL, the shape
   of a bibliography entry (``Lee, K.``, ``(2017).``, ``et al.``, ``doi``, ``Available:``);
-- place: the first or last unit of the answer, the unit before ending in a colon;
+- place: the first, last or only unit of the answer, the unit before ending in a colon;
+- the answer as the subject ("This report ...") and the writer's own plan ("We will ...");
+- where it stands in the answer (``Unit.layout``, named by ``layout.py`` from the engine's
+  reading: heading, table, list item and its lead-in, section, reference block);
 - overlap with the retrieved passages: a unit that restates a passage needs its marker.
 
 A unit that states an amount is always citable (CA302), whatever the model says, unless it
-has the shape of a bibliography entry (a year, pages, a URL). An exempted
-unit gets the kind the second model of the file finds likeliest (``pleasantry``, ``meta``,
-``question``, ``disclaimer``, ``platitude``, ``announcement``, ``heading``, ``fragment``,
-``reference``, ``advice``). What it cannot see: whether a claim is true, whether it is common
-knowledge to the reader, what the question asked, and anything further away than the units
-next to it.
+lies in a reference block or is a line that is mostly its link. Then the layout rules of
+the guide (``LAYOUT_RULES``: a title line, a label line, a group's title, a run-in title
+are headings; a line under a references heading is a bibliography entry) exempt a unit
+before the model is asked. An exempted unit gets the kind the second model of the file
+finds likeliest (``pleasantry``, ``meta``, ``question``, ``disclaimer``, ``platitude``,
+``announcement``, ``heading``, ``fragment``, ``reference``, ``advice``). What it cannot
+see: whether a claim is true, whether it is common knowledge to the reader, what the
+question asked.
 """
 
 from __future__ import annotations
@@ -441,10 +446,10 @@ def exempt_by_layout(names: Sequence[str]) -> str | None:
 
 
 def states_figure(names: Sequence[str]) -> bool:
-    """Whether a unit with these features states an amount outside a bibliography entry's
-    shape (its year, its pages and its URL state nothing): such a unit is always citable.
-    A sentence that ends in a bare URL (an inline citation the grammar does not read) still
-    states its amounts.
+    """Whether a unit with these features states an amount outside a reference block or a
+    line that is mostly its link (an entry's year and URL state nothing): such a unit is
+    always citable. A sentence that ends in a bare URL (an inline citation the grammar does
+    not read) still states its amounts.
     """
     return "amount" in names and not ({"refblock", "url:mostly"} & set(names))
 

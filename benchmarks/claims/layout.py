@@ -7,14 +7,17 @@ with every claim rule off, the same call that built ``units.jsonl``) and its lis
 it names, for each unit:
 
 - its line: a heading (markdown ``#``, a whole-bold line, or a short line with no finite verb
-  and no closing stop standing between blank lines), a table row (header or body), a list item
-  and its depth, a cell of a table that lost its pipes (a run of short lines), the first unit
-  of its paragraph, a run-in title ("Scope. The system ...");
-- its place: the first or last unit of the answer, the first unit under a heading;
+  and no closing stop standing between blank lines), a label line ("Materials:"), a table row
+  (header or body), a list item and its depth, a cell of a table that lost its pipes (a run
+  of short or stop-less lines), the first unit of its paragraph, a run-in title ("Scope. The
+  system ..."), a lead-in ending in a colon right above a list;
+- its place: the first unit of a paragraph, the first unit under a heading (the first and
+  last unit of the answer are the scorer's own);
 - its section: the kind of the nearest heading above ("References", "Methodology", "Plan",
   "Recommendations", "Conclusion", "Introduction", ...);
 - a list item's lead-in: the nearest line above the list, its colon and what it says (a plan,
-  a pointer to the answer itself, a heading, or a claim whose completions the items are);
+  a pointer to the answer itself, a heading, or a claim whose completions the items are),
+  whether the item is bold and whether items are nested under it (then it titles a group);
 - a reference block: the lines under a "References" or "Sources" heading, or a run of two or
   more lines shaped like bibliography entries.
 

@@ -5,10 +5,13 @@
 
 The labels (``labels/*.jsonl``, one file a labeller; a unit's first label counts, the
 overlap between labellers gives the agreement) are joined to ``units.jsonl``. The split is by
-source: ``dev`` sources train and tune, ``test`` sources are only measured. The model is a
-logistic regression over :func:`citeaudit.core._citable.features` (AdaGrad, L2), and a
-softmax over the not-citable kinds; the threshold of the balanced preset is the one that
-keeps recall at least ``RECALL`` on dev with the best precision.
+source: ``dev`` sources train and tune, ``test`` sources are only measured. Each unit's
+features are ``citable.features`` of its text with ``layout.layout``'s names of where it
+stands (every unit of the answer as the engine's segmenter reads it). The model is a
+logistic regression (AdaGrad, L2) over the units that neither the amounts rule nor a
+layout rule settles, each dev source weighing alike, and a softmax over the not-citable
+kinds; the threshold of the balanced preset is the highest that keeps recall at least
+``RECALL`` on dev, each dev source scored by a model trained on the others.
 """
 
 from __future__ import annotations
