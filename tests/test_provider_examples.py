@@ -14,12 +14,16 @@ import pytest
 from anthropic.types import Message as AnthropicMessage
 from botocore.validate import ParamValidator
 from cohere.v2.types.v2chat_response import V2ChatResponse
+from google.genai.interactions import Interaction
 from google.genai.types import GenerateContentResponse
 from mistralai.client.models import ChatCompletionResponse as MistralResponse
 from openai.types.beta.threads import Message as AssistantsMessage
 from openai.types.beta.threads.runs import RunStep
 from openai.types.chat import ChatCompletion
 from openai.types.responses import Response
+from perplexity.types.response_create_response import (
+    ResponseCreateResponse as PerplexityResponse,
+)
 
 ROOT = Path(__file__).parents[1]
 EXAMPLES = ROOT / "examples" / "providers"
@@ -30,6 +34,17 @@ def _bedrock(data: Any) -> None:
         .operation_model("RetrieveAndGenerate").output_shape
     report = ParamValidator().validate(data, shape)
     assert not report.has_errors(), report.generate_report()
+
+
+def _converse(part: str) -> Any:
+    operation = botocore.session.get_session().get_service_model("bedrock-runtime") \
+        .operation_model("Converse")
+    shape = operation.input_shape if part == "request" else operation.output_shape
+
+    def validate(data: Any) -> None:
+        report = ParamValidator().validate(data, shape)
+        assert not report.has_errors(), report.generate_report()
+    return validate
 
 
 SDK_TYPES: dict[str, Any] = {
@@ -44,6 +59,12 @@ SDK_TYPES: dict[str, Any] = {
     "azure-on-your-data/response.json": ChatCompletion.model_validate,
     "perplexity/response.json": ChatCompletion.model_validate,
     "mistral/response.json": MistralResponse.model_validate,
+    "gemini-interactions/response.json": Interaction.model_validate,
+    "bedrock-converse/request.json": _converse("request"),
+    "bedrock-converse/response.json": _converse("response"),
+    "perplexity-responses/response.json": PerplexityResponse.model_validate,
+    # xai/response.json: the xai-sdk's protobuf messages as JSON; the SDK is not installed
+    # (it pins packaging<26), so no type checks it here.
 }
 
 

@@ -281,7 +281,101 @@ def mistral() -> None:
                      ReferenceChunk(reference_ids=[2]), TextChunk(text=".")]))]))
 
 
+def gemini_interactions() -> None:
+    from google.genai.interactions import (
+        Interaction,
+        ModelOutputStep,
+        TextContent,
+        URLCitation,
+        URLContextResult,
+        URLContextResultStep,
+    )
+
+    # Offsets count UTF-8 bytes: the "’" before the first claim is three bytes, one character.
+    lead = "Here’s the policy. "
+    text = f"{lead}{REFUNDS} {SHIPPING}"
+
+    def cite(url: str, claim: str) -> URLCitation:
+        start = len(text[:text.index(claim)].encode())
+        return URLCitation(url=url, title="Shop policy", start_index=start,
+                           end_index=start + len(claim.encode()))
+
+    write("gemini-interactions", response=Interaction(
+        id="int_01", status="completed", model="gemini-3-pro", steps=[
+            URLContextResultStep(call_id="u1", result=[
+                URLContextResult(url="https://shop.example/refunds", status="success")]),
+            ModelOutputStep(content=[TextContent(text=text, annotations=[
+                cite("https://shop.example/refunds", REFUNDS),
+                cite("https://shop.example/shipping", SHIPPING)])])]))
+
+
+def bedrock_converse() -> None:
+    policies = {"document": {"format": "txt", "name": "policies", "citations": {"enabled": True},
+                             "source": {"text": f"{REFUNDS} {SHIPPING}"}}}
+    request = {"modelId": "anthropic.claude-sonnet-4-5", "messages": [{"role": "user", "content": [
+        policies, {"text": "How fast are refunds and express shipping?"}]}]}
+    start = len(REFUNDS) + 1
+
+    def cited(text: str, begin: int, quoted: str) -> dict[str, Any]:
+        return {"citationsContent": {"content": [{"text": text}], "citations": [{
+            "title": "policies", "sourceContent": [{"text": quoted}], "location": {
+                "documentChar": {"documentIndex": 0, "start": begin,
+                                 "end": begin + len(quoted)}}}]}}
+
+    write("bedrock-converse", request=request, response={
+        "output": {"message": {"role": "assistant", "content": [
+            cited(REFUNDS, 0, REFUNDS), {"text": " "},
+            cited(SHIPPING.replace("1", "2"), start, SHIPPING.replace("1", "2"))]}},
+        "stopReason": "end_turn", "metrics": {"latencyMs": 1840},
+        "usage": {"inputTokens": 388, "outputTokens": 41, "totalTokens": 429}})
+
+
+def xai() -> None:
+    # The xai-sdk's responses are protobuf messages: this is their JSON (MessageToDict).
+    refunds, shipping = "https://shop.example/refunds", "https://shop.example/shipping"
+    text = f"{REFUNDS[:-1]} [[1]]({refunds}). {SHIPPING[:-1]} [[2]]({shipping})."
+    first = text.index("[[1]]")
+    second = text.index(SHIPPING[:-1])  # the claim's place, where the marker's belongs
+    write("xai", response={
+        "id": "resp_01", "model": "grok-4", "citations": [refunds, shipping], "outputs": [{
+            "index": 0, "finishReason": "REASON_STOP", "message": {
+                "role": "ROLE_ASSISTANT", "content": text, "citations": [
+                    {"id": "1", "startIndex": first,
+                     "endIndex": first + len(f"[[1]]({refunds})"),
+                     "webCitation": {"url": refunds}},
+                    {"id": "2", "startIndex": second, "endIndex": second + len(SHIPPING) - 1,
+                     "webCitation": {"url": shipping}}]}}]})
+
+
+def perplexity_responses() -> None:
+    from perplexity.types.annotation import Annotation
+    from perplexity.types.content_part import ContentPart
+    from perplexity.types.output_item import MessageOutputItem, SearchResultsOutputItem
+    from perplexity.types.response_create_response import ResponseCreateResponse
+    from perplexity.types.shared.search_result import SearchResult
+
+    text = f"{REFUNDS} {SHIPPING}"
+
+    def cite(url: str, claim: str) -> Annotation:
+        return Annotation(type="url_citation", url=url, title="Shop policy",
+                          start_index=text.index(claim),
+                          end_index=text.index(claim) + len(claim))
+
+    write("perplexity-responses", response=ResponseCreateResponse(
+        id="resp_01", created_at=1764547200, model="sonar-pro", object="response",
+        status="completed", output=[
+            SearchResultsOutputItem(type="search_results", queries=["shop refunds"], results=[
+                SearchResult(id=1, title="Refund policy", url="https://shop.example/refunds",
+                             snippet=REFUNDS, source="web")]),
+            MessageOutputItem(id="msg_01", type="message", role="assistant",
+                              status="completed", content=[ContentPart(
+                                  type="output_text", text=text, annotations=[
+                                      cite("https://shop.example/refunds", REFUNDS),
+                                      cite("https://deals.example/shipping", SHIPPING)])])]))
+
+
 if __name__ == "__main__":
     for build in (openai_responses, openai_chat, openai_assistants, cohere, gemini, bedrock,
-                  azure, perplexity, mistral):
+                  azure, perplexity, mistral, gemini_interactions, bedrock_converse, xai,
+                  perplexity_responses):
         build()
