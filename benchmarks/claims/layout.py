@@ -138,21 +138,22 @@ def _neighbour(lines: Sequence[Line], at: int, step: int) -> Line | None:
     return None
 
 
-def _titles(lines: Sequence[Line], runs: Sequence[int]) -> list[bool]:
+def _titles(lines: Sequence[Line], runs: Sequence[int], entries: Sequence[bool]) -> list[bool]:
     """Which lines are headings: markdown, whole-bold, or a short line standing alone whose
-    next line is prose, a list or another heading, outside a run of cells."""
+    next line is prose, a list or another heading, outside a run of cells and not shaped
+    like a bibliography entry (a title has something under it)."""
     titles = []
     for at, line in enumerate(lines):
         if line.kind in ("heading", "bold"):
             titles.append(True)
             continue
-        if line.kind != "short" or runs[at] >= _CELL_RUN:
+        if line.kind != "short" or runs[at] >= _CELL_RUN or entries[at]:
             titles.append(False)
             continue
         before = lines[at - 1].kind if at else "blank"
         after = _neighbour(lines, at, 1)
-        titles.append(before == "blank" and (after is None or after.kind in (
-            "prose", "item", "heading", "bold", "table-header")))
+        titles.append(before == "blank" and after is not None and after.kind in (
+            "prose", "item", "heading", "bold", "table-header"))
     return titles
 
 
@@ -194,8 +195,9 @@ class _Page(NamedTuple):
 def _page(text: str) -> _Page:
     lines = lines_of(text)
     runs = _cell_runs(lines)
-    return _Page(lines, [line.start for line in lines], _titles(lines, runs), runs,
-                 [line.kind != "blank" and entry_shaped(line.text) for line in lines])
+    entries = [line.kind != "blank" and entry_shaped(line.text) for line in lines]
+    return _Page(lines, [line.start for line in lines], _titles(lines, runs, entries), runs,
+                 entries)
 
 
 def _lead_features(lead: Line | None, is_title: bool) -> list[str]:
