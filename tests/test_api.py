@@ -181,7 +181,7 @@ def test_report_to_dict_is_json() -> None:
     assert data["version"] == 1
     assert data["status"] == "ok"
     assert data["metrics"]["precision"] == 1.0
-    assert data["grammar"] == "numeric,S"
+    assert data["grammar"] == "numeric,S,source"
 
 
 def test_metrics_seed003() -> None:
@@ -240,7 +240,7 @@ def test_empty_snapshot_fails_any_citation() -> None:
 
 
 def test_inferred_grammars() -> None:
-    assert prepare("x", ["a"]).grammar == "numeric,S"
+    assert prepare("x", ["a"]).grammar == "numeric,S,source"
     assert prepare("x", {"S1": "a", "S2": "b"}).grammar == "S"
     assert prepare("x", {"doc_1": "a"}).grammar == "prefix:doc_"
     assert prepare("x", {"kb-a": "a"}).grammar == "id"

@@ -18,15 +18,19 @@ NAMED = {"sources": [{"id": i, "text": t} for i, t in zip(("faq", "policy", "des
                                                           strict=True)]}
 EXPERT = {"sources": [{"id": f"ExpertQA_9f1c#ref{n}", "text": t}
                       for n, t in enumerate(NUMBERED, 1)]}
+SPARSE = {"sources": [{"id": i, "text": t} for i, t in zip(("12", "40", "7"), NUMBERED,
+                                                           strict=True)]}
+PADDED = {"sources": [{"id": i, "text": t} for i, t in zip(("07", "03", "11"), NUMBERED,
+                                                           strict=True)]}
 DOCS = {"sources": [{"id": f"doc_{n}", "text": t} for n, t in enumerate(NUMBERED, 1)]}
 EMPTY: list[str] = []
 
 # (snapshot, answer) -> (grammar, cited ids as resolved, codes)
 TABLE: list[tuple[str, Any, str, str, list[str | None], list[str]]] = [
-    ("1..N, [n]", NUMBERED, "Refunds take 30 days [1].", "numeric,S", ["1"], []),
-    ("1..N, [Sn]", NUMBERED, "Refunds take 30 days [S1].", "numeric,S", ["1"], []),
-    ("1..N, [Source n] unread", NUMBERED, "Refunds take 30 days [Source 1].", "numeric,S", [],
-     ["CA102", "CA302"]),
+    ("1..N, [n]", NUMBERED, "Refunds take 30 days [1].", "numeric,S,source", ["1"], []),
+    ("1..N, [Sn]", NUMBERED, "Refunds take 30 days [S1].", "numeric,S,source", ["1"], []),
+    ("1..N, [Source n] is read", NUMBERED, "Refunds take 30 days [Source 1].",
+     "numeric,S,source", ["1"], []),
     ("S1..SN, [Sn]", S_IDS, "Refunds take 30 days [S1].", "S", ["S1"], []),
     ("S1..SN, [n]", S_IDS, "Refunds take 30 days [1].", "S", [], ["CA102", "CA302"]),
     ("empty, [Source: n]", EMPTY, "Refunds take 30 days [Source: 4].", "source", [None],
@@ -37,7 +41,31 @@ TABLE: list[tuple[str, Any, str, str, list[str | None], list[str]]] = [
      ["1", "2", "3"], []),
     ("ids out of order, [a and b]", WRITTEN, "Refunds take 30 days [2 and 3].", "numeric,S",
      ["2", "3"], []),
-    ("ids out of order, [n]", WRITTEN, "Refunds take 30 days [3].", "id", ["3"], []),
+    ("ids out of order, [n]", WRITTEN, "Refunds take 30 days [3].", "numeric,S", ["3"], []),
+    # Ids that are all numbers hold no word: bracketed words are prose, never a citation.
+    ("ids out of order, [EMIM][TfO] is prose", WRITTEN,
+     "Refunds take 30 days [3]. The salt [EMIM][TfO] melts at 9 degrees [1].", "numeric,S",
+     ["3", "1"], []),
+    ("numbers with gaps, [Online] is prose", SPARSE,
+     "Refunds take 30 days [40][7]. Lee's Tides [Online] says so too [12].",
+     "numeric,S", ["40", "7", "12"], []),
+    ("numbers with gaps, [Sn]", SPARSE, "Refunds take 30 days [S12].", "numeric,S", ["12"],
+     []),
+    ("numbers with leading zeros stay ids", PADDED, "Refunds take 30 days [07].", "id", ["07"],
+     []),
+    # Two shapes, both naming ids of the snapshot: both are read.
+    ("1..N, [Source: n] and [n] mixed", NUMBERED,
+     "Refunds take 30 days [Source: 1]. Reports are due in 60 days [2].", "numeric,S,source",
+     ["1", "2"], []),
+    ("1..N, [n] and [Sources: n, m] mixed", NUMBERED,
+     "Refunds take 30 days [1]. Reports are due in 60 days [Sources: 2, 3].",
+     "numeric,S,source", ["1", "2", "3"], []),
+    ("prefixed ids, [doc_n] and [Source n] mixed", DOCS,
+     "Refunds take 30 days [doc_1]. Reports are due in 60 days [Source 2].",
+     "prefix:doc_,source", ["doc_1", "doc_2"], []),
+    ("1..N, [Source: n] out of range", NUMBERED,
+     "Refunds take 30 days [Source: 9]. Reports are due in 60 days [2].", "numeric,S,source",
+     [None, "2"], ["CA202"]),
     ("ids out of order, [Online] is prose", WRITTEN,
      "Refunds take 30 days [1-3]. Retrieved [Online].", "numeric,S", ["1", "2", "3"],
      ["CA301"]),
@@ -53,7 +81,7 @@ TABLE: list[tuple[str, Any, str, str, list[str | None], list[str]]] = [
      ["faq", "policy"], []),
     ("named ids, [n] does not resolve", NAMED, "Refunds take 30 days [1].", "id", [None],
      ["CA201"]),
-    ("no markers", NUMBERED, "Refunds take 30 days.", "numeric,S", [], ["CA302"]),
+    ("no markers", NUMBERED, "Refunds take 30 days.", "numeric,S,source", [], ["CA302"]),
 ]
 
 
@@ -81,9 +109,6 @@ def test_the_reason_says_what_decided() -> None:
 
 
 @pytest.mark.parametrize(("answer", "shown", "advice"), [
-    ("Refunds are quick [Source 1].", "[Source 1]", "the source grammar reads it"),
-    ("Refunds are quick [Source: 1, Source: 2].", "[Source: 1, Source: 2]",
-     "the source grammar reads it"),
     ("Refunds are quick [doc1].", "[doc1]", "the id grammar reads it"),
     ("Refunds are quick 【4:0†source】.", "【4:0†source】", "a regex grammar would read it"),
     ("Refunds are quick (Passage ID 3).", "(Passage ID 3)", "a regex grammar would read it"),
@@ -119,7 +144,7 @@ def test_prose_and_read_markers_are_not_unread(answer: str) -> None:
 
 
 def test_claim_lists_are_checked_claim_by_claim() -> None:
-    report = citeaudit.audit(["Refunds take 30 days [1].", "Due in 60 days [Source 2]."],
+    report = citeaudit.audit(["Refunds take 30 days [1].", "Due in 60 days [doc2]."],
                              NUMBERED)
     (unread,) = [f for f in report.findings if f.code == "CA102"]
-    assert (unread.claim, unread.span, unread.marker) == (2, (15, 25), "[Source 2]")
+    assert (unread.claim, unread.span, unread.marker) == (2, (15, 21), "[doc2]")

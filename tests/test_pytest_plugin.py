@@ -31,9 +31,9 @@ def test_assert_citations_passes_and_fails_readably() -> None:
     assert isinstance(failed.value, AssertionError)
     assert failed.value.report.status == "unverified"
     # Warnings pass unless asked; a refusal to an answerable question fails with its reason.
-    citeaudit.assert_citations("Refunds are issued within 14 days [1] [Source 2].", SOURCES)
+    citeaudit.assert_citations("Refunds are issued within 14 days [1] [doc2].", SOURCES)
     with pytest.raises(AssertionError, match="CA102"):
-        citeaudit.assert_citations("Refunds are issued within 14 days [1] [Source 2].", SOURCES,
+        citeaudit.assert_citations("Refunds are issued within 14 days [1] [doc2].", SOURCES,
                                    warnings=True)
     with pytest.raises(AssertionError, match="answerable"):
         citeaudit.assert_citations(citeaudit.DEFAULT_REFUSAL, SOURCES, answerable=True)

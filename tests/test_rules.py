@@ -31,7 +31,7 @@ def ANTHROPIC_RESPONSE(citation: tuple[str, int, int, int, str | None]) -> dict[
 # code -> (answer, sources, audit keywords): the smallest input that triggers it.
 TRIGGERS: dict[str, tuple[Any, Any, dict[str, Any]]] = {
     "CA101": ("Refunds take 30 days [1-].", PASSAGES, {}),
-    "CA102": ("Refunds take 30 days [Source 1].", PASSAGES, {}),
+    "CA102": ("Refunds take 30 days [doc1].", PASSAGES, {}),
     "CA201": ("Refunds take 30 days [doc_9].", {"sources": [{"id": "doc_1", "text": "x"},
                                                             {"id": "kb", "text": "y"}]}, {}),
     "CA202": ("Refunds take 30 days [3].", PASSAGES, {}),

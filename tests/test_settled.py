@@ -93,7 +93,7 @@ def test_reading_the_verdict_makes_no_findings(whole_audits: list[int], text: st
                                                status: str, passed: bool) -> None:
     report = audit(text, PASSAGES)
     assert (report.status, report.passed) == (status, passed)
-    assert report.grammar == "numeric,S"
+    assert report.grammar == "numeric,S,source"
     assert report.snapshot.fingerprint
     assert not whole_audits  # settled: nothing made yet
     whole = run(text, PASSAGES).report

@@ -480,8 +480,19 @@ def _parse_numeric_or_s(content: str) -> _Parsed:
     return parsed if parsed is not None else _parse_s(content)
 
 
-# Inferred for snapshots numbered 1..N: [3] and [S3] both name passage 3, in one scan.
+def _parse_numbered(content: str) -> _Parsed:
+    if content[:1] in "sS " and (head := _SOURCE_HEAD.match(content)) and \
+            head.group().strip().lower().startswith("source"):
+        return _parse_source(content)
+    return _parse_numeric_or_s(content)
+
+
+# [3] and [S3] both name passage 3, in one scan ("numeric,S").
 _NUMBERED = BracketGrammar("numeric,S", _parse_numeric_or_s, prefix="S", digits=True)
+# Inferred for snapshots numbered 1..N: [3], [S3] and [Source: 3] all name passage 3, in one
+# scan, whatever the answer holds (a stream must know how it reads before the text is there).
+_NUMBERED_SOURCES = BracketGrammar("numeric,S,source", _parse_numbered, prefix="S",
+                                   digits=True)
 
 NUMERIC = BracketGrammar("numeric", _parse_numeric, digits=True)
 S = BracketGrammar("S", _parse_s, prefix="S", ordinal=False)
@@ -520,6 +531,8 @@ def get_grammar(spec: str | Grammar | Sequence[str | Grammar]) -> Grammar:
     if isinstance(spec, Sequence):
         if list(spec) == ["numeric", "S"]:
             return _NUMBERED  # the same markers in one scan
+        if list(spec) == ["numeric", "S", "source"]:
+            return _NUMBERED_SOURCES
         if all(isinstance(part, str) for part in spec):
             return _chain(tuple(str(part) for part in spec))
         grammars = [get_grammar(part) for part in spec]
@@ -575,9 +588,11 @@ def infer(snapshot: Snapshot, text: str | None = None) -> Inference:
     snapshot's choice. One scan per candidate: linear in the text.
     """
     numbering = snapshot.numbering
-    proposal = _proposed(numbering)
-    if text is None or ("[" not in text and "\uff3b" not in text) or (
-            numbering is not None and numbering[1] and numbering[0] in ("", "S")):
+    proposal = _proposed(numbering) if numbering is not None or not _numbers(snapshot) \
+        else _NUMBERS
+    if text is None or ("[" not in text and "\uff3b" not in text):
+        return proposal
+    if numbering is not None and numbering[1] and numbering[0] in ("", "S"):
         # Ids 1..N or S1..SN say how the answer cites; shapes they leave unread are CA102.
         return proposal
     proposed, why, _ = proposal
@@ -601,7 +616,41 @@ def infer(snapshot: Snapshot, text: str | None = None) -> Inference:
             chosen = Inference(candidate, f"the answer's markers under {candidate.name}: {what}"
                                f" (the snapshot's ids, {why.split(': ', 1)[-1]}, proposed"
                                f" {proposed.name})", other)
-    return chosen
+    return _and_sources(chosen, text, snapshot, proposed)
+
+
+_CANONICAL_NUMBER = re.compile(r"0|[1-9][0-9]*")
+# Ids that are all numbers, though not 1..N in order: the numeric grammar reads them, and
+# bracketed words (a chemical's "[EMIM]", a reference's "[Online]") stay prose, as no id of
+# the snapshot can be a word.
+_NUMBERS = Inference(_NUMBERED, "the snapshot's ids: numbers (not 1..N in order)")
+_SOURCE_MARK = re.compile(r"[\[\uff3b]\s*sources?\b", re.IGNORECASE)
+
+
+def _numbers(snapshot: Snapshot) -> bool:
+    return all(_CANONICAL_NUMBER.fullmatch(source.id) for source in snapshot)
+
+
+def _and_sources(chosen: Inference, text: str, snapshot: Snapshot,
+                 proposed: Grammar | None = None) -> Inference:
+    """``chosen``, chained with the ``source`` grammar where the answer mixes both shapes
+    (``[Source: 1]`` beside ``[2]``) and each names ids of the snapshot: both are read. Where
+    only one shape names ids, the other stays unread (CA102). Where ``source`` was chosen,
+    the snapshot's ``proposed`` grammar is the other shape.
+    """
+    grammar = chosen.grammar
+    first = proposed if grammar is SOURCE and proposed is not None else grammar
+    if first is SOURCE or isinstance(first, Chain) or not _SOURCE_MARK.search(text):
+        return chosen
+    sources = chosen.scan if grammar is SOURCE and chosen.scan is not None \
+        else SOURCE.scan(text)
+    named = _score(sources, snapshot)[0]
+    own = chosen.scan if grammar is first and chosen.scan is not None else first.scan(text)
+    if not named or not _score(own, snapshot)[0]:
+        return chosen
+    both = Chain((first, SOURCE))
+    return Inference(both, f"{chosen.reason}; and [Source n] markers: {named} cited ids"
+                           " resolve", both.scan(text))
 
 
 _NUMBER_LIKE = re.compile(r"S?-?(?:0|[1-9][0-9]*)")  # not S01: a broken marker stays one
@@ -629,7 +678,7 @@ def _proposed(numbering: tuple[str, int] | None) -> Inference:
     if not count:
         return Inference(_NUMBERED, "the snapshot's ids: none (an empty snapshot)")
     if prefix == "":
-        return Inference(_NUMBERED, f"the snapshot's ids: 1..{count}")
+        return Inference(_NUMBERED_SOURCES, f"the snapshot's ids: 1..{count}")
     if prefix == "S":
         return Inference(S, f"the snapshot's ids: S1..S{count}")
     return Inference(_prefixed(prefix), f"the snapshot's ids: {prefix}1..{prefix}{count}")
