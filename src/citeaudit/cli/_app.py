@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from types import ModuleType
 from typing import Any, TextIO
 
-from citeaudit import __version__
+from citeaudit._version import __version__
 from citeaudit.cli import (
     _calibrate,
     _check,
