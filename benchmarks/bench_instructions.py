@@ -43,7 +43,7 @@ WORK = {
 }
 
 
-def _child(work: str, answers: int, typeset: bool = False) -> None:
+def _child(work: str, answers: int, typeset: bool = False) -> None:  # noqa: C901 -- one branch per measured workload, each a few lines
     """Build everything, then run ``work`` once over the corpus ("none": nothing)."""
     import streaming
     from bench_audit import check  # the child imports what it measures

@@ -1,5 +1,6 @@
 """RAGAS: CitationScore scored directly, through RAGAS's own ``evaluate`` (no LLM, no
-embeddings: nothing to configure), with and without context ids, and the example in docs/integrations.md.
+embeddings: nothing to configure), with and without context ids, and the example in
+docs/integrations.md.
 """
 
 from __future__ import annotations

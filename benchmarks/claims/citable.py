@@ -190,7 +190,8 @@ def _bucket(value: int, bounds: Sequence[int]) -> int:
     return len(bounds)
 
 
-def features(unit: Unit, passage_words: Sequence[frozenset[str]] = (), *,
+def features(  # noqa: C901 -- one flat list of named features, each a test or two
+        unit: Unit, passage_words: Sequence[frozenset[str]] = (), *,
              bag: bool = True) -> list[str]:
     """The names of the features of ``unit`` that are on (its words and shapes; see the
     module's docstring). ``passage_words``: the content words of each retrieved passage;

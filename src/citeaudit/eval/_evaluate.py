@@ -100,28 +100,8 @@ def evaluate(dataset: Dataset, options: Options, *, jobs: int = 1, out: Path | N
             stack.enter_context(store)
         done = 0
         if store is not None and resume:
-            for result in store.kept():
-                item = next(items, None)
-                if item is None:
-                    raise store.mismatch(f"it holds more than the dataset's {done} records",
-                                         dataset.path)
-                if result.get("options_digest") != options.digest:
-                    raise store.mismatch("they were written with other options or by another"
-                                         " version", dataset.path)
-                written_for = result.get("run") or {}
-                if written_for.get("dataset") != this_run["dataset"]:
-                    # Equal records under another name are another run: merge would refuse
-                    # the two names in one file.
-                    raise store.mismatch("they were written for the dataset"
-                                         f" {written_for.get('dataset')!r}, not"
-                                         f" {this_run['dataset']!r}", dataset.path)
-                if written_for.get("shard") != this_run["shard"]:
-                    raise store.mismatch("they were written for another shard", dataset.path)
-                if result.get("record_digest") != digest_of(item):
-                    raise store.mismatch(f"the result for {item.place} was written for"
-                                         " another record", dataset.path)
-                count(summary_of(result), testcase(result) if junit is not None else None)
-                done += 1
+            done = _resumed(store, items, options, dataset.path, count=count,
+                            cases=junit is not None)
         batches: Iterator[Batch]
         if jobs > 1 and shard is None and dataset.format == "jsonl" and dataset.path != "-":
             # The workers read their own byte ranges: the main process copies no record.
@@ -150,6 +130,37 @@ def evaluate(dataset: Dataset, options: Options, *, jobs: int = 1, out: Path | N
         if store is not None:
             store.commit()
     return aggregate
+
+
+def _resumed(store: ResultsFile, items: Iterator[RawItem], options: Options, path: str, *,
+             count: Callable[[Summary, str | None], None], cases: bool) -> int:
+    """Take the complete results ``store`` holds, checked against the records they were
+    written for (``items``, consumed as far as they go) and these ``options``; how many.
+    """
+    this_run = options.run or {}
+    done = 0
+    for result in store.kept():
+        item = next(items, None)
+        if item is None:
+            raise store.mismatch(f"it holds more than the dataset's {done} records", path)
+        if result.get("options_digest") != options.digest:
+            raise store.mismatch("they were written with other options or by another"
+                                 " version", path)
+        written_for = result.get("run") or {}
+        if written_for.get("dataset") != this_run["dataset"]:
+            # Equal records under another name are another run: merge would refuse the two
+            # names in one file.
+            raise store.mismatch("they were written for the dataset"
+                                 f" {written_for.get('dataset')!r}, not"
+                                 f" {this_run['dataset']!r}", path)
+        if written_for.get("shard") != this_run["shard"]:
+            raise store.mismatch("they were written for another shard", path)
+        if result.get("record_digest") != digest_of(item):
+            raise store.mismatch(f"the result for {item.place} was written for another"
+                                 " record", path)
+        count(summary_of(result), testcase(result) if cases else None)
+        done += 1
+    return done
 
 
 def shard_of(items: Iterator[RawItem], number: int, count: int) -> Iterator[RawItem]:
