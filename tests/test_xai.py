@@ -65,7 +65,8 @@ def test_each_marker_cites_the_sentence_it_follows(camel: bool) -> None:
     assert report.shape == "xai"
     assert [(f.code, f.path) for f in report.findings] == []
     parsed = prepare(answer, None).answer
-    assert [c.text for c in parsed.claims] == [f"{REFUNDS} .", f"{SHOP} ."]
+    assert [c.text for c in parsed.claims] == [f"{REFUNDS}.", f"{SHOP}."]
+    assert parsed.text == f"{REFUNDS}. {SHOP}."
     assert [(c.claim, c.source_id, c.marker) for c in parsed.citations] == [
         (1, PAGE, MARK1), (2, POST, MARK2)]
 

@@ -9,8 +9,9 @@ Field names follow the ``xai-sdk`` protos (``xai_api.InlineCitation``: ``id``,
 * the answer is the last assistant output of choice 0 (``Response.content`` in the SDK);
 * ``start_index..end_index`` (characters, end exclusive) is where the **marker** is written
   in the answer (``[[1]](https://…)``), not the claim it supports: the claim is the sentence
-  the marker follows. The markers are taken out of the answer text (so they are no claims
-  of their own), and each cites the sentence ending just before it. A range outside the text,
+  the marker follows. The markers are taken out of the answer text, with the spaces written
+  just before them (so they are no claims of their own), and each cites the sentence ending
+  just before it. A range outside the text,
   or one that does not hold its citation's ``id``, is CA206; ranges are read as characters
   (as Python counts them) until a response shows otherwise;
 * the snapshot is the ``sources`` given, then the response's ``citations`` (every URL the
@@ -165,15 +166,16 @@ def _target(note: dict[str, Any], path: str, fields: Fields) -> str | None:
 
 def _without_markers(text: str, markers: list[tuple[int, int, Citation]],
                      ) -> tuple[str, Cited]:
-    """The text without its markers, and each marker's citation citing the last character
-    written before it there (the end of the sentence it follows).
+    """The text without its markers (and the spaces just before them), and each marker's
+    citation citing the last character written before it there (the end of the sentence it
+    follows).
     """
     pieces: list[str] = []
     cited: Cited = []
     at = 0  # where the text not yet copied starts
     for start, end, made in sorted(markers, key=lambda m: (m[0], m[1])):
-        if start >= at:
-            pieces.append(text[at:start])
+        if start >= at:  # the space written before a marker goes with it: "days [[1]](…)."
+            pieces.append(text[at:start].rstrip(" \t"))
             at = end
         before = len("".join(pieces).rstrip())
         low = max(before - 1, 0)
