@@ -212,3 +212,16 @@ def test_a_recorded_stream_is_checked_from_jsonl(tmp_path: Path, run: Any) -> No
     expected = run("check", str(whole), "--format", "json")
     assert json.loads(streamed.out) == json.loads(expected.out.replace(str(whole),
                                                                        str(recorded)))
+
+
+def test_a_broken_streamed_annotation_is_a_ca404_not_a_lost_citation() -> None:
+    events = [e.model_dump(mode="json", exclude_none=True) for e in stream_of(
+        interaction(*CLEAN))]
+    deltas = [e for e in events if e.get("delta", {}).get("type") == "text_annotation_delta"]
+    deltas[0]["delta"]["annotations"] = 5  # not a list of annotations
+    stream = citeaudit.EventStream()
+    for event in events:
+        stream.feed(event)
+    report = stream.finish()
+    assert ("CA404", "$.steps[2].content[0].annotations[0]") in codes(report)
+    assert not report.passed

@@ -31,7 +31,7 @@ import copy
 from typing import Any
 
 from citeaudit.errors import InputError
-from citeaudit.formats._ranges import as_list, plain
+from citeaudit.formats._ranges import plain
 
 __all__ = ["EVENT_FORMATS", "EventAssembler"]
 
@@ -226,5 +226,7 @@ class EventAssembler:
             item = _text_item(step)
             if not isinstance(item.get("annotations"), list):
                 item["annotations"] = []
-            item["annotations"].extend(copy.deepcopy(as_list(delta.get("annotations"))))
+            notes = copy.deepcopy(delta.get("annotations"))
+            if notes is not None:  # of another type: kept, for the reader's CA404
+                item["annotations"].extend(notes if isinstance(notes, list) else [notes])
         return ""
