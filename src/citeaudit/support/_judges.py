@@ -48,11 +48,12 @@ def placed_windows(text: str) -> list[tuple[str, int, int]]:
 
 def stripped(text: str, start: int, end: int) -> tuple[int, int]:
     """``[start, end)`` without the white space at its ends (as ``str.strip`` sees it)."""
-    while start < end and text[start].isspace():
-        start += 1
-    while end > start and text[end - 1].isspace():
-        end -= 1
-    return start, end
+    segment = text[start:end]  # one slice and two C-level strips: no loop over characters
+    kept = segment.strip()
+    if not kept:
+        return start, start
+    start += len(segment) - len(segment.lstrip())
+    return start, start + len(kept)
 
 
 def evidence(source_id: str, text: str, start: int, end: int) -> Evidence:

@@ -23,7 +23,7 @@ from itertools import filterfalse
 import Stemmer
 
 from citeaudit.core import Evidence, Judgement, Passage, compiled
-from citeaudit.support._judges import evidence, sentences, stripped
+from citeaudit.support._judges import sentences
 from citeaudit.support._quantities import (
     Quantity,
     consistent,
@@ -119,8 +119,8 @@ class _Passage:
     only for claims that state amounts or quote.
     """
 
-    __slots__ = ("_amounts", "_index", "_normal", "_quantities", "lowered", "sentences", "spans",
-                 "text")
+    __slots__ = ("_amounts", "_index", "_normal", "_quantities", "_stating", "lowered", "sentences",
+                 "starts", "text")
 
     def __init__(self, text: str) -> None:
         self.text = text
@@ -130,12 +130,16 @@ class _Passage:
         self.lowered = lowered
         # Windows of two adjacent sentences are scored from the sentences' overlaps with the
         # claim, never built here: most passages are cited by a claim or two.
-        self.spans = sentences(text)  # where each sentence is: evidence is given by place
-        self.sentences: list[_Window] = _windows(text, lowered, self.spans)
+        spans = sentences(text)
+        # Where each sentence starts, for evidence: ints in one list (tuples of spans, kept
+        # for every passage, would cost the garbage collector more than building them does).
+        self.starts = [start for start, _ in spans]
+        self.sentences: list[_Window] = _windows(text, lowered, spans)
         self._index: dict[str, list[int]] | None = None
         self._quantities: dict[float, list[Quantity]] | None = None
         self._amounts: list[str] = []
         self._normal: str | None = None
+        self._stating: dict[tuple[str, str | None], list[int]] | None = None
 
     @property
     def quantities(self) -> dict[float, list[Quantity]]:
@@ -171,13 +175,29 @@ class _Passage:
         last = len(self.sentences) - 1
         return sorted(chosen | {p + 1 for p in chosen if p < last})
 
-    def window(self, first: int, last: int) -> tuple[int, int]:
-        """Where sentences ``first`` to ``last`` are in the text, white space at the ends out."""
-        return stripped(self.text, self.spans[first][0], self.spans[last][1])
+    def stripped_start(self, position: int) -> int:
+        """Where sentence ``position`` starts, white space before it left out."""
+        starts = self.starts
+        start = starts[position]
+        end = starts[position + 1] if position + 1 < len(starts) else len(self.text)
+        segment = self.text[start:end]
+        return start + len(segment) - len(segment.lstrip())
 
-    def sentence_of(self, offset: int) -> int:
-        """The sentence holding ``offset`` (an offset between sentences: the one before)."""
-        return max(bisect.bisect_right(self.spans, (offset, len(self.text) + 1)) - 1, 0)
+    @property
+    def stating(self) -> dict[tuple[str, str | None], list[int]]:
+        """The sentences stating an amount, by its kind and (but for dates) unit, in order:
+        where a claim's contradicted amount is contradicted (made once, for every claim
+        citing the passage).
+        """
+        if self._stating is None:
+            stating: dict[tuple[str, str | None], set[int]] = {}
+            starts = self.starts
+            for group in self.quantities.values():
+                for stated in group:
+                    position = bisect.bisect_right(starts, stated.start) - 1
+                    stating.setdefault(_kind(stated), set()).add(max(position, 0))
+            self._stating = {kind: sorted(positions) for kind, positions in stating.items()}
+        return self._stating
 
     @property
     def amounts(self) -> list[str]:
@@ -271,12 +291,14 @@ class LexicalJudge:
         unstated: list[str] = []
         against: list[Evidence] = []  # where the passages state other amounts
         terms, negated = _terms(claim)
+        stated_here: list[Quantity] | None = None  # every amount the passages state, once
         for quantity in claimed:
             key = value_key(quantity.value)
             if any(matches(quantity, p.quantities.get(key, ())) for _, p in analysed):
                 continue
-            stated_here = [q for _, p in analysed for group in p.quantities.values()
-                           for q in group]
+            if stated_here is None:
+                stated_here = [q for _, p in analysed for group in p.quantities.values()
+                               for q in group]
             if consistent(quantity, stated_here):
                 continue  # "in 1889" against "March 3, 1889": the same, less precisely
             if contradicted(quantity, stated_here):
@@ -315,7 +337,7 @@ class LexicalJudge:
                                       f" content words (threshold {self.threshold:.0%}){why}"))
         if refuted:
             score *= 0.25
-        spans = tuple(dict.fromkeys(against)) or _placed(place, analysed)
+        spans = tuple(dict.fromkeys(against)) if against else _placed(place, analysed)
         return Judgement(score, not problems, evidence, source, tuple(problems), spans,
                          bool(against), "" if spans else _NO_SPAN if terms else _NO_TERMS)
 
@@ -330,30 +352,43 @@ def _placed(place: _Place | None, analysed: Sequence[tuple[str, _Passage]],
     if place is None:
         return ()
     source_id, passage = analysed[place[0]]
-    return (evidence(source_id, passage.text, *passage.window(place[1], place[2])),)
+    return (_evidence(source_id, passage, place[1], place[2]),)
+
+
+def _evidence(source_id: str, passage: _Passage, first: int, last: int) -> Evidence:
+    """Sentences ``first`` to ``last`` of ``passage`` as evidence, white space at the ends
+    out (the sentences are not blank: :func:`sentences` leaves blank ones out).
+    """
+    start = passage.stripped_start(first)
+    end = passage.stripped_start(last) + len(passage.sentences[last][0])
+    return Evidence(source_id, start, end, passage.text[start:end])
 
 
 def _contradicting(quantity: Quantity, terms: frozenset[str],
                    analysed: Sequence[tuple[str, _Passage]]) -> list[Evidence]:
-    """The sentence that states an amount of the claim's kind other than its own: of those
-    that do, the one sharing most content words with the claim (the first of them). An
-    amount's text is looked for where it is first written in its passage.
+    """The sentence that states an amount of the claim's kind other than its own (as
+    :func:`contradicted` tells, for a claim it found contradicted): of those that do, the one
+    sharing most content words with the claim (the first of them).
     """
+    kind = _kind(quantity)
     best: tuple[int, str, _Passage, int] | None = None
     for source_id, passage in analysed:
-        for group in passage.quantities.values():
-            for stated in group:
-                at = passage.text.find(stated.text)
-                if at < 0 or not contradicted(quantity, (stated,)):
-                    continue
-                position = passage.sentence_of(at)
-                shared = len(terms & passage.sentences[position][1])
-                if best is None or shared > best[0]:
-                    best = (shared, source_id, passage, position)
+        sentences = passage.sentences
+        for position in passage.stating.get(kind, ()):
+            shared = len(terms & sentences[position][1])
+            if best is None or shared > best[0]:
+                best = (shared, source_id, passage, position)
     if best is None:
         return []
     _, source_id, passage, position = best
-    return [evidence(source_id, passage.text, *passage.window(position, position))]
+    return [_evidence(source_id, passage, position, position)]
+
+
+def _kind(quantity: Quantity) -> tuple[str, str | None]:
+    """What a contradicting amount shares with the claim's: its kind, and but for a date its
+    unit (see :func:`contradicted`).
+    """
+    return quantity.kind, None if quantity.kind == "date" else quantity.unit
 
 
 reference_terms, reference_windows, reference_aligned = _terms, _windows, _aligned

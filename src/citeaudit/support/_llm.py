@@ -10,11 +10,11 @@ The claim and passages go to the model as JSON data in the user message, the ins
 only in the system message, which says the data is untrusted. The model answers a verdict
 (supported, contradicted or not_enough_info: contradicted is CA504), a score, and a quote
 copied from the passage it names; the quote is found in the passages (as written, else with
-case and white space folded) to give the judgement's span, or its note says it was not. Requests are retried with
-exponential backoff (429, 5xx, timeouts, refused connections, replies that hold no verdict),
-run at most ``concurrency`` at a time, are sent once per run, and their answers are cached on
-disk by model and prompt, so a second run over the same claims asks nothing. Needs the ``llm``
-extra (``httpx``).
+case and white space folded) to give the judgement's span, or its note says it was not.
+Requests are retried with exponential backoff (429, 5xx, timeouts, refused connections,
+replies that hold no verdict), run at most ``concurrency`` at a time, are sent once per run,
+and their answers are cached on disk by model and prompt, so a second run over the same
+claims asks nothing. Needs the ``llm`` extra (``httpx``).
 """
 
 from __future__ import annotations

@@ -26,6 +26,7 @@ class Quantity(NamedTuple):
     kind: str  # number, percent, money, date
     unit: str | None  # canonical unit or currency; None when none is written
     text: str
+    start: int = -1  # where it is written in the text it was found in (-1: not known)
 
 
 _ONES = {"zero": 0, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6,
@@ -98,7 +99,7 @@ def _date(match: Any) -> Quantity:
         year, month, day = int(group(9)), _MONTHS[group(8).lower()], int(group(7))
     else:
         year, month, day = int(group(11)), _MONTHS[group(10).lower()], 0
-    return Quantity(year * 10_000 + month * 100 + day, "date", None, group(0))
+    return Quantity(year * 10_000 + month * 100 + day, "date", None, group(0), match.start())
 
 
 def quantities(text: str) -> list[Quantity]:
@@ -164,7 +165,7 @@ def _quantity(text: str, start: int, end: int, value: float, sign: str | None) -
             end = after.end()
     if currency is not None:
         kind, unit = "money", currency
-    return Quantity(value, kind, unit, text[start:end])
+    return Quantity(value, kind, unit, text[start:end], start)
 
 
 def _word_value(words: str) -> float | None:
