@@ -6,6 +6,8 @@
 ('ok', True)
 """
 
+# first: under CITEAUDIT_PURE=1 it makes the modules compiled from their source import as .py
+from citeaudit import _speedups  # noqa: F401  # isort: skip
 from citeaudit._assertions import CitationAssertionError, assert_citations
 from citeaudit.core import (
     DEFAULT_REFUSAL,
