@@ -612,6 +612,27 @@ def test_version_names_the_mode() -> None:
     assert "compiled core" in _version(pure=False)
 
 
+@pytest.mark.parametrize("pure", [True, False])
+def test_the_variable_chooses_the_build_of_a_module_compiled_from_source(pure: bool) -> None:
+    """``CITEAUDIT_PURE=1`` runs ``_segment.py`` though its extension is built beside it; without
+    it the extension runs, and the version names the mode either way.
+    """
+    env = {**os.environ, "CITEAUDIT_PURE": "1" if pure else "0"}
+    shown = "import citeaudit.core._segment as s; print(s.__file__)"
+    done = subprocess.run([sys.executable, "-c", shown], env=env, capture_output=True,
+                          text=True, check=True)
+    assert done.stdout.strip().endswith("_segment.py") is pure
+    assert ("pure Python" in _version(pure)) is pure
+
+
+def test_the_compiled_builds_page_runs() -> None:
+    page = (ROOT / "docs" / "compiled.md").read_text(encoding="utf-8")
+    blocks = re.findall(r"```python\n(.*?)```", page, re.DOTALL)
+    assert blocks
+    for block in blocks:
+        exec(compile(block, "docs/compiled.md", "exec"), {})  # the page's own code
+
+
 def test_the_library_uses_the_chosen_mode() -> None:
     compiled = _native.core() is not None
     assert (not _segment.__file__.endswith(".py")) is compiled  # built from its own source
