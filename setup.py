@@ -5,6 +5,12 @@ per-chunk work (``src/citeaudit/request/_feed_core.pyx``), the lexical judge's t
 ``pyproject.toml``. ``src/citeaudit/core/_records.pxd`` holds what they share (named tuples
 built from C).
 
+Beside them, modules compiled from the package's own Python (``_FROM_SOURCE``): Cython's
+pure-Python mode, the C types declared in a ``.pxd`` beside the ``.py``, so that one source is
+both the reference and the compiled build (see ``docs/compiled.md``). The extension lands next
+to its ``.py`` and wins the import; ``CITEAUDIT_PURE=1`` runs the ``.py`` instead (see
+``src/citeaudit/_speedups.py``).
+
 The core is optional: without Cython or a working C compiler the package builds and installs
 as pure Python (the reference implementation, slower, with the same results) and says so in
 ``citeaudit --version``. ``CITEAUDIT_PURE_BUILD=1`` builds it pure on purpose;
@@ -25,6 +31,12 @@ _MODULES = {"citeaudit.core._core": "src/citeaudit/core/_core.pyx",
             "citeaudit.request._feed_core": "src/citeaudit/request/_feed_core.pyx",
             "citeaudit.support._lexical_core": "src/citeaudit/support/_lexical_core.pyx",
             "citeaudit.formats._readers": "src/citeaudit/formats/_readers.pyx"}
+# Modules compiled from their own .py (and .pxd), one source for both builds.
+_FROM_SOURCE = {"citeaudit.core._segment": "src/citeaudit/core/_segment.py"}
+# Types come from the .pxd only: with annotation typing the compiled module would reject what
+# the Python accepts (a ``findings: tuple`` argument refuses None, a ``str`` one a subclass),
+# and the annotations are written for mypy (``Sequence[Span]``, unions), not for C.
+_FROM_SOURCE_DIRECTIVES = {"language_level": "3", "annotation_typing": False}
 
 
 class _OptionalBuildExt(build_ext):
@@ -59,10 +71,15 @@ def _extensions() -> list[Extension]:
         _skipped(ImportError("Cython is not installed"))
         return []
     flags = shlex.split(os.environ.get("CITEAUDIT_CFLAGS", ""))
-    modules = [Extension(name, [pyx], extra_compile_args=["-O2", *flags], extra_link_args=flags)
-               for name, pyx in _MODULES.items()]
-    return list(cythonize(modules, compiler_directives={"language_level": "3"}, quiet=True,
-                          include_path=["src"]))
+
+    def extensions(modules: dict[str, str]) -> list[Extension]:
+        return [Extension(name, [path], extra_compile_args=["-O2", *flags], extra_link_args=flags)
+                for name, path in modules.items()]
+
+    return [*cythonize(extensions(_MODULES), compiler_directives={"language_level": "3"},
+                       quiet=True, include_path=["src"]),
+            *cythonize(extensions(_FROM_SOURCE), compiler_directives=_FROM_SOURCE_DIRECTIVES,
+                       quiet=True, include_path=["src"])]
 
 
 setup(ext_modules=_extensions(), cmdclass={"build_ext": _OptionalBuildExt})

@@ -11,7 +11,9 @@ the audit without them.
 
     python3 fuzz/fuzz_core.py -atheris_runs=20000          # or any libFuzzer flags
 
-Needs ``pip install -e '.[fuzz]'`` and the compiled core. The harness instruments the pure
+The segmentation, compiled from its own Python (``citeaudit.core._segment``), is checked
+against that Python, run as such. Needs ``pip install -e '.[fuzz]'`` and the compiled core.
+The harness instruments the pure
 reference (coverage guides the fuzzer towards new branches of the rules); the compiled code is
 checked by comparison and, under ``LD_PRELOAD`` of the AddressSanitizer runtime with the core
 built with ``CITEAUDIT_CFLAGS=-fsanitize=address``, for memory errors.
@@ -19,7 +21,10 @@ built with ``CITEAUDIT_CFLAGS=-fsanitize=address``, for memory errors.
 
 from __future__ import annotations
 
+import importlib.util
 import sys
+from pathlib import Path
+from types import ModuleType
 
 import atheris
 
@@ -46,10 +51,28 @@ _GRAMMARS = ["numeric", "S", "id", "source", "numeric,S"]
 _POLICY = _policy.compiled_rules(_core)
 
 
+def _source(name: str) -> ModuleType:
+    """The module ``name``, compiled from its own source, run from that source as Python: the
+    compiled build is checked against it.
+    """
+    origin = importlib.util.find_spec(name).origin  # type: ignore[union-attr]
+    assert origin is not None
+    path = Path(origin).with_name(name.rsplit(".", 1)[1] + ".py")
+    spec = importlib.util.spec_from_file_location(f"{name}_as_python", path)
+    assert spec is not None
+    assert spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+with atheris.instrument_imports():
+    _SOURCE = _source("citeaudit.core._segment")
+
+
 def _parsed(text: str, grammar: str, compiled: bool) -> object:
     scan = _core.scan_brackets if compiled else _grammar.reference_scan_brackets
     assemble = _core.assemble if compiled else _text.reference_assemble
-    segmenter = _core.segment if compiled else _segment.reference_segment
     citations = _core.citations if compiled else _answer.reference_citations
     marks = _core.marks if compiled else _text.reference_marks
     resolved = _core.resolve if compiled else _engine.reference_resolved
@@ -58,7 +81,7 @@ def _parsed(text: str, grammar: str, compiled: bool) -> object:
     _grammar._scan_brackets, _text._assemble, _answer._citations = scan, assemble, citations
     _text._marks, _engine._resolved = marks, resolved
     try:
-        context = prepare(text, _SNAPSHOT, grammar=grammar, segmenter=segmenter)
+        context = prepare(text, _SNAPSHOT, grammar=grammar)
     finally:
         (_grammar._scan_brackets, _text._assemble, _answer._citations, _text._marks,
          _engine._resolved) = saved
@@ -134,20 +157,21 @@ def one_input(data: bytes) -> None:
            for _ in range(source.ConsumeIntInRange(0, 6))]
     text = source.ConsumeUnicodeNoSurrogates(400)
     marks = sorted(Span(min(s, len(text)), min(s + n, len(text))) for s, n in raw)
-    if _core.masked(text, marks) != _segment._masked(text, marks):
+    if _segment._masked(text, marks) != _SOURCE._masked(text, marks):
         raise AssertionError(f"masked() differs on {text!r} {marks}")
-    if _core.segment(text, marks) != _segment.reference_segment(text, marks):
+    if _segment.segment(text, marks) != _SOURCE.segment(text, marks):
         raise AssertionError(f"segment() differs on {text!r} {marks}")
+    if _segment.split(text) != _SOURCE.split(text):
+        raise AssertionError(f"split() differs on {text!r}")
     scan = get_grammar("numeric,S").scan(text)
     found = sorted(Span(m.start, m.end) for m in (*scan.markers, *scan.malformed))
-    if _core.segment(text, found) != _segment.reference_segment(text, found):
+    if _segment.segment(text, found) != _SOURCE.segment(text, found):
         raise AssertionError(f"segment() differs on {text!r} with its markers")
     starts = ([m.start for m in scan.markers], [m.start for m in scan.malformed])
     for rules in (frozenset(), frozenset(NOT_CITABLE)):
         policy = (rules, "\n" in text, list_items, under_cited_lead, exempt)
         if _core.segment_claimed(text, found, *starts, *policy) != \
-                _text.reference_claimed(text, _segment.reference_segment(text, found), *starts,
-                                        *policy):
+                _text.reference_claimed(text, _SOURCE.segment(text, found), *starts, *policy):
             raise AssertionError(f"segment_claimed() differs on {text!r}")
     if _core.square_hints(text) != _unread.reference_square_hints(text):
         raise AssertionError(f"square_hints() differs on {text!r}")
@@ -164,7 +188,7 @@ def one_input(data: bytes) -> None:
             _core.identifier_spans(*amounts, Span, text) != \
             _amounts.reference_identifier_spans(text):
         raise AssertionError(f"the amounts differ on {text!r}")
-    for start, end in _core.segment(text, found):
+    for start, end in _segment.segment(text, found):
         if _POLICY.rule(text, start, end) != \
                 _policy.reference_policy_rule(text, start, end):
             raise AssertionError(f"the claim policy differs on {text[start:end]!r} in {text!r}")

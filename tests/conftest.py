@@ -42,9 +42,13 @@ def _isolated(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(tmp_path)
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def browser() -> Iterator[Any]:
     """Headless Chromium (Debian's ``chromium``) driven by Playwright.
+
+    One a module, not a session: Playwright's sync API keeps its event loop marked running in
+    the thread while it is open, so a later module's ``asyncio.run`` (the MCP client's, the
+    service's) in the same worker would fail.
 
     Skipped without Playwright or Chromium, unless ``CITEAUDIT_REQUIRE_BROWSER`` is set (as CI
     does), which turns their absence into a failure (tests/requires.py).

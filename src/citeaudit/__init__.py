@@ -6,6 +6,8 @@
 ('ok', True)
 """
 
+# first: under CITEAUDIT_PURE=1 it makes the modules compiled from their source import as .py
+from citeaudit import _speedups  # noqa: F401  # isort: skip
 from citeaudit._assertions import CitationAssertionError, assert_citations
 from citeaudit._version import __version__
 from citeaudit.core import (

@@ -1,6 +1,8 @@
 """Which implementation of the engine's hot loops runs: the compiled core
 (:mod:`citeaudit.core._core`, built from ``_core.pyx`` when the package is installed with a C
-compiler) or the pure-Python reference it mirrors.
+compiler) or the pure-Python reference it mirrors. The modules compiled from their own source
+(:mod:`citeaudit.core._segment`) have no reference apart: :mod:`citeaudit._speedups` chooses
+their build, by the same variable.
 
 ``CITEAUDIT_PURE=1`` (read once, at import) selects the reference even where the core is
 built; without the built core the reference runs anyway, slower, with the same results.
@@ -11,25 +13,23 @@ from __future__ import annotations
 
 import dataclasses
 import importlib
-import os
 from collections.abc import Callable
 from types import ModuleType
 from typing import Any, TypeVar
+
+from citeaudit import _speedups
 
 __all__ = ["compiled", "core", "mode", "slotted"]
 
 _T = TypeVar("_T")
 
-_PURE = os.environ.get("CITEAUDIT_PURE", "").strip() not in ("", "0")
+_PURE = _speedups.PURE
 
 
 def core() -> ModuleType | None:
     """The compiled core, or None where the reference runs."""
     if _PURE:
         return None
-    # The core reads the reference's patterns from _segment: that module first (at its end,
-    # where it asks for the core, every name the core reads is defined).
-    import citeaudit.core._segment  # noqa: F401, PLC0415
     try:
         from citeaudit.core import _core  # noqa: PLC0415 -- built only with a compiler
     except ImportError:
@@ -71,4 +71,7 @@ def mode() -> str:
         return "pure Python (CITEAUDIT_PURE=1)"
     if core() is None:
         return "pure Python (the compiled core is not built)"
+    uncompiled = _speedups.uncompiled()
+    if uncompiled:  # a partial build: these run as Python
+        return f"compiled core ({', '.join(uncompiled)} not built: Python)"
     return "compiled core"
