@@ -107,7 +107,7 @@ def threshold_options(parser: argparse.ArgumentParser, applied_by: str = "") -> 
 def support_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--support", choices=tuple(JUDGES), metavar="JUDGE",
                         help="also judge whether cited passages support their claims"
-                        f" (CA501-CA503): {', '.join(tuple(JUDGES))}")
+                        f" (CA501-CA504): {', '.join(tuple(JUDGES))}")
     parser.add_argument("--support-threshold", type=float, metavar="S",
                         help="the judge's score below which a claim is unsupported")
 

@@ -60,7 +60,7 @@ class Config:
     min_recall: float | None = None
     max_bytes: int = DEFAULT_MAX_BYTES
     claim_policy: ClaimPolicy = "all"
-    support: str | None = None  # a support judge's name: CA501-CA503 need one
+    support: str | None = None  # a support judge's name: CA501-CA504 need one
     support_threshold: float | None = None  # None: the judge's own default
     checks: tuple[str, ...] = ()  # installed checks to run beside the built-in ones, by name
     # The claim policy's rules in force: uncited sentences they exempt are no claims.

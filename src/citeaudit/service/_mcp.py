@@ -108,6 +108,11 @@ _REPORT: dict[str, Any] = {
         "grammar": {"type": "string"}, "grammar_reason": {"type": "string"},
         "answer_shape": {"type": "string"}, "fingerprint": {"type": "string"},
         "snapshot": {"type": "object"},
+        "support": {"type": ["array", "null"], "items": {"type": "object"},
+                    "description": "null without a support judge; else one judgement a judged"
+                                   " claim: outcome (supported, unsupported, contradicted),"
+                                   " score, the spans of the passage that decide it (start,"
+                                   " end: characters of the passage text; the quote), a note"},
     },
 }
 _CHIP = {
@@ -118,6 +123,9 @@ _CHIP = {
         "quote": {"type": "string"},
         "source_ids": {"type": "array", "items": {"type": "string"}},
         "claims": {"type": "array", "items": {"type": "integer"}},
+        "evidence": {"type": "array", "items": {"type": "object"},
+                     "description": "with a support judge: each claim's outcome and the"
+                                    " passage span (offsets, quote) that decides it"},
     },
 }
 _GUARDED: dict[str, Any] = {
