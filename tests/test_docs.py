@@ -370,6 +370,6 @@ def test_the_pytest_plugin_example_runs(pytester: pytest.Pytester) -> None:
             return App(request.param)
     """)
     pytester.makepyfile(test_example=block.text)
-    result = pytester.runpytest_subprocess("-p", "no:cacheprovider")
+    result = pytester.runpytest_inprocess("-p", "no:cacheprovider")
     result.assert_outcomes(passed=1, failed=1)  # the second answer cites a passage never sent
     result.stdout.fnmatch_lines(["*CA202 error: [[]3[]] cites 3, outside the 2 retrieved*"])

@@ -47,7 +47,7 @@ def _repeats(text: str) -> bool:
     return repeated
 
 
-@settings(max_examples=500, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(texts())
 def test_a_repeated_key_is_an_error_exactly_when_there_is_one(text: str) -> None:
     if _repeats(text):

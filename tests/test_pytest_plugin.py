@@ -54,7 +54,7 @@ def test_the_fixture_in_a_project(pytester: pytest.Pytester) -> None:
             report = assert_citations("I cannot say.", SOURCES)
             assert report.status == "no_evidence"
     ''')
-    result = pytester.runpytest_subprocess("-p", "no:cacheprovider")
+    result = pytester.runpytest_inprocess("-p", "no:cacheprovider")
     result.assert_outcomes(passed=2, failed=1)
     output = result.stdout.str()
     for line in ("CitationAssertionError: citations do not hold: status unverified, 1 error",
@@ -104,7 +104,7 @@ def test_a_failure_shows_the_users_line_not_the_librarys(pytester: pytest.Pytest
         def test_through_a_helper():
             helper(citeaudit.DEFAULT_REFUSAL)
     ''')
-    result = pytester.runpytest_subprocess("-p", "no:cacheprovider", f"--tb={tb}")
+    result = pytester.runpytest_inprocess("-p", "no:cacheprovider", f"--tb={tb}")
     result.assert_outcomes(failed=3)
     output = result.stdout.str()
     assert shown_library_lines(output) == []
