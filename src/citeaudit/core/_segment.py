@@ -130,7 +130,7 @@ def _segmentable(text: str, marks: Sequence[Span]) -> str:
     return masked
 
 
-def _segmented(text: str, judge: Judge | None) -> Claims | None:
+def _segmented(text: str, judge: Judge | None) -> Claims | None:  # noqa: C901 -- one flat loop kept in C by the compiler; a helper would cost a call a piece
     """The claims of the masked ``text``: the pieces between separators (see
     :func:`_separator_end`), trimmed, read by the markdown structure they open with.
     """
