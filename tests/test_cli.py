@@ -96,7 +96,8 @@ def test_thresholds(run: Any) -> None:
     assert run("check", S002, answer).code == ExitCode.OK
     failed = run("check", S002, answer, "--min-recall", "0.5", "--format", "json")
     assert failed.code == ExitCode.FAILED
-    assert json.loads(failed.out)["reasons"] == ["recall 0.33 < min-recall 0.50"]
+    assert json.loads(failed.out)["reasons"] == [
+        "recall 0.33 < min-recall 0.50 (cited 1 of 3 retrieved passages)"]
     assert run("check", S002, answer, "--min-recall", "0.3").code == ExitCode.OK
     assert run("check", S002, answer, "--relevant", "2", "--min-recall", "0.5").code == \
         ExitCode.OK

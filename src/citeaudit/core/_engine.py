@@ -316,13 +316,15 @@ def report_of(context: Context, findings: Sequence[Finding],
         status = "ok"
     metrics: Metrics | Callable[[], Metrics] = measure
     precision = recall = None
+    measured = None
     if (config.min_precision is not None or config.min_recall is not None
             or config.support is not None):
-        metrics = measure()  # the verdict reads the figures, or a judge runs: measured now
-        precision, recall = metrics.precision, metrics.recall
+        metrics = measured = measure()  # the verdict reads the figures, or a judge runs
+        precision, recall = measured.precision, measured.recall
     reasons = verdict_reasons(errors, status, precision, recall,
                               min_precision=config.min_precision,
-                              min_recall=config.min_recall, answerable=answerable)
+                              min_recall=config.min_recall, answerable=answerable,
+                              metrics=measured)
     checked, not_checked = _scope(config.enabled, config.support)
     if unjudged:
         claims = ", ".join(map(str, unjudged))

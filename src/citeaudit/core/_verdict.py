@@ -71,9 +71,11 @@ def _why(counted: str | None, option: str, *, default: bool) -> str:
 
 def reasons(error_codes: Iterable[str], status: str, precision: float | None,
             recall: float | None, *, min_precision: float | None = None,
-            min_recall: float | None = None, answerable: bool | None = None) -> list[str]:
+            min_recall: float | None = None, answerable: bool | None = None,
+            metrics: Metrics | None = None) -> list[str]:
     """Why an audited answer fails (nothing: it passes). ``error_codes`` are the codes of its
-    error-severity findings, one per finding.
+    error-severity findings, one per finding; given ``metrics``, a missed threshold says what
+    was counted.
     """
     counts: dict[str, int] = {}
     for code in error_codes:
@@ -87,7 +89,8 @@ def reasons(error_codes: Iterable[str], status: str, precision: float | None,
         found.append(name if count == 1 else f"{name} ×{count}")
     refused = status == "no_evidence"
     if not refused:
-        found += threshold_reasons(precision, recall, min_precision, min_recall)
+        found += threshold_reasons(precision, recall, min_precision, min_recall,
+                                   metrics=metrics)
     if answerable is True and refused:
         found.append(REFUSED_ANSWERABLE)
     elif answerable is False and not refused:
