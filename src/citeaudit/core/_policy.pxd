@@ -9,6 +9,12 @@ cimport cython
 @cython.locals(last=Py_ssize_t, final=Py_UCS4, head=Py_UCS4, sentence=str, families=long)
 cpdef str policy_rule(str text, Py_ssize_t start, Py_ssize_t end, bint cited_lead=*)
 
+# The families' tables, C values read by _families and policy_rule without a lookup (the
+# tests read them from the module run as Python).
+cdef long _OPENS, _ANNOUNCES_BIT, _HEDGES, _LONG
+cdef dict _FAMILIES, _PREFIXES
+cdef tuple _SHORTER, _LONGER
+
 @cython.locals(found=long, exact=long, size=Py_ssize_t)
 cpdef long _families(str sentence) except? -1
 
