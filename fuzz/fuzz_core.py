@@ -171,10 +171,10 @@ def one_input(data: bytes) -> None:
     starts = ([m.start for m in scan.markers], [m.start for m in scan.malformed])
     for rules in (frozenset(), frozenset(NOT_CITABLE)):
         if _core.segment_claimed(text, found, *starts,
-                                 _policy.Exemptions(text, rules, "\n" in text, *starts)) != \
+                                 _policy.Exemptions(text, rules, "\n" in text, found)) != \
                 _text.reference_claimed(_SOURCE.segment(text, found), *starts,
                                         _POLICY_SOURCE.Exemptions(text, rules, "\n" in text,
-                                                                  *starts)):
+                                                                  found)):
             raise AssertionError(f"segment_claimed() differs on {text!r}")
     if _core.square_hints(text) != _unread.reference_square_hints(text):
         raise AssertionError(f"square_hints() differs on {text!r}")

@@ -325,18 +325,18 @@ def test_settling_pieces_equal(text: str, rules: frozenset[str]) -> None:
             scan = get_grammar(name).scan(text)
             sighted = (scan.markers, scan.malformed, snapshot.index, resolve_id, snapshot, Span)
             assert CORE.sighting(*sighted) == _grammar.reference_sighting(*sighted)
-            spans = _segment.segment(text, CORE.marks(scan.markers, scan.malformed, Span))
+            marks = CORE.marks(scan.markers, scan.malformed, Span)
+            spans = _segment.segment(text, marks)
             starts = ([m.start for m in scan.markers], [m.start for m in scan.malformed])
 
             def policy(module: ModuleType = _policy, *, rules: frozenset[str] = rules,
-                       starts: tuple[list[int], list[int]] = starts) -> Any:
-                return module.Exemptions(text, rules, "\n" in text, *starts)
+                       marks: list[Span] = marks) -> Any:
+                return module.Exemptions(text, rules, "\n" in text, marks)
 
             claims = _text.reference_claimed(spans, *starts, policy(POLICY_SOURCE))
             assert CORE.claimed(spans, *starts, policy()) == claims
             assert _text.reference_claimed(spans, *starts, policy()) == claims
             # Segmenting only as far as the first claim without a marker changes nothing.
-            marks = CORE.marks(scan.markers, scan.malformed, Span)
             assert CORE.segment_claimed(text, marks, *starts, policy()) == claims
             assert _text.reference_segment_claimed(text, marks, *starts, policy()) == claims
             made, _, _ = _text.reference_assemble(
@@ -871,20 +871,16 @@ lead_texts = st.lists(st.sampled_from([
 @example("Causes include [12] [13]:\n- Gradual liberalization\n  more\n- Tariff cuts")
 @example("Causes include [1]:\n- a.\n\tMore.\n- c")  # a line indented by a tab
 def test_under_cited_lead_equal(text: str) -> None:
-    scan = get_grammar("numeric").scan(text)
-    spans = _segment.segment(text, _marks(text))
+    marks = _marks(text)
+    spans = _segment.segment(text, marks)
     items = list_items(text)
-    starts = [m.start for m in scan.markers]
-    bad_starts = [b.start for b in scan.malformed]
     for at in range(len(spans)):
-        assert under_cited_lead(text, spans, at, items, starts=starts, bad_starts=bad_starts) \
-            == POLICY_SOURCE.under_cited_lead(text, spans, at, items, starts=starts,
-                                              bad_starts=bad_starts)
+        assert under_cited_lead(text, spans, at, items, marks) == \
+            POLICY_SOURCE.under_cited_lead(text, spans, at, items, marks)
         start, end = spans[at]
         for rules in (frozenset(NOT_CITABLE), frozenset(), frozenset(["listed"])):
-            assert Exemptions(text, rules, True, starts, bad_starts).exempts(
-                spans, at, start, end) == POLICY_SOURCE.Exemptions(
-                    text, rules, True, starts, bad_starts).exempts(spans, at, start, end)
+            assert Exemptions(text, rules, True, marks).exempts(spans, at, start, end) == \
+                POLICY_SOURCE.Exemptions(text, rules, True, marks).exempts(spans, at, start, end)
 
 
 @PROFILE

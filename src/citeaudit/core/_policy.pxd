@@ -40,7 +40,7 @@ cpdef frozenset list_items(str text)
 
 @cython.locals(earliest=Py_ssize_t, back=Py_ssize_t, start=Py_ssize_t, line=Py_ssize_t,
                lead_start=Py_ssize_t, lead_end=Py_ssize_t, first_line=Py_ssize_t, cited=bint)
-cdef bint _under_lead(str text, spans, Py_ssize_t at, items, starts, bad_starts) except -1
+cpdef bint under_cited_lead(str text, spans, Py_ssize_t at, items, marks) except -1
 
 @cython.locals(line=Py_ssize_t)
 cdef bint _may_be_listed(str text, Py_ssize_t start) except -1
@@ -53,7 +53,7 @@ cdef class Exemptions:
     cdef readonly str text
     cdef readonly object rules
     cdef readonly bint listing
-    cdef readonly list starts, bad_starts
+    cdef readonly object marks
     cdef public object items
 
     @cython.locals(text=str, listed=bint)

@@ -525,21 +525,16 @@ def list_items(text: str) -> frozenset[int]:
 
 
 def under_cited_lead(text: str, spans: Sequence[tuple[int, int]], at: int, items: frozenset[int],
-                     *, starts: Sequence[int], bad_starts: Sequence[int]) -> bool:
+                     marks: Sequence[tuple[int, int]]) -> bool:
     """Whether sentence ``spans[at]`` is in a list right under a cited lead-in (``items``: see
-    :func:`list_items`; ``starts``, ``bad_starts``: where markers and malformed markers start).
+    :func:`list_items`; ``marks``: where the markers and malformed markers are, in text order).
 
     A sentence is in a list when its line opens an item, or it is indented and the sentence
     before it is in the list; the lead-in is the sentence just before the list's first item,
-    cited and with nothing but white space between it and the list. Worked out when an uncited
-    sentence asks, walking back over its list, so cited sentences pay nothing.
+    with a marker or a malformed marker starting in it and nothing but white space between it
+    and the list. Worked out when an uncited sentence asks, walking back over its list, so
+    cited sentences pay nothing.
     """
-    return _under_lead(text, spans, at, items, starts, bad_starts)
-
-
-def _under_lead(text: str, spans: Sequence[tuple[int, int]], at: int,  # noqa: PLR0917
-                items: frozenset[int], starts: Sequence[int], bad_starts: Sequence[int]) -> bool:
-    """:func:`under_cited_lead`, its arguments in order (a compiled call takes no keywords)."""
     earliest = -1  # back from ``at``, the earliest sentence whose line opens an item
     back = at
     while back >= 0:
@@ -553,8 +548,8 @@ def _under_lead(text: str, spans: Sequence[tuple[int, int]], at: int,  # noqa: P
     if earliest <= 0:
         return False  # not in a list, or a list with nothing above it
     lead_start, lead_end = spans[earliest - 1]
-    cited = bisect_left(starts, lead_start) < bisect_left(starts, lead_end) or \
-        bisect_left(bad_starts, lead_start) < bisect_left(bad_starts, lead_end)
+    # (start,) sorts before every mark starting there: the marks starting inside the lead-in
+    cited = bisect_left(marks, (lead_start,)) < bisect_left(marks, (lead_end,))
     start, _ = spans[earliest]
     first_line = text.rfind("\n", 0, start) + 1
     return cited and not text[lead_end:first_line].strip()
@@ -579,18 +574,17 @@ def exempt(text: str, start: int, end: int, rules: frozenset[str], listed: bool 
 
 class Exemptions:
     """The claim policy over one text's uncited spans, for the claim assembly: whether
-    ``rules`` exempt each (``listing``: whether the ``listed`` rule may apply; ``starts``,
-    ``bad_starts``: where the markers and malformed markers start, sorted). The text's list
-    items are found once, when a span that may be in a list first asks.
+    ``rules`` exempt each (``listing``: whether the ``listed`` rule may apply; ``marks``:
+    where the markers and malformed markers are, in text order). The text's list items are
+    found once, when a span that may be in a list first asks.
     """
 
-    def __init__(self, text: str, rules: frozenset[str], listing: bool, starts: list[int],
-                 bad_starts: list[int]) -> None:
+    def __init__(self, text: str, rules: frozenset[str], listing: bool,
+                 marks: Sequence[tuple[int, int]]) -> None:
         self.text = text
         self.rules = rules
         self.listing = listing
-        self.starts = starts
-        self.bad_starts = bad_starts
+        self.marks = marks
         self.items: frozenset[int] | None = None
 
     def exempts(self, spans: Sequence[tuple[int, int]], at: int, start: int, end: int) -> bool:
@@ -602,6 +596,6 @@ class Exemptions:
         if self.listing and _may_be_listed(text, start):
             if self.items is None:
                 self.items = list_items(text)
-            listed = bool(self.items) and _under_lead(text, spans, at, self.items, self.starts,
-                                                      self.bad_starts)
+            listed = bool(self.items) and under_cited_lead(text, spans, at, self.items,
+                                                           self.marks)
         return exempt(text, start, end, self.rules, listed)

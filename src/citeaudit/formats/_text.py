@@ -92,8 +92,10 @@ def parse_text(text: str, reading: Reading, kind: AnswerKind = "text") -> Answer
     marks = _marks(markers, malformed, Span)
     spans = reading.segmenter(text, marks)
     markers = tuple(markers)  # a claim's markers are a slice of them
-    claims, owner, bad_owner = _assemble(text, spans, markers, malformed, Claim,
-                                         _exemptions(text, reading, markers, malformed))
+    rules = reading.not_citable  # the claim policy: uncited sentences it exempts are no claims
+    claims, owner, bad_owner = _assemble(
+        text, spans, markers, malformed, Claim,
+        Exemptions(text, rules, "listed" in rules and "\n" in text, marks))
     return new_answer(kind, text, tuple(claims), tuple(citations_of(markers, owner)),
                       tuple(zip(bad_owner, malformed, strict=True)), False, (), tuple(marks))
 
@@ -127,7 +129,7 @@ def settle_text(text: str, reading: Reading, empty_fails: bool) -> Status | None
     if starts and refusal.may_match(text):
         return None
     rules = reading.not_citable
-    exemptions = Exemptions(text, rules, "listed" in rules and "\n" in text, starts, bad_starts)
+    exemptions = Exemptions(text, rules, "listed" in rules and "\n" in text, marks)
     if reading.segmenter is segment:  # segmented only as far as the first uncited claim
         claims = _segment_claimed(text, marks, starts, bad_starts, exemptions)
     else:
@@ -170,18 +172,6 @@ def _segment_claimed(text: str, marks: Sequence[Span], starts: list[int], bad_st
     segmenting at the first claim without a marker.
     """
     return _claimed(segment(text, marks), starts, bad_starts, exemptions)
-
-
-def _exemptions(text: str, reading: Reading, markers: Sequence[Marker],
-                malformed: Sequence[Malformed]) -> Exemptions:
-    """The claim policy over ``text`` (``reading.not_citable``): uncited sentences it exempts
-    are no claims. The markers' starts matter only where a list item may be exempt under a
-    cited lead-in (``listed``).
-    """
-    rules = reading.not_citable
-    listing = "listed" in rules and "\n" in text
-    return Exemptions(text, rules, listing, list(map(_START, markers)) if listing else [],
-                      list(map(_START, malformed)) if listing else [])
 
 
 def _marks(markers: Sequence[Marker], malformed: Sequence[Malformed], span: type[Span],
