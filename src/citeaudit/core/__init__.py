@@ -71,7 +71,7 @@ from citeaudit.core._loading import (
 )
 from citeaudit.core._metrics import Metrics
 from citeaudit.core._native import compiled, core, mode
-from citeaudit.core._policy import Exemptions, exempt
+from citeaudit.core._policy import Exemptions, exempt, list_items, under_cited_lead
 from citeaudit.core._refusal import PATTERN_WINDOW, Refusal
 from citeaudit.core._registry import Registry, instance_of
 from citeaudit.core._rules import RULES, Rule, Severity
@@ -156,6 +156,7 @@ __all__ = [
     "instance_of",
     "iter_findings",
     "kind_of",
+    "list_items",
     "load_config",
     "load_snapshot",
     "mask",
@@ -175,6 +176,7 @@ __all__ = [
     "sighting",
     "threshold_reasons",
     "too_deep",
+    "under_cited_lead",
     "without_identifiers",
     "without_markers",
 ]
