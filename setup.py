@@ -32,7 +32,8 @@ _MODULES = {"citeaudit.core._core": "src/citeaudit/core/_core.pyx",
             "citeaudit.support._lexical_core": "src/citeaudit/support/_lexical_core.pyx",
             "citeaudit.formats._readers": "src/citeaudit/formats/_readers.pyx"}
 # Modules compiled from their own .py (and .pxd), one source for both builds.
-_FROM_SOURCE = {"citeaudit.core._segment": "src/citeaudit/core/_segment.py"}
+_FROM_SOURCE = {"citeaudit.core._segment": "src/citeaudit/core/_segment.py",
+                "citeaudit.core._policy": "src/citeaudit/core/_policy.py"}
 # Types come from the .pxd only: with annotation typing the compiled module would reject what
 # the Python accepts (a ``findings: tuple`` argument refuses None, a ``str`` one a subclass),
 # and the annotations are written for mypy (``Sequence[Span]``, unions), not for C.

@@ -11,8 +11,9 @@ the audit without them.
 
     python3 fuzz/fuzz_core.py -atheris_runs=20000          # or any libFuzzer flags
 
-The segmentation, compiled from its own Python (``citeaudit.core._segment``), is checked
-against that Python, run as such. Needs ``pip install -e '.[fuzz]'`` and the compiled core.
+The segmentation and the claim policy, compiled from their own Python
+(``citeaudit.core._segment``, ``citeaudit.core._policy``), are checked against that Python,
+run as such. Needs ``pip install -e '.[fuzz]'`` and the compiled core.
 The harness instruments the pure
 reference (coverage guides the fuzzer towards new branches of the rules); the compiled code is
 checked by comparison and, under ``LD_PRELOAD`` of the AddressSanitizer runtime with the core
@@ -41,14 +42,13 @@ with atheris.instrument_imports():
         _segment,
         _unread,
     )
-    from citeaudit.core._policy import NOT_CITABLE, exempt, list_items, under_cited_lead
+    from citeaudit.core._policy import NOT_CITABLE
     from citeaudit.core._segment import Span
     from citeaudit.formats import _anthropic, _cohere, _gemini, _text
     from citeaudit.request import _feed, _feed_core
     from citeaudit.support import _lexical, _lexical_core
 
 _GRAMMARS = ["numeric", "S", "id", "source", "numeric,S"]
-_POLICY = _policy.compiled_rules(_core)
 
 
 def _source(name: str) -> ModuleType:
@@ -68,6 +68,7 @@ def _source(name: str) -> ModuleType:
 
 with atheris.instrument_imports():
     _SOURCE = _source("citeaudit.core._segment")
+    _POLICY_SOURCE = _source("citeaudit.core._policy")
 
 
 def _parsed(text: str, grammar: str, compiled: bool) -> object:
@@ -169,9 +170,11 @@ def one_input(data: bytes) -> None:
         raise AssertionError(f"segment() differs on {text!r} with its markers")
     starts = ([m.start for m in scan.markers], [m.start for m in scan.malformed])
     for rules in (frozenset(), frozenset(NOT_CITABLE)):
-        policy = (rules, "\n" in text, list_items, under_cited_lead, exempt)
-        if _core.segment_claimed(text, found, *starts, *policy) != \
-                _text.reference_claimed(text, _SOURCE.segment(text, found), *starts, *policy):
+        if _core.segment_claimed(text, found, *starts,
+                                 _policy.Exemptions(text, rules, "\n" in text, found)) != \
+                _text.reference_claimed(_SOURCE.segment(text, found), *starts,
+                                        _POLICY_SOURCE.Exemptions(text, rules, "\n" in text,
+                                                                  found)):
             raise AssertionError(f"segment_claimed() differs on {text!r}")
     if _core.square_hints(text) != _unread.reference_square_hints(text):
         raise AssertionError(f"square_hints() differs on {text!r}")
@@ -189,9 +192,11 @@ def one_input(data: bytes) -> None:
             _amounts.reference_identifier_spans(text):
         raise AssertionError(f"the amounts differ on {text!r}")
     for start, end in _segment.segment(text, found):
-        if _POLICY.rule(text, start, end) != \
-                _policy.reference_policy_rule(text, start, end):
+        if _policy.policy_rule(text, start, end) != \
+                _POLICY_SOURCE.policy_rule(text, start, end):
             raise AssertionError(f"the claim policy differs on {text[start:end]!r} in {text!r}")
+    if _policy.list_items(text) != _POLICY_SOURCE.list_items(text):
+        raise AssertionError(f"list_items() differs on {text!r}")
     spans = [(start, start + n) for start, n in raw]
     if _lexical_core.terms(text) != _lexical.reference_terms(text) or \
             _lexical_core.windows(text, text, spans) != _lexical.reference_windows(text, text,

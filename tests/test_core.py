@@ -30,10 +30,19 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from citeaudit import CiteauditError, Config, audit, get_grammar, load_snapshot, prepare
-from citeaudit.core import _answer, _engine, _grammar, _native, _segment
+from citeaudit.core import _answer, _engine, _grammar, _native, _policy, _segment
 from citeaudit.core._answer import Citation
 from citeaudit.core._grammar import BracketGrammar
-from citeaudit.core._policy import NOT_CITABLE, exempt, list_items, under_cited_lead
+from citeaudit.core._policy import (
+    BLANK_OR_LIST,
+    ITEM_LINE,
+    LIST_NEXT,
+    NOT_CITABLE,
+    Exemptions,
+    exempt,
+    list_items,
+    under_cited_lead,
+)
 from citeaudit.core._segment import Span
 from citeaudit.core._sources import resolve_id
 from citeaudit.formats import _ranges, _text
@@ -72,6 +81,7 @@ def _source(name: str) -> ModuleType:
 
 
 SOURCE = _source("citeaudit.core._segment")
+POLICY_SOURCE = _source("citeaudit.core._policy")
 PROFILE = settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 # Markers, punctuation, abbreviations, list / heading / table / code openers, CJK, full-width
@@ -315,19 +325,22 @@ def test_settling_pieces_equal(text: str, rules: frozenset[str]) -> None:
             scan = get_grammar(name).scan(text)
             sighted = (scan.markers, scan.malformed, snapshot.index, resolve_id, snapshot, Span)
             assert CORE.sighting(*sighted) == _grammar.reference_sighting(*sighted)
-            spans = _segment.segment(text, CORE.marks(scan.markers, scan.malformed, Span))
-            arguments = (text, spans, [m.start for m in scan.markers],
-                         [m.start for m in scan.malformed], rules, "\n" in text, list_items,
-                         under_cited_lead, exempt)
-            claims = _text.reference_claimed(*arguments)
-            assert CORE.claimed(*arguments) == claims
-            # Segmenting only as far as the first claim without a marker changes nothing.
             marks = CORE.marks(scan.markers, scan.malformed, Span)
-            assert CORE.segment_claimed(text, marks, *arguments[2:]) == claims
-            assert _text.reference_segment_claimed(text, marks, *arguments[2:]) == claims
+            spans = _segment.segment(text, marks)
+            starts = ([m.start for m in scan.markers], [m.start for m in scan.malformed])
+
+            def policy(module: ModuleType = _policy, *, rules: frozenset[str] = rules,
+                       marks: list[Span] = marks) -> Any:
+                return module.Exemptions(text, rules, "\n" in text, marks)
+
+            claims = _text.reference_claimed(spans, *starts, policy(POLICY_SOURCE))
+            assert CORE.claimed(spans, *starts, policy()) == claims
+            assert _text.reference_claimed(spans, *starts, policy()) == claims
+            # Segmenting only as far as the first claim without a marker changes nothing.
+            assert CORE.segment_claimed(text, marks, *starts, policy()) == claims
+            assert _text.reference_segment_claimed(text, marks, *starts, policy()) == claims
             made, _, _ = _text.reference_assemble(
-                text, spans, tuple(scan.markers), scan.malformed, *arguments[4:6],
-                _answer.Claim, *arguments[6:])
+                text, spans, tuple(scan.markers), scan.malformed, _answer.Claim, policy())
             unmarked = [claim for claim in made if not claim.markers]
             assert claims == (-1 if unmarked else len(made))
 
@@ -738,24 +751,30 @@ policy_texts = st.lists(st.sampled_from([
 @example("Several methods exist.\r- a", 0, 22, False)  # a carriage return alone: no break
 @example("Several methods exist.\n\n12[3]) a", 0, 22, False)
 def test_policy_equal(text: str, low: int, high: int, listed: bool) -> None:
-    from citeaudit.core import _policy  # noqa: PLC0415 - beside the module-level names
-
+    """The compiled policy decides as its own source run as Python."""
     if not text:
         return
     start = min(low, len(text) - 1)
     end = min(max(start + 1, high), len(text))
-    compiled = _policy.compiled_rules(CORE)
-    assert compiled.rule(text, start, end, listed) == \
-        _policy.reference_policy_rule(text, start, end, listed)
+    assert _policy.policy_rule(text, start, end, listed) == \
+        POLICY_SOURCE.policy_rule(text, start, end, listed)
     rules = frozenset(NOT_CITABLE[::2])
-    assert compiled.exempt(text, start, end, rules, listed) == \
-        _policy.reference_exempt(text, start, end, rules, listed)
+    assert _policy.exempt(text, start, end, rules, listed) == \
+        POLICY_SOURCE.exempt(text, start, end, rules, listed)
+
+
+def test_policy_is_compiled() -> None:
+    """The build compiles the policy from its source: what the library runs unless
+    ``CITEAUDIT_PURE=1`` chooses the Python.
+    """
+    built = importlib.util.find_spec("citeaudit.core._policy")
+    assert built is not None
+    assert built.origin is not None
+    assert built.origin.endswith(".py") == _native._PURE
+    assert POLICY_SOURCE.__file__.endswith("_policy.py")
 
 
 def test_policy_equal_on_the_tables() -> None:
-    from citeaudit.core import _policy  # noqa: PLC0415 - beside the module-level names
-
-    compiled = _policy.compiled_rules(CORE)
     compared = 0
     for name in ("citable.jsonl", "citable_heldout.jsonl"):
         for line in (Path(__file__).parent / "data" / name).read_text("utf-8").splitlines():
@@ -764,8 +783,8 @@ def test_policy_equal_on_the_tables() -> None:
             for sentence in record["sentences"]:
                 start = answer.index(sentence["text"])
                 end = start + len(sentence["text"])
-                assert compiled.rule(answer, start, end) == \
-                    _policy.reference_policy_rule(answer, start, end), sentence["text"]
+                assert _policy.policy_rule(answer, start, end) == \
+                    POLICY_SOURCE.policy_rule(answer, start, end), sentence["text"]
                 compared += 1
     assert compared > 250
 
@@ -803,9 +822,42 @@ list_texts = st.lists(st.sampled_from([
 @example("- a\n1[1]. b")
 @example("- a\n5[" + "x" * 40 + "]. b\n6[" + "x" * 41 + "]. c")  # the markers' bound
 def test_list_items_equal(text: str) -> None:
-    from citeaudit.core import _policy  # noqa: PLC0415 - beside the module-level names
+    assert list_items(text) == POLICY_SOURCE.list_items(text) == _items_by_pattern(text)
 
-    assert CORE.list_items(text) == _policy.reference_list_items(text)
+
+def _items_by_pattern(text: str) -> frozenset[int]:
+    """``list_items`` as the patterns its loops implement would find them."""
+    if "\n" not in text:
+        return frozenset()
+    items = {at + 1 for at, char in enumerate(text) if char == "\n" and
+             ITEM_LINE.match(text, at + 1)}
+    if items and ITEM_LINE.match(text):
+        items.add(0)
+    return frozenset(items)
+
+
+# The layout the policy's loops read: bullets, numbers with markers, blanks, line breaks.
+LAYOUT_PIECES = [
+    *"-*+•‣◦·0129.)[]x \t\r\n_:", "1234567890", "123456789", "[1]", "[" + "x" * 40 + "]",
+    "[" + "x" * 41 + "]", "[a\nb]", "\r\n", "\n\n", "**"]
+layout_texts = st.lists(st.sampled_from(LAYOUT_PIECES), max_size=14).map("".join)
+
+
+@settings(max_examples=1500, deadline=None)
+@given(layout_texts, st.integers(0, 30))
+@example("x\n 1[1]. ", 1)
+@example("x *\r\n\t\r\n", 1)  # a blank line of a carriage return and a line feed
+@example("x\r\n\r", 1)  # a carriage return alone after the blank line: no list, no blank
+def test_layout_loops_equal_the_patterns(text: str, at: int) -> None:
+    """The policy's layout loops (run as Python: the compiled build is held to that by the
+    tests above) match where the patterns they implement match.
+    """
+    at = min(at, len(text))
+    size = len(text)
+    assert POLICY_SOURCE._list_next(text, at, size) == (LIST_NEXT.match(text, at) is not None)
+    assert POLICY_SOURCE._item_line(text, at, size) == (ITEM_LINE.match(text, at) is not None)
+    assert POLICY_SOURCE._blank_or_list(text, at, size) == \
+        (BLANK_OR_LIST.match(text, at) is not None)
 
 
 lead_texts = st.lists(st.sampled_from([
@@ -819,18 +871,16 @@ lead_texts = st.lists(st.sampled_from([
 @example("Causes include [12] [13]:\n- Gradual liberalization\n  more\n- Tariff cuts")
 @example("Causes include [1]:\n- a.\n\tMore.\n- c")  # a line indented by a tab
 def test_under_cited_lead_equal(text: str) -> None:
-    from citeaudit.core import _policy  # noqa: PLC0415 - beside the module-level names
-
-    scan = get_grammar("numeric").scan(text)
-    spans = _segment.segment(text, _marks(text))
-    items = _policy.reference_list_items(text)
-    starts = [m.start for m in scan.markers]
-    bad_starts = [b.start for b in scan.malformed]
+    marks = _marks(text)
+    spans = _segment.segment(text, marks)
+    items = list_items(text)
     for at in range(len(spans)):
-        assert CORE.under_cited_lead(text, spans, at, items, starts=starts,
-                                     bad_starts=bad_starts) == \
-            _policy.reference_under_cited_lead(text, spans, at, items, starts=starts,
-                                               bad_starts=bad_starts)
+        assert under_cited_lead(text, spans, at, items, marks) == \
+            POLICY_SOURCE.under_cited_lead(text, spans, at, items, marks)
+        start, end = spans[at]
+        for rules in (frozenset(NOT_CITABLE), frozenset(), frozenset(["listed"])):
+            assert Exemptions(text, rules, True, marks).exempts(spans, at, start, end) == \
+                POLICY_SOURCE.Exemptions(text, rules, True, marks).exempts(spans, at, start, end)
 
 
 @PROFILE

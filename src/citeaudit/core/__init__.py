@@ -71,7 +71,7 @@ from citeaudit.core._loading import (
 )
 from citeaudit.core._metrics import Metrics
 from citeaudit.core._native import compiled, core, mode
-from citeaudit.core._policy import exempt, list_items, under_cited_lead
+from citeaudit.core._policy import Exemptions, exempt, list_items, under_cited_lead
 from citeaudit.core._refusal import PATTERN_WINDOW, Refusal
 from citeaudit.core._registry import Registry, instance_of
 from citeaudit.core._rules import RULES, Rule, Severity
@@ -111,6 +111,7 @@ __all__ = [
     "Config",
     "Context",
     "Evidence",
+    "Exemptions",
     "Finding",
     "Grammar",
     "GrammarSpec",

@@ -2,6 +2,7 @@
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
+from citeaudit.core._policy import Exemptions
 from citeaudit.core._segment import Span
 
 def scan_brackets(text: str, pattern: Any, parse: Callable[[str], Any], digits: bool,
@@ -13,22 +14,15 @@ def sight_brackets(text: str, pattern: Any, parse: Callable[[str], Any], digits:
                    span: type, numbered: int,
                    ) -> tuple[int, list[Any], list[int], list[int]] | None: ...
 def assemble(text: str, spans: Sequence[Span], markers: tuple[Any, ...],
-             malformed: Sequence[Any],
-             rules: frozenset[str], listing: bool, claim_type: type,
-             list_items: Callable[[str], frozenset[int]], under_cited_lead: Callable[..., bool],
-             exempt: Callable[..., bool],
+             malformed: Sequence[Any], claim_type: type, exemptions: Exemptions,
              ) -> tuple[list[Any], list[int | None], list[int | None]]: ...
 def sighting(markers: Sequence[Any], malformed: Sequence[Any], known: Mapping[str, Any],
              resolve_id: Callable[[str, str, Any], str | None], snapshot: Any, span: type,
              ) -> tuple[int, list[Any], list[int], list[int]] | None: ...
 def segment_claimed(text: str, marks: Sequence[Span], start_list: list[int],
-                    bad_start_list: list[int], rules: frozenset[str], listing: bool,
-                    list_items: Callable[[str], frozenset[int]],
-                    under_cited_lead: Callable[..., bool], exempt: Callable[..., bool],
-                    ) -> int: ...
-def claimed(text: str, spans: Sequence[Span], start_list: list[int], bad_start_list: list[int],
-            rules: frozenset[str], listing: bool, list_items: Callable[[str], frozenset[int]],
-            under_cited_lead: Callable[..., bool], exempt: Callable[..., bool]) -> int: ...
+                    bad_start_list: list[int], exemptions: Exemptions) -> int: ...
+def claimed(spans: Sequence[Span], start_list: list[int], bad_start_list: list[int],
+            exemptions: Exemptions) -> int: ...
 def citations(markers: Sequence[Any], owners: Iterable[int | None], citation: type,
               ) -> list[Any]: ...
 def resolve(citations: Sequence[Any], known: Mapping[str, Any],
@@ -62,17 +56,3 @@ def strings(data: list[Any], ids: tuple[str, ...], source_type: type,
 class Slotted:
     def __init__(self, kind: type, names: tuple[str, ...]) -> None: ...
     def __call__(self, *values: Any) -> Any: ...
-
-class Policy:
-    def __init__(self, emphasis: Any, families: dict[str, int], prefixes: dict[str, int],
-                 shorter: tuple[int, ...], longer: tuple[int, ...], opens: int,
-                 announces_bit: int, hedges: int, opening: Any, announces: Any,
-                 hedge: Callable[[str], bool], amount: Callable[[str], bool], unclear: Any,
-                 nouns: frozenset[str], vague: Any, terminal: frozenset[str],
-                 small: frozenset[str]) -> None: ...
-    def rule(self, text: str, start: int, end: int, cited_lead: bool = False) -> str | None: ...
-    def exempt(self, text: str, start: int, end: int, rules: frozenset[str],
-               listed: bool = False) -> bool: ...
-def list_items(text: str) -> frozenset[int]: ...
-def under_cited_lead(text: str, spans: Sequence[Any], at: int, items: frozenset[int], *,
-                     starts: list[int], bad_starts: list[int]) -> bool: ...

@@ -6,7 +6,9 @@ patterns and constants, so there is one definition of every rule:
 
 - :func:`segment_claimed` judges the claims ``citeaudit.core._segment.segment_until`` makes
   (that module is compiled from its own source: see ``docs/compiled.md``) as
-  ``citeaudit.formats._text._claimed`` does;
+  ``citeaudit.formats._text._claimed`` does; the claim policy's decisions come from
+  ``citeaudit.core._policy``'s ``Exemptions`` (compiled from its own source too), which the
+  caller gives;
 - :func:`scan_brackets` mirrors the loop of ``BracketGrammar.scan``;
 - :func:`assemble` mirrors the claim assembly loop of ``citeaudit.formats._text.parse_text``
   (and :func:`marks`, ``_text._marks``);
@@ -22,10 +24,6 @@ patterns and constants, so there is one definition of every rule:
   carry their ids (and gives up, None, where the reference must decide);
 - :func:`collect` mirrors the loop of ``citeaudit.core._engine.findings_of`` over a check's
   problems;
-- :class:`Policy` mirrors ``citeaudit.core._policy.policy_rule`` and ``exempt`` (the claim
-  policy's decisions; its patterns stay the reference's), :func:`list_items` its
-  ``list_items`` (the list bullets matched by hand) and :func:`under_cited_lead` its
-  ``under_cited_lead``;
 - :class:`Slotted` builds the engine's frozen slotted records (``Answer``, ``Context``,
   ``Report``) as their ``__init__`` would, the fields set in place.
 
@@ -94,15 +92,13 @@ cdef inline Py_UCS4 _ch(Chars* text, Py_ssize_t at) noexcept nogil:
     return PyUnicode_READ(text.kind, text.data, at)
 
 
-def segment_claimed(str text, marks, list start_list, list bad_start_list, rules,
-                    bint listing, list_items, under_cited_lead, exempt):
+def segment_claimed(str text, marks, list start_list, list bad_start_list, exemptions):
     """``_text._claimed`` over ``_segment.segment(text, marks)``, stopping at the first claim
     without a marker: each claim is judged once the segmenter can no longer change it (every
     claim but the last: see ``_segment.segment_until``), so the rest of the text is not
     segmented.
     """
-    cdef _Claiming state = _Claiming(text, start_list, bad_start_list, rules, listing,
-                                      list_items, under_cited_lead, exempt)
+    cdef _Claiming state = _Claiming(start_list, bad_start_list, exemptions)
     claims = _segment_until(text, marks, state)
     if claims is None:
         return -1
@@ -359,11 +355,10 @@ cdef inline void _inside(Py_ssize_t* starts, Py_ssize_t count, Py_ssize_t* bad_s
         bad[0] = _bisect_left(bad_starts, end, first_bad[0], bad_count)
 
 
-def assemble(str text, object spans, tuple markers, object malformed, rules, bint listing,
-             claim_type, list_items, under_cited_lead, exempt):
+def assemble(str text, object spans, tuple markers, object malformed, claim_type, exemptions):
     """The claim assembly of ``parse_text``: each span becomes a claim owning the markers
-    inside it, unless it is uncited and the claim policy (``rules``; ``listing``: whether the
-    ``listed`` rule may apply) exempts it. Returns the claims and the claim number of each
+    inside it, unless it is uncited and the claim policy exempts it (``exemptions``: the
+    policy's ``Exemptions`` over the text). Returns the claims and the claim number of each
     marker and malformed marker (None outside every claim).
     """
     cdef Py_ssize_t count = len(markers), bad_count = len(malformed)
@@ -373,22 +368,19 @@ def assemble(str text, object spans, tuple markers, object malformed, rules, bin
     cdef list owner = [None] * count
     cdef list bad_owner = [None] * bad_count
     cdef list claims = []
-    cdef _Exempting policy
     cdef object owned
+    exempts = exemptions.exempts
     if not isinstance(spans, list):  # a custom segmenter's sequence
         spans = list(spans)
     try:
         bad_starts = _starts(malformed, bad_count)
-        policy = _exempting(text, rules, listing, list_items, under_cited_lead, exempt, starts,
-                            count, bad_starts, bad_count, None, None)
         for at in range(len(spans)):
             span = spans[at]
             start = _item(span, 0)
             end = _item(span, 1)
             _inside(starts, count, bad_starts, bad_count, start, end, &first, &index,
                     &first_bad, &bad)
-            if index == first and bad == first_bad and rules and \
-                    policy.exempts(spans, at, start, end):
+            if index == first and bad == first_bad and exempts(spans, at, start, end):
                 continue
             number += 1
             if index > first:
@@ -433,19 +425,14 @@ cdef class _Claiming:
     cdef Py_ssize_t* starts
     cdef Py_ssize_t* bad_starts
     cdef Py_ssize_t count, bad_count, index, bad, number, done
-    cdef object rules
-    cdef _Exempting policy
+    cdef object exempts
 
-    def __cinit__(self, str text, list start_list, list bad_start_list, rules, bint listing,
-                  list_items, under_cited_lead, exempt):
+    def __cinit__(self, list start_list, list bad_start_list, exemptions):
         self.count = len(start_list)
         self.bad_count = len(bad_start_list)
         self.starts = _numbers(start_list, self.count)
         self.bad_starts = _numbers(bad_start_list, self.bad_count)
-        self.rules = rules
-        self.policy = _exempting(text, rules, listing, list_items, under_cited_lead, exempt,
-                                 self.starts, self.count, self.bad_starts, self.bad_count,
-                                 start_list, bad_start_list)
+        self.exempts = exemptions.exempts
 
     def __dealloc__(self):
         PyMem_Free(self.starts)
@@ -484,82 +471,18 @@ cdef class _Claiming:
         if self.index > first:
             self.number += 1
             return 0
-        if self.bad == first_bad and self.rules and self.policy.exempts(spans, at, start, end):
+        if self.bad == first_bad and self.exempts(spans, at, start, end):
             return 0
         return -1
 
 
-cdef class _Exempting:
-    """Whether the claim policy exempts an uncited span (``exempt``), for ``assemble`` and
-    ``_Claiming`` alike: ``under_cited_lead`` asked only where the span's line may be in a
-    list, the text's list items found once, the markers' starts (borrowed from the caller,
-    which outlives this) made a list once.
-    """
-
-    cdef str text
-    cdef object rules, items, list_items, under_cited_lead, exempt
-    cdef bint listing
-    cdef Py_ssize_t* starts
-    cdef Py_ssize_t* bad_starts
-    cdef Py_ssize_t count, bad_count
-    cdef object start_list, bad_start_list
-
-    cdef bint exempts(self, list spans, Py_ssize_t at, Py_ssize_t start,
-                      Py_ssize_t end) except -1:
-        cdef bint listed = False
-        cdef Py_ssize_t k
-        if self.listing and _may_be_listed(self.text, start):
-            if self.items is None:
-                self.items = self.list_items(self.text)
-            if self.items:
-                if self.start_list is None:
-                    self.start_list = [self.starts[k] for k in range(self.count)]
-                    self.bad_start_list = [self.bad_starts[k] for k in range(self.bad_count)]
-                listed = bool(self.under_cited_lead(self.text, spans, at, self.items,
-                                                    starts=self.start_list,
-                                                    bad_starts=self.bad_start_list))
-        return bool(self.exempt(self.text, start, end, self.rules, listed))
-
-
-cdef _Exempting _exempting(str text, rules, bint listing, list_items, under_cited_lead, exempt,
-                           Py_ssize_t* starts, Py_ssize_t count, Py_ssize_t* bad_starts,
-                           Py_ssize_t bad_count, start_list, bad_start_list):
-    """An :class:`_Exempting` over the markers starting at ``starts`` and the malformed ones
-    at ``bad_starts`` (``start_list``, ``bad_start_list``: the same as lists, or None).
-    """
-    cdef _Exempting made = _Exempting.__new__(_Exempting)
-    made.text = text
-    made.rules = rules
-    made.listing = listing
-    made.list_items = list_items
-    made.under_cited_lead = under_cited_lead
-    made.exempt = exempt
-    made.starts = starts
-    made.count = count
-    made.bad_starts = bad_starts
-    made.bad_count = bad_count
-    made.start_list = start_list
-    made.bad_start_list = bad_start_list
-    return made
-
-
-cdef bint _may_be_listed(str text, Py_ssize_t start) except -1:
-    """Whether the sentence starting at ``start`` may be in a list (``under_cited_lead``):
-    its line opens an item or is indented. When it is neither, that walk stops at once, so
-    the list items need not be found.
-    """
-    cdef Py_ssize_t line = text.rfind(u"\n", 0, start) + 1
-    return text[line] == u' ' or text[line] == u'\t' or _item_line(text, line, len(text))
-
-
-def claimed(str text, object spans, list start_list, list bad_start_list, rules,
-            bint listing, list_items, under_cited_lead, exempt):
+def claimed(object spans, list start_list, list bad_start_list, exemptions):
     """``_text._claimed``: how many claims ``assemble`` makes of ``spans`` (the markers and
     the malformed markers starting at ``start_list`` and ``bad_start_list``), or -1 at the
-    first claim it would make without a marker.
+    first claim it would make without a marker (``exemptions``: the claim policy's
+    ``Exemptions`` over the text).
     """
-    cdef _Claiming state = _Claiming(text, start_list, bad_start_list, rules, listing,
-                                      list_items, under_cited_lead, exempt)
+    cdef _Claiming state = _Claiming(start_list, bad_start_list, exemptions)
     return state.rest(spans if isinstance(spans, list) else list(spans))
 
 
@@ -1065,130 +988,6 @@ cdef class Slotted:
         return record
 
 
-cdef class Policy:
-    """``_policy.policy_rule`` and ``_policy.exempt``, over the reference's own patterns and
-    tables (given once, when the reference module binds these): the character tests, the
-    lookups and the order of the tests in C, each pattern tried as the reference tries it.
-    """
-
-    cdef object emphasis, opening, announces, hedge, amount, unclear
-    cdef object vague
-    cdef dict families, prefixes
-    cdef tuple shorter, longer
-    cdef frozenset nouns, terminal, small
-    cdef long opens, announces_bit, hedges, long_bits
-
-    def __init__(self, emphasis, dict families, dict prefixes, tuple shorter, tuple longer,
-                 long opens, long announces_bit, long hedges, opening, announces, hedge, amount,
-                 unclear, frozenset nouns, vague, frozenset terminal, frozenset small):
-        self.emphasis = emphasis
-        self.small = small
-        self.families = families
-        self.prefixes = prefixes
-        self.shorter = shorter
-        self.longer = longer
-        self.opens = opens
-        self.announces_bit = announces_bit
-        self.hedges = hedges
-        self.long_bits = announces_bit | hedges
-        self.opening = opening
-        self.announces = announces
-        self.hedge = hedge
-        self.amount = amount
-        self.unclear = unclear
-        self.nouns = nouns
-        self.vague = vague
-        self.terminal = terminal
-
-    cdef bint _title_line(self, str text, Py_ssize_t start, Py_ssize_t end) except -1:
-        """``_policy._title_line``: a line of its own, short or in title case, followed by a
-        blank line or a list (its patterns matched by hand).
-        """
-        cdef Py_ssize_t size = len(text), line_start = text.rfind(u"\n", 0, start) + 1
-        cdef list words, capitals
-        if text[line_start:start].strip(u" \t*_") or text.find(u"\n", start, end) >= 0 or \
-                _item_line(text, line_start, size):
-            return False  # not at the start of its line (a list item's text, say), or wrapped
-        if not _blank_or_list(text, end, size):
-            return False
-        words = text[start:end].strip(u"*_ ").split()
-        if not words or len(words) > 12:
-            return False
-        capitals = [(<str>w)[0].isupper() or not (<str>w)[0].isalpha() for w in words
-                    if (<str>w).lower() not in self.small]
-        if len(capitals) > 1 and all(capitals):
-            return True  # title case
-        return len(words) <= 5 and not self.amount(text[start:end])
-
-    cdef long _families(self, str sentence):
-        """``_policy._families``: which pattern families can open ``sentence``, as bits."""
-        cdef long found = self.prefixes.get(sentence[:3], 0), exact
-        if found & self.long_bits:  # a long family's opening begins so: is it one?
-            exact = found & ~self.long_bits
-            for size in self.longer:
-                exact |= <long>self.families.get(sentence[:size], 0)
-            found = exact
-        for size in self.shorter:
-            found |= <long>self.families.get(sentence[:size], 0)
-        return found
-
-    def rule(self, str text, Py_ssize_t start, Py_ssize_t end, bint cited_lead=False):
-        """``_policy.policy_rule``: the rule under which the uncited sentence
-        ``text[start:end]`` needs no citation, if any.
-        """
-        cdef Py_ssize_t last = end
-        cdef Py_UCS4 final, head, c
-        cdef long families
-        cdef str sentence
-        if cited_lead:
-            return u"listed"
-        while last > start:
-            c = text[last - 1]
-            if c not in u"*_ )\"\u201d'\u2019":
-                break
-            last -= 1
-        if last <= start:
-            return u"question"  # the reference's final "" is "in" "?？" (as any string is)
-        final = text[last - 1]
-        if final == u"?" or final == u"\uff1f":
-            return u"question"
-        if final == u":":
-            return u"announcement"
-        head = text[start]
-        if (head == u"*" or head == u"_") and \
-                self.emphasis.fullmatch(text, start, end) is not None:
-            return u"heading"
-        if final not in self.terminal and self._title_line(text, start, end):
-            return u"heading"
-        sentence = text[start:end].lower()
-        if u"\u2019" in sentence:
-            sentence = sentence.replace(u"\u2019", u"'")
-        families = self._families(sentence)
-        if families & self.opens:
-            found = self.opening.match(sentence)
-            if found:
-                return u"about-sources" if found[u"about"] is not None else u"pleasantry"
-        if families & self.announces_bit and self.announces.match(sentence):
-            return u"announcement"
-        if families & self.hedges and self.hedge(sentence) and not self.amount(sentence):
-            return u"hedge"
-        if (u" not " in sentence or u"unclear" in sentence) and self.unclear.search(sentence):
-            return u"about-sources"
-        if text.find(u"\n", end, end + 8) >= 0 and _list_next(text, end, len(text)) and \
-                not self.nouns.isdisjoint(sentence.split()) and self.vague.search(sentence) \
-                and not self.amount(sentence):
-            return u"announcement"
-        return None
-
-    def exempt(self, str text, Py_ssize_t start, Py_ssize_t end, frozenset rules,
-               bint listed=False):
-        """``_policy.exempt``: whether the uncited sentence needs no citation under
-        ``rules``.
-        """
-        rule = self.rule(text, start, end, listed)
-        return rule is not None and rule in rules
-
-
 def collect(list found, problems, frozenset enabled, severity_of, finding, rules, own, check):
     """``_engine._collect``: appends to ``found`` the finding of each of a check's
     ``problems`` whose code is enabled (with its configured severity, ``severity_of``), and
@@ -1207,140 +1006,3 @@ def collect(list found, problems, frozenset enabled, severity_of, finding, rules
                 _item(problem, 3), _item(problem, 4), _item(problem, 5), _item(problem, 6))))
         elif code not in rules:
             found.append(own(check, problem))
-
-
-cdef Py_ssize_t _bullet_end(str text, Py_ssize_t at, Py_ssize_t size):
-    """Where ``_policy._BULLET`` (a bullet, or 1 to 9 digits, bracketed markers of at most 40
-    characters and ``.`` or ``)``, then a blank) matched at ``at`` ends; -1: it does not.
-    """
-    cdef Py_ssize_t start, inner
-    cdef Py_UCS4 c
-    if at >= size:
-        return -1
-    c = text[at]
-    if c == u'-' or c == u'*' or c == u'+' or c == u'\u2022' or c == u'\u2023' \
-            or c == u'\u25e6':
-        at += 1
-    else:
-        start = at
-        while at < size and u'0' <= text[at] <= u'9':
-            at += 1
-        if at == start or at - start > 9:
-            return -1
-        while at < size and text[at] == u'[':  # markers: "1[1]. "
-            inner = at + 1
-            while inner < size and inner - at - 1 <= 40 and text[inner] != u']' \
-                    and text[inner] != u'\n':
-                inner += 1
-            if inner >= size or inner - at - 1 > 40 or text[inner] != u']':
-                break
-            at = inner + 1
-        if at >= size or (text[at] != u'.' and text[at] != u')'):
-            return -1
-        at += 1
-    if at >= size or not (text[at] == u' ' or text[at] == u'\t'):
-        return -1
-    return at + 1
-
-
-cdef bint _list_next(str text, Py_ssize_t at, Py_ssize_t size):
-    """``_policy._LIST_NEXT.match(text, at)``: blanks or emphasis marks, then line breaks
-    (each maybe after a carriage return, then blanks), then a bullet.
-    """
-    cdef bint broken = False
-    while at < size and (text[at] == u' ' or text[at] == u'\t' or text[at] == u'*'
-                         or text[at] == u'_'):
-        at += 1
-    while True:
-        if at < size and text[at] == u'\r' and at + 1 < size and text[at + 1] == u'\n':
-            at += 2
-        elif at < size and text[at] == u'\n':
-            at += 1
-        else:
-            break
-        broken = True
-        while at < size and (text[at] == u' ' or text[at] == u'\t'):
-            at += 1
-    return broken and _bullet_end(text, at, size) >= 0
-
-
-cdef bint _item_line(str text, Py_ssize_t at, Py_ssize_t size):
-    """``_policy._ITEM_LINE.match(text, at)``: blanks, then a bullet."""
-    while at < size and (text[at] == u' ' or text[at] == u'\t'):
-        at += 1
-    return _bullet_end(text, at, size) >= 0
-
-
-def list_items(str text):
-    """``_policy.list_items``: where the lines of ``text`` that open a list item start."""
-    cdef Py_ssize_t size = len(text), at = 0
-    cdef set items = set()
-    if u"\n" not in text:
-        return frozenset()
-    while True:
-        at = text.find(u"\n", at)
-        if at < 0:
-            break
-        at += 1
-        if _item_line(text, at, size):
-            items.add(at)
-    if items and _item_line(text, 0, size):
-        items.add(0)
-    return frozenset(items)
-
-
-cdef bint _blank_or_list(str text, Py_ssize_t at, Py_ssize_t size):
-    """``_policy._BLANK_OR_LIST.match(text, at)``: the rest of the line blank (or emphasis
-    marks), then a blank line or a list item.
-    """
-    while at < size and (text[at] == u' ' or text[at] == u'\t' or text[at] == u'*'
-                         or text[at] == u'_'):
-        at += 1
-    if at < size and text[at] == u'\r':
-        at += 1
-    if at >= size or text[at] != u'\n':
-        return False
-    at += 1
-    while at < size and (text[at] == u' ' or text[at] == u'\t'):
-        at += 1
-    if at < size and text[at] == u'\r':
-        return at + 1 < size and text[at + 1] == u'\n'
-    if at < size and text[at] == u'\n':
-        return True
-    return _bullet_end(text, at, size) >= 0
-
-
-cdef Py_ssize_t _count_below(list values, Py_ssize_t value) except -1:
-    """``bisect_left(values, value)`` over a sorted list of integers."""
-    cdef Py_ssize_t low = 0, high = len(values), middle
-    while low < high:
-        middle = (low + high) // 2
-        if <Py_ssize_t>values[middle] < value:
-            low = middle + 1
-        else:
-            high = middle
-    return low
-
-
-def under_cited_lead(str text, spans, Py_ssize_t at, items, *, starts, bad_starts):
-    """``_policy.under_cited_lead``: whether sentence ``spans[at]`` is in a list right under a
-    cited lead-in.
-    """
-    cdef Py_ssize_t earliest = -1, back = at, line, lead_start, lead_end, first_line
-    cdef bint cited
-    while back >= 0:
-        line = text.rfind(u"\n", 0, _item(spans[back], 0)) + 1
-        if line in items:
-            earliest = back
-        elif text[line] not in u" \t":
-            break  # neither an item nor indented: the list, if any, starts after it
-        back -= 1
-    if earliest <= 0:
-        return False  # not in a list, or a list with nothing above it
-    lead = spans[earliest - 1]
-    lead_start = _item(lead, 0)
-    lead_end = _item(lead, 1)
-    cited = _count_below(starts, lead_start) < _count_below(starts, lead_end) or \
-        _count_below(bad_starts, lead_start) < _count_below(bad_starts, lead_end)
-    first_line = text.rfind(u"\n", 0, _item(spans[earliest], 0)) + 1
-    return cited and not text[lead_end:first_line].strip()

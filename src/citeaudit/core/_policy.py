@@ -44,9 +44,9 @@ from re import _parser  # type: ignore[attr-defined]
 from typing import Any, NamedTuple
 
 from citeaudit.core._amounts import states_amount
-from citeaudit.core._native import core
 
-__all__ = ["NOT_CITABLE", "exempt", "list_items", "policy_rule", "under_cited_lead"]
+__all__ = ["BLANK_OR_LIST", "ITEM_LINE", "LIST_NEXT", "NOT_CITABLE", "Exemptions", "exempt",
+           "list_items", "policy_rule", "under_cited_lead"]
 
 NOT_CITABLE = ("about-sources", "pleasantry", "question", "hedge", "announcement", "heading",
                "listed")
@@ -209,12 +209,6 @@ _VAGUE = re.compile(
 # before the search.
 _NOUNS = frozenset(f"{noun}{end}" for noun in re.findall(r"[a-z]+", _VAGUE.pattern.rsplit(
     " (?:", 1)[1]) for end in ("", ".", ",", ":", ";", "!", ")"))
-# A list item's opening: a bullet, or a number (markers may sit before its "." or ")").
-_BULLET = r"(?:[-*+•‣◦]|[0-9]{1,9}(?:\[[^\]\n]{0,40}\])*[.)])[ \t]"
-_LIST_NEXT = re.compile(rf"[ \t*_]*(?:\r?\n[ \t]*)+{_BULLET}")  # a list on the next line
-_ITEM_LINE = re.compile(rf"[ \t]*{_BULLET}")
-_NEXT_ITEM = re.compile(rf"\n[ \t]*{_BULLET}")  # a literal first: the engine skips fast
-_BLANK_OR_LIST = re.compile(rf"[ \t*_]*\r?\n[ \t]*(?:\r?\n|{_BULLET})")
 _EMPHASIS = re.compile(r"(\*\*|__|\*|_)[^\n]+?\1")
 
 
@@ -346,7 +340,6 @@ def _families(sentence: str) -> int:
     return found
 
 
-_TERMINAL = frozenset(".!?;,:…。！？")
 _SMALL = frozenset(("a", "an", "the", "and", "or", "of", "in", "on", "to", "for", "with", "by",
                     "at", "from", "vs", "vs.", "&", "-", "–", "—"))
 
@@ -360,7 +353,9 @@ def policy_rule(text: str, start: int, end: int, cited_lead: bool = False) -> st
     last = end
     while last > start and text[last - 1] in "*_ )\"”'’":
         last -= 1
-    final = text[last - 1] if last > start else ""
+    if last == start:
+        return "question"  # nothing but closing characters: read as "" was, which is in "?？"
+    final = text[last - 1]
     if final in "?？":
         return "question"
     if final == ":":
@@ -368,7 +363,7 @@ def policy_rule(text: str, start: int, end: int, cited_lead: bool = False) -> st
     head = text[start]
     if head in "*_" and _EMPHASIS.fullmatch(text, start, end) is not None:
         return "heading"
-    if final not in _TERMINAL and _title_line(text, start, end):
+    if final not in ".!?;,:…。！？" and _title_line(text, start, end):
         return "heading"
     # The patterns are lower case and read the sentence lowered (three times faster than
     # case-blind matching); one that cannot start with the sentence's first word is not tried.
@@ -384,7 +379,7 @@ def policy_rule(text: str, start: int, end: int, cited_lead: bool = False) -> st
         return "hedge"  # "Prices may vary by 10%" states an amount: a claim
     if (" not " in sentence or "unclear" in sentence) and _UNCLEAR.search(sentence):
         return "about-sources"
-    if text.find("\n", end, end + 8) >= 0 and _LIST_NEXT.match(text, end) and \
+    if text.find("\n", end, end + 8) >= 0 and _list_next(text, end, len(text)) and \
             not _NOUNS.isdisjoint(sentence.split()) and _VAGUE.search(sentence) and \
             not states_amount(sentence):
         return "announcement"
@@ -409,11 +404,12 @@ def _hedge(sentence: str) -> bool:
 
 def _title_line(text: str, start: int, end: int) -> bool:
     """A line of its own, short or in title case, followed by a blank line or a list."""
+    size = len(text)
     line_start = text.rfind("\n", 0, start) + 1
-    if text[line_start:start].strip(" \t*_") or "\n" in text[start:end] or \
-            _ITEM_LINE.match(text, line_start):
+    if text[line_start:start].strip(" \t*_") or text.find("\n", start, end) >= 0 or \
+            _item_line(text, line_start, size):
         return False  # not at the start of its line (a list item's text, say), or wrapped
-    if not _BLANK_OR_LIST.match(text, end):
+    if not _blank_or_list(text, end, size):
         return False
     words = text[start:end].strip("*_ ").split()
     if not words or len(words) > 12:
@@ -425,32 +421,125 @@ def _title_line(text: str, start: int, end: int) -> bool:
     return len(words) <= 5 and not states_amount(text[start:end])
 
 
+# The layout the policy reads, by hand: the loops below implement these patterns (the tests
+# hold them to them), character by character, so that the compiled build tests characters in C.
+_BULLET = r"(?:[-*+•‣◦]|[0-9]{1,9}(?:\[[^\]\n]{0,40}\])*[.)])[ \t]"
+LIST_NEXT = re.compile(rf"[ \t*_]*(?:\r?\n[ \t]*)+{_BULLET}")  # a list on the next line
+ITEM_LINE = re.compile(rf"[ \t]*{_BULLET}")
+BLANK_OR_LIST = re.compile(rf"[ \t*_]*\r?\n[ \t]*(?:\r?\n|{_BULLET})")
+
+
+def _bullet_end(text: str, at: int, size: int) -> int:
+    """Where ``_BULLET`` (a bullet, or 1 to 9 digits, bracketed markers of at most 40
+    characters and ``.`` or ``)``, then a blank) matched at ``at`` ends; -1: it does not.
+    """
+    if at >= size:
+        return -1
+    if text[at] in "-*+•‣◦":
+        at += 1
+    else:
+        digits = at
+        while at < size and "0" <= text[at] <= "9":
+            at += 1
+        if at == digits or at - digits > 9:
+            return -1
+        while at < size and text[at] == "[":  # markers: "1[1]. "
+            inner = at + 1
+            while inner < size and inner - at - 1 <= 40 and text[inner] != "]" and \
+                    text[inner] != "\n":
+                inner += 1
+            if inner >= size or inner - at - 1 > 40 or text[inner] != "]":
+                break
+            at = inner + 1
+        if at >= size or text[at] not in ".)":
+            return -1
+        at += 1
+    if at >= size or text[at] not in " \t":
+        return -1
+    return at + 1
+
+
+def _list_next(text: str, at: int, size: int) -> bool:
+    """``LIST_NEXT.match(text, at)``: blanks or emphasis marks, then line breaks (each maybe
+    after a carriage return, then blanks), then a bullet.
+    """
+    broken = False
+    while at < size and text[at] in " \t*_":
+        at += 1
+    while True:
+        if at + 1 < size and text[at] == "\r" and text[at + 1] == "\n":
+            at += 2
+        elif at < size and text[at] == "\n":
+            at += 1
+        else:
+            break
+        broken = True
+        while at < size and text[at] in " \t":
+            at += 1
+    return broken and _bullet_end(text, at, size) >= 0
+
+
+def _item_line(text: str, at: int, size: int) -> bool:
+    """``ITEM_LINE.match(text, at)``: blanks, then a bullet."""
+    while at < size and text[at] in " \t":
+        at += 1
+    return _bullet_end(text, at, size) >= 0
+
+
+def _blank_or_list(text: str, at: int, size: int) -> bool:
+    """``BLANK_OR_LIST.match(text, at)``: the rest of the line blank (or emphasis marks), then
+    a blank line or a list item.
+    """
+    while at < size and text[at] in " \t*_":
+        at += 1
+    if at < size and text[at] == "\r":
+        at += 1
+    if at >= size or text[at] != "\n":
+        return False
+    at += 1
+    while at < size and text[at] in " \t":
+        at += 1
+    if at < size and text[at] == "\r":
+        return at + 1 < size and text[at + 1] == "\n"
+    if at < size and text[at] == "\n":
+        return True
+    return _bullet_end(text, at, size) >= 0
+
+
 def list_items(text: str) -> frozenset[int]:
     """Where the lines of ``text`` that open a list item start (for ``listed``: an item
     inherits the citation of the cited lead-in right above its list).
     """
     if "\n" not in text:
         return frozenset()
-    items = {found.start() + 1 for found in _NEXT_ITEM.finditer(text)}
-    if items and _ITEM_LINE.match(text):
+    size = len(text)
+    items = set()
+    at = text.find("\n")
+    while at >= 0:
+        if _item_line(text, at + 1, size):
+            items.add(at + 1)
+        at = text.find("\n", at + 1)
+    if items and _item_line(text, 0, size):
         items.add(0)
     return frozenset(items)
 
 
 def under_cited_lead(text: str, spans: Sequence[tuple[int, int]], at: int, items: frozenset[int],
-                     *, starts: Sequence[int], bad_starts: Sequence[int]) -> bool:
+                     marks: Sequence[tuple[int, int]]) -> bool:
     """Whether sentence ``spans[at]`` is in a list right under a cited lead-in (``items``: see
-    :func:`list_items`; ``starts``, ``bad_starts``: where markers and malformed markers start).
+    :func:`list_items`; ``marks``: where the markers and malformed markers are, in text order).
 
     A sentence is in a list when its line opens an item, or it is indented and the sentence
     before it is in the list; the lead-in is the sentence just before the list's first item,
-    cited and with nothing but white space between it and the list. Worked out when an uncited
-    sentence asks, walking back over its list, so cited sentences pay nothing.
+    with a marker or a malformed marker starting in it and nothing but white space between it
+    and the list. Worked out when an uncited sentence asks, walking back over its list, so
+    cited sentences pay nothing.
     """
     earliest = -1  # back from ``at``, the earliest sentence whose line opens an item
     back = at
     while back >= 0:
-        line = text.rfind("\n", 0, spans[back][0]) + 1
+        start, _ = spans[back]
+        line = text.rfind("\n", 0, start) + 1
         if line in items:
             earliest = back
         elif text[line] not in " \t":
@@ -459,10 +548,20 @@ def under_cited_lead(text: str, spans: Sequence[tuple[int, int]], at: int, items
     if earliest <= 0:
         return False  # not in a list, or a list with nothing above it
     lead_start, lead_end = spans[earliest - 1]
-    cited = bisect_left(starts, lead_start) < bisect_left(starts, lead_end) or \
-        bisect_left(bad_starts, lead_start) < bisect_left(bad_starts, lead_end)
-    first_line = text.rfind("\n", 0, spans[earliest][0]) + 1
+    # (start,) sorts before every mark starting there: the marks starting inside the lead-in
+    cited = bisect_left(marks, (lead_start,)) < bisect_left(marks, (lead_end,))
+    start, _ = spans[earliest]
+    first_line = text.rfind("\n", 0, start) + 1
     return cited and not text[lead_end:first_line].strip()
+
+
+def _may_be_listed(text: str, start: int) -> bool:
+    """Whether the sentence starting at ``start`` may be in a list (:func:`under_cited_lead`):
+    its line opens an item or is indented. Where it is neither, that walk stops at once, so
+    the list items need not be found.
+    """
+    line = text.rfind("\n", 0, start) + 1
+    return text[line] in " \t" or _item_line(text, line, len(text))
 
 
 def exempt(text: str, start: int, end: int, rules: frozenset[str], listed: bool = False) -> bool:
@@ -473,20 +572,30 @@ def exempt(text: str, start: int, end: int, rules: frozenset[str], listed: bool 
     return rule is not None and rule in rules
 
 
-def compiled_rules(compiled: Any) -> Any:
-    """The compiled core's ``Policy`` over this module's patterns and tables."""
-    return compiled.Policy(_EMPHASIS, _FAMILIES, _PREFIXES, _SHORTER, _LONGER, _OPENS,
-                           _ANNOUNCES_BIT, _HEDGES, _OPENING, _ANNOUNCES, _hedge, states_amount,
-                           _UNCLEAR, _NOUNS, _VAGUE, _TERMINAL, _SMALL)
+class Exemptions:
+    """The claim policy over one text's uncited spans, for the claim assembly: whether
+    ``rules`` exempt each (``listing``: whether the ``listed`` rule may apply; ``marks``:
+    where the markers and malformed markers are, in text order). The text's list items are
+    found once, when a span that may be in a list first asks.
+    """
 
+    def __init__(self, text: str, rules: frozenset[str], listing: bool,
+                 marks: Sequence[tuple[int, int]]) -> None:
+        self.text = text
+        self.rules = rules
+        self.listing = listing
+        self.marks = marks
+        self.items: frozenset[int] | None = None
 
-reference_policy_rule = policy_rule
-reference_exempt = exempt
-reference_list_items = list_items
-reference_under_cited_lead = under_cited_lead
-if (_compiled := core()) is not None:
-    _rules = compiled_rules(_compiled)
-    policy_rule = _rules.rule
-    exempt = _rules.exempt
-    list_items = _compiled.list_items
-    under_cited_lead = _compiled.under_cited_lead
+    def exempts(self, spans: Sequence[tuple[int, int]], at: int, start: int, end: int) -> bool:
+        """Whether the policy exempts the uncited span ``spans[at]`` (``start``, ``end``)."""
+        if not self.rules:
+            return False
+        text = self.text
+        listed = False
+        if self.listing and _may_be_listed(text, start):
+            if self.items is None:
+                self.items = list_items(text)
+            listed = bool(self.items) and under_cited_lead(text, spans, at, self.items,
+                                                           self.marks)
+        return exempt(text, start, end, self.rules, listed)

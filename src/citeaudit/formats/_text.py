@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_left
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from itertools import repeat
 from operator import itemgetter
 
@@ -15,6 +15,7 @@ from citeaudit.core import (
     AnswerKind,
     BracketGrammar,
     Claim,
+    Exemptions,
     Malformed,
     Marker,
     Problem,
@@ -26,12 +27,9 @@ from citeaudit.core import (
     code_spans,
     core,
     covered,
-    exempt,
-    list_items,
     new_answer,
     segment,
     sighting,
-    under_cited_lead,
     without_markers,
 )
 
@@ -93,11 +91,11 @@ def parse_text(text: str, reading: Reading, kind: AnswerKind = "text") -> Answer
                       (), tuple((m.start, m.end) for m in markers))
     marks = _marks(markers, malformed, Span)
     spans = reading.segmenter(text, marks)
-    rules = reading.not_citable  # the claim policy: uncited sentences it exempts are no claims
     markers = tuple(markers)  # a claim's markers are a slice of them
+    rules = reading.not_citable  # the claim policy: uncited sentences it exempts are no claims
     claims, owner, bad_owner = _assemble(
-        text, spans, markers, malformed, rules, "listed" in rules and "\n" in text, Claim,
-        list_items, under_cited_lead, exempt)
+        text, spans, markers, malformed, Claim,
+        Exemptions(text, rules, "listed" in rules and "\n" in text, marks))
     return new_answer(kind, text, tuple(claims), tuple(citations_of(markers, owner)),
                       tuple(zip(bad_owner, malformed, strict=True)), False, (), tuple(marks))
 
@@ -131,13 +129,11 @@ def settle_text(text: str, reading: Reading, empty_fails: bool) -> Status | None
     if starts and refusal.may_match(text):
         return None
     rules = reading.not_citable
-    listing = "listed" in rules and "\n" in text
+    exemptions = Exemptions(text, rules, "listed" in rules and "\n" in text, marks)
     if reading.segmenter is segment:  # segmented only as far as the first uncited claim
-        claims = _segment_claimed(text, marks, starts, bad_starts, rules, listing, list_items,
-                                  under_cited_lead, exempt)
+        claims = _segment_claimed(text, marks, starts, bad_starts, exemptions)
     else:
-        claims = _claimed(text, reading.segmenter(text, marks), starts, bad_starts, rules,
-                          listing, list_items, under_cited_lead, exempt)
+        claims = _claimed(reading.segmenter(text, marks), starts, bad_starts, exemptions)
     if claims < 0:
         return "unverified"
     if claims == 0:
@@ -145,15 +141,13 @@ def settle_text(text: str, reading: Reading, empty_fails: bool) -> Status | None
     return "ok" if named else None  # markers that name nothing: CA401 decides
 
 
-def _claimed(  # noqa: PLR0917 -- mirrors the compiled core's signature
-        text: str, spans: Sequence[Span], starts: list[int], bad_starts: list[int],
-        rules: frozenset[str], listing: bool, items_of: Callable[[str], frozenset[int]],
-        under_lead: Callable[..., bool], exempted: Callable[..., bool]) -> int:
+def _claimed(spans: Sequence[Span], starts: list[int], bad_starts: list[int],
+             exemptions: Exemptions) -> int:
     """How many claims :func:`_assemble` makes of ``spans`` (the markers and malformed
     markers starting at ``starts`` and ``bad_starts``), or -1 at the first claim it would make
-    without a marker. The pure-Python reference of :func:`citeaudit.core._core.claimed`.
+    without a marker (``exemptions``: the claim policy over the text). The pure-Python
+    reference of :func:`citeaudit.core._core.claimed`.
     """
-    items: frozenset[int] | None = None if listing else frozenset()
     index = bad = number = 0
     for at, (start, end) in enumerate(spans):
         first = bisect_left(starts, start, index)
@@ -165,27 +159,19 @@ def _claimed(  # noqa: PLR0917 -- mirrors the compiled core's signature
         if index > first:
             number += 1
             continue
-        if bad == first_bad and rules:  # uncited: does the policy exempt it?
-            if items is None:
-                items = items_of(text)
-            listed = bool(items) and under_lead(
-                text, spans, at, items, starts=starts, bad_starts=bad_starts)
-            if exempted(text, start, end, rules, listed):
-                continue
+        if bad == first_bad and exemptions.exempts(spans, at, start, end):
+            continue  # uncited, and the policy exempts it
         return -1
     return number
 
 
-def _segment_claimed(  # noqa: PLR0917 -- mirrors the compiled core's signature
-        text: str, marks: Sequence[Span], starts: list[int], bad_starts: list[int],
-        rules: frozenset[str], listing: bool, items_of: Callable[[str], frozenset[int]],
-        under_lead: Callable[..., bool], exempted: Callable[..., bool]) -> int:
+def _segment_claimed(text: str, marks: Sequence[Span], starts: list[int], bad_starts: list[int],
+                     exemptions: Exemptions) -> int:
     """:func:`_claimed` over the claim spans :func:`segment` makes of ``text``. The
     pure-Python reference of :func:`citeaudit.core._core.segment_claimed`, which stops
     segmenting at the first claim without a marker.
     """
-    return _claimed(text, segment(text, marks), starts, bad_starts, rules, listing, items_of,
-                    under_lead, exempted)
+    return _claimed(segment(text, marks), starts, bad_starts, exemptions)
 
 
 def _marks(markers: Sequence[Marker], malformed: Sequence[Malformed], span: type[Span],
@@ -203,16 +189,13 @@ def _marks(markers: Sequence[Marker], malformed: Sequence[Malformed], span: type
 
 def _assemble(  # noqa: PLR0917 -- mirrors the compiled core's signature
         text: str, spans: Sequence[Span], markers: tuple[Marker, ...],
-        malformed: Sequence[Malformed], rules: frozenset[str], listing: bool,
-        claim_type: type[Claim], items_of: Callable[[str], frozenset[int]],
-        under_lead: Callable[..., bool], exempted: Callable[..., bool],
+        malformed: Sequence[Malformed], claim_type: type[Claim], exemptions: Exemptions,
         ) -> tuple[list[Claim], list[int | None], list[int | None]]:
     """Each span becomes a claim owning the markers inside it, unless it is uncited and the
-    claim policy (``rules``; ``listing``: whether its ``listed`` rule may apply) exempts it.
+    claim policy (``exemptions``) exempts it.
     Returns the claims and the claim number of each marker and malformed marker (None outside
     every claim). The pure-Python reference of :func:`citeaudit.core._core.assemble`.
     """
-    items: frozenset[int] | None = None if listing else frozenset()
     starts = list(map(_START, markers))
     bad_starts = list(map(_START, malformed))
     owner: list[int | None] = [None] * len(markers)  # the claim each marker belongs to
@@ -227,13 +210,8 @@ def _assemble(  # noqa: PLR0917 -- mirrors the compiled core's signature
         if bad_starts:
             first_bad = bisect_left(bad_starts, start, bad)
             bad = bisect_left(bad_starts, end, first_bad)
-        if index == first and bad == first_bad and rules:  # uncited: does the policy exempt it?
-            if items is None:
-                items = items_of(text)  # where list items open, once, when first needed
-            listed = bool(items) and under_lead(
-                text, spans, at, items, starts=starts, bad_starts=bad_starts)
-            if exempted(text, start, end, rules, listed):
-                continue
+        if index == first and bad == first_bad and exemptions.exempts(spans, at, start, end):
+            continue  # uncited, and the policy exempts it
         number += 1
         if index > first:
             owner[first:index] = [number] * (index - first)
