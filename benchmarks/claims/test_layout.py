@@ -6,8 +6,8 @@
 from __future__ import annotations
 
 import pytest
-from citable import Unit, citability, features, load_model, unit_at
-from layout import layout
+from citeaudit.core._citable import Unit, citability, features, load_model, unit_at
+from citeaudit.core._layout import layout
 
 from citeaudit.core import Config, prepare
 

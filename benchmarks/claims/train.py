@@ -26,13 +26,13 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from citable import KINDS, LAYOUT_RULES, Model, exempt_by_layout, features, states_figure, unit_at
-from layout import layout
+from citeaudit.core._citable import KINDS, passage_words, LAYOUT_RULES, Model, exempt_by_layout, features, states_figure, unit_at
+from citeaudit.core._layout import layout
 
 from citeaudit.core import Config, prepare
 
 HERE = Path(__file__).parent
-MODEL = HERE / "model.json"
+MODEL = HERE.parent.parent / "src" / "citeaudit" / "core" / "citable.json"  # shipped
 DEV = ("deep-research-bench", "ai-search-benchmark", "drb-tickr")
 TEST = ("drb-firstprinciples", "onyx")
 RECALL = 0.95  # the balanced preset keeps at least this much of dev's citable units
@@ -106,8 +106,7 @@ def _spans(text: str, stored: Sequence[tuple[int, int]]) -> list[tuple[int, int]
     return sorted({*kept, *stored})
 
 
-def _words(text: str) -> frozenset[str]:
-    return frozenset(w for w in text.lower().split() if len(w) > 3)
+_words = passage_words
 
 
 def train(units: list[dict[str, Any]], epochs: int = EPOCHS, l2: float = L2,

@@ -23,7 +23,16 @@ from citeaudit.core._answer import (
     parse_answer,
     without_markers,
 )
-from citeaudit.core._checks import CHECKS, Check, Context, claim_support
+from citeaudit.core._claims import (
+    EXEMPT_KINDS,
+    PRESETS,
+    ClaimSettings,
+    Exempt,
+    claim_settings,
+    judge_of,
+    why_citable,
+)
+from citeaudit.core._checks import CHECKS, Check, Context, claim_support, quoted
 from citeaudit.core._config import DEFAULT_REFUSAL, Config, config_with, load_config, parse_severity
 from citeaudit.core._engine import (
     GrammarSpec,
@@ -111,7 +120,11 @@ __all__ = [
     "Config",
     "Context",
     "Evidence",
+    "ClaimSettings",
+    "Exempt",
     "Exemptions",
+    "EXEMPT_KINDS",
+    "PRESETS",
     "Finding",
     "Grammar",
     "GrammarSpec",
@@ -148,7 +161,10 @@ __all__ = [
     "covered",
     "decode_json",
     "decode_text",
+    "claim_settings",
     "exempt",
+    "judge_of",
+    "why_citable",
     "findings_of",
     "get_grammar",
     "get_judge",
@@ -167,6 +183,7 @@ __all__ = [
     "parse_severity",
     "passage",
     "prepare",
+    "quoted",
     "read_bytes",
     "reason_key",
     "report_of",

@@ -1,6 +1,6 @@
 """Where each unit of an answer stands: the layout and context features of the claim scorer.
 
-The scorer (``citable.py``) reads a unit's own text; this module reads the answer around it,
+The scorer (:mod:`citeaudit.core._citable`) reads a unit's own text; this module reads the answer around it,
 the way the engine reads it: the engine's segmenter gives the units (``citeaudit.core.prepare``
 with every claim rule off, the same call that built ``units.jsonl``) and its list reader
 (``citeaudit.core.list_items``) the lines that open a list item. From the lines of the answer
@@ -31,9 +31,8 @@ import re
 from collections.abc import Sequence
 from typing import NamedTuple
 
-from citable import PLAN, SELF, entry_shaped, finite, lead_features, words_of
-
-from citeaudit.core import list_items
+from citeaudit.core._citable import PLAN, SELF, entry_shaped, finite, lead_features, words_of
+from citeaudit.core._policy import list_items
 
 __all__ = ["Line", "layout", "lines_of", "section_of"]
 

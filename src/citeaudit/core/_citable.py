@@ -4,8 +4,8 @@ A unit (a sentence, a list item, a title line) that carries no marker gets a *ci
 the probability that a careful reader would ask "says who?" of it (the claim guide,
 ``CLAIMS.md``, says which units are citable). It is a logistic model over features of the
 unit's content, trained on labelled units of real answers (this folder) and kept as data
-(``model.json``); the engine will read it from the package once the claim policy is wired
-to it:
+(``citable.json`` beside this module; ``benchmarks/claims/train.py`` writes it). The engine
+asks it through :class:`Judge`, under the ``balanced`` and ``lenient`` presets:
 
 - its words and its opening words (what it talks about, and how it starts: "I would", "Here
   are", "This report");
@@ -16,7 +16,7 @@ to it:
   of a bibliography entry (``Lee, K.``, ``(2017).``, ``et al.``, ``doi``, ``Available:``);
 - place: the first, last or only unit of the answer, the unit before ending in a colon;
 - the answer as the subject ("This report ...") and the writer's own plan ("We will ...");
-- where it stands in the answer (``Unit.layout``, named by ``layout.py`` from the engine's
+- where it stands in the answer (``Unit.layout``, named by :mod:`citeaudit.core._layout` from the engine's
   reading: heading, table, list item and its lead-in, section, reference block);
 - overlap with the retrieved passages: a unit that restates a passage needs its marker.
 
@@ -45,7 +45,8 @@ from citeaudit.core._amounts import states_amount
 
 __all__ = ["KINDS", "LAYOUT_RULES", "PLAN", "SELF", "Citability", "Model", "Unit", "bag_of_words",
            "citability", "entry_shaped", "exempt_by_layout", "features", "finite",
-           "lead_features", "load_model", "states_figure", "unit_at", "words_of"]
+           "lead_features", "load_model", "passage_words", "states_figure", "unit_at",
+           "words_of"]
 
 KINDS = ("pleasantry", "meta", "question", "disclaimer", "platitude", "announcement", "heading",
          "fragment", "reference", "advice")
@@ -160,7 +161,7 @@ class Unit(NamedTuple):
     after: str = ""  # the unit after it ("" at the end)
     alone: bool = False  # the unit is a whole line of the answer
     blank_after: bool = False  # a blank line (or the end) follows its line
-    layout: tuple[str, ...] = ()  # where it stands in the answer (``layout.py`` names them)
+    layout: tuple[str, ...] = ()  # where it stands in the answer (:mod:`citeaudit.core._layout` names them)
 
 
 def unit_at(answer: str, start: int, end: int, before: str = "", after: str = "") -> Unit:
@@ -278,6 +279,11 @@ def bag_of_words(words: Sequence[str]) -> list[str]:
 def words_of(text: str) -> list[str]:
     """The words of ``text``, lower-cased."""
     return [w.lower() for w in _WORD.findall(text)]
+
+
+def passage_words(text: str) -> frozenset[str]:
+    """The content words of a retrieved passage, as the overlap feature reads them."""
+    return frozenset(w for w in text.lower().split() if len(w) > 3)
 
 
 def finite(words: Iterable[str]) -> bool:
@@ -402,7 +408,7 @@ class Model(NamedTuple):
 @functools.cache
 def load_model() -> Model:
     """The model shipped with the package."""
-    data = json.loads((Path(__file__).with_name("model.json")).read_text(encoding="utf-8"))
+    data = json.loads((Path(__file__).with_name("citable.json")).read_text(encoding="utf-8"))
     return Model(dict(data["weights"]), {k: tuple(v) for k, v in data["kinds"].items()},
                  float(data["threshold"]))
 
