@@ -26,10 +26,18 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from citeaudit.core._citable import KINDS, passage_words, LAYOUT_RULES, Model, exempt_by_layout, features, states_figure, unit_at
-from citeaudit.core._layout import layout
-
 from citeaudit.core import Config, prepare
+from citeaudit.core._citable import (
+    KINDS,
+    LAYOUT_RULES,
+    Model,
+    exempt_by_layout,
+    features,
+    passage_words,
+    states_figure,
+    unit_at,
+)
+from citeaudit.core._layout import layout
 
 HERE = Path(__file__).parent
 MODEL = HERE.parent.parent / "src" / "citeaudit" / "core" / "citable.json"  # shipped
@@ -99,7 +107,7 @@ def _spans(text: str, stored: Sequence[tuple[int, int]]) -> list[tuple[int, int]
     """
     numbers = [int(n) for n in re.findall(r"\[(\d{1,4})\]", text)]
     snapshot = {str(n): "" for n in range(1, max(numbers, default=1) + 1)}
-    context = prepare(text, snapshot, config=Config(not_citable=frozenset()))
+    context = prepare(text, snapshot, config=Config(not_citable=frozenset(), claims="strict"))
     live = [claim.span for claim in context.answer.claims]
     kept = [span for span in live
             if not any(span[0] < end and start < span[1] for start, end in stored)]
@@ -220,7 +228,7 @@ def today(units: list[dict[str, Any]]) -> set[str]:
         answer = json.loads(line)
         numbers = [int(n) for n in re.findall(r"\[(\d{1,4})\]", answer["text"])]
         snapshot = {str(n): "" for n in range(1, max(numbers, default=1) + 1)}
-        context = prepare(answer["text"], snapshot, config=Config())
+        context = prepare(answer["text"], snapshot, config=Config(claims="strict"))
         spans |= {(answer["answer"], *claim.span) for claim in context.answer.claims
                   if not claim.markers}
     return {u["id"] for u in units if (u["answer"], *u["span"]) in spans}

@@ -340,7 +340,8 @@ def uncited_claims(context: Context) -> Sequence[Problem]:
 
 def _explained(problem: Problem, claims: dict[int, Claim], snapshot: Snapshot) -> Problem:
     """A CA301 that says why its claim needs a citation ("names an entity", "restates
-    passage 2"); CA302 says it already (the claim states an amount)."""
+    passage 2"); CA302 says it already (the claim states an amount).
+    """
     if problem.code != "CA301" or problem.claim not in claims:
         return problem
     claim = claims[problem.claim]

@@ -28,7 +28,7 @@ from citeaudit.core._citable import (
     unit_at,
     words_of,
 )
-from citeaudit.core._layout import layout
+from citeaudit.core._layout import Layout
 from citeaudit.core._policy import RULE_KINDS
 from citeaudit.core._sources import Snapshot, Source
 
@@ -45,7 +45,8 @@ _LENIENT_MARGIN = 0.15
 
 class Exempt(NamedTuple):
     """An uncited unit that needs no citation: where it is, why (its kind), and its
-    citability score (None where a rule of the policy, not the scorer, exempted it)."""
+    citability score (None where a rule of the policy, not the scorer, exempted it).
+    """
 
     span: tuple[int, int]
     kind: str
@@ -60,7 +61,8 @@ class Exempt(NamedTuple):
 class ClaimSettings(NamedTuple):
     """What the configuration asks of uncited units beyond the policy's rules: the score
     from which a unit needs a citation (None: ``strict``, the rules alone) and the kinds
-    that need one whatever their score."""
+    that need one whatever their score.
+    """
 
     threshold: float | None
     require: frozenset[str] = frozenset()
@@ -81,7 +83,8 @@ def claim_settings(preset: str, require: Iterable[str] = ()) -> ClaimSettings:
 
 class Judge:
     """The content decision over one answer's uncited units: built once per answer, asked
-    per unit; the answer's layout and the passages' words are read when first needed."""
+    per unit; the answer's layout and the passages' words are read when first needed.
+    """
 
     __slots__ = ("_layout", "_passages", "_sources", "settings", "text")
 
@@ -90,33 +93,44 @@ class Judge:
         self.settings = settings
         self._sources = sources
         self._passages: list[frozenset[str]] | None = None
-        self._layout: list[tuple[str, ...]] | None = None
+        self._layout: Layout | None = None
 
-    def exempted(self, spans: Sequence[tuple[int, int]], at: int) -> tuple[str, float] | None:
+    def exempted(self, spans: Sequence[tuple[int, int]], at: int,
+                 ) -> tuple[str, float | None] | None:
         """The kind and score of the uncited unit ``spans[at]`` if it needs no citation, or
-        None: it needs one."""
+        None: it needs one.
+        """
         threshold = self.settings.threshold
         if threshold is None:
             return None
         text = self.text
         start, end = spans[at]
         if self._layout is None:
-            self._layout = layout(text, spans)
-            texts = (" ".join(filter(None, (s.label, s.text))) for s in self._sources)
-            self._passages = [passage_words(t) for t in texts if t.strip()]
+            self._layout = Layout(text, spans)
         before = text[spans[at - 1][0]:spans[at - 1][1]] if at else ""
         after = text[spans[at + 1][0]:spans[at + 1][1]] if at + 1 < len(spans) else ""
-        unit = unit_at(text, start, end, before, after)._replace(layout=self._layout[at])
-        decided = citability(unit, self._passages or (), threshold)
+        unit = unit_at(text, start, end, before, after)._replace(layout=self._layout.names(at))
+        decided = citability(unit, self._passage_words if self._sources else (), threshold)
         if decided.citable or decided.kind in self.settings.require:
             return None
-        return decided.kind, decided.score
+        # Below the threshold the model decided; at or above it a layout rule did (a title
+        # line, an entry under a references heading), and the score says nothing of it.
+        return decided.kind, (decided.score if decided.score < threshold else None)
+
+
+    def _passage_words(self) -> list[frozenset[str]]:
+        """The content words of each retrieved passage (read once, when first needed)."""
+        if self._passages is None:
+            texts = (" ".join(filter(None, (s.label, s.text))) for s in self._sources)
+            self._passages = [passage_words(t) for t in texts if t.strip()]
+        return self._passages
 
 
 def judge_of(text: str, settings: ClaimSettings | None, snapshot: Snapshot | None,
              ) -> Judge | None:
     """The content judge of one answer's ``text`` under ``settings`` (None: the rules alone
-    decide), reading the passages of ``snapshot``."""
+    decide), reading the passages of ``snapshot``.
+    """
     if settings is None or settings.threshold is None:
         return None
     return Judge(text, settings, () if snapshot is None else snapshot.sources)

@@ -45,8 +45,8 @@ from typing import Any, NamedTuple
 
 from citeaudit.core._amounts import states_amount
 
-__all__ = ["BLANK_OR_LIST", "ITEM_LINE", "LIST_NEXT", "NOT_CITABLE", "RULE_KINDS", "Exemptions", "exempt",
-           "list_items", "policy_rule", "under_cited_lead"]
+__all__ = ["BLANK_OR_LIST", "ITEM_LINE", "LIST_NEXT", "NOT_CITABLE", "RULE_KINDS", "Exemptions",
+           "exempt", "list_items", "policy_rule", "under_cited_lead"]
 
 NOT_CITABLE = ("about-sources", "pleasantry", "question", "hedge", "announcement", "heading",
                "listed")
@@ -608,7 +608,10 @@ class Exemptions:
                 listed = bool(self.items) and under_cited_lead(text, spans, at, self.items,
                                                                self.marks)
             rule = policy_rule(text, start, end, listed)
-            if rule is not None and rule in self.rules:
+            # A unit that states an amount needs its citation whatever its form (CA302),
+            # unless it is an item its cited lead-in covers.
+            if rule is not None and rule in self.rules and (
+                    rule == "listed" or not states_amount(text[start:end])):
                 self.found.append((start, end, RULE_KINDS[rule], None))
                 return True
         if self.judge is None:

@@ -122,7 +122,8 @@ class Report:
     @property
     def exempt(self) -> tuple[Exempt, ...]:
         """The uncited units the claim policy exempted (free text), each with its kind and
-        score: what was not asked to carry a citation, and why."""
+        score: what was not asked to carry a citation, and why.
+        """
         return self._settled()._exempt
 
     @property

@@ -110,7 +110,8 @@ def _ratio(value: float | None) -> str:
 class TextFormatter:
     """One line per finding (place, code, severity, message), then one verdict line;
     with ``show_exempt``, one line per uncited unit the claim policy exempted before it
-    (place, ``exempt``, kind, score, the unit)."""
+    (place, ``exempt``, kind, score, the unit).
+    """
 
     def __init__(self, show_exempt: bool = False) -> None:
         self.show_exempt = show_exempt
