@@ -169,7 +169,7 @@ def test_findings_do_not_depend_on_check_order() -> None:
 
 
 def test_findings_are_immutable_values() -> None:
-    finding = next(iter_findings("Uncited.", ["a"]))
+    finding = next(iter_findings("Refunds take 14 days.", ["a"]))
     with pytest.raises(AttributeError):
         finding.code = "CA999"  # type: ignore[misc]
     assert finding.severity is Severity.ERROR
@@ -223,7 +223,7 @@ def test_no_evidence_metrics_are_none_not_nan() -> None:
 
 
 def test_nothing_cited_gives_precision_one_recall_zero() -> None:
-    report = audit("Uncited claim.", ["a"])
+    report = audit("Refunds take 14 days.", ["a"])
     assert (report.metrics.precision, report.metrics.recall) == (1.0, 0.0)
     assert not report.passed
 
@@ -263,7 +263,8 @@ def test_a_custom_segmenter_plugs_in() -> None:
             start += len(line) + 1
         return spans
 
-    report = audit("One. Two [1].\nThree.", ["a"], segmenter=lines)  # type: ignore[arg-type]
+    report = audit("One. Two [1].\nThree.", ["a"], segmenter=lines,  # type: ignore[arg-type]
+                   config=citeaudit.Config(claims="strict"))  # toy sentences: every one a claim
     assert [(f.code, f.claim) for f in report.findings] == [("CA301", 2)]
     assert report.metrics.claims == 2
 
@@ -288,7 +289,7 @@ def test_a_custom_check_plugs_in() -> None:
     context = prepare("It went on... Then it stopped [1].", ["a"])
     found = citeaudit.findings_of(context, [no_ellipsis, *BUILTIN])
     assert [(f.code, f.message, f.claim) for f in found] == [
-        ("CA301", 'claim has no citation marker: "It went on..."', 1),
+        ("CA301", 'claim has no citation marker (states a claim): "It went on..."', 1),
         ("CA301", "claim trails off", 1)]
 
 

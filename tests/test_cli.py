@@ -56,7 +56,7 @@ def test_json_output_shape(run: Any) -> None:
     report = json.loads(result.out)
     assert set(report) == {"version", "status", "passed", "reasons", "findings", "metrics",
                            "checked", "not_checked", "grammar", "grammar_reason",
-                           "answer_shape", "fingerprint", "snapshot", "support"}
+                           "answer_shape", "fingerprint", "snapshot", "support", "exempt"}
     assert report["support"] is None  # no judge asked for
     assert report["findings"][1] == {
         "code": "CA201", "severity": "error",

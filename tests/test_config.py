@@ -93,7 +93,7 @@ def test_bad_files_name_the_file(tmp_path: Path, content: str, message: str) -> 
 
 
 def test_claim_policy_quantities() -> None:
-    config = Config(claim_policy="quantities")
+    config = Config(claim_policy="quantities", claims="strict")
     report = audit("Sunny today. It costs 5 dollars. Cited [1].", ["a"], config=config)
     assert [(f.code, f.claim) for f in report.findings] == [("CA302", 2)]
 

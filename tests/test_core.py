@@ -483,7 +483,7 @@ def test_uncited_claims_equal(answer: str | list[str], amounts: bool, every: boo
     claims = prepare(answer, ["a", "b", "c"]).answer.claims
     provider = [Citation(i, n, (0, 1), None, None) for i, n in (("a", 1), ("b", 3), ("c", 1))]
     for citations in ((), provider):
-        assert CORE.uncited(_checks._needs_citation, _checks.states_amount, _checks._excerpt,
+        assert CORE.uncited(_checks._needs_citation, _checks.states_amount, _checks.quoted,
                             _checks._UNCITED, _checks.Problem, claims, citations, amounts,
                             every) == _checks.reference_uncited(claims, citations, amounts, every)
 
@@ -693,7 +693,7 @@ def test_slotted_records_equal_their_classes(answer: Any) -> None:
 
     arguments = (report.findings, measure, report.status, report.passed, report.checked,
                  report.not_checked, report.grammar, report.snapshot, report.reasons,
-                 report.shape, report.grammar_reason, None, report.support)
+                 report.shape, report.grammar_reason, None, report.support, report.exempt)
     lazy = _report.lazy_report(*arguments)
     gc.collect()  # the made instances are tracked and traversed like any other
     assert not measured

@@ -210,7 +210,8 @@ def test_deep_records_in_a_json_array_are_rejected_in_flat_memory(tmp_path: Path
                                                                   depth: int) -> None:
     good = records(3)
     deep = b'{"id": "deep", "sources": ["a"], "answer": ' + b"[" * depth + b"]" * depth + b"}"
-    huge = b'{"id": "big", "n": 123456789012345678901234567890, "sources": ["a"], "answer": "x"}'
+    huge = (b'{"id": "big", "n": 123456789012345678901234567890, "sources": ["a"],'
+            b' "answer": "Cards cost 5 dollars."}')
     body = b"[" + b", ".join([json.dumps(good[0]).encode(), deep, huge,
                                json.dumps(good[1]).encode(), b"\n" + json.dumps(good[2]).encode()]
                               ) + b"]"

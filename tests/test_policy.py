@@ -22,7 +22,9 @@ DATA = Path(__file__).parent / "data"
 PAGE = Path(__file__).parent.parent / "docs" / "claims.md"
 TABLES = {"citable.jsonl": "development", "citable_heldout.jsonl": "held out"}
 SOURCES = [f"passage {n}" for n in range(1, 20)]
-NONE = citeaudit.Config(not_citable=frozenset())
+# The rules alone (the ``strict`` preset): the content judge is tested in test_citable.py.
+STRICT = citeaudit.Config(claims="strict")
+NONE = citeaudit.Config(not_citable=frozenset(), claims="strict")
 
 
 def _as_python() -> ModuleType:
@@ -46,12 +48,12 @@ def records(name: str) -> list[dict[str, Any]]:
         return [json.loads(line) for line in handle]
 
 
-def flagged(answer: str, config: citeaudit.Config | None = None) -> list[tuple[int, int]]:
+def flagged(answer: str, config: citeaudit.Config = STRICT) -> list[tuple[int, int]]:
     report = citeaudit.audit(answer, SOURCES, config=config)
     return [f.span for f in report.findings if f.code in ("CA301", "CA302") and f.span]
 
 
-def figures(name: str, config: citeaudit.Config | None = None) -> tuple[float, float, int]:
+def figures(name: str, config: citeaudit.Config = STRICT) -> tuple[float, float, int]:
     """CA301/CA302 precision and recall over the table's labelled sentences, and their count."""
     hits = false_alarms = misses = count = 0
     for record in records(name):
@@ -106,7 +108,8 @@ def test_every_rule_can_be_switched_off() -> None:
                 sentences = [s for s in record["sentences"] if s.get("rule") == rule]
                 if not sentences:
                     continue
-                without = citeaudit.Config(not_citable=frozenset(NOT_CITABLE) - {rule})
+                without = citeaudit.Config(not_citable=frozenset(NOT_CITABLE) - {rule},
+                                           claims="strict")
                 spans = flagged(answer, without)
                 for sentence in sentences:
                     start = answer.index(sentence["text"])
@@ -208,7 +211,8 @@ def test_policy_survives_hostile_openers() -> None:
     for text in ("however, " * 3000 + "the passages", "also " * 5000, "a" * 50_000,
                  "There is no " + "x " * 20_000 + "in the sources."):
         report = citeaudit.audit(text, SOURCES)
-        assert report.status in ("ok", "unverified")
+        assert report.status in ("ok", "unverified", "no_evidence")  # a run of "a" says nothing
+        assert citeaudit.audit(text, SOURCES, config=STRICT).status in ("ok", "unverified")
 
 
 def test_openings_of_patterns() -> None:

@@ -43,7 +43,13 @@ def test_refusal_variants_are_refusals(text: str) -> None:
     "Not covered by the documents.",
 ])
 def test_other_answers_are_not_refusals(text: str) -> None:
-    assert citeaudit.audit(text, PASSAGES).status != "no_evidence"
+    strict = citeaudit.Config(claims="strict")
+    assert citeaudit.audit(text, PASSAGES, config=strict).status != "no_evidence"
+    # Read for what they say, the last two speak of the documents: no claim, and the report
+    # shows the sentence it did not ask to carry a citation; a refusal shows none.
+    report = citeaudit.audit(text, PASSAGES)
+    assert report.status != "no_evidence" or [u.kind for u in report.exempt] == ["meta"]
+    assert citeaudit.audit("Not covered by the provided documents.", PASSAGES).exempt == ()
 
 
 def test_several_refusals_are_all_honoured(run: Any, tmp_path: Path) -> None:

@@ -68,8 +68,8 @@ def test_cli(case: dict[str, Any], run: Any) -> None:
 def test_seed000_messages_name_the_claim_and_the_id(run: Any) -> None:
     result = run("check", str(SEEDS / "000/sources.json"), str(SEEDS / "000/errors.json"))
     lines = result.out.splitlines()
-    assert lines[0].endswith("claim 1, chars 0-20: CA301 error: claim has no citation marker:"
-                             ' "Unsupported promise."')
+    assert lines[0].endswith("claim 1, chars 0-20: CA301 error: claim has no citation marker"
+                             ' (states a claim): "Unsupported promise."')
     assert lines[1].endswith("claim 2, chars 18-22: CA201 error: [S9] cites 'S9', which is not"
                              " in this request's snapshot")
     assert lines[2].startswith("FAIL")
@@ -81,8 +81,13 @@ def test_seed002_refusal_is_configurable() -> None:
     assert citeaudit.audit("I cannot say.", passages, refusal="I cannot say.").status \
         == "no_evidence"
     custom = citeaudit.audit("Not covered by the provided documents.", passages,
+                             refusal="I cannot say.", config=citeaudit.Config(claims="strict"))
+    assert [f.code for f in custom.findings] == ["CA301"]  # no refusal: a sentence, a claim
+    # Read for what it says, it speaks of the documents: no claim, and the report says so.
+    judged = citeaudit.audit("Not covered by the provided documents.", passages,
                              refusal="I cannot say.")
-    assert [f.code for f in custom.findings] == ["CA301"]
+    assert (judged.findings, judged.status) == ((), "no_evidence")
+    assert [unit.kind for unit in judged.exempt] == ["meta"]
 
 
 def test_seed002_refusal_that_cites_is_flagged() -> None:

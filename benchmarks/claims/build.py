@@ -36,7 +36,7 @@ CONTEXT = 2  # units of context either side
 # Whole answers are added while a system stays under its quota times this slack.
 SLACK = 1.15
 # The claim policy switched off: every sentence, list item and table row is a unit.
-_EVERY_UNIT = Config(not_citable=frozenset())
+_EVERY_UNIT = Config(not_citable=frozenset(), claims="strict")
 _CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af]")
 _NUMBER_MARK = re.compile(r"\[(\d{1,4})\]")
 

@@ -6,15 +6,15 @@
 from __future__ import annotations
 
 import pytest
-from citable import Unit, citability, features, load_model, unit_at
-from layout import layout
 
 from citeaudit.core import Config, prepare
+from citeaudit.core._citable import Unit, citability, features, load_model, unit_at
+from citeaudit.core._layout import layout
 
 
 def _read(text: str) -> dict[str, tuple[str, ...]]:
     """Each unit's text with its layout names, the units as the engine splits ``text``."""
-    context = prepare(text, {"1": ""}, config=Config(not_citable=frozenset()))
+    context = prepare(text, {"1": ""}, config=Config(not_citable=frozenset(), claims="strict"))
     spans = [claim.span for claim in context.answer.claims]
     return {text[start:end]: names for (start, end), names in zip(spans, layout(text, spans),
                                                                    strict=True)}
@@ -22,7 +22,7 @@ def _read(text: str) -> dict[str, tuple[str, ...]]:
 
 def _scored(text: str, unit: str) -> tuple[bool, str]:
     """Whether the shipped scorer flags ``unit`` of the answer ``text``, and its kind."""
-    context = prepare(text, {"1": ""}, config=Config(not_citable=frozenset()))
+    context = prepare(text, {"1": ""}, config=Config(not_citable=frozenset(), claims="strict"))
     spans = [claim.span for claim in context.answer.claims]
     names = dict(zip(spans, layout(text, spans), strict=True))
     start = text.index(unit)

@@ -26,13 +26,21 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from citable import KINDS, LAYOUT_RULES, Model, exempt_by_layout, features, states_figure, unit_at
-from layout import layout
-
 from citeaudit.core import Config, prepare
+from citeaudit.core._citable import (
+    KINDS,
+    LAYOUT_RULES,
+    Model,
+    exempt_by_layout,
+    features,
+    passage_words,
+    states_figure,
+    unit_at,
+)
+from citeaudit.core._layout import layout
 
 HERE = Path(__file__).parent
-MODEL = HERE / "model.json"
+MODEL = HERE.parent.parent / "src" / "citeaudit" / "core" / "citable.json"  # shipped
 DEV = ("deep-research-bench", "ai-search-benchmark", "drb-tickr")
 TEST = ("drb-firstprinciples", "onyx")
 RECALL = 0.95  # the balanced preset keeps at least this much of dev's citable units
@@ -99,15 +107,14 @@ def _spans(text: str, stored: Sequence[tuple[int, int]]) -> list[tuple[int, int]
     """
     numbers = [int(n) for n in re.findall(r"\[(\d{1,4})\]", text)]
     snapshot = {str(n): "" for n in range(1, max(numbers, default=1) + 1)}
-    context = prepare(text, snapshot, config=Config(not_citable=frozenset()))
+    context = prepare(text, snapshot, config=Config(not_citable=frozenset(), claims="strict"))
     live = [claim.span for claim in context.answer.claims]
     kept = [span for span in live
             if not any(span[0] < end and start < span[1] for start, end in stored)]
     return sorted({*kept, *stored})
 
 
-def _words(text: str) -> frozenset[str]:
-    return frozenset(w for w in text.lower().split() if len(w) > 3)
+_words = passage_words
 
 
 def train(units: list[dict[str, Any]], epochs: int = EPOCHS, l2: float = L2,
@@ -221,7 +228,7 @@ def today(units: list[dict[str, Any]]) -> set[str]:
         answer = json.loads(line)
         numbers = [int(n) for n in re.findall(r"\[(\d{1,4})\]", answer["text"])]
         snapshot = {str(n): "" for n in range(1, max(numbers, default=1) + 1)}
-        context = prepare(answer["text"], snapshot, config=Config())
+        context = prepare(answer["text"], snapshot, config=Config(claims="strict"))
         spans |= {(answer["answer"], *claim.span) for claim in context.answer.claims
                   if not claim.markers}
     return {u["id"] for u in units if (u["answer"], *u["span"]) in spans}

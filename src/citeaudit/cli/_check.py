@@ -18,8 +18,8 @@ from citeaudit.cli._common import (
     support_options,
     threshold_options,
 )
-from citeaudit.core import _engine
-from citeaudit.report import FORMATTERS
+from citeaudit.core import EXEMPT_KINDS, PRESETS, _engine
+from citeaudit.report import FORMATTERS, TextFormatter
 
 __all__ = ["add_parser", "run"]
 
@@ -41,6 +41,15 @@ def add_parser(commands: Any) -> None:
                         help="set a rule's severity: error or warning (repeatable)")
     parser.add_argument("--claim-policy", choices=("all", "quantities"),
                         help="which claims need a citation (default: all)")
+    parser.add_argument("--claims", choices=PRESETS,
+                        help="how uncited sentences are judged by what they say: strict (the"
+                        " policy's rules alone), balanced (default) or lenient")
+    parser.add_argument("--require", metavar="KINDS", type=codes,
+                        help="kinds of sentence that need a citation all the same (comma-"
+                        f"separated: {', '.join(EXEMPT_KINDS)})")
+    parser.add_argument("--show-exempt", action="store_true",
+                        help="also list the uncited sentences that need no citation, with"
+                        " their kind and score (text output)")
     threshold_options(parser)
     parser.add_argument("--check", action="append", metavar="NAME", dest="checks",
                         help="also run this installed check (repeatable)")
@@ -63,5 +72,7 @@ def run(args: argparse.Namespace, io: IO) -> int:
         report = _engine.run(answer, snapshot, config=config, relevant=args.relevant,
                              answer_format=named_format(args)).report
     shown = answer if isinstance(answer, str) else ""
-    FORMATTERS[args.format].write(report, shown, origin, out)
+    formatter = TextFormatter(show_exempt=True) if args.show_exempt and args.format == "text" \
+        else FORMATTERS[args.format]
+    formatter.write(report, shown, origin, out)
     return ExitCode.OK if report.passed else ExitCode.FAILED

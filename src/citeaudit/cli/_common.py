@@ -177,6 +177,7 @@ def config_of(args: argparse.Namespace) -> Config:
         ignore=option("ignore"), severity=severity, min_precision=args.min_precision,
         min_recall=args.min_recall, max_bytes=args.max_bytes,
         claim_policy=option("claim_policy"), support=option("support"),
+        claims=option("claims"), require=option("require"),
         checks=tuple(option("checks") or ()) or None,
         support_threshold=option("support_threshold"))
 

@@ -166,6 +166,9 @@ def run(args: argparse.Namespace, io: IO) -> int:
                            "thresholds": _thresholds_shown(aggregate.thresholds),
                            "rules": ", ".join(sorted(config.enabled)),
                            "claim policy": config.claim_policy,
+                           "claims": config.claims + (
+                               f" (required: {', '.join(sorted(config.require))})"
+                               if config.require else ""),
                            "support judge": config.support,
                            "evaluators": ", ".join(e.name for e in evaluators) or "none"}}
         local = spark_worst is None or Path(args.dataset).is_file()

@@ -23,7 +23,16 @@ from citeaudit.core._answer import (
     parse_answer,
     without_markers,
 )
-from citeaudit.core._checks import CHECKS, Check, Context, claim_support
+from citeaudit.core._checks import CHECKS, Check, Context, claim_support, quoted
+from citeaudit.core._claims import (
+    EXEMPT_KINDS,
+    PRESETS,
+    ClaimSettings,
+    Exempt,
+    claim_settings,
+    judge_of,
+    why_citable,
+)
 from citeaudit.core._config import DEFAULT_REFUSAL, Config, config_with, load_config, parse_severity
 from citeaudit.core._engine import (
     GrammarSpec,
@@ -92,12 +101,14 @@ __all__ = [
     "CONTRADICTING",
     "DEFAULT_MAX_BYTES",
     "DEFAULT_REFUSAL",
+    "EXEMPT_KINDS",
     "FORMATS",
     "JSON_STRING",
     "JUDGES",
     "MAX_DEPTH",
     "NO_METADATA",
     "PATTERN_WINDOW",
+    "PRESETS",
     "RULES",
     "Answer",
     "AnswerFormat",
@@ -107,10 +118,12 @@ __all__ = [
     "Check",
     "Citation",
     "Claim",
+    "ClaimSettings",
     "ClaimSupport",
     "Config",
     "Context",
     "Evidence",
+    "Exempt",
     "Exemptions",
     "Finding",
     "Grammar",
@@ -140,6 +153,7 @@ __all__ = [
     "choose_format",
     "choose_grammar",
     "citations_of",
+    "claim_settings",
     "claim_support",
     "code_spans",
     "compiled",
@@ -155,6 +169,7 @@ __all__ = [
     "infer_grammar",
     "instance_of",
     "iter_findings",
+    "judge_of",
     "kind_of",
     "list_items",
     "load_config",
@@ -167,6 +182,7 @@ __all__ = [
     "parse_severity",
     "passage",
     "prepare",
+    "quoted",
     "read_bytes",
     "reason_key",
     "report_of",
@@ -177,6 +193,7 @@ __all__ = [
     "threshold_reasons",
     "too_deep",
     "under_cited_lead",
+    "why_citable",
     "without_identifiers",
     "without_markers",
 ]

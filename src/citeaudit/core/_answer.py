@@ -15,6 +15,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, NamedTuple, Protocol, cast, runtime_checkable
 
+from citeaudit.core._claims import ClaimSettings, Exempt
 from citeaudit.core._findings import Problem
 from citeaudit.core._grammar import Grammar, Malformed, Marker, Scan
 from citeaudit.core._native import core, slotted
@@ -99,6 +100,8 @@ class Answer:
     problems: tuple[Problem, ...]  # contract violations (CA404)
     # Free text: the spans of every marker and malformed marker the grammar read, in order.
     marks: tuple[tuple[int, int], ...] = ()
+    # The uncited units the claim policy exempted, in text order: why each needs no citation.
+    exempt: tuple[Exempt, ...] = ()
 
 
 class Reading(NamedTuple):
@@ -114,6 +117,8 @@ class Reading(NamedTuple):
     not_citable: frozenset[str] = frozenset(NOT_CITABLE)
     # The snapshot the answer is audited against (a provider's URLs are matched to its ids).
     snapshot: Snapshot | None = None
+    # The content judge's settings (``claims``, ``require``); None: the policy's rules alone.
+    claims: ClaimSettings | None = None
 
 
 @runtime_checkable

@@ -14,6 +14,7 @@ from typing import Any, Protocol
 
 from citeaudit.core._amounts import states_amount
 from citeaudit.core._answer import Answer, Citation, Claim, Location
+from citeaudit.core._claims import why_citable
 from citeaudit.core._config import Config
 from citeaudit.core._findings import Problem
 from citeaudit.core._judging import ClaimSupport, Judgement, Remembered, get_judge
@@ -330,7 +331,23 @@ def uncited_claims(context: Context) -> Sequence[Problem]:
     answer = context.answer
     # Markers say which claims are cited in text; a provider's citations name their claims.
     marked = answer.kind in ("text", "claims") or answer.marks
-    return _uncited(answer.claims, () if marked else answer.citations, amounts, every)
+    found = _uncited(answer.claims, () if marked else answer.citations, amounts, every)
+    if not found:
+        return found
+    by_number = {claim.number: claim for claim in answer.claims}
+    return [_explained(problem, by_number, context.snapshot) for problem in found]
+
+
+def _explained(problem: Problem, claims: dict[int, Claim], snapshot: Snapshot) -> Problem:
+    """A CA301 that says why its claim needs a citation ("names an entity", "restates
+    passage 2"); CA302 says it already (the claim states an amount).
+    """
+    if problem.code != "CA301" or problem.claim not in claims:
+        return problem
+    claim = claims[problem.claim]
+    why = why_citable(claim.text, ((s.id, s.text) for s in snapshot.sources))
+    return problem._replace(message=f"claim has no citation marker ({why}): "
+                                    + quoted(claim.text))
 
 
 def _uncited(claims: Sequence[Claim], citations: Sequence[Citation], amounts: bool,
@@ -346,12 +363,12 @@ def _uncited(claims: Sequence[Claim], citations: Sequence[Citation], amounts: bo
             continue
         code = _needs_citation(claim, amounts, every)
         if code is not None:
-            found.append(Problem(code, _UNCITED[code] + _excerpt(claim.text), claim.number,
+            found.append(Problem(code, _UNCITED[code] + quoted(claim.text), claim.number,
                                  claim.span))
     return found
 
 
-def _excerpt(text: str, limit: int = 60) -> str:
+def quoted(text: str, limit: int = 60) -> str:
     """The claim, quoted, on one line, cut at a word boundary near ``limit`` characters."""
     flat = " ".join(text.split())
     if len(flat) > limit:
@@ -505,5 +522,5 @@ reference_uncited = _uncited
 reference_located = _located
 if (_compiled := core()) is not None:
     _located = _compiled.located
-    _uncited = functools.partial(_compiled.uncited, _needs_citation, states_amount, _excerpt,
+    _uncited = functools.partial(_compiled.uncited, _needs_citation, states_amount, quoted,
                                  _UNCITED, Problem)

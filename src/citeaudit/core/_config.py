@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
+from citeaudit.core._claims import EXEMPT_KINDS, PRESETS, ClaimSettings, claim_settings
 from citeaudit.core._judging import JUDGES
 from citeaudit.core._loading import (
     DEFAULT_MAX_BYTES,
@@ -28,7 +29,7 @@ from citeaudit.core._loading import (
     read_bytes,
     too_deep,
 )
-from citeaudit.core._policy import NOT_CITABLE
+from citeaudit.core._policy import NOT_CITABLE, RULE_KINDS
 from citeaudit.core._refusal import Refusal
 from citeaudit.core._rules import RULES, Severity
 from citeaudit.errors import ConfigError, InputError
@@ -65,7 +66,15 @@ class Config:
     checks: tuple[str, ...] = ()  # installed checks to run beside the built-in ones, by name
     # The claim policy's rules in force: uncited sentences they exempt are no claims.
     not_citable: frozenset[str] = frozenset(NOT_CITABLE)
+    # How uncited units the rules leave are judged by what they say: "strict" (the rules
+    # alone), "balanced" or "lenient" (the citability scorer's threshold); and the kinds of
+    # unit that need a citation whatever the rules and the scorer say.
+    claims: str = "balanced"
+    require: frozenset[str] = frozenset()
     enabled: frozenset[str] = field(init=False, repr=False, compare=False)
+    # What the two above make of the policy: the rules in force, the content judge's settings.
+    rules: frozenset[str] = field(init=False, repr=False, compare=False)
+    claim_settings: ClaimSettings = field(init=False, repr=False, compare=False)
     # Whether a free-text answer's verdict follows from where its markers and claims are (any
     # unresolved id, any claim without a marker fails it: see _engine.audit), and whether an
     # answer with no claims fails (CA403 an error).
@@ -86,6 +95,9 @@ class Config:
         codes |= {code for prefix in self.extend_select for code in _matching(prefix)}
         codes -= {code for prefix in self.ignore for code in _matching(prefix)}
         object.__setattr__(self, "enabled", frozenset(codes))
+        object.__setattr__(self, "rules", frozenset(
+            rule for rule in self.not_citable if RULE_KINDS[rule] not in self.require))
+        object.__setattr__(self, "claim_settings", claim_settings(self.claims, self.require))
         errors = {code for code in codes if self.severity_of(code) is Severity.ERROR}
         object.__setattr__(self, "settles", (
             errors >= _SETTLING and errors.isdisjoint(("CA101", "CA102"))
@@ -300,6 +312,19 @@ def _policy_rules(value: frozenset[str] | Any, key: str) -> frozenset[str]:
     return rules
 
 
+def _preset(value: str, key: str) -> None:
+    if value not in PRESETS:
+        raise ConfigError(f"{key} must be one of {', '.join(map(repr, PRESETS))}, not {value!r}")
+
+
+def _kinds(value: frozenset[str] | Any, key: str) -> frozenset[str]:
+    kinds = frozenset((value,) if isinstance(value, str) else value)
+    for kind in sorted(kinds - set(EXEMPT_KINDS)):
+        raise ConfigError(f"{key}: {kind!r} is no kind of unit; the kinds:"
+                          f" {', '.join(EXEMPT_KINDS)}")
+    return kinds
+
+
 def _judge(value: str | None, key: str) -> None:
     if value is not None and value not in JUDGES:
         raise ConfigError(f"{key} must be one of {', '.join(JUDGES)}, not {value!r}")
@@ -345,5 +370,7 @@ SETTINGS: dict[str, Setting] = {
     "support_threshold": Setting("support-threshold", _number, _ratio),
     "checks": Setting("checks", _strings),
     "not_citable": Setting("not-citable", _rule_names, _policy_rules),
+    "claims": Setting("claims", _string, _preset),
+    "require": Setting("require", _strings, _kinds),
 }
 _KEYS = frozenset(setting.key for setting in SETTINGS.values())

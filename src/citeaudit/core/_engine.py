@@ -96,8 +96,8 @@ def _reading(answer: Any, snapshot: Snapshot, grammar: GrammarSpec,  # noqa: PLR
         chosen, why, scanned = infer(snapshot, answer if isinstance(answer, str) else None)
     accepted = config.refusals if refusal is None else Refusal.of(refusal, config.refusal_regex)
     new = tuple.__new__  # on every audit: no NamedTuple constructor frames
-    return new(_Reading, (new(Reading, (chosen, accepted, segmenter, scanned,
-                                        config.not_citable, snapshot)), why))
+    return new(_Reading, (new(Reading, (chosen, accepted, segmenter, scanned, config.rules,
+                                        snapshot, config.claim_settings)), why))
 
 
 def _prepared(form: AnswerFormat | None, answer: Any, snapshot: Snapshot, read: _Reading,
@@ -251,7 +251,7 @@ def _settled(form: AnswerFormat, settle: Callable[[Any, Reading, bool], Status |
     checked, not_checked = _scope(config.enabled, None)
     return lazy_report(None, None, status, status != "unverified", checked, not_checked,
                        read.reading.grammar.name, snapshot, None, form.name, read.why,
-                       functools.partial(_whole, form, answer, snapshot, read, config), None)
+                       functools.partial(_whole, form, answer, snapshot, read, config), None, ())
 
 
 def _whole(form: AnswerFormat, answer: Any, snapshot: Snapshot, read: _Reading,
@@ -335,7 +335,7 @@ def report_of(context: Context, findings: Sequence[Finding],
     make = Report if isinstance(metrics, Metrics) else lazy_report
     return make(tuple(findings), metrics, status, not reasons, checked, not_checked,
                 context.grammar, context.snapshot, tuple(reasons), context.answer.kind,
-                context.grammar_reason, None, support)
+                context.grammar_reason, None, support, context.answer.exempt)
 
 
 def _with_support(context: Context, metrics: Metrics,

@@ -55,7 +55,9 @@ cdef class Exemptions:
     cdef readonly bint listing
     cdef readonly object marks
     cdef public object items
+    cdef readonly object judge
+    cdef readonly list found
 
-    @cython.locals(text=str, listed=bint)
+    @cython.locals(text=str, listed=bint, rule=str)
     cpdef bint exempts(self, spans, Py_ssize_t at, Py_ssize_t start,
                        Py_ssize_t end) except -1

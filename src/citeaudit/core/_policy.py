@@ -45,11 +45,16 @@ from typing import Any, NamedTuple
 
 from citeaudit.core._amounts import states_amount
 
-__all__ = ["BLANK_OR_LIST", "ITEM_LINE", "LIST_NEXT", "NOT_CITABLE", "Exemptions", "exempt",
-           "list_items", "policy_rule", "under_cited_lead"]
+__all__ = ["BLANK_OR_LIST", "ITEM_LINE", "LIST_NEXT", "NOT_CITABLE", "RULE_KINDS", "Exemptions",
+           "exempt", "list_items", "policy_rule", "under_cited_lead"]
 
 NOT_CITABLE = ("about-sources", "pleasantry", "question", "hedge", "announcement", "heading",
                "listed")
+# The kind a unit each rule exempts is reported as (the claim guide's kinds; ``listed``: an
+# item under a cited lead-in, covered by its citation).
+RULE_KINDS = {"about-sources": "meta", "pleasantry": "pleasantry", "question": "question",
+              "hedge": "disclaimer", "announcement": "announcement", "heading": "heading",
+              "listed": "listed"}
 
 # Words that open a sentence without adding to what it says.
 _OPENER = (r"(?:(?:however|unfortunately|also|additionally|moreover|furthermore|sadly|again"
@@ -575,27 +580,44 @@ def exempt(text: str, start: int, end: int, rules: frozenset[str], listed: bool 
 class Exemptions:
     """The claim policy over one text's uncited spans, for the claim assembly: whether
     ``rules`` exempt each (``listing``: whether the ``listed`` rule may apply; ``marks``:
-    where the markers and malformed markers are, in text order). The text's list items are
-    found once, when a span that may be in a list first asks.
+    where the markers and malformed markers are, in text order), then, for a span they leave,
+    whether ``judge`` (a :class:`citeaudit.core._claims.Judge`, or None) finds that it needs
+    none by what it says. The text's list items are found once, when a span that may be in a
+    list first asks. Each exemption is kept in ``found``: ``(start, end, kind, score)``, the
+    score None where a rule decided.
     """
 
     def __init__(self, text: str, rules: frozenset[str], listing: bool,
-                 marks: Sequence[tuple[int, int]]) -> None:
+                 marks: Sequence[tuple[int, int]], judge: Any = None) -> None:
         self.text = text
         self.rules = rules
         self.listing = listing
         self.marks = marks
         self.items: frozenset[int] | None = None
+        self.judge = judge
+        self.found: list[tuple[int, int, str, float | None]] = []
 
     def exempts(self, spans: Sequence[tuple[int, int]], at: int, start: int, end: int) -> bool:
         """Whether the policy exempts the uncited span ``spans[at]`` (``start``, ``end``)."""
-        if not self.rules:
+        if self.rules:
+            text = self.text
+            listed = False
+            if self.listing and _may_be_listed(text, start):
+                if self.items is None:
+                    self.items = list_items(text)
+                listed = bool(self.items) and under_cited_lead(text, spans, at, self.items,
+                                                               self.marks)
+            rule = policy_rule(text, start, end, listed)
+            # A unit that states an amount needs its citation whatever its form (CA302),
+            # unless it is an item its cited lead-in covers.
+            if rule is not None and rule in self.rules and (
+                    rule == "listed" or not states_amount(text[start:end])):
+                self.found.append((start, end, RULE_KINDS[rule], None))
+                return True
+        if self.judge is None:
             return False
-        text = self.text
-        listed = False
-        if self.listing and _may_be_listed(text, start):
-            if self.items is None:
-                self.items = list_items(text)
-            listed = bool(self.items) and under_cited_lead(text, spans, at, self.items,
-                                                           self.marks)
-        return exempt(text, start, end, self.rules, listed)
+        decided = self.judge.exempted(spans, at)
+        if decided is None:
+            return False
+        self.found.append((start, end, decided[0], decided[1]))
+        return True

@@ -17,6 +17,7 @@ from collections.abc import Callable
 from dataclasses import FrozenInstanceError
 from typing import Any, Literal
 
+from citeaudit.core._claims import Exempt
 from citeaudit.core._findings import Finding
 from citeaudit.core._judging import ClaimSupport
 from citeaudit.core._metrics import Metrics
@@ -29,7 +30,7 @@ __all__ = ["Report", "Status"]
 Status = Literal["ok", "unverified", "no_evidence"]
 
 _FIELDS = ("findings", "metrics", "status", "passed", "checked", "not_checked", "grammar",
-           "snapshot", "reasons", "shape", "grammar_reason", "support")
+           "snapshot", "reasons", "shape", "grammar_reason", "support", "exempt")
 
 
 class Report:
@@ -41,7 +42,7 @@ class Report:
     (``findings`` and ``reasons`` are then not read).
     """
 
-    __slots__ = ("_complete", "_findings", "_measure", "_metrics", "_reasons", "checked",
+    __slots__ = ("_complete", "_exempt", "_findings", "_measure", "_metrics", "_reasons", "checked",
                  "grammar", "grammar_reason", "not_checked", "passed", "shape", "snapshot",
                  "status", "support")
 
@@ -56,6 +57,7 @@ class Report:
     # Each judged claim's judgement, with the passage spans it rests on; None: no judge ran.
     support: tuple[ClaimSupport, ...] | None
     _findings: tuple[Finding, ...]
+    _exempt: tuple[Exempt, ...]
     _reasons: tuple[str, ...]
     _metrics: Metrics
     _measure: Callable[[], Metrics] | None
@@ -67,7 +69,7 @@ class Report:
             not_checked: tuple[str, ...], grammar: str, snapshot: Snapshot,
             reasons: tuple[str, ...] = (), shape: str = "text", grammar_reason: str = "",
             complete: Callable[[], Report] | None = None,
-            support: tuple[ClaimSupport, ...] | None = None,
+            support: tuple[ClaimSupport, ...] | None = None, exempt: tuple[Exempt, ...] = (),
     ) -> None:
         put = object.__setattr__
         if isinstance(metrics, Metrics):
@@ -87,6 +89,7 @@ class Report:
         put(self, "grammar_reason", grammar_reason)
         put(self, "_complete", complete)
         put(self, "support", support)
+        put(self, "_exempt", exempt)
 
     def _settled(self) -> Report:
         """The report itself, its findings, reasons and metrics taken from the whole report
@@ -98,6 +101,7 @@ class Report:
             put = object.__setattr__
             put(self, "_findings", whole._findings)
             put(self, "_reasons", whole._reasons)
+            put(self, "_exempt", whole._exempt)
             if whole._measure is not None:
                 put(self, "_measure", whole._measure)
             else:
@@ -114,6 +118,13 @@ class Report:
     def reasons(self) -> tuple[str, ...]:
         """Why the answer fails (nothing: it passes)."""
         return self._settled()._reasons
+
+    @property
+    def exempt(self) -> tuple[Exempt, ...]:
+        """The uncited units the claim policy exempted (free text), each with its kind and
+        score: what was not asked to carry a citation, and why.
+        """
+        return self._settled()._exempt
 
     @property
     def metrics(self) -> Metrics:
@@ -148,8 +159,8 @@ class Report:
         return f"Report({fields})"
 
     def __reduce__(self) -> tuple[Any, ...]:
-        *values, support = self._values()
-        return Report, (*values, None, support)
+        *values, support, exempt = self._values()
+        return Report, (*values, None, support, exempt)
 
     @property
     def fingerprint(self) -> str:
@@ -186,6 +197,8 @@ class Report:
             # Every judged claim's outcome and the passage spans it rests on (null: no judge).
             "support": None if self.support is None
             else [judged.to_dict() for judged in self.support],
+            # The uncited units that need no citation: span, kind, score (null: a rule's).
+            "exempt": [unit.to_dict() for unit in self.exempt],
         }
 
 
@@ -194,4 +207,4 @@ class Report:
 # instance with its fields set in place (its __init__ sets eleven through object.__setattr__).
 lazy_report = slotted(Report, ("_findings", "_measure", "status", "passed", "checked",
                                 "not_checked", "grammar", "snapshot", "_reasons", "shape",
-                                "grammar_reason", "_complete", "support"))
+                                "grammar_reason", "_complete", "support", "_exempt"))

@@ -69,6 +69,7 @@ class Options:
         settings["severity"] = sorted((code, level.value)
                                       for code, level in config.severity.items())
         settings["not_citable"] = sorted(config.not_citable)  # a set: no order across runs
+        settings["require"] = sorted(config.require)
         settings["evaluators"] = [evaluator.name for evaluator in self.evaluators]
         settings["checks"] = [getattr(check, "__qualname__", repr(check))
                               for check in self.checks]
@@ -174,6 +175,8 @@ def _audited(item: RawItem, record: Record, options: Options) -> dict[str, Any]:
         result["run"] = options.run
     if record.answerable is not None:
         result["answerable"] = record.answerable
+    if report.exempt:  # what the claim policy did not ask to carry a citation, and why
+        result["exempt"] = [unit.to_dict() for unit in report.exempt]
     return result
 
 

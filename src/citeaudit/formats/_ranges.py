@@ -101,7 +101,7 @@ def answer_of(name: str, text: str, cited: Cited, problems: list[Problem],  # no
         return without_text(name, text, problems, where)
     claims, citations = claims_of(text, cited, reading)
     return new_answer(name, text, tuple(claims), tuple(citations), (), False, tuple(problems),
-                      ())
+                      (), ())
 
 
 def without_text(name: str, text: str, problems: list[Problem], where: str) -> Answer:

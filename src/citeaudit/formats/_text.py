@@ -15,6 +15,7 @@ from citeaudit.core import (
     AnswerKind,
     BracketGrammar,
     Claim,
+    Exempt,
     Exemptions,
     Malformed,
     Marker,
@@ -27,6 +28,7 @@ from citeaudit.core import (
     code_spans,
     core,
     covered,
+    judge_of,
     new_answer,
     segment,
     sighting,
@@ -93,11 +95,13 @@ def parse_text(text: str, reading: Reading, kind: AnswerKind = "text") -> Answer
     spans = reading.segmenter(text, marks)
     markers = tuple(markers)  # a claim's markers are a slice of them
     rules = reading.not_citable  # the claim policy: uncited sentences it exempts are no claims
-    claims, owner, bad_owner = _assemble(
-        text, spans, markers, malformed, Claim,
-        Exemptions(text, rules, "listed" in rules and "\n" in text, marks))
+    exemptions = Exemptions(text, rules, "listed" in rules and "\n" in text, marks,
+                            judge_of(text, reading.claims, reading.snapshot))
+    claims, owner, bad_owner = _assemble(text, spans, markers, malformed, Claim, exemptions)
     return new_answer(kind, text, tuple(claims), tuple(citations_of(markers, owner)),
-                      tuple(zip(bad_owner, malformed, strict=True)), False, (), tuple(marks))
+                      tuple(zip(bad_owner, malformed, strict=True)), False, (), tuple(marks),
+                      tuple(Exempt((start, end), kind_, score)
+                            for start, end, kind_, score in exemptions.found))
 
 
 def settle_text(text: str, reading: Reading, empty_fails: bool) -> Status | None:
@@ -129,8 +133,11 @@ def settle_text(text: str, reading: Reading, empty_fails: bool) -> Status | None
     if starts and refusal.may_match(text):
         return None
     rules = reading.not_citable
-    exemptions = Exemptions(text, rules, "listed" in rules and "\n" in text, marks)
-    if reading.segmenter is segment:  # segmented only as far as the first uncited claim
+    judge = judge_of(text, reading.claims, reading.snapshot)
+    exemptions = Exemptions(text, rules, "listed" in rules and "\n" in text, marks, judge)
+    # Segmented only as far as the first uncited claim, unless the content judge reads the
+    # answer's layout (every unit).
+    if reading.segmenter is segment and judge is None:
         claims = _segment_claimed(text, marks, starts, bad_starts, exemptions)
     else:
         claims = _claimed(reading.segmenter(text, marks), starts, bad_starts, exemptions)

@@ -150,6 +150,24 @@ def _claims(record: dict[str, Any]) -> str:
     return "".join(out)
 
 
+def _exempt(record: dict[str, Any]) -> str:
+    """The uncited sentences the claim policy did not ask to carry a citation: kind, score
+    and the sentence (where the answer's text is at hand).
+    """
+    exempt = record.get("exempt") or []
+    if not exempt:
+        return ""
+    text = record.get("answer") if isinstance(record.get("answer"), str) else None
+    items = []
+    for unit in exempt:
+        start, end = unit["span"]
+        score = "a rule" if unit.get("score") is None else f"score {unit['score']:.2f}"
+        shown = f": {_e(text[start:end])}" if text is not None else f" (chars {start}-{end})"
+        items.append(f'<li class="exempt"><span class="kind">{_e(unit["kind"])}</span>'
+                     f" ({_e(score)}){shown}</li>")
+    return ("<h4>Not asked to carry a citation</h4><ul>" + "".join(items) + "</ul>")
+
+
 def cards(records: Sequence[dict[str, Any]], *, name: Callable[[str], str],
           answer: Callable[[dict[str, Any]], str],
           extra: Callable[[dict[str, Any]], str]) -> str:
@@ -179,6 +197,7 @@ def cards(records: Sequence[dict[str, Any]], *, name: Callable[[str], str],
         if "answer" in record:
             out.append(answer(record))
         out.append(_claims(record))
+        out.append(_exempt(record))
         out.append(extra(record))
         out.append("</div>")
     return "".join(out)

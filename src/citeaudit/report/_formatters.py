@@ -10,7 +10,7 @@ from typing import Any, Protocol, TextIO, cast, runtime_checkable
 
 import orjson
 
-from citeaudit.core import Finding, Registry, Report, instance_of
+from citeaudit.core import Finding, Registry, Report, instance_of, quoted
 
 __all__ = [
     "FORMATTERS", "Formatter", "JsonFormatter", "LineIndex", "TextFormatter", "json_text",
@@ -108,13 +108,26 @@ def _ratio(value: float | None) -> str:
 
 
 class TextFormatter:
-    """One line per finding (place, code, severity, message), then one verdict line."""
+    """One line per finding (place, code, severity, message), then one verdict line;
+    with ``show_exempt``, one line per uncited unit the claim policy exempted before it
+    (place, ``exempt``, kind, score, the unit).
+    """
+
+    def __init__(self, show_exempt: bool = False) -> None:
+        self.show_exempt = show_exempt
 
     def write(self, report: Report, answer_text: str, origin: str, stream: TextIO) -> None:
         lines = functools.cache(lambda: LineIndex(answer_text))  # only when a span is placed
         for finding in report.findings:
             stream.write(one_line(f"{origin}:{_place(finding, report, lines)}: {finding.code}"
                                   f" {finding.severity.value}: {finding.message}") + "\n")
+        if self.show_exempt:
+            for unit in report.exempt:
+                line, column = lines().line_column(unit.span[0])
+                score = "a rule" if unit.score is None else f"score {unit.score:.2f}"
+                stream.write(one_line(
+                    f"{origin}:{line}:{column}: exempt {unit.kind} ({score}): "
+                    f"{quoted(answer_text[unit.span[0]:unit.span[1]])}") + "\n")
         stream.write(verdict_line(report))
 
 

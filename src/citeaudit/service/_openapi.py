@@ -22,6 +22,8 @@ _OPTIONS = {
         "min-recall": {"type": "number"}, "claim-policy": {"enum": ["all", "quantities"]},
         "support": {"type": "string"}, "support-threshold": {"type": "number"},
         "not-citable": {"type": "array", "items": {"type": "string"}},
+        "claims": {"enum": ["strict", "balanced", "lenient"]},
+        "require": {"type": ["string", "array"]},
         "answer-format": {"type": "string"}},
 }
 _AUDITED = {"answer": {"description": "the answer: text, a list of claims, the structured"

@@ -37,6 +37,7 @@ FINDING = _struct({"code": _TEXT, "severity": _TEXT, "message": _TEXT, "claim": 
 METRICS = _struct({name: _RATIO if "float" in str(kind) else _LONG
                    for name, kind in Metrics.__annotations__.items()})
 EVALUATOR = _struct({"passed": _FLAG, "score": _RATIO, "reason": _TEXT})
+EXEMPT = _struct({"span": ArrayType(_LONG), "kind": _TEXT, "score": _RATIO})
 RUN = _struct({"dataset": _TEXT, "shard": ArrayType(_LONG), "min_precision": _RATIO,
                "min_recall": _RATIO})
 
@@ -46,6 +47,7 @@ RESULT = _struct({
     "findings": ArrayType(FINDING), "metrics": METRICS, "fingerprint": _TEXT,
     "tags": MapType(_TEXT, _TEXT), "evaluators": MapType(_TEXT, EVALUATOR),
     "record_digest": _TEXT, "options_digest": _TEXT, "run": RUN, "answerable": _FLAG,
+    "exempt": ArrayType(EXEMPT),  # only where the claim policy exempted a unit
     "error": _TEXT,  # why an unreadable record could not be audited
 })
 """The schema of the results DataFrame."""
@@ -71,6 +73,8 @@ def result_of_row(row: dict[str, Any]) -> dict[str, Any]:
         result["evaluators"] = _mapping(result["evaluators"])
     if row["status"] != "unreadable" and row.get("answerable") is not None:
         result["answerable"] = row["answerable"]
+    if row["status"] != "unreadable" and row.get("exempt"):
+        result["exempt"] = [dict(unit) for unit in row["exempt"]]
     return result
 
 

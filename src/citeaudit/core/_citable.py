@@ -4,8 +4,8 @@ A unit (a sentence, a list item, a title line) that carries no marker gets a *ci
 the probability that a careful reader would ask "says who?" of it (the claim guide,
 ``CLAIMS.md``, says which units are citable). It is a logistic model over features of the
 unit's content, trained on labelled units of real answers (this folder) and kept as data
-(``model.json``); the engine will read it from the package once the claim policy is wired
-to it:
+(``citable.json`` beside this module; ``benchmarks/claims/train.py`` writes it). The engine
+asks it through :class:`Judge`, under the ``balanced`` and ``lenient`` presets:
 
 - its words and its opening words (what it talks about, and how it starts: "I would", "Here
   are", "This report");
@@ -16,8 +16,8 @@ to it:
   of a bibliography entry (``Lee, K.``, ``(2017).``, ``et al.``, ``doi``, ``Available:``);
 - place: the first, last or only unit of the answer, the unit before ending in a colon;
 - the answer as the subject ("This report ...") and the writer's own plan ("We will ...");
-- where it stands in the answer (``Unit.layout``, named by ``layout.py`` from the engine's
-  reading: heading, table, list item and its lead-in, section, reference block);
+- where it stands in the answer (``Unit.layout``, named by :mod:`citeaudit.core._layout`
+  from the engine's reading: heading, table, list item and its lead-in, section, reference block);
 - overlap with the retrieved passages: a unit that restates a passage needs its marker.
 
 A unit that states an amount is always citable (CA302), whatever the model says, unless it
@@ -37,7 +37,7 @@ import functools
 import json
 import math
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import NamedTuple
 
@@ -45,7 +45,8 @@ from citeaudit.core._amounts import states_amount
 
 __all__ = ["KINDS", "LAYOUT_RULES", "PLAN", "SELF", "Citability", "Model", "Unit", "bag_of_words",
            "citability", "entry_shaped", "exempt_by_layout", "features", "finite",
-           "lead_features", "load_model", "states_figure", "unit_at", "words_of"]
+           "lead_features", "load_model", "overlap", "passage_words", "states_figure", "unit_at",
+           "words_of"]
 
 KINDS = ("pleasantry", "meta", "question", "disclaimer", "platitude", "announcement", "heading",
          "fragment", "reference", "advice")
@@ -160,7 +161,7 @@ class Unit(NamedTuple):
     after: str = ""  # the unit after it ("" at the end)
     alone: bool = False  # the unit is a whole line of the answer
     blank_after: bool = False  # a blank line (or the end) follows its line
-    layout: tuple[str, ...] = ()  # where it stands in the answer (``layout.py`` names them)
+    layout: tuple[str, ...] = ()  # where it stands in the answer (named by core._layout)
 
 
 def unit_at(answer: str, start: int, end: int, before: str = "", after: str = "") -> Unit:
@@ -259,12 +260,20 @@ def features(  # noqa: C901 -- one flat list of named features, each a test or t
         found.append("after:colon")
     found.extend(_shape_features(raw, text, tokens, words, last))
     found.extend(unit.layout)
-    if passage_words and words:
-        content = {w for w in words if len(w) > 3}
-        if content:
-            best = max(len(content & p) for p in passage_words) / len(content)
-            found.append(f"overlap:{_bucket(int(best * 10), (1, 3, 5, 7))}")
+    if passage_words:
+        found.extend(overlap(words, passage_words))
     return found
+
+
+def overlap(words: Sequence[str], passage_words: Sequence[frozenset[str]]) -> list[str]:
+    """The overlap feature of a unit's lower-cased ``words``: how much of its content the
+    retrieved passage closest to it holds, in buckets.
+    """
+    content = {w for w in words if len(w) > 3}
+    if not content or not passage_words:
+        return []
+    best = max(len(content & p) for p in passage_words) / len(content)
+    return [f"overlap:{_bucket(int(best * 10), (1, 3, 5, 7))}"]
 
 
 def bag_of_words(words: Sequence[str]) -> list[str]:
@@ -280,6 +289,11 @@ def words_of(text: str) -> list[str]:
     return [w.lower() for w in _WORD.findall(text)]
 
 
+def passage_words(text: str) -> frozenset[str]:
+    """The content words of a retrieved passage, as the overlap feature reads them."""
+    return frozenset(w for w in text.lower().split() if len(w) > 3)
+
+
 def finite(words: Iterable[str]) -> bool:
     """Whether lower-cased ``words`` hold a finite verb (a sentence, not a title or a cell)."""
     return not _VERBS.isdisjoint(words)
@@ -287,7 +301,8 @@ def finite(words: Iterable[str]) -> bool:
 
 def reference_shaped(text: str) -> bool:
     """Whether ``text`` holds a piece of a bibliography entry ("Lee, K.", "(2017)", "et al",
-    "doi", "pp. 4", "Retrieved from", a numbered entry)."""
+    "doi", "pp. 4", "Retrieved from", a numbered entry).
+    """
     return bool((", " in text and _REFERENCE_AUTHOR.search(text)) or
                 ("(" in text and _REFERENCE_YEAR.search(text)) or
                 _REFERENCE_WORDS.search(text) or _REFERENCE_ENTRY.match(text))
@@ -295,7 +310,8 @@ def reference_shaped(text: str) -> bool:
 
 def entry_shaped(text: str) -> bool:
     """Whether a line has the shape of a bibliography entry: authors and years, a numbered
-    ``[n]`` entry, or one link with a title of a few words."""
+    ``[n]`` entry, or one link with a title of a few words.
+    """
     if not text or len(text) > _ENTRY_LENGTH or "|" in text:
         return False
     links = _URL_TOKEN.findall(text) + _MD_LINK.findall(text)
@@ -310,7 +326,8 @@ def entry_shaped(text: str) -> bool:
 def lead_features(text: str) -> list[str]:
     """What a list item's lead-in says, named ``lead:<feature>``: an item is read as the
     completion of its lead-in ("Common symptoms include:" makes its items claims; "We will
-    first:" makes them a plan)."""
+    first:" makes them a plan).
+    """
     names = set(features(Unit(text)))
     if names & {"plan", "imperative", "person:first", "person:second"}:
         return ["lead:says:plan"]
@@ -324,7 +341,8 @@ def lead_features(text: str) -> list[str]:
 def _shape_features(raw: str, text: str, tokens: Sequence[str], words: Sequence[str],
                     last: str) -> list[str]:
     """What a unit's form says beyond its words: a sentence or a title, a plan or a finding,
-    a pointer to the sources, a bibliography entry, an inline link."""
+    a pointer to the sources, a bibliography entry, an inline link.
+    """
     found = []
     lowered = text.lower()
     has_verb = not _VERBS.isdisjoint(words)
@@ -374,6 +392,10 @@ def _shape_features(raw: str, text: str, tokens: Sequence[str], words: Sequence[
     return found
 
 
+# The overlap ranges worked out, by the weights they were worked out from.
+_RANGES: dict[int, tuple[dict[str, float], tuple[float, float]]] = {}
+
+
 class Model(NamedTuple):
     """The shipped weights: one logistic model for citability, one softmax over KINDS."""
 
@@ -381,11 +403,23 @@ class Model(NamedTuple):
     kinds: dict[str, tuple[float, ...]]
     threshold: float  # the balanced preset's
 
-    def score(self, names: Iterable[str]) -> float:
-        """The probability that a unit with these features is citable."""
+    def score(self, names: Iterable[str], more: float = 0.0) -> float:
+        """The probability that a unit with these features is citable (``more``: added to
+        the sum of their weights).
+        """
         weights = self.weights
-        total = sum(weights.get(name, 0.0) for name in names)
+        total = more + sum(weights.get(name, 0.0) for name in names)
         return 1.0 / (1.0 + math.exp(-max(-30.0, min(30.0, total))))
+
+    @property
+    def overlap_range(self) -> tuple[float, float]:
+        """The least and the most the overlap feature adds to a unit's sum (0: none)."""
+        weights = self.weights
+        known = _RANGES.get(id(weights))
+        if known is None or known[0] is not weights:
+            added = [w for name, w in weights.items() if name.startswith("overlap:")]
+            known = _RANGES[id(weights)] = (weights, (min(0.0, *added), max(0.0, *added)))
+        return known[1]
 
     def kind(self, names: Iterable[str]) -> str:
         """The not-citable kind likeliest for a unit with these features."""
@@ -402,25 +436,36 @@ class Model(NamedTuple):
 @functools.cache
 def load_model() -> Model:
     """The model shipped with the package."""
-    data = json.loads((Path(__file__).with_name("model.json")).read_text(encoding="utf-8"))
+    data = json.loads((Path(__file__).with_name("citable.json")).read_text(encoding="utf-8"))
     return Model(dict(data["weights"]), {k: tuple(v) for k, v in data["kinds"].items()},
                  float(data["threshold"]))
 
 
-def citability(unit: Unit, passage_words: Sequence[frozenset[str]] = (),
-               threshold: float | None = None, model: Model | None = None) -> Citability:
+def citability(unit: Unit,
+               passage_words: Sequence[frozenset[str]] | Callable[[], Sequence[frozenset[str]]]
+               = (), threshold: float | None = None, model: Model | None = None) -> Citability:
     """Whether ``unit`` needs a citation (score at least ``threshold``, default the model's
     balanced one), and why. A unit stating an amount always does.
+
+    ``passage_words`` may be given as a function that makes them: it is called only where
+    the overlap with the passages could change the decision (reading every passage's words
+    costs more than the rest of the decision).
     """
     model = model or load_model()
-    names = features(unit, passage_words, bag=False)
-    score = model.score(names)
+    cut = model.threshold if threshold is None else threshold
+    names = features(unit, (), bag=False)
     if states_figure(names):
-        return Citability(score, True, "figure")
+        return Citability(model.score(names), True, "figure")
     laid_out = exempt_by_layout(names)
     if laid_out is not None:
-        return Citability(score, False, laid_out)
-    if score >= (model.threshold if threshold is None else threshold):
+        return Citability(model.score(names), False, laid_out)
+    if passage_words:
+        if model.score(names, model.overlap_range[0]) >= cut:  # citable whatever the overlap
+            return Citability(model.score(names), True, _reason(names))
+        made = passage_words() if callable(passage_words) else passage_words
+        names.extend(overlap(words_of(unit.text), made))
+    score = model.score(names)
+    if score >= cut:
         return Citability(score, True, _reason(names))
     bag = bag_of_words(words_of(_EMPHASIS.sub("", _BULLET.sub("", unit.text)).strip()))
     return Citability(score, False, model.kind([*names, *bag]))
@@ -439,7 +484,8 @@ LAYOUT_RULES = (("is:heading", "heading"), ("is:label", "heading"), ("is:group",
 
 def exempt_by_layout(names: Sequence[str]) -> str | None:
     """The kind a unit's layout alone makes it (a heading, a bibliography entry), or None.
-    Checked after the amounts rule: a title stating an amount is still flagged."""
+    Checked after the amounts rule: a title stating an amount is still flagged.
+    """
     for name, kind in LAYOUT_RULES:
         if name in names:
             return kind

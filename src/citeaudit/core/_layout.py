@@ -1,6 +1,7 @@
 """Where each unit of an answer stands: the layout and context features of the claim scorer.
 
-The scorer (``citable.py``) reads a unit's own text; this module reads the answer around it,
+The scorer (:mod:`citeaudit.core._citable`) reads a unit's own text; this module reads the
+answer around it,
 the way the engine reads it: the engine's segmenter gives the units (``citeaudit.core.prepare``
 with every claim rule off, the same call that built ``units.jsonl``) and its list reader
 (``citeaudit.core.list_items``) the lines that open a list item. From the lines of the answer
@@ -31,11 +32,10 @@ import re
 from collections.abc import Sequence
 from typing import NamedTuple
 
-from citable import PLAN, SELF, entry_shaped, finite, lead_features, words_of
+from citeaudit.core._citable import PLAN, SELF, entry_shaped, finite, lead_features, words_of
+from citeaudit.core._policy import list_items
 
-from citeaudit.core import list_items
-
-__all__ = ["Line", "layout", "lines_of", "section_of"]
+__all__ = ["Layout", "Line", "layout", "lines_of", "section_of"]
 
 _MD_HEADING = re.compile(r"^\s{0,3}(#{1,6})\s+\S")
 _BOLD_LINE = re.compile(r"^\s*(\*\*|__)(?:(?!\*\*|__).)+\1\s*:?\s*$")
@@ -138,10 +138,11 @@ def _neighbour(lines: Sequence[Line], at: int, step: int) -> Line | None:
     return None
 
 
-def _titles(lines: Sequence[Line], runs: Sequence[int], entries: Sequence[bool]) -> list[bool]:
+def _titles(lines: Sequence[Line], runs: Sequence[int], entries: _Entries) -> list[bool]:
     """Which lines are headings: markdown, whole-bold, or a short line standing alone whose
     next line is prose, a list or another heading, outside a run of cells and not shaped
-    like a bibliography entry (a title has something under it)."""
+    like a bibliography entry (a title has something under it).
+    """
     titles = []
     for at, line in enumerate(lines):
         if line.kind in ("heading", "bold"):
@@ -159,7 +160,8 @@ def _titles(lines: Sequence[Line], runs: Sequence[int], entries: Sequence[bool])
 
 def _cellish(line: Line) -> bool:
     """A line that could be a cell of a table whose pipes were lost: a title's length, or
-    a few dozen words with no closing stop (a cell ends where its text ends)."""
+    a few dozen words with no closing stop (a cell ends where its text ends).
+    """
     if line.kind == "short":
         return True
     text = _TRAILING_MARKERS.sub("", line.text).rstrip(" *_")
@@ -169,7 +171,8 @@ def _cellish(line: Line) -> bool:
 
 def _cell_runs(lines: Sequence[Line]) -> list[int]:
     """For each line, the length of the run of cell-like lines (blank lines between) it is
-    in: a table whose pipes were lost turns into such a run, a heading stands alone."""
+    in: a table whose pipes were lost turns into such a run, a heading stands alone.
+    """
     runs = [0] * len(lines)
     members: list[int] = []
     for at, line in enumerate([*lines, Line(0, 0, "prose", 0, "end.")]):
@@ -184,18 +187,35 @@ def _cell_runs(lines: Sequence[Line]) -> list[int]:
     return runs
 
 
+class _Entries:
+    """Which lines are shaped like a bibliography entry, each read when first asked."""
+
+    __slots__ = ("known", "lines")
+
+    def __init__(self, lines: Sequence[Line]) -> None:
+        self.lines = lines
+        self.known: dict[int, bool] = {}
+
+    def __getitem__(self, at: int) -> bool:
+        known = self.known.get(at)
+        if known is None:
+            line = self.lines[at]
+            known = self.known[at] = line.kind != "blank" and entry_shaped(line.text)
+        return known
+
+
 class _Page(NamedTuple):
     lines: list[Line]
     starts: list[int]
     titles: list[bool]
     runs: list[int]
-    entries: list[bool]
+    entries: _Entries
 
 
 def _page(text: str) -> _Page:
     lines = lines_of(text)
     runs = _cell_runs(lines)
-    entries = [line.kind != "blank" and entry_shaped(line.text) for line in lines]
+    entries = _Entries(lines)
     return _Page(lines, [line.start for line in lines], _titles(lines, runs, entries), runs,
                  entries)
 
@@ -260,11 +280,30 @@ def _neighbour_index(page: _Page, at: int, step: int) -> int:
 
 def layout(text: str, spans: Sequence[tuple[int, int]]) -> list[tuple[str, ...]]:
     """The layout features of each unit ``spans`` (every unit of the answer ``text``, in
-    order, as the engine's segmenter gives them)."""
-    page = _page(text)
-    lines_of_units = [_unit_line(page, start) for start, _ in spans]
-    found: list[tuple[str, ...]] = []
-    for index, (start, end) in enumerate(spans):
+    order, as the engine's segmenter gives them).
+    """
+    placed = Layout(text, spans)
+    return [placed.names(index) for index in range(len(spans))]
+
+
+class Layout:
+    """The layout of one answer, read once (its lines, titles, cells, entries), and the
+    features of any of its units, worked out when asked: the engine asks only of the uncited
+    units the rules leave.
+    """
+
+    __slots__ = ("lines_of_units", "page", "spans", "text")
+
+    def __init__(self, text: str, spans: Sequence[tuple[int, int]]) -> None:
+        self.text = text
+        self.spans = spans
+        self.page = page = _page(text)
+        self.lines_of_units = [_unit_line(page, start) for start, _ in spans]
+
+    def names(self, index: int) -> tuple[str, ...]:
+        """The layout features of the unit ``spans[index]``."""
+        text, spans, page, lines_of_units = self.text, self.spans, self.page, self.lines_of_units
+        start, end = spans[index]
         at = lines_of_units[index]
         line = page.lines[at]
         names: list[str] = []
@@ -321,14 +360,14 @@ def layout(text: str, spans: Sequence[tuple[int, int]]) -> list[tuple[str, ...]]
             names.append("after:heading")
         if _in_reference_block(page, at, section):
             names.append("refblock")
-        found.append(tuple(names))
-    return found
+        return tuple(names)
 
 
 def _last_sentence(text: str, spans: Sequence[tuple[int, int]], lines_of_units: Sequence[int],
                    at: int, line: Line) -> str:
     """The last unit on line ``at`` (the sentence a list completes), or the line itself (a
-    markdown heading is no unit)."""
+    markdown heading is no unit).
+    """
     last = bisect.bisect_right(lines_of_units, at) - 1
     if last >= 0 and lines_of_units[last] == at:
         return text[spans[last][0]:spans[last][1]]
@@ -337,7 +376,8 @@ def _last_sentence(text: str, spans: Sequence[tuple[int, int]], lines_of_units: 
 
 def _label_line(unit: str) -> bool:
     """A line that only names what follows ("Materials:", "**Core requirements:**"): a few
-    words, no finite verb, a colon at the end."""
+    words, no finite verb, a colon at the end.
+    """
     stripped = unit.strip().strip("*_ ").rstrip("*_ ")
     words = words_of(_ASIDE.sub(" ", stripped))  # "Outcomes (reported by X):" names, too
     return stripped.endswith(":") and 0 < len(words) <= _LABEL_WORDS and not finite(words)
@@ -345,7 +385,8 @@ def _label_line(unit: str) -> bool:
 
 def _run_in(sentence: str) -> bool:
     """A title run into its paragraph ("Scope definition. The system ..."): a short first
-    sentence that names rather than states (no verb, no pronoun or article opening it)."""
+    sentence that names rather than states (no verb, no pronoun or article opening it).
+    """
     lowered = words_of(sentence)
     return 0 < len(lowered) <= 8 and sentence.rstrip().endswith(".") and \
         lowered[0] not in _OPENERS and not finite(lowered) and \

@@ -1,0 +1,157 @@
+"""Which uncited units need a citation, judged by what they say: the presets, the kinds a
+unit may be exempted as, and the judge that decides for one answer.
+
+The claim policy's rules (:mod:`citeaudit.core._policy`) exempt what their form settles (a
+question, a lead-in ending in a colon, a greeting). Under the ``balanced`` and ``lenient``
+presets an uncited unit they leave is then read for what it says: the citability scorer
+(:mod:`citeaudit.core._citable`) gives it a score from its words, its shape, where it stands
+in the answer (:mod:`citeaudit.core._layout`) and how much of a retrieved passage it
+restates. A unit below the preset's threshold needs no citation, and is reported as exempt
+with the kind the scorer finds likeliest (``advice``, ``meta``, ``platitude``, ...). A unit
+that states an amount always needs one (CA302), except inside a reference block. ``strict``
+is the rules alone. ``require`` lists kinds that must carry a citation all the same.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import Any, NamedTuple
+
+from citeaudit.core._amounts import states_amount
+from citeaudit.core._citable import (
+    KINDS,
+    Unit,
+    citability,
+    features,
+    load_model,
+    passage_words,
+    unit_at,
+    words_of,
+)
+from citeaudit.core._layout import Layout
+from citeaudit.core._policy import RULE_KINDS
+from citeaudit.core._sources import Snapshot, Source
+
+__all__ = ["EXEMPT_KINDS", "PRESETS", "RULE_KINDS", "ClaimSettings", "Exempt", "Judge",
+           "claim_settings", "judge_of", "why_citable"]
+
+PRESETS = ("strict", "balanced", "lenient")
+EXEMPT_KINDS = (*KINDS, "listed")
+# How much more a unit must look like a claim to need a citation under ``lenient`` than
+# under ``balanced`` (the model's threshold): on the development split, recall of the
+# citable units falls from 0.95 to about 0.90.
+_LENIENT_MARGIN = 0.15
+
+
+class Exempt(NamedTuple):
+    """An uncited unit that needs no citation: where it is, why (its kind), and its
+    citability score (None where a rule of the policy, not the scorer, exempted it).
+    """
+
+    span: tuple[int, int]
+    kind: str
+    score: float | None
+
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON form: ``{"span": [start, end], "kind": ..., "score": ...}``."""
+        score = None if self.score is None else round(self.score, 3)
+        return {"span": list(self.span), "kind": self.kind, "score": score}
+
+
+class ClaimSettings(NamedTuple):
+    """What the configuration asks of uncited units beyond the policy's rules: the score
+    from which a unit needs a citation (None: ``strict``, the rules alone) and the kinds
+    that need one whatever their score.
+    """
+
+    threshold: float | None
+    require: frozenset[str] = frozenset()
+
+
+def claim_settings(preset: str, require: Iterable[str] = ()) -> ClaimSettings:
+    """The settings of a preset (``strict``, ``balanced``, ``lenient``) and required kinds."""
+    if preset not in PRESETS:
+        raise ValueError(f"unknown claims preset {preset!r}: expected one of "
+                         f"{', '.join(PRESETS)}")
+    if preset == "strict":
+        return ClaimSettings(None, frozenset(require))
+    threshold = load_model().threshold
+    if preset == "lenient":
+        threshold += _LENIENT_MARGIN
+    return ClaimSettings(threshold, frozenset(require))
+
+
+class Judge:
+    """The content decision over one answer's uncited units: built once per answer, asked
+    per unit; the answer's layout and the passages' words are read when first needed.
+    """
+
+    __slots__ = ("_layout", "_passages", "_sources", "settings", "text")
+
+    def __init__(self, text: str, settings: ClaimSettings, sources: Sequence[Source]) -> None:
+        self.text = text
+        self.settings = settings
+        self._sources = sources
+        self._passages: list[frozenset[str]] | None = None
+        self._layout: Layout | None = None
+
+    def exempted(self, spans: Sequence[tuple[int, int]], at: int,
+                 ) -> tuple[str, float | None] | None:
+        """The kind and score of the uncited unit ``spans[at]`` if it needs no citation, or
+        None: it needs one.
+        """
+        threshold = self.settings.threshold
+        if threshold is None:
+            return None
+        text = self.text
+        start, end = spans[at]
+        if self._layout is None:
+            self._layout = Layout(text, spans)
+        before = text[spans[at - 1][0]:spans[at - 1][1]] if at else ""
+        after = text[spans[at + 1][0]:spans[at + 1][1]] if at + 1 < len(spans) else ""
+        unit = unit_at(text, start, end, before, after)._replace(layout=self._layout.names(at))
+        decided = citability(unit, self._passage_words if self._sources else (), threshold)
+        if decided.citable or decided.kind in self.settings.require:
+            return None
+        # Below the threshold the model decided; at or above it a layout rule did (a title
+        # line, an entry under a references heading), and the score says nothing of it.
+        return decided.kind, (decided.score if decided.score < threshold else None)
+
+
+    def _passage_words(self) -> list[frozenset[str]]:
+        """The content words of each retrieved passage (read once, when first needed)."""
+        if self._passages is None:
+            texts = (" ".join(filter(None, (s.label, s.text))) for s in self._sources)
+            self._passages = [passage_words(t) for t in texts if t.strip()]
+        return self._passages
+
+
+def judge_of(text: str, settings: ClaimSettings | None, snapshot: Snapshot | None,
+             ) -> Judge | None:
+    """The content judge of one answer's ``text`` under ``settings`` (None: the rules alone
+    decide), reading the passages of ``snapshot``.
+    """
+    if settings is None or settings.threshold is None:
+        return None
+    return Judge(text, settings, () if snapshot is None else snapshot.sources)
+
+
+def why_citable(text: str, passages: Iterable[tuple[str, str]]) -> str:
+    """Why an uncited unit needs a citation, in words for CA301/CA302: "states a figure",
+    "restates passage <id>" (most of its content words are in that passage), "names an
+    entity", else "states a claim". ``passages``: (id, text) of the retrieved passages.
+    """
+    if states_amount(text):
+        return "states a figure"
+    content = {w for w in words_of(text) if len(w) > 3}
+    if content:
+        best, share = "", 0.0
+        for source_id, passage in passages:
+            overlap = len(content & set(words_of(passage))) / len(content)
+            if overlap > share:
+                best, share = source_id, overlap
+        if share >= 0.5:
+            return f"restates passage {best}"
+    if any(name.startswith("names:") and name != "names:0" for name in features(Unit(text))):
+        return "names an entity"
+    return "states a claim"
