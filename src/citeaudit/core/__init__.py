@@ -69,6 +69,7 @@ from citeaudit.core._judging import (
     SupportJudge,
     get_judge,
 )
+from citeaudit.core._layout import reference_blocks
 from citeaudit.core._loading import (
     DEFAULT_MAX_BYTES,
     JSON_STRING,
@@ -185,6 +186,7 @@ __all__ = [
     "quoted",
     "read_bytes",
     "reason_key",
+    "reference_blocks",
     "report_of",
     "resolve_id",
     "run",

@@ -18,6 +18,7 @@ from citeaudit.core._claims import why_citable
 from citeaudit.core._config import Config
 from citeaudit.core._findings import Problem
 from citeaudit.core._judging import ClaimSupport, Judgement, Remembered, get_judge
+from citeaudit.core._layout import reference_blocks
 from citeaudit.core._native import core, slotted
 from citeaudit.core._registry import Registry
 from citeaudit.core._segment import Span, code_spans, mask
@@ -99,7 +100,8 @@ def unread_markers(context: Context) -> Sequence[Problem]:
         if (text.count("[") <= marks or square_hints(text) <= marks) and \
                 not might_be_unread(text):
             return ()  # every citation-like bracket was read, and nothing else looks like one
-        texts = [(None, text, list(answer.marks))]
+        # A reference list's ids are read as no markers, and are not unread ones either.
+        texts = [(None, text, list(answer.marks) + reference_blocks(text))]
     elif answer.kind == "claims":
         texts = [(c.number, c.text, [(m.start, m.end) for m in c.markers]
                   + [(b.start, b.end) for b in c.malformed]) for c in answer.claims]

@@ -28,7 +28,7 @@ from citeaudit.core._citable import (
     unit_at,
     words_of,
 )
-from citeaudit.core._layout import Layout
+from citeaudit.core._layout import Layout, reference_blocks
 from citeaudit.core._policy import RULE_KINDS
 from citeaudit.core._sources import Snapshot, Source
 
@@ -86,7 +86,7 @@ class Judge:
     per unit; the answer's layout and the passages' words are read when first needed.
     """
 
-    __slots__ = ("_layout", "_passages", "_sources", "settings", "text")
+    __slots__ = ("_layout", "_passages", "_references", "_sources", "settings", "text")
 
     def __init__(self, text: str, settings: ClaimSettings, sources: Sequence[Source]) -> None:
         self.text = text
@@ -94,6 +94,7 @@ class Judge:
         self._sources = sources
         self._passages: list[frozenset[str]] | None = None
         self._layout: Layout | None = None
+        self._references: list[tuple[int, int]] = []
 
     def exempted(self, spans: Sequence[tuple[int, int]], at: int,
                  ) -> tuple[str, float | None] | None:
@@ -107,6 +108,10 @@ class Judge:
         start, end = spans[at]
         if self._layout is None:
             self._layout = Layout(text, spans)
+            self._references = reference_blocks(text)
+        if any(a <= start < b for a, b in self._references) and \
+                "reference" not in self.settings.require:  # a reference list's line
+            return "reference", None
         before = text[spans[at - 1][0]:spans[at - 1][1]] if at else ""
         after = text[spans[at + 1][0]:spans[at + 1][1]] if at + 1 < len(spans) else ""
         unit = unit_at(text, start, end, before, after)._replace(layout=self._layout.names(at))

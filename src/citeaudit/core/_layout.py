@@ -35,7 +35,7 @@ from typing import NamedTuple
 from citeaudit.core._citable import PLAN, SELF, entry_shaped, finite, lead_features, words_of
 from citeaudit.core._policy import list_items
 
-__all__ = ["Layout", "Line", "layout", "lines_of", "section_of"]
+__all__ = ["Layout", "Line", "layout", "lines_of", "reference_blocks", "section_of"]
 
 _MD_HEADING = re.compile(r"^\s{0,3}(#{1,6})\s+\S")
 _BOLD_LINE = re.compile(r"^\s*(\*\*|__)(?:(?!\*\*|__).)+\1\s*:?\s*$")
@@ -404,3 +404,49 @@ def _neighbour_lead(page: _Page, at: int) -> int:
             continue
         return probe
     return -1
+
+
+# What a reference list shows before it is read: a line naming one ("References", "**Sources:**",
+# "## Works cited") or a line that opens with a numbered id ("[3] Lee, K. ...", "- [3] https://").
+_REFERENCES_HINT = re.compile(
+    r"^\W{0,6}(?:\d+[.)]?\s*)?(?:references?|sources?|bibliography|works cited|citations?"
+    r"|further reading|key sources)\b[^\n]{0,30}$|^\W{0,4}\[\d{1,4}\]\W{0,3}\S",
+    re.IGNORECASE | re.MULTILINE)
+
+
+_NUMBERED_LINE = re.compile(r"^\W{0,4}(?:\[\d{1,4}\]|\d{1,3}[.)])\W{0,3}\S")
+
+
+def reference_blocks(text: str) -> list[tuple[int, int]]:
+    """The reference lists pasted or run into an answer, as ``[start, end)`` spans of their
+    lines: the lines under a heading that names one ("References", "Sources", "Works cited",
+    ...), and runs of two or more numbered lines shaped like bibliography entries ("[3] Lee,
+    K. (2017). ...", "2. https://..."). Their ids are not citation markers and their lines no
+    claims. Cheap where there is none: one search of the text.
+    """
+    if "\n" not in text or _REFERENCES_HINT.search(text) is None:
+        return []
+    page = _page(text)
+    blocks: list[tuple[int, int]] = []
+    section = "none"
+    for at, line in enumerate(page.lines):
+        if page.titles[at]:
+            section = section_of(line.text)
+            continue
+        if line.kind == "blank" or not _in_reference_block(page, at, section) or (
+                section != "references" and not _numbered_entries(page, at)):
+            continue
+        if blocks and not text[blocks[-1][1]:line.start].strip():
+            blocks[-1] = (blocks[-1][0], line.end)  # the same block, blank lines between
+        else:
+            blocks.append((line.start, line.end))
+    return blocks
+
+
+def _numbered_entries(page: _Page, at: int) -> bool:
+    """Whether line ``at`` is a numbered entry beside another one (a run of two or more)."""
+    if not _NUMBERED_LINE.match(page.lines[at].text):
+        return False
+    before, after = _neighbour_index(page, at, -1), _neighbour_index(page, at, 1)
+    return any(near >= 0 and page.entries[near] and _NUMBERED_LINE.match(page.lines[near].text)
+               for near in (before, after))

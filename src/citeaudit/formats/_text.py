@@ -30,6 +30,7 @@ from citeaudit.core import (
     covered,
     judge_of,
     new_answer,
+    reference_blocks,
     segment,
     sighting,
     without_markers,
@@ -82,12 +83,14 @@ def parse_text(text: str, reading: Reading, kind: AnswerKind = "text") -> Answer
         return Answer(kind, text, (), (), (), True, ())
     scan = reading.scanned if reading.scanned is not None else reading.grammar.scan(text)
     markers: Sequence[Marker] = scan.markers
-    malformed = scan.malformed
+    malformed: Sequence[Malformed] = scan.malformed
     if "`" in text or ("~" in text and "~~~" in text):
         code = code_spans(text)
         starts = [span.start for span in code]
         markers = [m for m in markers if not covered(m.start, code, starts)]
         malformed = [m for m in malformed if not covered(m.start, code, starts)]
+    if markers or malformed:  # a reference list's ids are no markers
+        markers, malformed = _outside_references(text, markers, malformed)
     if markers and refusal.may_match(text) and refusal.matches(without_markers(text, markers)):
         return Answer(kind, text, (), tuple(citations_of(markers, repeat(None))), (), True,
                       (), tuple((m.start, m.end) for m in markers))
@@ -102,6 +105,18 @@ def parse_text(text: str, reading: Reading, kind: AnswerKind = "text") -> Answer
                       tuple(zip(bad_owner, malformed, strict=True)), False, (), tuple(marks),
                       tuple(Exempt((start, end), kind_, score)
                             for start, end, kind_, score in exemptions.found))
+
+
+def _outside_references(text: str, markers: Sequence[Marker], malformed: Sequence[Malformed],
+                        ) -> tuple[Sequence[Marker], Sequence[Malformed]]:
+    """The markers and malformed markers that lie outside the answer's reference lists."""
+    blocks = reference_blocks(text)
+    if not blocks:
+        return markers, malformed
+    spans = [Span(start, end) for start, end in blocks]
+    starts = [span.start for span in spans]
+    return ([m for m in markers if not covered(m.start, spans, starts)],
+            [m for m in malformed if not covered(m.start, spans, starts)])
 
 
 def settle_text(text: str, reading: Reading, empty_fails: bool) -> Status | None:
@@ -119,7 +134,7 @@ def settle_text(text: str, reading: Reading, empty_fails: bool) -> Status | None
         return None
     snapshot = reading.snapshot
     if "`" in text or ("~" in text and "~~~" in text) or snapshot is None or \
-            not snapshot.sources:
+            not snapshot.sources or reference_blocks(text):
         return None
     grammar = reading.grammar
     if reading.scanned is None and type(grammar) is BracketGrammar:  # no markers made

@@ -1,0 +1,83 @@
+"""Reference lists pasted or run into an answer: recognised as a block, their ids never read as
+markers (no CA201, CA202 or CA102 from them, no citations counted), their lines exempt as
+``reference``; and the shapes that only look like one (a list of cited claims) left alone.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+import citeaudit
+from citeaudit.core import reference_blocks
+
+PASSAGES = ["Refunds are paid within 14 days of the request.",
+            "The warranty covers manufacturing defects for two years.",
+            "Support is open on weekdays from 9 to 5."]
+BODY = "Refunds are paid within 14 days [1]. The warranty covers defects for two years [2]."
+
+LISTS = {
+    "sources heading, bracketed urls": "Sources:\n[1] https://shop.example/refunds\n"
+                                       "[2] https://shop.example/warranty\n[9] https://x.example/old",
+    "markdown heading, APA": "## References\n\n1. Lee, K. (2017). Returns and refunds in retail."
+                             " Journal of Commerce, 12(3), 45-60.\n2. Smith, J., & Roe, A. (2019)."
+                             " Warranty law. Legal Press.",
+    "bold heading, IEEE": "**Bibliography**\n\n[1] K. Lee, \"Returns in retail,\" J. Commerce,"
+                          " vol. 12, no. 3, pp. 45-60, 2017.\n[12] J. Smith, Warranty Law."
+                          " New York: Legal Press, 2019.",
+    "works cited, links": "### Works cited\n- [Refund policy](https://shop.example/refunds)\n"
+                          "- [Warranty terms](https://shop.example/warranty)\n"
+                          "- [Old terms](https://shop.example/old) [7]",
+    "no heading, numbered entries": "[1] Lee, K. (2017). Returns and refunds in retail. Journal"
+                                    " of Commerce.\n[2] Smith, J. et al. (2019). Warranty law."
+                                    " doi:10.1000/xyz\n[3] Store handbook. Available:"
+                                    " https://shop.example/handbook",
+    "sources used, plain lines": "Sources used\n\n1. https://shop.example/refunds (accessed"
+                                 " 2024)\n2. https://shop.example/warranty (accessed 2024)",
+    "citations with numbers out of range": "Citations:\n[4] https://shop.example/a\n"
+                                           "[5] https://shop.example/b\n[6] https://shop.example/c",
+    "further reading, dashes": "Further reading\n\n- Lee, K. (2017). Returns in retail.\n"
+                               "- Smith, J. (2019). Warranty law. pp. 12-14.",
+}
+
+
+@pytest.mark.parametrize("name", LISTS)
+def test_a_reference_list_is_no_citation_and_no_claim(name: str) -> None:
+    answer = f"{BODY}\n\n{LISTS[name]}\n"
+    blocks = reference_blocks(answer)
+    assert blocks, "recognised"
+    assert all(start > len(BODY) for start, _ in blocks), "the answer's own lines are not in it"
+    report = citeaudit.audit(answer, PASSAGES)
+    assert report.findings == (), [f.message for f in report.findings]
+    assert report.passed
+    assert report.metrics.citations == 2  # [1] and [2] of the body, not the list's
+    block_units = [u for u in report.exempt if u.span[0] > len(BODY)]
+    assert block_units, "its lines are exempt"
+    assert {u.kind for u in block_units} <= {"reference", "heading", "announcement"}
+    # Strict still reads no marker in it: its ids never cite.
+    strict = citeaudit.audit(answer, PASSAGES, config=citeaudit.Config(claims="strict"))
+    assert not {"CA201", "CA202", "CA102"} & {f.code for f in strict.findings}
+    assert strict.metrics.citations == 2
+
+
+@pytest.mark.parametrize("answer", [
+    "- [1] Refunds are paid within 14 days.\n- [2] The warranty covers defects.\n",
+    "Refunds are paid within 14 days [1].\nThe warranty covers defects [2].\n",
+    "1. Refunds are paid within 14 days [1].\n2. The warranty lasts two years [2].\n",
+    "Sources of delay include:\n- weekends [3]\n- holidays [3]\n",
+])
+def test_cited_claims_that_look_like_a_list_are_read(answer: str) -> None:
+    assert reference_blocks(answer) == []
+    report = citeaudit.audit(answer, PASSAGES)
+    assert report.metrics.citations >= 2
+
+
+def test_a_reference_list_streams_as_it_audits() -> None:
+    answer = f"{BODY}\n\n{LISTS['no heading, numbered entries']}\n"
+    auditor = citeaudit.stream(PASSAGES)
+    for at in range(0, len(answer), 5):
+        auditor.feed(answer[at:at + 5])
+    assert auditor.finish() == citeaudit.audit(answer, PASSAGES)
+
+
+def test_one_line_answers_are_not_searched() -> None:
+    assert reference_blocks("References: Lee (2017) [1].") == []
