@@ -6,7 +6,9 @@ Targets: ratio (audit time / naive time) <= 0.5 per answer from raw passages (st
 and <= 0.3 with a snapshot built beforehand, the verdict read (a settled report: its
 findings are made when first read). Also printed: the same over the answers that
 pass alone (nothing fails early), and the whole audit (findings made, as eval and the
-service make them), each beside the naive check of the same answers.
+service make them), each beside the naive check of the same answers; and the verdict and
+the whole audit under ``claims = "strict"`` (the policy's rules alone, no content judge), so
+that what the judge costs is read in the same run.
 """
 
 from __future__ import annotations
@@ -73,7 +75,16 @@ def main() -> None:
     def whole(answer: str, sources: Any) -> object:  # findings made, as eval makes them
         return run(answer, sources)
 
+    strict = citeaudit.Config(claims="strict")  # the policy's rules alone: no content judge
+
+    def verdict_strict(answer: str, sources: Any) -> bool:
+        return citeaudit.audit(answer, sources, config=strict).passed
+
+    def whole_strict(answer: str, sources: Any) -> object:
+        return run(answer, sources, config=strict)
+
     works = {"naive": loop(check, pairs), "full": loop(verdict, pairs),
+             "full strict": loop(verdict_strict, pairs), "whole strict": loop(whole_strict, pairs),
              "prebuilt": loop(verdict, snapshots), "whole": loop(whole, pairs),
              "naive passing": loop(check, passing), "passing": loop(verdict, passing)}
     for work in works.values():
@@ -101,6 +112,8 @@ def main() -> None:
             ("full", "audit(answer, passages).passed", "naive", len(pairs)),
             ("prebuilt", "audit(answer, snapshot).passed", "naive", len(pairs)),
             ("whole", "whole audit, findings made", "naive", len(pairs)),
+            ("full strict", "claims = strict: .passed", "naive", len(pairs)),
+            ("whole strict", "claims = strict: whole audit", "naive", len(pairs)),
             ("naive passing", "check(), the answers that pass", "naive passing", len(passing)),
             ("passing", "audit().passed, the answers that pass", "naive passing",
              len(passing))):

@@ -652,38 +652,24 @@ def test_the_library_uses_the_chosen_mode() -> None:
     assert (_grammar._scan_brackets is CORE.scan_brackets) is compiled
     assert (_text._assemble is CORE.assemble) is compiled
     assert (_answer._citations is CORE.citations) is compiled
-    assert isinstance(_answer.new_answer, CORE.Slotted) is compiled
     if os.environ.get("CITEAUDIT_PURE", "0") not in ("", "0"):
         assert not compiled
     elif os.environ.get("CITEAUDIT_REQUIRE_CORE") == "1":
         assert compiled
 
 
-SLOTTED_ANSWERS = ["Refunds take 14 days [1]. Cards cost 5 dollars.", ["A [1].", "B."],
-                   {"status": "answered", "text": "A", "citations": ["1", "1"]},
-                   "Not covered by the provided documents.", "", "Cards [9] cost 5 [1-]."]
+REPORTED_ANSWERS = ["Refunds take 14 days [1]. Cards cost 5 dollars.", ["A [1].", "B."],
+                    {"status": "answered", "text": "A", "citations": ["1", "1"]},
+                    "Not covered by the provided documents.", "", "Cards [9] cost 5 [1-]."]
 
 
-@pytest.mark.parametrize("answer", SLOTTED_ANSWERS)
-def test_slotted_records_equal_their_classes(answer: Any) -> None:
+@pytest.mark.parametrize("answer", REPORTED_ANSWERS)
+def test_a_report_is_a_frozen_value_measured_once(answer: Any) -> None:
     import dataclasses  # noqa: PLC0415 - only here
-    import gc  # noqa: PLC0415
     import pickle  # noqa: PLC0415
 
-    from citeaudit.core import _checks, _report  # noqa: PLC0415
+    from citeaudit.core import _report  # noqa: PLC0415
 
-    context = prepare(answer, ["Refunds take 14 days.", "Cards cost 5 dollars."])
-    made = CORE.Slotted(_answer.Answer, tuple(f.name for f in dataclasses.fields(
-        _answer.Answer)))(*dataclasses.astuple(context.answer))
-    assert made == context.answer
-    assert hash(made) == hash(context.answer)
-    assert repr(made) == repr(context.answer)
-    assert pickle.loads(pickle.dumps(made)) == made
-    with pytest.raises(dataclasses.FrozenInstanceError):
-        made.text = "changed"  # type: ignore[misc]
-    values = [getattr(context, f.name) for f in dataclasses.fields(_checks.Context)]
-    assert CORE.Slotted(_checks.Context, tuple(f.name for f in dataclasses.fields(
-        _checks.Context)))(*values) == context
     report = audit(answer, ["Refunds take 14 days.", "Cards cost 5 dollars."])
     measured: list[int] = []
 
@@ -691,43 +677,23 @@ def test_slotted_records_equal_their_classes(answer: Any) -> None:
         measured.append(1)
         return report.metrics
 
-    arguments = (report.findings, measure, report.status, report.passed, report.checked,
-                 report.not_checked, report.grammar, report.snapshot, report.reasons,
-                 report.shape, report.grammar_reason, None, report.support, report.exempt)
-    lazy = _report.lazy_report(*arguments)
-    gc.collect()  # the made instances are tracked and traversed like any other
+    lazy = _report.new_report(report.findings, measure, report.status, report.passed,
+                              report.checked, report.not_checked, report.grammar,
+                              report.snapshot, report.reasons, report.shape,
+                              report.grammar_reason, report.support, report.exempt)
     assert not measured
-    assert lazy == _report.Report(*arguments) == report
+    assert lazy == report
     assert lazy.to_dict() == report.to_dict()
     assert hash(lazy) == hash(report)
     assert pickle.loads(pickle.dumps(lazy)) == report
-    assert len(measured) == 2  # once by each report, when first read
+    assert len(measured) == 1  # when first read, once
     with pytest.raises(dataclasses.FrozenInstanceError):
         lazy.passed = False  # type: ignore[misc]
-
-
-def test_slotted_refuses_what_it_cannot_make() -> None:
-    class Plain:
-        pass
-
-    class Slots:
-        __slots__ = ("a",)
-
-    class Sub(Slots):
-        __slots__ = ("b",)
-
-    with pytest.raises(TypeError, match="not a slot of its own"):
-        CORE.Slotted(Plain, ("a",))
-    with pytest.raises(TypeError, match="not a slot of its own"):
-        CORE.Slotted(Sub, ("a", "b"))  # "a" is its base's
-    with pytest.raises(ValueError, match="at most"):
-        CORE.Slotted(Slots, ("a",) * 17)
-    made = CORE.Slotted(Sub, ("b",))
-    with pytest.raises(TypeError, match="1 values expected"):
-        made(1, 2)
-    value = made([1])
-    assert value.b == [1]
-    assert not hasattr(value, "a")
+    settled = _report.new_report((), measure, report.status, report.passed, report.checked,
+                                 report.not_checked, report.grammar, report.snapshot,
+                                 shape=report.shape, grammar_reason=report.grammar_reason,
+                                 support=report.support, complete=lambda: lazy)
+    assert settled == report  # its findings, reasons and metrics the whole report's
 
 
 # The claim policy's openings, closings and list shapes, in any order.

@@ -19,7 +19,7 @@ from citeaudit.core._config import Config
 from citeaudit.core._findings import Problem
 from citeaudit.core._judging import ClaimSupport, Judgement, Remembered, get_judge
 from citeaudit.core._layout import reference_blocks
-from citeaudit.core._native import core, slotted
+from citeaudit.core._native import core
 from citeaudit.core._registry import Registry
 from citeaudit.core._segment import Span, code_spans, mask
 from citeaudit.core._sources import Snapshot, Source
@@ -518,7 +518,7 @@ CHECKS: Registry[Check] = Registry("checks", {
 
 
 # A Context from all its fields' values in order (``judged`` a new dict).
-new_context = slotted(Context)
+new_context = Context
 
 reference_uncited = _uncited
 reference_located = _located

@@ -44,7 +44,7 @@ from typing import NamedTuple
 from citeaudit.core._amounts import states_amount
 
 __all__ = ["KINDS", "LAYOUT_RULES", "PLAN", "SELF", "Citability", "Model", "Unit", "bag_of_words",
-           "citability", "entry_shaped", "exempt_by_layout", "features", "finite",
+           "citability", "content_of", "entry_shaped", "exempt_by_layout", "features", "finite",
            "lead_features", "load_model", "overlap", "passage_words", "states_figure", "unit_at",
            "words_of"]
 
@@ -199,7 +199,7 @@ def features(  # noqa: C901 -- one flat list of named features, each a test or t
     ``bag``: with its words (``w:``, ``o2:``), which only the kind model reads.
     """
     raw = unit.text
-    text = _EMPHASIS.sub("", _BULLET.sub("", raw)).strip()
+    text = content_of(raw)
     found: list[str] = ["bias"]
     if _BULLET.match(raw):
         found.append("bullet")
@@ -287,6 +287,11 @@ def bag_of_words(words: Sequence[str]) -> list[str]:
 def words_of(text: str) -> list[str]:
     """The words of ``text``, lower-cased."""
     return [w.lower() for w in _WORD.findall(text)]
+
+
+def content_of(raw: str) -> str:
+    """A unit's text as its features read it: without a list bullet and opening emphasis."""
+    return _EMPHASIS.sub("", _BULLET.sub("", raw)).strip()
 
 
 def passage_words(text: str) -> frozenset[str]:
@@ -467,7 +472,7 @@ def citability(unit: Unit,
     score = model.score(names)
     if score >= cut:
         return Citability(score, True, _reason(names))
-    bag = bag_of_words(words_of(_EMPHASIS.sub("", _BULLET.sub("", unit.text)).strip()))
+    bag = bag_of_words(words_of(content_of(unit.text)))
     return Citability(score, False, model.kind([*names, *bag]))
 
 

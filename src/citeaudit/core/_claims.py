@@ -22,6 +22,8 @@ from citeaudit.core._citable import (
     KINDS,
     Unit,
     citability,
+    content_of,
+    entry_shaped,
     features,
     load_model,
     passage_words,
@@ -94,7 +96,7 @@ class Judge:
         self._sources = sources
         self._passages: list[frozenset[str]] | None = None
         self._layout: Layout | None = None
-        self._references: list[tuple[int, int]] = []
+        self._references: list[tuple[int, int]] | None = None
 
     def exempted(self, spans: Sequence[tuple[int, int]], at: int,
                  ) -> tuple[str, float | None] | None:
@@ -106,12 +108,15 @@ class Judge:
             return None
         text = self.text
         start, end = spans[at]
+        if self._references is None:
+            self._references = reference_blocks(text)
+        listed = any(a <= start < b for a, b in self._references)
+        if listed and "reference" not in self.settings.require:  # a reference list's line
+            return "reference", None
+        if not listed and _states_figure(text, start, end):
+            return None  # what the scorer would say, without reading the answer's layout
         if self._layout is None:
             self._layout = Layout(text, spans)
-            self._references = reference_blocks(text)
-        if any(a <= start < b for a, b in self._references) and \
-                "reference" not in self.settings.require:  # a reference list's line
-            return "reference", None
         before = text[spans[at - 1][0]:spans[at - 1][1]] if at else ""
         after = text[spans[at + 1][0]:spans[at + 1][1]] if at + 1 < len(spans) else ""
         unit = unit_at(text, start, end, before, after)._replace(layout=self._layout.names(at))
@@ -129,6 +134,20 @@ class Judge:
             texts = (" ".join(filter(None, (s.label, s.text))) for s in self._sources)
             self._passages = [passage_words(t) for t in texts if t.strip()]
         return self._passages
+
+
+def _states_figure(text: str, start: int, end: int) -> bool:
+    """Whether the scorer would find that the unit ``text[start:end]`` (in no reference
+    list) states an amount, so needs a citation, whatever its layout: it states one, holds no
+    link, and its line is not shaped like a bibliography entry (the two things that let an
+    amount go, ``states_figure``).
+    """
+    unit = text[start:end]
+    if "http" in unit or "www." in unit or "](" in unit or not states_amount(content_of(unit)):
+        return False
+    line_start = text.rfind("\n", 0, start) + 1
+    line_end = text.find("\n", start)
+    return not entry_shaped(text[line_start:len(text) if line_end < 0 else line_end].strip())
 
 
 def judge_of(text: str, settings: ClaimSettings | None, snapshot: Snapshot | None,

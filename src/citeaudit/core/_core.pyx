@@ -23,9 +23,7 @@ patterns and constants, so there is one definition of every rule:
 - :func:`passages` mirrors ``citeaudit.core._sources._sources`` for a list of passages that
   carry their ids (and gives up, None, where the reference must decide);
 - :func:`collect` mirrors the loop of ``citeaudit.core._engine.findings_of`` over a check's
-  problems;
-- :class:`Slotted` builds the engine's frozen slotted records (``Answer``, ``Context``,
-  ``Report``) as their ``__init__`` would, the fields set in place.
+  problems.
 
 What is compiled is the interpreter's share: character tests, index arithmetic, bisects over C
 arrays, tuples built without Python frames. The regular expressions stay Python's. The
@@ -53,16 +51,6 @@ from citeaudit.core._records cimport (
     new_record as _new_record,
 )
 
-
-cdef extern from "Python.h":
-    ctypedef struct PyMemberDef:
-        int type
-        Py_ssize_t offset
-    ctypedef struct PyMemberDescrObject:
-        PyMemberDef* d_member
-
-cdef extern from "structmember.h":
-    int T_OBJECT_EX
 
 cdef extern from "Python.h":
     int PyUnicode_KIND(object text)
@@ -932,60 +920,6 @@ def strings(list data, tuple ids, object source_type, object no_metadata):
         found.append(_new_record(source_type, (ids[at], data[at], None, None, None, None,
                                                no_metadata)))
     return tuple(found)
-
-
-cdef object _MEMBER = type(type("_Probe", (), {"__slots__": ("field",)}).__dict__["field"])
-cdef enum:
-    _MOST_FIELDS = 16
-
-
-cdef class Slotted:
-    """A maker of instances of ``kind``, a frozen class with ``__slots__`` (a frozen slotted
-    dataclass of the engine's, or ``Report``), from the values of its slots ``names`` in
-    order: the instance is allocated by its type and each value set in its slot, what the
-    class's ``__init__`` does through ``object.__setattr__`` a field at a time (~80 ns each,
-    bypassing the frozen ``__setattr__``). Slots not named are left unset, as ``__init__``
-    leaves them.
-    """
-
-    cdef PyTypeObject* kind
-    cdef object owner  # keeps the type alive
-    cdef Py_ssize_t count
-    cdef Py_ssize_t offsets[_MOST_FIELDS]
-
-    def __init__(self, type kind, tuple names):
-        cdef PyMemberDef* member
-        if len(names) > _MOST_FIELDS:
-            raise ValueError(f"at most {_MOST_FIELDS} fields")
-        for at, name in enumerate(names):
-            descriptor = kind.__dict__.get(name)
-            if type(descriptor) is not _MEMBER or descriptor.__objclass__ is not kind:
-                raise TypeError(f"{kind.__name__}.{name} is not a slot of its own")
-            member = (<PyMemberDescrObject*>descriptor).d_member
-            if member.type != T_OBJECT_EX:
-                raise TypeError(f"{kind.__name__}.{name} is not an object slot")
-            self.offsets[at] = member.offset
-        self.owner = kind
-        self.kind = <PyTypeObject*>kind
-        self.count = len(names)
-
-    def __call__(self, *values):
-        cdef Py_ssize_t at
-        cdef PyObject* made
-        cdef PyObject** slot
-        if PyTuple_GET_SIZE(values) != self.count:
-            raise TypeError(f"{self.count} values expected, {len(values)} given")
-        made = self.kind.tp_alloc(self.kind, 0)
-        if made == NULL:
-            raise MemoryError()
-        record = <object>made  # a second reference: the one tp_alloc made is dropped
-        Py_DECREF(record)
-        for at in range(self.count):
-            value = <object>PyTuple_GET_ITEM(values, at)
-            Py_INCREF(value)
-            slot = <PyObject**>((<char*>made) + self.offsets[at])
-            slot[0] = <PyObject*>value  # a new object's slot: empty, nothing to release
-        return record
 
 
 def collect(list found, problems, frozenset enabled, severity_of, finding, rules, own, check):

@@ -38,7 +38,7 @@ from citeaudit.core._grammar import Grammar, get_grammar, infer
 from citeaudit.core._metrics import Metrics, compute_metrics
 from citeaudit.core._native import core
 from citeaudit.core._refusal import Refusal
-from citeaudit.core._report import Report, Status, lazy_report
+from citeaudit.core._report import Report, Status, new_report
 from citeaudit.core._rules import RULES, Rule, Severity
 from citeaudit.core._segment import Segmenter, segment
 from citeaudit.core._sources import Snapshot, load_snapshot, resolve_id
@@ -249,9 +249,14 @@ def _settled(form: AnswerFormat, settle: Callable[[Any, Reading, bool], Status |
     if status is None:
         return _whole(form, answer, snapshot, read, config)
     checked, not_checked = _scope(config.enabled, None)
-    return lazy_report(None, None, status, status != "unverified", checked, not_checked,
-                       read.reading.grammar.name, snapshot, None, form.name, read.why,
-                       functools.partial(_whole, form, answer, snapshot, read, config), None, ())
+    return new_report((), _unmeasured, status, status != "unverified", checked, not_checked,
+                      read.reading.grammar.name, snapshot, (), form.name, read.why,
+                      complete=functools.partial(_whole, form, answer, snapshot, read, config))
+
+
+def _unmeasured() -> Metrics:
+    """The metrics of a settled report, never called: its whole report's replace them."""
+    raise AssertionError("a settled report is completed before it is measured")
 
 
 def _whole(form: AnswerFormat, answer: Any, snapshot: Snapshot, read: _Reading,
@@ -332,10 +337,9 @@ def report_of(context: Context, findings: Sequence[Finding],
                                      f" {claims}: its cited passages have no text")
     support = None if config.support is None else tuple(
         judged for _, judged in claim_support(context))
-    make = Report if isinstance(metrics, Metrics) else lazy_report
-    return make(tuple(findings), metrics, status, not reasons, checked, not_checked,
-                context.grammar, context.snapshot, tuple(reasons), context.answer.kind,
-                context.grammar_reason, None, support, context.answer.exempt)
+    return new_report(tuple(findings), metrics, status, not reasons, checked, not_checked,
+                      context.grammar, context.snapshot, tuple(reasons), context.answer.kind,
+                      context.grammar_reason, support, context.answer.exempt)
 
 
 def _with_support(context: Context, metrics: Metrics,

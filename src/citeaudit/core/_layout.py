@@ -408,13 +408,27 @@ def _neighbour_lead(page: _Page, at: int) -> int:
 
 # What a reference list shows before it is read: a line naming one ("References", "**Sources:**",
 # "## Works cited") or a line that opens with a numbered id ("[3] Lee, K. ...", "- [3] https://").
+# The words are looked for first (a substring test each), the pattern only where one is found.
+_REFERENCE_WORDS = ("reference", "source", "bibliograph", "works cited", "citations",
+                    "further reading")
 _REFERENCES_HINT = re.compile(
-    r"^\W{0,6}(?:\d+[.)]?\s*)?(?:references?|sources?|bibliography|works cited|citations?"
-    r"|further reading|key sources)\b[^\n]{0,30}$|^\W{0,4}\[\d{1,4}\]\W{0,3}\S",
-    re.IGNORECASE | re.MULTILINE)
+    r"\n[^\S\n]*[#>*_]{0,4}[^\S\n]*(?:\d+[.)]?[^\S\n]*)?(?:references?|sources?|bibliography"
+    r"|works cited|citations?|further reading|key sources)\b[^\n]{0,30}(?:\n|$)"
+    r"|\n\W{0,4}\[\d{1,4}\]\W{0,3}\S", re.IGNORECASE)
 
 
-_NUMBERED_LINE = re.compile(r"^\W{0,4}(?:\[\d{1,4}\]|\d{1,3}[.)])\W{0,3}\S")
+def _may_hold_references(text: str) -> bool:
+    """Whether a line of ``text`` may name a reference list or open with a numbered id."""
+    if "\n" not in text:
+        return False
+    if "\n[" not in text and "[" not in text.partition("\n")[0][:5]:
+        lowered = text.lower()
+        if not any(word in lowered for word in _REFERENCE_WORDS):
+            return False
+    return _REFERENCES_HINT.search("\n" + text) is not None
+
+
+_NUMBERED_LINE = re.compile(r"^\W{0,4}(?:\[\d{1,4}\]|\d{1,3}[.)])\W{0,3}[^\W\d_]")
 
 
 def reference_blocks(text: str) -> list[tuple[int, int]]:
@@ -424,7 +438,7 @@ def reference_blocks(text: str) -> list[tuple[int, int]]:
     K. (2017). ...", "2. https://..."). Their ids are not citation markers and their lines no
     claims. Cheap where there is none: one search of the text.
     """
-    if "\n" not in text or _REFERENCES_HINT.search(text) is None:
+    if not _may_hold_references(text):
         return []
     page = _page(text)
     blocks: list[tuple[int, int]] = []
@@ -443,10 +457,18 @@ def reference_blocks(text: str) -> list[tuple[int, int]]:
     return blocks
 
 
+def _numbered_entry(line: str) -> bool:
+    """A line that opens with a numbered id and goes on like a bibliography entry (a link,
+    authors and a year, "et al", "doi", "pp. 4"): "[3] Lee, K. (2017). ...", "2. https://...";
+    not "[1] Refunds take 30 days." (a claim that opens with its marker).
+    """
+    opened = _NUMBERED_LINE.match(line)
+    return opened is not None and entry_shaped(line[opened.end() - 1:])
+
+
 def _numbered_entries(page: _Page, at: int) -> bool:
     """Whether line ``at`` is a numbered entry beside another one (a run of two or more)."""
-    if not _NUMBERED_LINE.match(page.lines[at].text):
+    if not _numbered_entry(page.lines[at].text):
         return False
     before, after = _neighbour_index(page, at, -1), _neighbour_index(page, at, 1)
-    return any(near >= 0 and page.entries[near] and _NUMBERED_LINE.match(page.lines[near].text)
-               for near in (before, after))
+    return any(near >= 0 and _numbered_entry(page.lines[near].text) for near in (before, after))

@@ -11,17 +11,12 @@ built; without the built core the reference runs anyway, slower, with the same r
 
 from __future__ import annotations
 
-import dataclasses
 import importlib
-from collections.abc import Callable
 from types import ModuleType
-from typing import Any, TypeVar
 
 from citeaudit import _speedups
 
-__all__ = ["compiled", "core", "mode", "slotted"]
-
-_T = TypeVar("_T")
+__all__ = ["compiled", "core", "mode"]
 
 _PURE = _speedups.PURE
 
@@ -47,22 +42,6 @@ def compiled(name: str) -> ModuleType | None:
         return importlib.import_module(name)
     except ImportError:
         return None
-
-
-def slotted(kind: type[_T], names: tuple[str, ...] | None = None) -> Callable[..., _T]:
-    """A maker of ``kind``'s instances from the values of its slots ``names`` in order (a
-    dataclass's: its fields), for the engine's frozen records: ``kind`` itself where the
-    reference runs, else the core's ``Slotted``, which sets each slot in place (a frozen
-    ``__init__`` sets each field through ``object.__setattr__``, ~80 ns a field). ``names``
-    must follow ``kind``'s own arguments, so that both makers take the same values.
-    """
-    compiled_core = core()
-    if compiled_core is None:
-        return kind
-    if names is None:
-        names = tuple(f.name for f in dataclasses.fields(kind))  # type: ignore[arg-type]
-    made: Callable[..., Any] = compiled_core.Slotted(kind, names)
-    return made
 
 
 def mode() -> str:

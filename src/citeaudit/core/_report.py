@@ -14,18 +14,17 @@ whole audit when one of them is first read, and equal what that audit would have
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import FrozenInstanceError
+from dataclasses import dataclass
 from typing import Any, Literal
 
 from citeaudit.core._claims import Exempt
 from citeaudit.core._findings import Finding
 from citeaudit.core._judging import ClaimSupport
 from citeaudit.core._metrics import Metrics
-from citeaudit.core._native import slotted
 from citeaudit.core._rules import Severity
 from citeaudit.core._sources import Snapshot
 
-__all__ = ["Report", "Status"]
+__all__ = ["Later", "Report", "Status", "new_report"]
 
 Status = Literal["ok", "unverified", "no_evidence"]
 
@@ -33,18 +32,57 @@ _FIELDS = ("findings", "metrics", "status", "passed", "checked", "not_checked", 
            "snapshot", "reasons", "shape", "grammar_reason", "support", "exempt")
 
 
+class Later:
+    """What a report works out when first read: its metrics (given as the function that
+    measures them), and, where its verdict was settled first, its findings, reasons and
+    exempt units (``complete`` makes the whole report they are taken from). Each is made
+    once; what made it is then dropped.
+    """
+
+    __slots__ = ("_complete", "_exempt", "_findings", "_measure", "_metrics", "_reasons")
+
+    def __init__(self, findings: tuple[Finding, ...], reasons: tuple[str, ...],
+                 exempt: tuple[Exempt, ...], metrics: Metrics | Callable[[], Metrics],
+                 complete: Callable[[], Report] | None = None) -> None:
+        self._findings = findings
+        self._reasons = reasons
+        self._exempt = exempt
+        self._metrics: Metrics | None = metrics if isinstance(metrics, Metrics) else None
+        self._measure = None if isinstance(metrics, Metrics) else metrics
+        self._complete = complete
+
+    def settled(self) -> Later:
+        """Itself, its findings, reasons and exempt units those of the whole report."""
+        complete = self._complete
+        if complete is not None:
+            whole = complete().later.settled()
+            self._findings, self._reasons = whole._findings, whole._reasons
+            self._exempt = whole._exempt
+            if whole._metrics is None:
+                self._measure = whole._measure
+            else:
+                self._metrics, self._measure = whole._metrics, None
+            self._complete = None
+        return self
+
+    def metrics(self) -> Metrics:
+        """The metrics, measured on first read."""
+        settled = self.settled()
+        if settled._metrics is None:
+            assert settled._measure is not None
+            settled._metrics = settled._measure()
+            settled._measure = None
+        return settled._metrics
+
+
+@dataclass(frozen=True, slots=True, eq=False, repr=False)
 class Report:
     """Findings, metrics and verdict for one answer, and what was and was not checked.
 
-    ``metrics`` may be given as a function of no arguments, called once, when the metrics are
-    first read (by the attribute, ``to_dict()``, equality, hashing or pickling). ``complete``
-    likewise makes the whole report, whose findings, metrics and reasons this one then takes
-    (``findings`` and ``reasons`` are then not read).
+    The verdict and its scope are fields; the findings, reasons, exempt units and metrics
+    come from ``later`` (see :class:`Later`), worked out when first read (by the attribute,
+    ``to_dict()``, equality, hashing or pickling). Make one with :func:`new_report`.
     """
-
-    __slots__ = ("_complete", "_exempt", "_findings", "_measure", "_metrics", "_reasons", "checked",
-                 "grammar", "grammar_reason", "not_checked", "passed", "shape", "snapshot",
-                 "status", "support")
 
     status: Status
     passed: bool
@@ -56,90 +94,29 @@ class Report:
     grammar_reason: str  # why this grammar: asked for, or what inferred it
     # Each judged claim's judgement, with the passage spans it rests on; None: no judge ran.
     support: tuple[ClaimSupport, ...] | None
-    _findings: tuple[Finding, ...]
-    _exempt: tuple[Exempt, ...]
-    _reasons: tuple[str, ...]
-    _metrics: Metrics
-    _measure: Callable[[], Metrics] | None
-    _complete: Callable[[], Report] | None
-
-    def __init__(  # noqa: PLR0917 -- the frozen dataclass it replaced took its fields in order
-            self, findings: tuple[Finding, ...], metrics: Metrics | Callable[[], Metrics],
-            status: Status, passed: bool, checked: tuple[str, ...],
-            not_checked: tuple[str, ...], grammar: str, snapshot: Snapshot,
-            reasons: tuple[str, ...] = (), shape: str = "text", grammar_reason: str = "",
-            complete: Callable[[], Report] | None = None,
-            support: tuple[ClaimSupport, ...] | None = None, exempt: tuple[Exempt, ...] = (),
-    ) -> None:
-        put = object.__setattr__
-        if isinstance(metrics, Metrics):
-            put(self, "_metrics", metrics)
-            put(self, "_measure", None)
-        else:
-            put(self, "_measure", metrics)
-        put(self, "_findings", findings)
-        put(self, "status", status)
-        put(self, "passed", passed)
-        put(self, "checked", checked)
-        put(self, "not_checked", not_checked)
-        put(self, "grammar", grammar)
-        put(self, "snapshot", snapshot)
-        put(self, "_reasons", reasons)
-        put(self, "shape", shape)
-        put(self, "grammar_reason", grammar_reason)
-        put(self, "_complete", complete)
-        put(self, "support", support)
-        put(self, "_exempt", exempt)
-
-    def _settled(self) -> Report:
-        """The report itself, its findings, reasons and metrics taken from the whole report
-        its ``complete`` makes (once: then ``complete`` is dropped).
-        """
-        complete = self._complete
-        if complete is not None:
-            whole = complete()
-            put = object.__setattr__
-            put(self, "_findings", whole._findings)
-            put(self, "_reasons", whole._reasons)
-            put(self, "_exempt", whole._exempt)
-            if whole._measure is not None:
-                put(self, "_measure", whole._measure)
-            else:
-                put(self, "_metrics", whole._metrics)
-            put(self, "_complete", None)  # what it read can go
-        return self
+    later: Later
 
     @property
     def findings(self) -> tuple[Finding, ...]:
         """The findings, in deterministic order."""
-        return self._settled()._findings
+        return self.later.settled()._findings
 
     @property
     def reasons(self) -> tuple[str, ...]:
         """Why the answer fails (nothing: it passes)."""
-        return self._settled()._reasons
+        return self.later.settled()._reasons
 
     @property
     def exempt(self) -> tuple[Exempt, ...]:
         """The uncited units the claim policy exempted (free text), each with its kind and
         score: what was not asked to carry a citation, and why.
         """
-        return self._settled()._exempt
+        return self.later.settled()._exempt
 
     @property
     def metrics(self) -> Metrics:
         """The answer's citation metrics (worked out on first read)."""
-        measure = self._settled()._measure
-        if measure is not None:
-            object.__setattr__(self, "_metrics", measure())
-            object.__setattr__(self, "_measure", None)  # what it read can go
-        return self._metrics
-
-    def __setattr__(self, name: str, value: object) -> None:
-        raise FrozenInstanceError(f"cannot assign to field {name!r}")
-
-    def __delattr__(self, name: str) -> None:
-        raise FrozenInstanceError(f"cannot delete field {name!r}")
+        return self.later.metrics()
 
     def _values(self) -> tuple[Any, ...]:
         return tuple(getattr(self, name) for name in _FIELDS)
@@ -159,8 +136,7 @@ class Report:
         return f"Report({fields})"
 
     def __reduce__(self) -> tuple[Any, ...]:
-        *values, support, exempt = self._values()
-        return Report, (*values, None, support, exempt)
+        return _rebuilt, self._values()
 
     @property
     def fingerprint(self) -> str:
@@ -202,9 +178,24 @@ class Report:
         }
 
 
-# A Report whose metrics are measured when first read, from Report's arguments in order (the
-# metrics given as the function that measures them): the class itself, or compiled, the same
-# instance with its fields set in place (its __init__ sets eleven through object.__setattr__).
-lazy_report = slotted(Report, ("_findings", "_measure", "status", "passed", "checked",
-                                "not_checked", "grammar", "snapshot", "_reasons", "shape",
-                                "grammar_reason", "_complete", "support", "_exempt"))
+def new_report(  # noqa: PLR0917 -- a report's fields in the order _FIELDS gives them
+        findings: tuple[Finding, ...], metrics: Metrics | Callable[[], Metrics],
+        status: Status, passed: bool, checked: tuple[str, ...], not_checked: tuple[str, ...],
+        grammar: str, snapshot: Snapshot, reasons: tuple[str, ...] = (), shape: str = "text",
+        grammar_reason: str = "", support: tuple[ClaimSupport, ...] | None = None,
+        exempt: tuple[Exempt, ...] = (), complete: Callable[[], Report] | None = None,
+) -> Report:
+    """A report; ``metrics`` may be the function that measures them, and ``complete`` the
+    function that makes the whole report whose findings, reasons, exempt units and metrics
+    this one then takes (its own ``findings``, ``reasons`` and ``exempt`` are not read).
+    """
+    return Report(status, passed, checked, not_checked, grammar, snapshot, shape,
+                  grammar_reason, support, Later(findings, reasons, exempt, metrics, complete))
+
+
+def _rebuilt(findings: tuple[Finding, ...], metrics: Metrics, *values: Any) -> Report:
+    """A report back from a pickle (its values in the order of _FIELDS)."""
+    (status, passed, checked, not_checked, grammar, snapshot, reasons, shape, grammar_reason,
+     support, exempt) = values
+    return new_report(findings, metrics, status, passed, checked, not_checked, grammar,
+                      snapshot, reasons, shape, grammar_reason, support, exempt)
