@@ -177,3 +177,21 @@ def test_a_card_without_reasons_or_passages_says_what_it_can() -> None:
     assert "x" * PASSAGE_CHARS + "\u2026</blockquote>" in by_id["long"]
     assert "x" * (PASSAGE_CHARS + 1) not in by_id["long"]
     assert "<li class=\"fail\">custom: failed</li>" in by_id["long"]
+
+
+def test_a_card_lists_what_was_not_asked_to_carry_a_citation(run: Any, tmp_path: Path) -> None:
+    """The sentences the claim policy exempted are on the failed record's card, with their
+    kind and score, beside the findings."""
+    record = {"id": "exempting", "sources": ["Refunds take 5 days."],
+              "answer": "Thanks for asking! Refunds take 5 days [1]. Would you like more?"
+                        " Cards cost 9 dollars."}
+    data = tmp_path / "d.jsonl"
+    data.write_text(json.dumps(record) + "\n", encoding="utf-8")
+    out = tmp_path / "report.html"
+    assert run("eval", str(data), "--report", str(out), "-o",
+               str(tmp_path / "r.jsonl")).code == ExitCode.FAILED
+    card = cards(out.read_text(encoding="utf-8"))["exempting"]
+    shown = card.split("<h4>Not asked to carry a citation</h4>", 1)[1]
+    assert '<span class="kind">pleasantry</span> (a rule): Thanks for asking!' in shown
+    assert '<span class="kind">question</span> (a rule): Would you like more?' in shown
+    assert "Cards cost 9 dollars" not in shown  # an amount: CA302, not exempt

@@ -202,6 +202,8 @@ def _detail(record: Record, summary: Summary, options: Options) -> WorstRecord:
     detail: WorstRecord = {"id": record.id, "place": summary.place, "status": report.status,
                            "findings": [f.to_dict() for f in report.findings],
                            "metrics": report.metrics.to_dict(), "answer": record.answer}
+    if report.exempt:
+        detail["exempt"] = [unit.to_dict() for unit in report.exempt]
     if report.support is not None:
         detail["support"] = [_shown(judged.to_dict(), report.snapshot)
                              for judged in report.support]
