@@ -99,17 +99,15 @@ class Fields:
         """The integer fields ``names`` of ``data``; None, with a CA404 naming the first that
         is not an integer, if any is not.
         """
-        values = list(map(data.get, names))
-        for value in values:
+        values = []
+        for name in names:
+            value = data.get(name)
             if type(value) is not int:  # not a bool either
-                break
-        else:
-            return cast("list[int]", values)
-        name, value = next((n, v) for n, v in zip(names, values, strict=True)
-                           if type(v) is not int)
-        self.add(f"{path}.{name}", f"{what} needs an integer \"{name}\"" + (
-            "" if value is None else f", not {kind_of(value)}"))
-        return None
+                self.add(f"{path}.{name}", f"{what} needs an integer \"{name}\"" + (
+                    "" if value is None else f", not {kind_of(value)}"))
+                return None
+            values.append(value)
+        return values
 
     def add(self, path: str, message: str) -> None:
         """One CA404 at ``path``."""

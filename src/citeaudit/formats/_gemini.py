@@ -25,7 +25,6 @@ from citeaudit.core import (
     Reading,
     Snapshot,
     Source,
-    compiled,
     kind_of,
     load_snapshot,
 )
@@ -53,11 +52,9 @@ def _get(data: Any, name: str) -> tuple[Any, str]:
     return data.get(camel), camel
 
 
-_INT = {int}
 # A support's segment, chunk indices and end offset keys: snake_case (the SDK), camelCase (REST).
 _SUPPORT_KEYS = {False: ("segment", "grounding_chunk_indices", "end_index"),
                  True: ("segment", "groundingChunkIndices", "endIndex")}
-_read = compiled("citeaudit.formats._readers")  # parse's loop, compiled (None: pure)
 _CANDIDATE = "$.candidates[0]"
 _PARTS = "$.candidates[0].content.parts"  # where the answer's text is
 
@@ -82,11 +79,8 @@ class GeminiFormat:
         if isinstance(sources, Snapshot):
             return sources
         metadata, metadata_key = _get(_candidate(plain(answer)), "grounding_metadata")
-        chunks, chunks_key = _get(metadata, "grounding_chunks")
-        read = _read.gemini_chunks(chunks, Source, NO_METADATA) if _read is not None and \
-            type(chunks) is list else None
-        found = tuple(read) if read is not None else tuple(_chunks(
-            metadata, chunks_key, f"{_CANDIDATE}.{metadata_key}"))
+        _, chunks_key = _get(metadata, "grounding_chunks")
+        found = tuple(_chunks(metadata, chunks_key, f"{_CANDIDATE}.{metadata_key}"))
         if sources is None:
             return Snapshot(found)
         given = load_snapshot(sources)
@@ -94,11 +88,6 @@ class GeminiFormat:
 
     def parse(self, answer: object, reading: Reading) -> Answer:
         response = plain(answer)
-        candidates = response.get("candidates")
-        if _read is not None and type(candidates) is list and candidates and \
-                type(candidate := candidates[0]) is dict and (
-                    read := _read.gemini_answer(candidate, _located)) is not None:
-            return answer_of(self.name, read[0], read[1], [], reading, _PARTS)
         fields = Fields()
         candidates = fields.items(response, "candidates", "$", "a response", needed=True)
         if not candidates:
@@ -123,9 +112,15 @@ class GeminiFormat:
         supports_key = _key(metadata or {}, "grounding_supports")
         supports = fields.field(metadata or {}, supports_key, list, base, "grounding metadata")
         encoded: dict[int, bytes | None] = {}  # each part's UTF-8 (None: ASCII, bytes = chars)
-        for _, support, path in fields.objects(supports or [], f"{base}.{supports_key}",
-                                               "a grounding support"):
-            found = _support(support, path, (texts, starts, encoded), fields)
+        supports = supports or []
+        parts = (texts, starts, encoded)
+        for at in range(len(supports)):
+            support = supports[at]
+            path = f"{base}.{supports_key}[{at}]"
+            if type(support) is not dict and fields.value(
+                    support, dict, path, "a grounding support") is None:
+                continue
+            found = _support(support, path, parts, fields)
             if found is not None:
                 cited.append(found)
         return answer_of(self.name, whole, cited, fields.problems, reading, _PARTS)
@@ -163,7 +158,41 @@ def _chunks(metadata: Any, key: str, path: str) -> list[Source]:
     if not isinstance(metadata, dict):
         return []  # none, or not an object: the answer's CA404
     chunks = source_field(metadata, key, list, path, "grounding metadata") or []
-    return [_chunk(chunk, index, f"{path}.{key}[{index}]") for index, chunk in enumerate(chunks)]
+    found = []
+    for index in range(len(chunks)):
+        chunk = chunks[index]
+        place = _plain(chunk)
+        found.append(_chunk(chunk, index, f"{path}.{key}[{index}]") if place is None else
+                     tuple.__new__(Source, (f"chunk:{index}", place.get("text") or "",
+                                            _text_or_none(place.get("uri")),
+                                            _text_or_none(place.get("title")) or None, None,
+                                            None, NO_METADATA)))
+    return found
+
+
+def _text_or_none(value: Any) -> str | None:
+    return value if isinstance(value, str) else None
+
+
+def _plain(chunk: Any) -> dict[str, Any] | None:
+    """A chunk's ``web`` or ``retrieved_context`` object where its fields have their types
+    exactly (JSON's) and its text is a string or absent: what :func:`_chunk` reads without
+    a finding; else None.
+    """
+    if type(chunk) is not dict:
+        return None
+    web = chunk.get("web")
+    context = chunk.get("retrieved_context")
+    if context is None and "retrieved_context" not in chunk:
+        context = chunk.get("retrievedContext")
+    if (web is not None and type(web) is not dict) or \
+            (context is not None and type(context) is not dict):
+        return None
+    place = web if web is not None else context
+    if place is None:
+        return None
+    text = place.get("text")
+    return place if text is None or type(text) is str else None
 
 
 def _chunk(chunk: Any, index: int, path: str) -> Source:
@@ -218,7 +247,7 @@ def _support(support: dict[str, Any], path: str,
     indices = fields.field(support, indices_key, list, path, "a grounding support", needed=True)
     if segment is None or indices is None:
         return None
-    if not {*map(type, indices)} <= _INT:  # integers (bools are not)
+    if not all(type(index) is int for index in indices):  # integers (bools are not)
         fields.add(f"{path}.{indices_key}", "a grounding support's chunk indices must be"
                    " integers")
         return None

@@ -29,7 +29,6 @@ from citeaudit.core import (
     Reading,
     Snapshot,
     Source,
-    compiled,
     kind_of,
     numbered_ids,
 )
@@ -46,8 +45,6 @@ from citeaudit.formats._ranges import (
 from citeaudit.formats._text import blank, parse_text
 
 __all__ = ["AzureOnYourDataFormat", "PerplexityFormat", "PerplexityResponsesFormat"]
-
-_read = compiled("citeaudit.formats._readers")  # the search results, compiled (None: pure)
 
 
 def _text(value: Any) -> str | None:
@@ -89,13 +86,9 @@ class PerplexityFormat:
             return sources
         response = plain(answer)
         results = response.get("search_results")
-        found: list[Source] | None = None
-        if _read is not None and type(results) is list and results:
-            found = _read.search_results(results, numbered_ids(len(results)), Source,
-                                         NO_METADATA)
-        if found is None and isinstance(results, list) and results:
+        if isinstance(results, list) and results:
             found = _search_results(response, numbered_ids(len(results)))
-        elif found is None:
+        else:
             urls = source_field(response, "citations", list, "$", "a response") or []
             for at, url in enumerate(urls):
                 if not isinstance(url, str):

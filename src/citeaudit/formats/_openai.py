@@ -38,7 +38,6 @@ from citeaudit.core import (
     Reading,
     Snapshot,
     Source,
-    compiled,
     load_snapshot,
 )
 from citeaudit.formats._fields import Fields, source_field, source_items
@@ -46,8 +45,6 @@ from citeaudit.formats._ranges import Cited, answer_of, as_list, plain, read_cha
 
 __all__ = ["OpenAIChatFormat", "OpenAIResponsesFormat", "canonical_url", "responses_answer",
            "url_index", "with_retrieved"]
-
-_read = compiled("citeaudit.formats._readers")  # Responses' parse loop, compiled (None: pure)
 
 
 @functools.lru_cache(maxsize=8192)
@@ -84,12 +81,7 @@ class OpenAIResponsesFormat:
 
     def parse(self, answer: object, reading: Reading) -> Answer:
         response = plain(answer)
-        urls = _by_url(reading.snapshot)
-        output = response.get("output")
-        if _read is not None and type(output) is list and (
-                read := _read.openai_responses(output, urls, canonical_url)) is not None:
-            return answer_of(self.name, "".join(read[0]), read[1], [], reading, "$.output")
-        return responses_answer(self.name, response, reading, urls)
+        return responses_answer(self.name, response, reading, _by_url(reading.snapshot))
 
 
 class OpenAIChatFormat:

@@ -1,0 +1,12 @@
+# cython: language_level=3
+# The C types of _mistral.py, for the build that compiles it (Cython's pure-Python mode: the
+# module stays plain Python, and runs as such where it is not compiled).
+
+cimport cython
+
+from citeaudit.formats._fields cimport Fields
+
+@cython.locals(fields=Fields, pieces=list, cited=list, offset=Py_ssize_t, at=Py_ssize_t)
+cpdef _parsed(str name, response, reading)
+
+cdef list _references(chunk, str path, span, Fields fields)
