@@ -8,12 +8,13 @@ from citeaudit.formats._fields cimport Fields
 
 cdef dict _LOCATED
 
-@cython.locals(fields=Fields, pieces=list, cited=list, offset=Py_ssize_t,
-               index=Py_ssize_t)
+@cython.locals(fields=Fields, pieces=list, cited=list, offset=Py_ssize_t, index=Py_ssize_t,
+               block=dict, text=str)
 cpdef _parsed(str name, response, reading)
 
 @cython.locals(size=Py_ssize_t, lead=Py_ssize_t, tail=Py_ssize_t, low=Py_ssize_t,
                made=list, at=Py_ssize_t)
-cdef _cited(text, Py_ssize_t offset, given, str path, Fields fields)
+cdef _cited(str text, Py_ssize_t offset, given, str path, Fields fields)
 
-cdef _citation(citation, str path, tuple span, Fields fields)
+@cython.locals(citation=dict)
+cdef _citation(given, str path, tuple span, Fields fields)

@@ -111,22 +111,26 @@ def _parsed(name: str, response: dict[str, Any], reading: Reading) -> Answer:
     offset = 0
     blocks = fields.items(response, "content", "$", "a response", needed=True)
     for index in range(len(blocks)):
-        block = blocks[index]
-        if type(block) is not dict and fields.value(
-                block, dict, f"$.content[{index}]", "a content block") is None:
-            continue
+        item = blocks[index]
+        if type(item) is not dict:
+            if fields.value(item, dict, f"$.content[{index}]", "a content block") is None:
+                continue
+            item = dict(item)  # a subclass of dict: read as one
+        block = item
         kind = block.get("type")
         if type(kind) is not str:
             kind = fields.field(block, "type", str, f"$.content[{index}]", "a content block",
                                 needed=True)
         if kind != "text":
             continue  # tool use, thinking, web search results: not answer text
-        text = block.get("text")
-        if type(text) is not str:
-            text = fields.field(block, "text", str, f"$.content[{index}]", "a text block",
-                                needed=True)
-            if text is None:
+        written = block.get("text")
+        if type(written) is not str:
+            written = fields.field(block, "text", str, f"$.content[{index}]", "a text block",
+                                   needed=True)
+            if written is None:
                 continue
+            written = str.__str__(written)  # a subclass of str: read as one
+        text = written
         pieces.append(text)
         given = block.get("citations")
         if given is not None and type(given) is not list:
@@ -273,13 +277,16 @@ def _search_result(block: dict[str, Any], index: int) -> Source:
                   MappingProxyType({"blocks": blocks, "source": origin}))
 
 
-def _citation(citation: Any, path: str, span: tuple[int, int], fields: Fields,
+def _citation(given: Any, path: str, span: tuple[int, int], fields: Fields,
               ) -> Citation | None:
     """The engine's citation for one of a text block's citations, citing ``span`` of the
     answer (None: it is broken, and a CA404 says why).
     """
-    if type(citation) is not dict and fields.value(citation, dict, path, "a citation") is None:
-        return None
+    if type(given) is not dict:
+        if fields.value(given, dict, path, "a citation") is None:
+            return None
+        given = dict(given)  # a subclass of dict: read as one
+    citation = given
     kind = citation.get("type")
     if type(kind) is not str:
         kind = fields.field(citation, "type", str, path, "a citation", needed=True)

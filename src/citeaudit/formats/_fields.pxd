@@ -10,7 +10,7 @@ cdef class Fields:
 
     cpdef object field(self, data, key, kind, path, what, bint needed=*)
     cpdef object value(self, value, kind, path, what)
-    cpdef list items(self, data, key, path, what, bint needed=*)
+    cpdef object items(self, data, key, path, what, bint needed=*)
     cpdef object integers(self, data, tuple names, what, path)
     cpdef add(self, path, message)
 

@@ -87,6 +87,8 @@ def answer_of(name: str, text: str, cited: Cited, problems: list[Problem],  # no
     the format made ``cited`` in order of its ranges already (sorting a response's ranges by
     a key cost ~0.35 us).
     """
+    if type(text) is not str:  # a subclass of str (a caller's own type): read as a str
+        text = str.__str__(text)
     if not ordered:
         cited.sort(key=_RANGE)
     if declined or reading.refusal.matches(text.strip()):
