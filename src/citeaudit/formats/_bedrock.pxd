@@ -10,4 +10,4 @@ cdef _where(reference)
 cdef _source_id(reference)
 cdef _source(source_id, reference)
 cdef bint _said(list problems, str prefix) except -1
-cdef _citation(citation, str path, text, Fields fields)
+cdef _citation(dict citation, str path, text, Fields fields)

@@ -81,9 +81,8 @@ class BedrockFormat:
             return answer_of(self.name, "", [], fields.problems, reading, "$.output.text")
         cited: Cited = []
         for at in range(len(given)):
-            citation = given[at]
-            if type(citation) is not dict and fields.value(
-                    citation, dict, f"$.citations[{at}]", "a citation") is None:
+            citation = fields.object_at(given, at, "$.citations", "a citation")
+            if citation is None:
                 continue
             found = _citation(citation, f"$.citations[{at}]", text, fields)
             if found is not None:

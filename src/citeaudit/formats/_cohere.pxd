@@ -5,5 +5,5 @@
 from citeaudit.formats._fields cimport Fields
 
 cdef dict _texts(message, Fields fields)
-cdef _reasoning_citation(citation, str path, tuple reasoning, known, Fields fields)
-cdef _citation(citation, str path, tuple read, Fields fields)
+cdef _reasoning_citation(dict citation, str path, tuple reasoning, known, Fields fields)
+cdef _citation(dict citation, str path, tuple read, Fields fields)

@@ -103,11 +103,10 @@ class CohereFormat:
         reasoning = None  # read at the first citation of the reasoning
         read = (texts, starts, known)
         for at in range(len(given)):
-            citation = given[at]
-            path = f"$.message.citations[{at}]"
-            if type(citation) is not dict and fields.value(citation, dict, path,
-                                                           "a citation") is None:
+            citation = fields.object_at(given, at, "$.message.citations", "a citation")
+            if citation is None:
                 continue
+            path = f"$.message.citations[{at}]"
             kind = citation.get("type")
             if kind is not None and type(kind) is not str:
                 kind = fields.field(citation, "type", str, path, "a citation")

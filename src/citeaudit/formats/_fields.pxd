@@ -11,6 +11,7 @@ cdef class Fields:
     cpdef object field(self, data, key, kind, path, what, bint needed=*)
     cpdef object value(self, value, kind, path, what)
     cpdef object items(self, data, key, path, what, bint needed=*)
+    cpdef dict object_at(self, items, Py_ssize_t at, path, what)
     cpdef object integers(self, data, tuple names, what, path)
     cpdef add(self, path, message)
 

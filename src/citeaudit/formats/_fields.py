@@ -94,6 +94,19 @@ class Fields:
             else:
                 self.add(where, f"{what} must be an object, not {kind_of(item)}")
 
+    def object_at(self, items: list[Any], at: int, path: str, what: str,
+                  ) -> dict[str, Any] | None:
+        """``items[at]`` (of the list at ``path``) when it is an object (a subclass of dict
+        read as a dict); else None and a CA404 (:meth:`objects`, one item).
+        """
+        item = items[at]
+        if type(item) is dict:
+            return item
+        if isinstance(item, dict):
+            return dict(item)
+        self.add(f"{path}[{at}]", f"{what} must be an object, not {kind_of(item)}")
+        return None
+
     def integers(self, data: dict[str, Any], names: tuple[str, ...], what: str, path: str,
                  ) -> list[int] | None:
         """The integer fields ``names`` of ``data``; None, with a CA404 naming the first that

@@ -14,4 +14,4 @@ cdef list _chunks(metadata, str key, str path)
 cdef _plain(chunk)
 
 @cython.locals(start=object, end=object, part=object)
-cdef _support(support, str path, tuple parts, Fields fields)
+cdef _support(dict support, str path, tuple parts, Fields fields)

@@ -52,6 +52,7 @@ def _get(data: Any, name: str) -> tuple[Any, str]:
     return data.get(camel), camel
 
 
+_INT = {int}
 # A support's segment, chunk indices and end offset keys: snake_case (the SDK), camelCase (REST).
 _SUPPORT_KEYS = {False: ("segment", "grounding_chunk_indices", "end_index"),
                  True: ("segment", "groundingChunkIndices", "endIndex")}
@@ -115,12 +116,11 @@ class GeminiFormat:
         supports = supports or []
         parts = (texts, starts, encoded)
         for at in range(len(supports)):
-            support = supports[at]
-            path = f"{base}.{supports_key}[{at}]"
-            if type(support) is not dict and fields.value(
-                    support, dict, path, "a grounding support") is None:
+            support = fields.object_at(supports, at, f"{base}.{supports_key}",
+                                       "a grounding support")
+            if support is None:
                 continue
-            found = _support(support, path, parts, fields)
+            found = _support(support, f"{base}.{supports_key}[{at}]", parts, fields)
             if found is not None:
                 cited.append(found)
         return answer_of(self.name, whole, cited, fields.problems, reading, _PARTS)
@@ -247,7 +247,7 @@ def _support(support: dict[str, Any], path: str,
     indices = fields.field(support, indices_key, list, path, "a grounding support", needed=True)
     if segment is None or indices is None:
         return None
-    if not all(type(index) is int for index in indices):  # integers (bools are not)
+    if not {*map(type, indices)} <= _INT:  # integers (bools are not)
         fields.add(f"{path}.{indices_key}", "a grounding support's chunk indices must be"
                    " integers")
         return None

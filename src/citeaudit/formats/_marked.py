@@ -106,6 +106,17 @@ def _search_results(response: dict[str, Any], ids: tuple[str, ...]) -> list[Sour
     where one breaks its shape).
     """
     new = tuple.__new__  # no keyword handling per source
+    results = response.get("search_results")
+    found = []
+    for at in range(len(results)):  # the common shape read at once
+        item = results[at]
+        snippet = item.get("snippet") if type(item) is dict else None
+        if type(item) is not dict or (snippet is not None and type(snippet) is not str):
+            break  # read with its checks below
+        found.append(new(Source, (ids[at], snippet or "", _text(item.get("url")),
+                                  _text(item.get("title")), None, None, NO_METADATA)))
+    else:
+        return found
     return [new(Source, (source_id, source_field(item, "snippet", str, path,
                                                  "a search result") or "",
                          _text(item.get("url")), _text(item.get("title")), None, None,

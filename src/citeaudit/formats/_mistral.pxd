@@ -6,7 +6,8 @@ cimport cython
 
 from citeaudit.formats._fields cimport Fields
 
-@cython.locals(fields=Fields, pieces=list, cited=list, offset=Py_ssize_t, at=Py_ssize_t)
+@cython.locals(fields=Fields, pieces=list, cited=list, offset=Py_ssize_t, at=Py_ssize_t,
+               chunk=dict)
 cpdef _parsed(str name, response, reading)
 
-cdef list _references(chunk, str path, span, Fields fields)
+cdef list _references(dict chunk, str path, span, Fields fields)

@@ -52,6 +52,7 @@ from citeaudit.formats._ranges import (
 __all__ = ["MistralFormat"]
 
 _TEXT_FIELDS = ("description", "text", "content")
+_STRING = {str}
 _KEPT = {"snippets", "url", "title"}  # a result's fields the source holds as its own
 
 
@@ -129,9 +130,8 @@ def _parsed(name: str, response: dict[str, Any], reading: Reading) -> Answer:
             continue
         chunks = fields.items(owner, "content", owner_path, "a message", needed=True)
         for at in range(len(chunks)):
-            chunk = chunks[at]
-            if type(chunk) is not dict and fields.value(
-                    chunk, dict, f"{owner_path}.content[{at}]", "a content chunk") is None:
+            chunk = fields.object_at(chunks, at, f"{owner_path}.content", "a content chunk")
+            if chunk is None:
                 continue
             kind = chunk.get("type")
             text = chunk.get("text")
@@ -237,7 +237,7 @@ def _tool_results(request: dict[str, Any]) -> list[Source]:
 
 def _source(key: str, result: dict[str, Any]) -> Source:
     given = result.get("snippets")
-    snippets = given if type(given) is list and all(type(g) is str for g in given) else \
+    snippets = given if type(given) is list and {*map(type, given)} <= _STRING else \
         list(_strings(given))  # lists of lists, or of other things: the strings in them
     text = "\n".join(snippets) if snippets else next(
         (result[k] for k in _TEXT_FIELDS if isinstance(result.get(k), str)), "")
