@@ -10,4 +10,7 @@ from citeaudit.formats._fields cimport Fields
                chunk=dict)
 cpdef _parsed(str name, response, reading)
 
+cdef list _tool_results(request)
+cdef _source(key, dict result)
+cdef _text_field(dict result)
 cdef list _references(dict chunk, str path, span, Fields fields)

@@ -239,14 +239,22 @@ def _source(key: str, result: dict[str, Any]) -> Source:
     given = result.get("snippets")
     snippets = given if type(given) is list and {*map(type, given)} <= _STRING else \
         list(_strings(given))  # lists of lists, or of other things: the strings in them
-    text = "\n".join(snippets) if snippets else next(
-        (result[k] for k in _TEXT_FIELDS if isinstance(result.get(k), str)), "")
+    text = "\n".join(snippets) if snippets else _text_field(result)
     url, title = result.get("url"), result.get("title")
     rest = None if result.keys() <= _KEPT else {k: v for k, v in result.items()
                                                  if k not in _KEPT}
     return tuple.__new__(Source, (key, text, url if isinstance(url, str) and url else None,
                                   title if isinstance(title, str) and title else None, None,
                                   None, MappingProxyType(rest) if rest else NO_METADATA))
+
+
+def _text_field(result: dict[str, Any]) -> str:
+    """The first of a result's text fields that is a string (``""``: none is)."""
+    for key in _TEXT_FIELDS:
+        value = result.get(key)
+        if isinstance(value, str):
+            return value
+    return ""
 
 
 def _strings(value: Any) -> Iterator[str]:
