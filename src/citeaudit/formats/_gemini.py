@@ -105,7 +105,7 @@ class GeminiFormat:
         for text in texts:
             starts.append(offset)
             offset += len(text) if isinstance(text, str) else 0
-        whole = "".join(t for t in texts if isinstance(t, str))
+        whole = "".join([t for t in texts if isinstance(t, str)])
         cited: Cited = []
         metadata_key = _key(candidate, "grounding_metadata")
         metadata = fields.field(candidate, metadata_key, dict, _CANDIDATE, "a candidate")
@@ -115,12 +115,12 @@ class GeminiFormat:
         encoded: dict[int, bytes | None] = {}  # each part's UTF-8 (None: ASCII, bytes = chars)
         supports = supports or []
         parts = (texts, starts, encoded)
+        where = f"{base}.{supports_key}"
         for at in range(len(supports)):
-            support = fields.object_at(supports, at, f"{base}.{supports_key}",
-                                       "a grounding support")
+            support = fields.object_at(supports, at, where, "a grounding support")
             if support is None:
                 continue
-            found = _support(support, f"{base}.{supports_key}[{at}]", parts, fields)
+            found = _support(support, f"{where}[{at}]", parts, fields)
             if found is not None:
                 cited.append(found)
         return answer_of(self.name, whole, cited, fields.problems, reading, _PARTS)
@@ -251,10 +251,11 @@ def _support(support: dict[str, Any], path: str,
         fields.add(f"{path}.{indices_key}", "a grounding support's chunk indices must be"
                    " integers")
         return None
-    where = f"{path}.{segment_key}"
-    said = fields.field(segment, "text", str, where, "a segment")
-    if said is None and segment.get("text") is not None:
-        return None  # of another type: its text cannot be compared
+    said = segment.get("text")
+    if said is not None and type(said) is not str:
+        said = fields.field(segment, "text", str, f"{path}.{segment_key}", "a segment")
+        if said is None:
+            return None  # of another type: its text cannot be compared
     # proto3 JSON leaves zero values out
     start = segment.get("startIndex" if camel else "start_index")
     end = segment.get(end_key)
@@ -263,11 +264,11 @@ def _support(support: dict[str, Any], path: str,
     part = 0 if part is None else part
     if type(start) is not int or type(end) is not int or type(part) is not int:
         problems.append(Problem("CA404", "a segment needs integer byte offsets",
-                                path=f"{where}.{end_key}"))
+                                path=f"{path}.{segment_key}.{end_key}"))
         return None
     if not 0 <= part < len(texts) or not isinstance(texts[part], str):
         problems.append(Problem("CA206", f"part_index {part} names no text part (the answer"
-                                f" has {len(texts)} parts)", path=where))
+                                f" has {len(texts)} parts)", path=f"{path}.{segment_key}"))
         return None
     text = texts[part]
     if part not in encoded:
@@ -277,18 +278,19 @@ def _support(support: dict[str, Any], path: str,
     size = len(text) if raw_or_none is None else len(raw_or_none)
     if not 0 <= start <= end <= size:
         problems.append(Problem("CA206", f"bytes {start}..{end} lie outside part {part}"
-                                f" ({size} bytes)", path=where))
+                                f" ({size} bytes)", path=f"{path}.{segment_key}"))
         return None
     decoded = byte_range(text, raw_or_none, start, end)
     if decoded is None:
         problems.append(Problem("CA206", f"bytes {start}..{end} cut a character of part"
-                                f" {part} in half (offsets count UTF-8 bytes)", path=where))
+                                f" {part} in half (offsets count UTF-8 bytes)",
+                                path=f"{path}.{segment_key}"))
         return None
     low, covered = decoded
     if said is not None and said != covered:
         problems.append(Problem("CA206", f"bytes {start}..{end} of part {part} hold"
                                 f" {covered[:40]!r}, not the segment's text {said[:40]!r}",
-                                path=where))
+                                path=f"{path}.{segment_key}"))
         return None
     first = starts[part] + low
     last = first + len(covered)
