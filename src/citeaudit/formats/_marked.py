@@ -106,7 +106,7 @@ def _search_results(response: dict[str, Any], ids: tuple[str, ...]) -> list[Sour
     where one breaks its shape).
     """
     new = tuple.__new__  # no keyword handling per source
-    results = response.get("search_results")
+    results: list[Any] = response["search_results"]  # a list: the caller checked
     found = []
     for at in range(len(results)):  # the common shape read at once
         item = results[at]
