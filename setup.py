@@ -1,11 +1,11 @@
 """The build of the compiled modules: the core (``src/citeaudit/core/_core.pyx``), the stream's
-per-chunk work (``src/citeaudit/request/_feed_core.pyx``), the lexical judge's tokenising
-(``src/citeaudit/support/_lexical_core.pyx``) and the provider formats' readers
-(``src/citeaudit/formats/_readers.pyx``); everything else about the package is declared in
-``pyproject.toml``. ``src/citeaudit/core/_records.pxd`` holds what they share (named tuples
+per-chunk work (``src/citeaudit/request/_feed_core.pyx``) and the lexical judge's tokenising
+(``src/citeaudit/support/_lexical_core.pyx``); everything else about the package is declared
+in ``pyproject.toml``. ``src/citeaudit/core/_records.pxd`` holds what they share (named tuples
 built from C).
 
-Beside them, modules compiled from the package's own Python (``_FROM_SOURCE``): Cython's
+Beside them, modules compiled from the package's own Python (``_FROM_SOURCE``: the claim
+segmentation and policy, the provider formats and the field reading they share): Cython's
 pure-Python mode, the C types declared in a ``.pxd`` beside the ``.py``, so that one source is
 both the reference and the compiled build (see ``docs/compiled.md``). The extension lands next
 to its ``.py`` and wins the import; ``CITEAUDIT_PURE=1`` runs the ``.py`` instead (see
@@ -29,11 +29,13 @@ from setuptools.command.build_ext import build_ext
 
 _MODULES = {"citeaudit.core._core": "src/citeaudit/core/_core.pyx",
             "citeaudit.request._feed_core": "src/citeaudit/request/_feed_core.pyx",
-            "citeaudit.support._lexical_core": "src/citeaudit/support/_lexical_core.pyx",
-            "citeaudit.formats._readers": "src/citeaudit/formats/_readers.pyx"}
+            "citeaudit.support._lexical_core": "src/citeaudit/support/_lexical_core.pyx"}
 # Modules compiled from their own .py (and .pxd), one source for both builds.
 _FROM_SOURCE = {"citeaudit.core._segment": "src/citeaudit/core/_segment.py",
-                "citeaudit.core._policy": "src/citeaudit/core/_policy.py"}
+                "citeaudit.core._policy": "src/citeaudit/core/_policy.py",
+                **{f"citeaudit.formats.{name}": f"src/citeaudit/formats/{name}.py" for name in (
+                    "_fields", "_ranges", "_anthropic", "_openai", "_cohere", "_gemini",
+                    "_bedrock", "_mistral", "_marked")}}
 # Types come from the .pxd only: with annotation typing the compiled module would reject what
 # the Python accepts (a ``findings: tuple`` argument refuses None, a ``str`` one a subclass),
 # and the annotations are written for mypy (``Sequence[Span]``, unions), not for C.

@@ -4,17 +4,17 @@ feed (``citeaudit.request._feed_core``) is fed the same text, cut where the inpu
 the lexical judge's compiled tokenising and window overlap
 (``citeaudit.support._lexical_core``) read it too: its sentences as a passage, its first
 sentence as the claim; the amounts' digit runs (``citeaudit.core._amounts``) and the claim
-policy's decision on each of its sentences (``citeaudit.core._policy``). The
-provider formats' compiled readers (``citeaudit.formats._readers``) read Gemini, Cohere and
-Anthropic responses over the text, with offsets where the input says: the audit must equal
-the audit without them.
+policy's decision on each of its sentences (``citeaudit.core._policy``). Gemini, Cohere and
+Anthropic responses over the text, with offsets where the input says, are read by their
+formats (``citeaudit.formats._gemini`` and the others, compiled from their own Python): the
+snapshot and the answer must equal what the same modules make run as Python.
 
     python3 fuzz/fuzz_core.py -atheris_runs=20000          # or any libFuzzer flags
 
-The segmentation and the claim policy, compiled from their own Python
-(``citeaudit.core._segment``, ``citeaudit.core._policy``), are checked against that Python,
-run as such. Needs ``pip install -e '.[fuzz]'`` and the compiled core.
-The harness instruments the pure
+The segmentation, the claim policy and the provider formats, compiled from their own Python
+(``citeaudit.core._segment``, ``citeaudit.core._policy``, ``citeaudit.formats._anthropic``..),
+are checked against that Python, run as such. Needs ``pip install -e '.[fuzz]'`` and the
+compiled core. The harness instruments the pure
 reference (coverage guides the fuzzer towards new branches of the rules); the compiled code is
 checked by comparison and, under ``LD_PRELOAD`` of the AddressSanitizer runtime with the core
 built with ``CITEAUDIT_CFLAGS=-fsanitize=address``, for memory errors.
@@ -26,11 +26,12 @@ import importlib.util
 import sys
 from pathlib import Path
 from types import ModuleType
+from typing import Any
 
 import atheris
 
 with atheris.instrument_imports():
-    from citeaudit import CiteauditError, Config, audit, get_grammar, load_snapshot, prepare
+    from citeaudit import CiteauditError, Config, get_grammar, load_snapshot, prepare
     from citeaudit.core import (
         _amounts,
         _answer,
@@ -45,6 +46,9 @@ with atheris.instrument_imports():
     from citeaudit.core._policy import NOT_CITABLE
     from citeaudit.core._segment import Span
     from citeaudit.formats import _anthropic, _cohere, _gemini, _text
+    from citeaudit.formats._anthropic import AnthropicFormat
+    from citeaudit.formats._cohere import CohereFormat
+    from citeaudit.formats._gemini import GeminiFormat
     from citeaudit.request import _feed, _feed_core
     from citeaudit.support import _lexical, _lexical_core
 
@@ -69,6 +73,11 @@ def _source(name: str) -> ModuleType:
 with atheris.instrument_imports():
     _SOURCE = _source("citeaudit.core._segment")
     _POLICY_SOURCE = _source("citeaudit.core._policy")
+    # The formats fuzzed, compiled and run from their source as Python (which reads the
+    # compiled _fields and _ranges: the format's own loops are compared).
+    _FORMATS = [(form(), getattr(_source(module.__name__), form.__name__)())
+                for module, form in ((_gemini, GeminiFormat), (_cohere, CohereFormat),
+                                     (_anthropic, AnthropicFormat))]
 
 
 def _parsed(text: str, grammar: str, compiled: bool) -> object:
@@ -107,9 +116,6 @@ def _fed(kind: type[_feed.Feed], text: str, cuts: list[int], grammar: str) -> li
     return [*shown, feed._flush()]
 
 
-_READ = (_anthropic, _cohere, _gemini)  # the format modules whose readers are fuzzed
-
-
 def _responses(text: str, ranges: list[tuple[int, int]]) -> list[tuple[object, object]]:
     """Responses of three providers over ``text``, citing ``ranges`` (characters, and bytes
     for Gemini), each with its request.
@@ -136,18 +142,16 @@ def _responses(text: str, ranges: list[tuple[int, int]]) -> list[tuple[object, o
     return [(gemini, None), (cohere, {"documents": documents}), (anthropic, request)]
 
 
-def _audited(response: object, request: object, readers: bool) -> object:
-    saved = [module._read for module in _READ]
-    if not readers:
-        for module in _READ:
-            module._read = None
+def _read(form: Any, response: object, request: object) -> object:
+    """The snapshot and the answer format ``form`` makes of ``response`` and its request (or
+    the input error it raises).
+    """
     try:
-        return audit(response, request).to_dict()
+        snapshot = form.snapshot(response, request)
+        reading = _engine._reading(response, snapshot, None, None, Config(), _segment.segment)
+        return snapshot.sources, form.parse(response, reading.reading)
     except CiteauditError as error:
         return str(error)
-    finally:
-        for module, read in zip(_READ, saved, strict=True):
-            module._read = read
 
 
 def one_input(data: bytes) -> None:
@@ -202,9 +206,11 @@ def one_input(data: bytes) -> None:
             _lexical_core.windows(text, text, spans) != _lexical.reference_windows(text, text,
                                                                                   spans):
         raise AssertionError(f"the lexical judge's terms differ on {text!r} at {spans}")
-    for response, request in _responses(text, [(min(s, s + n), s + n) for s, n in raw]):
-        if _audited(response, request, True) != _audited(response, request, False):
-            raise AssertionError(f"a provider's compiled reader differs on {response!r}")
+    ranges = [(min(s, s + n), s + n) for s, n in raw]
+    for (response, request), (built, python) in zip(_responses(text, ranges), _FORMATS,
+                                                    strict=True):
+        if _read(built, response, request) != _read(python, response, request):
+            raise AssertionError(f"a provider's format differs compiled on {response!r}")
     claim, negated = _lexical.reference_terms(text[:text.find(".") + 1 or None])
     passage = [("1", _lexical._Passage(text))]
     if _lexical_core.aligned(claim, negated, passage) != \

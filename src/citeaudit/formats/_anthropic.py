@@ -45,7 +45,6 @@ from citeaudit.core import (
     Reading,
     Snapshot,
     Source,
-    compiled,
 )
 from citeaudit.errors import SnapshotError
 from citeaudit.formats._fields import Fields, source_field, source_items
@@ -61,7 +60,6 @@ _LOCATED = {kind: (family, unit, (f"{family}_index", *_RANGE[unit])) for kind, f
     ("char_location", "document", "char"), ("page_location", "document", "page"),
     ("content_block_location", "document", "block"),
     ("search_result_location", "search_result", "block"))}
-_read = compiled("citeaudit.formats._readers")  # parse's loop, compiled (None: pure)
 
 
 class AnthropicFormat:
@@ -86,18 +84,13 @@ class AnthropicFormat:
             raise SnapshotError("an Anthropic response is audited against its request: an"
                                 " object with \"messages\" (the documents it sent)",
                                 origin="<snapshot>", place="$.messages")
-        messages = request["messages"]
-        found: list[Source] | None = _read.anthropic_documents(
-            messages, Source, NO_METADATA, MappingProxyType) if _read is not None else None
-        if found is None:
-            found = list(_request_sources(request))
+        found = list(_request_sources(request))
         content = as_list(plain(answer).get("content"))
         documents = sum(1 for s in found if s.id.startswith("document:"))
         found += [_document(block, documents + at) for at, block in enumerate(
             _fetched(content))]
-        searched = _read.of_type(content, "web_search_tool_result") if _read is not None else [
-            block for block in content
-            if isinstance(block, dict) and block.get("type") == "web_search_tool_result"]
+        searched = [block for block in content
+                    if isinstance(block, dict) and block.get("type") == "web_search_tool_result"]
         web = _web_results(content) if searched else []
         if not web:
             return Snapshot(tuple(found))  # documents and search results: numbered, unique
@@ -106,39 +99,73 @@ class AnthropicFormat:
         return Snapshot(tuple(s for s in found if unique.get(s.id) is s))
 
     def parse(self, answer: object, reading: Reading) -> Answer:
-        response = plain(answer)
-        fields = Fields()
-        declined = fields.field(response, "stop_reason", str, "$", "a response") == "refusal"
-        content = response.get("content")
-        if _read is not None and type(content) is list and (read := _read.anthropic(
-                content, _LOCATED, Location)) is not None:
-            return answer_of(self.name, "".join(read[0]), read[1], fields.problems, reading,
-                             "$.content", ordered=True,  # ranges made in answer order
-                             declined=declined)
-        pieces: list[str] = []
-        cited: Cited = []  # a cited block's range, citations
-        offset = 0
-        blocks = fields.items(response, "content", "$", "a response", needed=True)
-        for _, block, path in fields.objects(blocks, "$.content", "a content block"):
-            if fields.field(block, "type", str, path, "a content block", needed=True) != "text":
-                continue  # tool use, thinking, web search results: not answer text
-            text = fields.field(block, "text", str, path, "a text block", needed=True)
-            if text is None:
+        return _parsed(self.name, plain(answer), reading)
+
+
+def _parsed(name: str, response: dict[str, Any], reading: Reading) -> Answer:
+    """The answer of a response: its text blocks, each with citations a cited range."""
+    fields = Fields()
+    declined = fields.field(response, "stop_reason", str, "$", "a response") == "refusal"
+    pieces: list[str] = []
+    cited: Cited = []  # a cited block's range, citations
+    offset = 0
+    blocks = fields.items(response, "content", "$", "a response", needed=True)
+    for index in range(len(blocks)):
+        item = blocks[index]
+        if type(item) is not dict:
+            if fields.value(item, dict, f"$.content[{index}]", "a content block") is None:
                 continue
-            pieces.append(text)
-            given = fields.field(block, "citations", list, path, "a text block")
-            if given:  # most blocks cite nothing
-                stripped = text.strip()  # a citation cites its block's text, trimmed
-                low = offset + (text.index(stripped[0]) if stripped else 0)
-                span = (low, low + len(stripped))
-                made = [c for at, citation in enumerate(given)
-                        if (c := _citation(citation, f"{path}.citations[{at}]", span, fields))]
-                if made and stripped:
-                    cited.append((low, span[1], made))
-            offset += len(text)
-        return answer_of(self.name, "".join(pieces), cited, fields.problems, reading,
-                         "$.content", ordered=True,  # each range after the one before
-                         declined=declined)
+            item = dict(item)  # a subclass of dict: read as one
+        block = item
+        kind = block.get("type")
+        if type(kind) is not str:
+            kind = fields.field(block, "type", str, f"$.content[{index}]", "a content block",
+                                needed=True)
+        if kind != "text":
+            continue  # tool use, thinking, web search results: not answer text
+        written = block.get("text")
+        if type(written) is not str:
+            written = fields.field(block, "text", str, f"$.content[{index}]", "a text block",
+                                   needed=True)
+            if written is None:
+                continue
+            written = str.__str__(written)  # a subclass of str: read as one
+        text = written
+        pieces.append(text)
+        given = block.get("citations")
+        if given is not None and type(given) is not list:
+            given = fields.field(block, "citations", list, f"$.content[{index}]",
+                                 "a text block")
+        if given:  # most blocks cite nothing
+            found = _cited(text, offset, given, f"$.content[{index}].citations", fields)
+            if found is not None:
+                cited.append(found)
+        offset += len(text)
+    return answer_of(name, "".join(pieces), cited, fields.problems, reading,
+                     "$.content", ordered=True,  # each range after the one before
+                     declined=declined)
+
+
+def _cited(text: str, offset: int, given: list[Any], path: str, fields: Fields,
+           ) -> tuple[int, int, list[Citation]] | None:
+    """A text block's ``citations`` (at ``path``) as its cited range: the block's text,
+    trimmed (``str.strip()``), at ``offset`` in the answer (None: none is left, or no text).
+    """
+    size = len(text)
+    lead = 0
+    while lead < size and text[lead].isspace():
+        lead += 1
+    tail = size
+    while tail > lead and text[tail - 1].isspace():
+        tail -= 1
+    low = offset + (lead if lead < size else 0)
+    span = (low, low + tail - lead)
+    made = []
+    for at in range(len(given)):
+        found = _citation(given[at], f"{path}[{at}]", span, fields)
+        if found is not None:
+            made.append(found)
+    return (low, span[1], made) if made and tail > lead else None
 
 
 def _web_results(content: list[Any]) -> list[Source]:
@@ -250,27 +277,35 @@ def _search_result(block: dict[str, Any], index: int) -> Source:
                   MappingProxyType({"blocks": blocks, "source": origin}))
 
 
-def _citation(citation: Any, path: str, span: tuple[int, int], fields: Fields,
+def _citation(given: Any, path: str, span: tuple[int, int], fields: Fields,
               ) -> Citation | None:
     """The engine's citation for one of a text block's citations, citing ``span`` of the
     answer (None: it is broken, and a CA404 says why).
     """
-    if fields.value(citation, dict, path, "a citation") is None:
-        return None
-    kind = fields.field(citation, "type", str, path, "a citation", needed=True)
-    if kind is None:
-        return None
+    if type(given) is not dict:
+        if fields.value(given, dict, path, "a citation") is None:
+            return None
+        given = dict(given)  # a subclass of dict: read as one
+    citation = given
+    kind = citation.get("type")
+    if type(kind) is not str:
+        kind = fields.field(citation, "type", str, path, "a citation", needed=True)
+        if kind is None:
+            return None
     if kind == "web_search_result_location":
         url = citation.get("url")
         if not isinstance(url, str) or not url:
             fields.add(f"{path}.url", "a web search citation needs a string \"url\"")
             return None
-        return Citation(url, None, span, None, path)
-    if kind not in _LOCATED:
+        return tuple.__new__(Citation, (url, None, span, None, path, None, None, None))
+    located = _LOCATED.get(kind)
+    if located is None:
         fields.add(f"{path}.type", f"unknown citation type {kind!r}")
         return None
-    family, unit, names = _LOCATED[kind]
-    number, start, end = map(citation.get, names)
+    family, unit, names = located
+    number = citation.get(names[0])
+    start = citation.get(names[1])
+    end = citation.get(names[2])
     if type(number) is not int or type(start) is not int or type(end) is not int:
         fields.integers(citation, names, kind, path)  # says which (not a bool either)
         return None

@@ -31,9 +31,10 @@ from citeaudit.core import (
     Reading,
     Snapshot,
     Source,
-    compiled,
+    kind_of,
     load_snapshot,
 )
+from citeaudit.errors import SnapshotError
 from citeaudit.formats._fields import Fields, source_field, source_items
 from citeaudit.formats._ranges import Cited, answer_of, as_list, plain
 
@@ -41,7 +42,6 @@ __all__ = ["BedrockFormat"]
 
 _CHUNK_ID = "x-amz-bedrock-kb-chunk-id"
 _PART = ".generatedResponsePart.textResponsePart"
-_read = compiled("citeaudit.formats._readers")  # parse's loop, compiled (None: pure)
 
 
 class BedrockFormat:
@@ -64,9 +64,7 @@ class BedrockFormat:
         given = load_snapshot(sources) if sources is not None else None
         known = {s.id for s in given.sources} if given is not None else set()
         citations = plain(answer).get("citations")
-        read = _read.bedrock_references(citations, known, _CHUNK_ID, Source, MappingProxyType) \
-            if _read is not None and type(citations) is list else None
-        found: list[Source] = read if read is not None else _retrieved(citations, known)
+        found = _retrieved(citations, known)
         if given is None:
             return Snapshot(tuple(found))
         return Snapshot(given.sources + tuple(found), ids_from=given.ids_from) if found \
@@ -74,11 +72,6 @@ class BedrockFormat:
 
     def parse(self, answer: object, reading: Reading) -> Answer:
         response = plain(answer)
-        output, given = response.get("output"), response.get("citations")
-        text = output.get("text") if type(output) is dict else None
-        if _read is not None and type(text) is str and type(given) is list and (
-                read := _read.bedrock(given, text, _CHUNK_ID)) is not None:
-            return answer_of(self.name, text, read, [], reading, "$.output.text")
         fields = Fields()
         output = fields.field(response, "output", dict, "$", "a response", needed=True)
         text = None if output is None else fields.field(output, "text", str, "$.output",
@@ -87,8 +80,11 @@ class BedrockFormat:
         if text is None:
             return answer_of(self.name, "", [], fields.problems, reading, "$.output.text")
         cited: Cited = []
-        for _, citation, path in fields.objects(given, "$.citations", "a citation"):
-            found = _citation(citation, path, text, fields)
+        for at in range(len(given)):
+            citation = fields.object_at(given, at, "$.citations", "a citation")
+            if citation is None:
+                continue
+            found = _citation(citation, f"$.citations[{at}]", text, fields)
             if found is not None:
                 cited.append(found)
         return answer_of(self.name, text, cited, fields.problems, reading, "$.output.text")
@@ -102,10 +98,15 @@ def _retrieved(citations: Any, known: set[str]) -> list[Source]:
     for at, citation in enumerate(as_list(citations)):
         if not isinstance(citation, dict):
             continue  # the answer's CA404
-        for _, reference, path in source_items(citation, "retrievedReferences",
-                                               f"$.citations[{at}]", "a citation",
-                                               "a retrieved reference"):
-            _checked(reference, path)
+        references = citation.get("retrievedReferences")
+        if type(references) is not list:  # absent, or read with its checks
+            references = [reference for _, reference, _ in source_items(
+                citation, "retrievedReferences", f"$.citations[{at}]", "a citation",
+                "a retrieved reference")]
+        for place in range(len(references)):
+            reference = references[place]
+            if not _plain(reference):  # the common shape checked at once, else field by field
+                _checked(references, place, f"$.citations[{at}].retrievedReferences[{place}]")
             source_id = _source_id(reference)
             if source_id not in known:  # a chunk cited again: read once
                 known.add(source_id)
@@ -113,10 +114,30 @@ def _retrieved(citations: Any, known: set[str]) -> list[Source]:
     return found
 
 
-def _checked(reference: dict[str, Any], path: str) -> None:
-    """A :class:`SnapshotError` where a field a reference's source is made of breaks its
-    shape.
+def _plain(reference: Any) -> bool:
+    """Whether ``reference`` is an object whose fields a source is made of have their types
+    exactly (JSON's): what :func:`_checked` would find nothing wrong with.
     """
+    if type(reference) is not dict:
+        return False
+    content = reference.get("content")
+    metadata = reference.get("metadata")
+    location = reference.get("location")
+    return (content is None or (type(content) is dict and (
+        (text := content.get("text")) is None or type(text) is str))) and (
+        metadata is None or (type(metadata) is dict and (
+            (chunk := metadata.get(_CHUNK_ID)) is None or type(chunk) is str))) and (
+        location is None or type(location) is dict)
+
+
+def _checked(references: list[Any], place: int, path: str) -> None:
+    """A :class:`SnapshotError` where reference ``place`` of ``references`` (at ``path``), or
+    a field its source is made of, breaks its shape.
+    """
+    reference = references[place]
+    if not isinstance(reference, dict):
+        raise SnapshotError(f"a retrieved reference must be an object, not"
+                            f" {kind_of(reference)}", origin="<answer>", place=path)
     content = source_field(reference, "content", dict, path, "a retrieved reference")
     if content is not None:
         source_field(content, "text", str, f"{path}.content", "a reference's content")
@@ -166,6 +187,11 @@ def _source(source_id: str, reference: dict[str, Any]) -> Source:
             {"location": where, **(metadata if isinstance(metadata, dict) else {})})))
 
 
+def _said(problems: list[Problem], prefix: str) -> bool:
+    """Whether a problem is said at ``prefix`` or under it."""
+    return any(problem.path and problem.path.startswith(prefix) for problem in problems)
+
+
 def _citation(citation: dict[str, Any], path: str, text: str, fields: Fields,
               ) -> tuple[int, int, list[Citation]] | None:
     """One citation as a cited range of the answer (None: it cites nothing, or it is broken
@@ -180,7 +206,7 @@ def _citation(citation: dict[str, Any], path: str, text: str, fields: Fields,
     span = None if part is None else fields.field(part, "span", dict, where,
                                                   "a text response part")
     if span is None or part is None:
-        if not any(p.path and p.path.startswith(f"{path}.") for p in problems):
+        if not _said(problems, f"{path}."):
             problems.append(Problem("CA404", "a citation needs generatedResponsePart."
                                     "textResponsePart.span", path=f"{where}.span"))
         return None

@@ -40,7 +40,6 @@ from citeaudit.core import (
     Reading,
     Snapshot,
     Source,
-    compiled,
 )
 from citeaudit.errors import SnapshotError
 from citeaudit.formats._fields import Fields
@@ -51,7 +50,6 @@ __all__ = ["CohereFormat"]
 _GENERATED = re.compile(r"doc:(?:\d+:)?(\d+)")  # the ids Cohere gives id-less documents
 _NOT_ANSWER = ("THINKING_CONTENT", "PLAN")
 _TEXT_FIELDS = ("text", "snippet", "content", "body")
-_read = compiled("citeaudit.formats._readers")  # the walk below, compiled (None: pure)
 
 
 class CohereFormat:
@@ -80,11 +78,8 @@ class CohereFormat:
             raise SnapshotError("a Cohere response is audited against its request: an object"
                                 " with \"documents\" (or tool messages returning documents)",
                                 origin="<snapshot>", place="$.documents")
-        documents = as_list(request.get("documents"))
-        read = _read.cohere_documents(documents, Source, NO_METADATA) if _read is not None \
-            else None
-        found = read if read is not None else list(_documents(documents))
-        return Snapshot((*found, *_tool_documents(request)))
+        return Snapshot((*_documents(as_list(request.get("documents"))),
+                         *_tool_documents(request)))
 
     def parse(self, answer: object, reading: Reading) -> Answer:
         response = plain(answer)
@@ -104,19 +99,24 @@ class CohereFormat:
         given = message.get("citations")
         if type(given) is not list:
             given = fields.items(message, "citations", "$.message", "the message")
-        if _read is not None and (read := _read.cohere(given, texts, starts, known)) is not None:
-            return answer_of(self.name, whole, read, fields.problems, reading,
-                             "$.message.content")
         cited: Cited = []
-        reasoning = _reasoning(message)
-        for _, citation, path in fields.objects(given, "$.message.citations", "a citation"):
-            kind = fields.field(citation, "type", str, path, "a citation")
+        reasoning = None  # read at the first citation of the reasoning
+        read = (texts, starts, known)
+        for at in range(len(given)):
+            citation = fields.object_at(given, at, "$.message.citations", "a citation")
+            if citation is None:
+                continue
+            path = f"$.message.citations[{at}]"
+            kind = citation.get("type")
+            if kind is not None and type(kind) is not str:
+                kind = fields.field(citation, "type", str, path, "a citation")
             if kind in _NOT_ANSWER:
+                if reasoning is None:
+                    reasoning = _reasoning(message)
                 _reasoning_citation(citation, path, reasoning[kind],
                                     known if reading.snapshot is not None else None, fields)
                 continue
-            found = _citation(citation, path, texts=texts, starts=starts, known=known,
-                              fields=fields)
+            found = _citation(citation, path, read, fields)
             if found is not None:
                 cited.append(found)
         return answer_of(self.name, whole, cited, fields.problems, reading, "$.message.content")
@@ -204,7 +204,8 @@ def _documents(documents: list[Any]) -> Iterator[Source]:
     for index, given_document in enumerate(documents):
         document = plain(given_document)  # a request may hold the SDK's Document objects
         if isinstance(document, str):
-            yield Source(f"doc:{index}", document)
+            yield tuple.__new__(Source, (f"doc:{index}", document, None, None, None, None,
+                                         NO_METADATA))
         elif isinstance(document, dict):
             given = document.get("id")
             yield _source(given if isinstance(given, str) and given else f"doc:{index}",
@@ -258,12 +259,14 @@ def _source_id(written: str, known: set[str]) -> str:
     return written
 
 
-def _citation(citation: dict[str, Any], path: str, *, texts: dict[int, str],
-              starts: dict[int, int], known: set[str], fields: Fields,
+def _citation(citation: dict[str, Any], path: str,
+              read: tuple[dict[int, str], dict[int, int], set[str]], fields: Fields,
               ) -> tuple[int, int, list[Citation]] | None:
     """One citation as a cited range of the answer (None: not the answer's, or broken, and a
-    finding says why).
+    finding says why). ``read``: the answer's text items, each one's first character in the
+    answer, and the snapshot's ids.
     """
+    texts, starts, known = read
     item = fields.field(citation, "content_index", int, path, "a citation")
     if item is None:
         if citation.get("content_index") is not None:

@@ -94,22 +94,33 @@ class Fields:
             else:
                 self.add(where, f"{what} must be an object, not {kind_of(item)}")
 
+    def object_at(self, items: list[Any], at: int, path: str, what: str,
+                  ) -> dict[str, Any] | None:
+        """``items[at]`` (of the list at ``path``) when it is an object (a subclass of dict
+        read as a dict); else None and a CA404 (:meth:`objects`, one item).
+        """
+        item = items[at]
+        if type(item) is dict:
+            return item
+        if isinstance(item, dict):
+            return dict(item)
+        self.add(f"{path}[{at}]", f"{what} must be an object, not {kind_of(item)}")
+        return None
+
     def integers(self, data: dict[str, Any], names: tuple[str, ...], what: str, path: str,
                  ) -> list[int] | None:
         """The integer fields ``names`` of ``data``; None, with a CA404 naming the first that
         is not an integer, if any is not.
         """
-        values = list(map(data.get, names))
-        for value in values:
+        values = []
+        for name in names:
+            value = data.get(name)
             if type(value) is not int:  # not a bool either
-                break
-        else:
-            return cast("list[int]", values)
-        name, value = next((n, v) for n, v in zip(names, values, strict=True)
-                           if type(v) is not int)
-        self.add(f"{path}.{name}", f"{what} needs an integer \"{name}\"" + (
-            "" if value is None else f", not {kind_of(value)}"))
-        return None
+                self.add(f"{path}.{name}", f"{what} needs an integer \"{name}\"" + (
+                    "" if value is None else f", not {kind_of(value)}"))
+                return None
+            values.append(value)
+        return values
 
     def add(self, path: str, message: str) -> None:
         """One CA404 at ``path``."""

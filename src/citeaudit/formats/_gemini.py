@@ -25,7 +25,6 @@ from citeaudit.core import (
     Reading,
     Snapshot,
     Source,
-    compiled,
     kind_of,
     load_snapshot,
 )
@@ -57,7 +56,6 @@ _INT = {int}
 # A support's segment, chunk indices and end offset keys: snake_case (the SDK), camelCase (REST).
 _SUPPORT_KEYS = {False: ("segment", "grounding_chunk_indices", "end_index"),
                  True: ("segment", "groundingChunkIndices", "endIndex")}
-_read = compiled("citeaudit.formats._readers")  # parse's loop, compiled (None: pure)
 _CANDIDATE = "$.candidates[0]"
 _PARTS = "$.candidates[0].content.parts"  # where the answer's text is
 
@@ -82,11 +80,8 @@ class GeminiFormat:
         if isinstance(sources, Snapshot):
             return sources
         metadata, metadata_key = _get(_candidate(plain(answer)), "grounding_metadata")
-        chunks, chunks_key = _get(metadata, "grounding_chunks")
-        read = _read.gemini_chunks(chunks, Source, NO_METADATA) if _read is not None and \
-            type(chunks) is list else None
-        found = tuple(read) if read is not None else tuple(_chunks(
-            metadata, chunks_key, f"{_CANDIDATE}.{metadata_key}"))
+        _, chunks_key = _get(metadata, "grounding_chunks")
+        found = tuple(_chunks(metadata, chunks_key, f"{_CANDIDATE}.{metadata_key}"))
         if sources is None:
             return Snapshot(found)
         given = load_snapshot(sources)
@@ -94,11 +89,6 @@ class GeminiFormat:
 
     def parse(self, answer: object, reading: Reading) -> Answer:
         response = plain(answer)
-        candidates = response.get("candidates")
-        if _read is not None and type(candidates) is list and candidates and \
-                type(candidate := candidates[0]) is dict and (
-                    read := _read.gemini_answer(candidate, _located)) is not None:
-            return answer_of(self.name, read[0], read[1], [], reading, _PARTS)
         fields = Fields()
         candidates = fields.items(response, "candidates", "$", "a response", needed=True)
         if not candidates:
@@ -115,7 +105,7 @@ class GeminiFormat:
         for text in texts:
             starts.append(offset)
             offset += len(text) if isinstance(text, str) else 0
-        whole = "".join(t for t in texts if isinstance(t, str))
+        whole = "".join([t for t in texts if isinstance(t, str)])
         cited: Cited = []
         metadata_key = _key(candidate, "grounding_metadata")
         metadata = fields.field(candidate, metadata_key, dict, _CANDIDATE, "a candidate")
@@ -123,9 +113,14 @@ class GeminiFormat:
         supports_key = _key(metadata or {}, "grounding_supports")
         supports = fields.field(metadata or {}, supports_key, list, base, "grounding metadata")
         encoded: dict[int, bytes | None] = {}  # each part's UTF-8 (None: ASCII, bytes = chars)
-        for _, support, path in fields.objects(supports or [], f"{base}.{supports_key}",
-                                               "a grounding support"):
-            found = _support(support, path, (texts, starts, encoded), fields)
+        supports = supports or []
+        parts = (texts, starts, encoded)
+        where = f"{base}.{supports_key}"
+        for at in range(len(supports)):
+            support = fields.object_at(supports, at, where, "a grounding support")
+            if support is None:
+                continue
+            found = _support(support, f"{where}[{at}]", parts, fields)
             if found is not None:
                 cited.append(found)
         return answer_of(self.name, whole, cited, fields.problems, reading, _PARTS)
@@ -163,7 +158,41 @@ def _chunks(metadata: Any, key: str, path: str) -> list[Source]:
     if not isinstance(metadata, dict):
         return []  # none, or not an object: the answer's CA404
     chunks = source_field(metadata, key, list, path, "grounding metadata") or []
-    return [_chunk(chunk, index, f"{path}.{key}[{index}]") for index, chunk in enumerate(chunks)]
+    found = []
+    for index in range(len(chunks)):
+        chunk = chunks[index]
+        place = _plain(chunk)
+        found.append(_chunk(chunk, index, f"{path}.{key}[{index}]") if place is None else
+                     tuple.__new__(Source, (f"chunk:{index}", place.get("text") or "",
+                                            _text_or_none(place.get("uri")),
+                                            _text_or_none(place.get("title")) or None, None,
+                                            None, NO_METADATA)))
+    return found
+
+
+def _text_or_none(value: Any) -> str | None:
+    return value if isinstance(value, str) else None
+
+
+def _plain(chunk: Any) -> dict[str, Any] | None:
+    """A chunk's ``web`` or ``retrieved_context`` object where its fields have their types
+    exactly (JSON's) and its text is a string or absent: what :func:`_chunk` reads without
+    a finding; else None.
+    """
+    if type(chunk) is not dict:
+        return None
+    web = chunk.get("web")
+    context = chunk.get("retrieved_context")
+    if context is None and "retrieved_context" not in chunk:
+        context = chunk.get("retrievedContext")
+    if (web is not None and type(web) is not dict) or \
+            (context is not None and type(context) is not dict):
+        return None
+    place = web if web is not None else context
+    if place is None:
+        return None
+    text = place.get("text")
+    return place if text is None or type(text) is str else None
 
 
 def _chunk(chunk: Any, index: int, path: str) -> Source:
@@ -222,10 +251,11 @@ def _support(support: dict[str, Any], path: str,
         fields.add(f"{path}.{indices_key}", "a grounding support's chunk indices must be"
                    " integers")
         return None
-    where = f"{path}.{segment_key}"
-    said = fields.field(segment, "text", str, where, "a segment")
-    if said is None and segment.get("text") is not None:
-        return None  # of another type: its text cannot be compared
+    said = segment.get("text")
+    if said is not None and type(said) is not str:
+        said = fields.field(segment, "text", str, f"{path}.{segment_key}", "a segment")
+        if said is None:
+            return None  # of another type: its text cannot be compared
     # proto3 JSON leaves zero values out
     start = segment.get("startIndex" if camel else "start_index")
     end = segment.get(end_key)
@@ -234,11 +264,11 @@ def _support(support: dict[str, Any], path: str,
     part = 0 if part is None else part
     if type(start) is not int or type(end) is not int or type(part) is not int:
         problems.append(Problem("CA404", "a segment needs integer byte offsets",
-                                path=f"{where}.{end_key}"))
+                                path=f"{path}.{segment_key}.{end_key}"))
         return None
     if not 0 <= part < len(texts) or not isinstance(texts[part], str):
         problems.append(Problem("CA206", f"part_index {part} names no text part (the answer"
-                                f" has {len(texts)} parts)", path=where))
+                                f" has {len(texts)} parts)", path=f"{path}.{segment_key}"))
         return None
     text = texts[part]
     if part not in encoded:
@@ -248,18 +278,19 @@ def _support(support: dict[str, Any], path: str,
     size = len(text) if raw_or_none is None else len(raw_or_none)
     if not 0 <= start <= end <= size:
         problems.append(Problem("CA206", f"bytes {start}..{end} lie outside part {part}"
-                                f" ({size} bytes)", path=where))
+                                f" ({size} bytes)", path=f"{path}.{segment_key}"))
         return None
     decoded = byte_range(text, raw_or_none, start, end)
     if decoded is None:
         problems.append(Problem("CA206", f"bytes {start}..{end} cut a character of part"
-                                f" {part} in half (offsets count UTF-8 bytes)", path=where))
+                                f" {part} in half (offsets count UTF-8 bytes)",
+                                path=f"{path}.{segment_key}"))
         return None
     low, covered = decoded
     if said is not None and said != covered:
         problems.append(Problem("CA206", f"bytes {start}..{end} of part {part} hold"
                                 f" {covered[:40]!r}, not the segment's text {said[:40]!r}",
-                                path=where))
+                                path=f"{path}.{segment_key}"))
         return None
     first = starts[part] + low
     last = first + len(covered)

@@ -29,7 +29,6 @@ from citeaudit.core import (
     Reading,
     Snapshot,
     Source,
-    compiled,
     kind_of,
     numbered_ids,
 )
@@ -46,8 +45,6 @@ from citeaudit.formats._ranges import (
 from citeaudit.formats._text import blank, parse_text
 
 __all__ = ["AzureOnYourDataFormat", "PerplexityFormat", "PerplexityResponsesFormat"]
-
-_read = compiled("citeaudit.formats._readers")  # the search results, compiled (None: pure)
 
 
 def _text(value: Any) -> str | None:
@@ -89,13 +86,9 @@ class PerplexityFormat:
             return sources
         response = plain(answer)
         results = response.get("search_results")
-        found: list[Source] | None = None
-        if _read is not None and type(results) is list and results:
-            found = _read.search_results(results, numbered_ids(len(results)), Source,
-                                         NO_METADATA)
-        if found is None and isinstance(results, list) and results:
+        if isinstance(results, list) and results:
             found = _search_results(response, numbered_ids(len(results)))
-        elif found is None:
+        else:
             urls = source_field(response, "citations", list, "$", "a response") or []
             for at, url in enumerate(urls):
                 if not isinstance(url, str):
@@ -113,6 +106,17 @@ def _search_results(response: dict[str, Any], ids: tuple[str, ...]) -> list[Sour
     where one breaks its shape).
     """
     new = tuple.__new__  # no keyword handling per source
+    results: list[Any] = response["search_results"]  # a list: the caller checked
+    found = []
+    for at in range(len(results)):  # the common shape read at once
+        item = results[at]
+        snippet = item.get("snippet") if type(item) is dict else None
+        if type(item) is not dict or (snippet is not None and type(snippet) is not str):
+            break  # read with its checks below
+        found.append(new(Source, (ids[at], snippet or "", _text(item.get("url")),
+                                  _text(item.get("title")), None, None, NO_METADATA)))
+    else:
+        return found
     return [new(Source, (source_id, source_field(item, "snippet", str, path,
                                                  "a search result") or "",
                          _text(item.get("url")), _text(item.get("title")), None, None,

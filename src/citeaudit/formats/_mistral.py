@@ -36,7 +36,6 @@ from citeaudit.core import (
     Reading,
     Snapshot,
     Source,
-    compiled,
     load_snapshot,
 )
 from citeaudit.errors import SnapshotError
@@ -55,7 +54,6 @@ __all__ = ["MistralFormat"]
 _TEXT_FIELDS = ("description", "text", "content")
 _STRING = {str}
 _KEPT = {"snippets", "url", "title"}  # a result's fields the source holds as its own
-_read = compiled("citeaudit.formats._readers")  # parse's loop, compiled (None: pure)
 
 
 class MistralFormat:
@@ -88,10 +86,7 @@ class MistralFormat:
             return sources
         request, response = plain(sources), plain(answer)
         if isinstance(request, dict) and isinstance(request.get("messages"), list):
-            read = _read.mistral_tools(request["messages"], orjson.loads, _KEPT, _TEXT_FIELDS,
-                                       Source, NO_METADATA, MappingProxyType) \
-                if _read is not None else None
-            found = read if read is not None else _tool_results(request)
+            found = _tool_results(request)
         elif sources is not None:
             found = list(load_snapshot(sources).sources)
         elif response.get("object") == "conversation.response":
@@ -111,19 +106,42 @@ class MistralFormat:
         return Snapshot(tuple(found))
 
     def parse(self, answer: object, reading: Reading) -> Answer:
-        response = plain(answer)
-        conversation = response.get("object") == "conversation.response"
-        where = "$.outputs" if conversation else "$.choices[0].message.content"
-        if _read is not None and type(content := chat_message(response).get("content")) is list \
-                and (read := _read.mistral(content)) is not None:
-            return answer_of(self.name, "".join(read[0]), read[1], [], reading, where,
-                             ordered=True)  # ranges made in answer order
-        fields = Fields()
-        pieces: list[str] = []
-        cited: Cited = []
-        offset = 0
-        last: tuple[int, int] | None = None  # the last text chunk's range in the answer
-        for path, chunk in _chunks(response, conversation, fields):
+        return _parsed(self.name, plain(answer), reading)
+
+
+def _parsed(name: str, response: dict[str, Any], reading: Reading) -> Answer:
+    """The answer of a chat completion or a conversation response: its text chunks, each
+    cited by the reference chunks after it.
+    """
+    conversation = response.get("object") == "conversation.response"
+    where = "$.outputs" if conversation else "$.choices[0].message.content"
+    fields = Fields()
+    pieces: list[str] = []
+    cited: Cited = []
+    offset = 0
+    last: tuple[int, int] | None = None  # the last text chunk's range in the answer
+    for owner_path, owner in _owners(response, conversation, fields):
+        content = owner.get("content")
+        if isinstance(content, str):  # one text chunk
+            if content:
+                pieces.append(content)
+                last = (offset, offset + len(content))
+                offset += len(content)
+            continue
+        chunks = fields.items(owner, "content", owner_path, "a message", needed=True)
+        for at in range(len(chunks)):
+            chunk = fields.object_at(chunks, at, f"{owner_path}.content", "a content chunk")
+            if chunk is None:
+                continue
+            kind = chunk.get("type")
+            text = chunk.get("text")
+            if kind == "text" and type(text) is str:  # the common case, read at once
+                if text:
+                    pieces.append(text)
+                    last = (offset, offset + len(text))
+                    offset += len(text)
+                continue
+            path = f"{owner_path}.content[{at}]"
             kind = fields.field(chunk, "type", str, path, "a content chunk", needed=True)
             if kind in ("text", "reference"):
                 text = fields.field(chunk, "text", str, path, f"a {kind} chunk",
@@ -147,28 +165,12 @@ class MistralFormat:
                                                " it", path=path))
             elif made:
                 cited.append((*last, made))
-        return answer_of(self.name, "".join(pieces), cited, fields.problems, reading, where,
-                         ordered=True)  # each range after the one before
+    return answer_of(name, "".join(pieces), cited, fields.problems, reading, where,
+                     ordered=True)  # each range after the one before
 
 
 def _citation(source_id: str, path: str, span: tuple[int, int] | None) -> Citation:
     return tuple.__new__(Citation, (source_id, None, span, None, path, None, None, None))
-
-
-def _chunks(response: dict[str, Any], conversation: bool, fields: Fields,
-            ) -> Iterator[tuple[str, dict[str, Any]]]:
-    """The answer's content chunks, each with its JSON path: the chat completion's message's,
-    or the conversation's ``message.output`` entries' (a string content read as one text
-    chunk).
-    """
-    for path, owner in _owners(response, conversation, fields):
-        content = owner.get("content")
-        if isinstance(content, str):
-            yield f"{path}.content", {"type": "text", "text": content}
-            continue
-        chunks = fields.items(owner, "content", path, "a message", needed=True)
-        for _, chunk, where in fields.objects(chunks, f"{path}.content", "a content chunk"):
-            yield where, chunk
 
 
 def _owners(response: dict[str, Any], conversation: bool, fields: Fields,
@@ -186,12 +188,12 @@ def _owners(response: dict[str, Any], conversation: bool, fields: Fields,
 
 def _references_by_url(response: dict[str, Any]) -> list[dict[str, Any]]:
     """The answer's ``tool_reference`` chunks."""
-    if _read is not None and type(content := chat_message(response).get("content")) is list:
-        found: list[dict[str, Any]] = _read.of_type(content, "tool_reference")
-        return found  # a chat completion's chunks
     conversation = response.get("object") == "conversation.response"
-    return [chunk for _, chunk in _chunks(response, conversation, Fields())
-            if chunk.get("type") == "tool_reference"]  # broken chunks: the answer's CA404
+    owners = _owners(response, conversation, Fields()) if conversation else \
+        [("", chat_message(response))]  # broken chunks: the answer's CA404
+    return [chunk for _, owner in owners if isinstance(chunks := owner.get("content"), list)
+            for chunk in chunks
+            if isinstance(chunk, dict) and chunk.get("type") == "tool_reference"]
 
 
 def _references(chunk: dict[str, Any], path: str, span: tuple[int, int] | None,
@@ -199,7 +201,7 @@ def _references(chunk: dict[str, Any], path: str, span: tuple[int, int] | None,
     ids = fields.field(chunk, "reference_ids", list, path, "a reference chunk", needed=True)
     made = []
     for at, written in enumerate(ids or ()):
-        if isinstance(written, bool) or not isinstance(written, int | str):
+        if isinstance(written, bool) or not isinstance(written, (int, str)):
             fields.add(f"{path}.reference_ids[{at}]", "a reference id must be an integer or a"
                        " string")
             continue
@@ -237,14 +239,22 @@ def _source(key: str, result: dict[str, Any]) -> Source:
     given = result.get("snippets")
     snippets = given if type(given) is list and {*map(type, given)} <= _STRING else \
         list(_strings(given))  # lists of lists, or of other things: the strings in them
-    text = "\n".join(snippets) if snippets else next(
-        (result[k] for k in _TEXT_FIELDS if isinstance(result.get(k), str)), "")
+    text = "\n".join(snippets) if snippets else _text_field(result)
     url, title = result.get("url"), result.get("title")
     rest = None if result.keys() <= _KEPT else {k: v for k, v in result.items()
                                                  if k not in _KEPT}
     return tuple.__new__(Source, (key, text, url if isinstance(url, str) and url else None,
                                   title if isinstance(title, str) and title else None, None,
                                   None, MappingProxyType(rest) if rest else NO_METADATA))
+
+
+def _text_field(result: dict[str, Any]) -> str:
+    """The first of a result's text fields that is a string (``""``: none is)."""
+    for key in _TEXT_FIELDS:
+        value = result.get(key)
+        if isinstance(value, str):
+            return value
+    return ""
 
 
 def _strings(value: Any) -> Iterator[str]:

@@ -38,7 +38,6 @@ from citeaudit.core import (
     Reading,
     Snapshot,
     Source,
-    compiled,
     load_snapshot,
 )
 from citeaudit.formats._fields import Fields, source_field, source_items
@@ -46,8 +45,6 @@ from citeaudit.formats._ranges import Cited, answer_of, as_list, plain, read_cha
 
 __all__ = ["OpenAIChatFormat", "OpenAIResponsesFormat", "canonical_url", "responses_answer",
            "url_index", "with_retrieved"]
-
-_read = compiled("citeaudit.formats._readers")  # Responses' parse loop, compiled (None: pure)
 
 
 @functools.lru_cache(maxsize=8192)
@@ -84,12 +81,7 @@ class OpenAIResponsesFormat:
 
     def parse(self, answer: object, reading: Reading) -> Answer:
         response = plain(answer)
-        urls = _by_url(reading.snapshot)
-        output = response.get("output")
-        if _read is not None and type(output) is list and (
-                read := _read.openai_responses(output, urls, canonical_url)) is not None:
-            return answer_of(self.name, "".join(read[0]), read[1], [], reading, "$.output")
-        return responses_answer(self.name, response, reading, urls)
+        return responses_answer(self.name, response, reading, _by_url(reading.snapshot))
 
 
 class OpenAIChatFormat:
@@ -146,34 +138,60 @@ def responses_answer(name: str, response: dict[str, Any], reading: Reading,
     ``output_text`` parts and their annotations. ``untyped``: the type of an annotation that
     names none (Perplexity's ``type`` is optional).
     """
+    return _responses(name, response, reading, urls, untyped)
+
+
+def _responses(name: str, response: dict[str, Any], reading: Reading, urls: dict[str, str],
+               untyped: str | None) -> Answer:
+    """:func:`responses_answer`."""
     fields = Fields()
     pieces: list[str] = []
     cited: Cited = []
     offset = 0
     declined = False
+    into = _Into(cited, fields, urls, untyped)
     items = fields.items(response, "output", "$", "a response", needed=True)
-    for _, item, path in fields.objects(items, "$.output", "an output item"):
-        if fields.field(item, "type", str, path, "an output item", needed=True) != "message":
+    for at in range(len(items)):
+        item = fields.object_at(items, at, "$.output", "an output item")
+        if item is None:
+            continue
+        kind = item.get("type")
+        if type(kind) is not str:
+            kind = fields.field(item, "type", str, f"$.output[{at}]", "an output item",
+                                needed=True)
+        if kind != "message":
             continue
         if pieces:
             pieces.append("\n\n")  # one message's text from the next
             offset += 2
-        parts = fields.items(item, "content", path, "a message", needed=True)
-        for _, part, part_path in fields.objects(parts, f"{path}.content", "a content part"):
-            kind = fields.field(part, "type", str, part_path, "a content part", needed=True)
+        path = f"$.output[{at}].content"
+        parts = fields.items(item, "content", f"$.output[{at}]", "a message", needed=True)
+        for place in range(len(parts)):
+            part = fields.object_at(parts, place, path, "a content part")
+            if part is None:
+                continue
+            part_path = f"{path}[{place}]"
+            kind = part.get("type")
+            if type(kind) is not str:
+                kind = fields.field(part, "type", str, part_path, "a content part",
+                                    needed=True)
             if kind == "refusal":  # the model declined, in the field made for it
                 declined = True
                 continue
             if kind != "output_text":
                 continue
-            text = fields.field(part, "text", str, part_path, "an output_text part",
-                                needed=True)
-            if text is None:
-                continue
-            into = _Into(cited, fields, urls, untyped)
+            written = part.get("text")
+            if type(written) is not str:
+                written = fields.field(part, "text", str, part_path, "an output_text part",
+                                       needed=True)
+                if written is None:
+                    continue
+                written = str.__str__(written)  # a subclass of str: read as one
+            text = written
             notes = fields.items(part, "annotations", part_path, "an output_text part")
-            for index, note in enumerate(notes):
-                _annotation(note, text, offset, f"{part_path}.annotations[{index}]", into)
+            for index in range(len(notes)):
+                _annotation(notes[index], text, offset, f"{part_path}.annotations[{index}]",
+                            into)
             pieces.append(text)
             offset += len(text)
     return answer_of(name, "".join(pieces), cited, fields.problems, reading,
@@ -189,13 +207,16 @@ class _Into(NamedTuple):
     untyped: str | None = None  # the type of an annotation that names none
 
 
-def _annotation(note: Any, text: str, offset: int, path: str, into: _Into) -> None:
+def _annotation(given: Any, text: str, offset: int, path: str, into: _Into) -> None:
     """Add one annotation of an output text (at ``offset`` in the answer) to the cited ranges,
     or say why it cannot be (CA404: a broken annotation; CA206: a range outside its text).
     """
     fields = into.fields
-    if fields.value(note, dict, path, "an annotation") is None:
-        return
+    if type(given) is not dict:
+        if fields.value(given, dict, path, "an annotation") is None:
+            return
+        given = dict(given)  # a subclass of dict: read as one
+    note = given
     kind = into.untyped if into.untyped and note.get("type") is None else fields.field(
         note, "type", str, path, "an annotation", needed=True)
     if kind is None:
