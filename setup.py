@@ -28,11 +28,11 @@ from setuptools import Extension, setup
 from setuptools.command.build_ext import build_ext
 
 _MODULES = {"citeaudit.core._core": "src/citeaudit/core/_core.pyx",
-            "citeaudit.request._feed_core": "src/citeaudit/request/_feed_core.pyx",
             "citeaudit.support._lexical_core": "src/citeaudit/support/_lexical_core.pyx"}
 # Modules compiled from their own .py (and .pxd), one source for both builds.
 _FROM_SOURCE = {"citeaudit.core._segment": "src/citeaudit/core/_segment.py",
                 "citeaudit.core._policy": "src/citeaudit/core/_policy.py",
+                "citeaudit.request._feed": "src/citeaudit/request/_feed.py",
                 **{f"citeaudit.formats.{name}": f"src/citeaudit/formats/{name}.py" for name in (
                     "_fields", "_ranges", "_anthropic", "_openai", "_cohere", "_gemini",
                     "_bedrock", "_mistral", "_marked")}}

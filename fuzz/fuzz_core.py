@@ -1,18 +1,20 @@
 """Fuzz the compiled core's entry points with atheris: every input must give the reference's
-results (and, in the sanitizer build, touch no memory it does not own). The stream's compiled
-feed (``citeaudit.request._feed_core``) is fed the same text, cut where the input says, and
-the lexical judge's compiled tokenising and window overlap
-(``citeaudit.support._lexical_core``) read it too: its sentences as a passage, its first
-sentence as the claim; the amounts' digit runs (``citeaudit.core._amounts``) and the claim
-policy's decision on each of its sentences (``citeaudit.core._policy``). Gemini, Cohere and
-Anthropic responses over the text, with offsets where the input says, are read by their
-formats (``citeaudit.formats._gemini`` and the others, compiled from their own Python): the
-snapshot and the answer must equal what the same modules make run as Python.
+results (and, in the sanitizer build, touch no memory it does not own). The stream's feed
+(``citeaudit.request._feed``, compiled from its own Python) is fed the same text, cut where
+the input says, as that Python run as such, and the lexical judge's compiled tokenising
+and window overlap (``citeaudit.support._lexical_core``) read it too: its sentences as a
+passage, its first sentence as the claim; the amounts' digit runs
+(``citeaudit.core._amounts``) and the claim policy's decision on each of its sentences
+(``citeaudit.core._policy``). Gemini, Cohere and Anthropic responses over the text, with
+offsets where the input says, are read by their formats (``citeaudit.formats._gemini`` and
+the others, compiled from their own Python): the snapshot and the answer must equal what the
+same modules make run as Python.
 
     python3 fuzz/fuzz_core.py -atheris_runs=20000          # or any libFuzzer flags
 
-The segmentation, the claim policy and the provider formats, compiled from their own Python
-(``citeaudit.core._segment``, ``citeaudit.core._policy``, ``citeaudit.formats._anthropic``..),
+The segmentation, the claim policy, the stream's feed and the provider formats, compiled from
+their own Python (``citeaudit.core._segment``, ``citeaudit.core._policy``,
+``citeaudit.request._feed``, ``citeaudit.formats._anthropic``..),
 are checked against that Python, run as such. Needs ``pip install -e '.[fuzz]'`` and the
 compiled core. The harness instruments the pure
 reference (coverage guides the fuzzer towards new branches of the rules); the compiled code is
@@ -49,7 +51,7 @@ with atheris.instrument_imports():
     from citeaudit.formats._anthropic import AnthropicFormat
     from citeaudit.formats._cohere import CohereFormat
     from citeaudit.formats._gemini import GeminiFormat
-    from citeaudit.request import _feed, _feed_core
+    from citeaudit.request import _feed
     from citeaudit.support import _lexical, _lexical_core
 
 _GRAMMARS = ["numeric", "S", "id", "source", "numeric,S"]
@@ -73,6 +75,7 @@ def _source(name: str) -> ModuleType:
 with atheris.instrument_imports():
     _SOURCE = _source("citeaudit.core._segment")
     _POLICY_SOURCE = _source("citeaudit.core._policy")
+    _FEED_SOURCE = _source("citeaudit.request._feed")
     # The formats fuzzed, compiled and run from their source as Python (which reads the
     # compiled _fields and _ranges: the format's own loops are compared).
     _FORMATS = [(form(), getattr(_source(module.__name__), form.__name__)())
@@ -188,7 +191,7 @@ def one_input(data: bytes) -> None:
     if _parsed(text, grammar, compiled=True) != _parsed(text, grammar, compiled=False):
         raise AssertionError(f"the parsed answer differs on {text!r} ({grammar})")
     cuts = [min(start, len(text)) for start, _ in raw] + list(range(0, len(text), 4))
-    if _fed(_feed_core.Feed, text, cuts, grammar) != _fed(_feed.Feed, text, cuts, grammar):
+    if _fed(_feed.Feed, text, cuts, grammar) != _fed(_FEED_SOURCE.Feed, text, cuts, grammar):
         raise AssertionError(f"the stream's feed differs on {text!r} cut at {cuts}")
     amounts = (_amounts._names, _amounts._LABEL_WORDS, _amounts._NAMED)
     if _core.states_amount(*amounts, text) != _amounts.reference_states_amount(text) or \

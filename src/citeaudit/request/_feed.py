@@ -1,10 +1,13 @@
+# cython: boundscheck=False
+# (for the compiled build: every index below is checked against its string's bounds before it
+# is read; the fuzzer runs this module under AddressSanitizer)
 """The per-chunk work of streaming: what a :class:`~citeaudit.StreamAuditor` holds back and
 what it releases as each chunk arrives (see :mod:`citeaudit.request._stream` for why).
 
-:class:`Feed` is the pure-Python reference. ``_feed_core.pyx`` is its compiled copy, with the
-same state and the same decisions, typed: the stream uses it unless the reference is chosen
-(``CITEAUDIT_PURE=1``, or the core is not built), and ``tests/test_feed.py`` proves the two
-release the same text for any answer cut any way.
+:class:`Feed` is compiled from this source where the package is built (Cython's pure-Python
+mode, the C types in ``_feed.pxd``: an extension type, which ``StreamAuditor`` inherits) and
+runs as Python elsewhere; ``tests/test_feed.py`` holds the build to this module run as Python,
+for any answer cut any way.
 """
 
 from __future__ import annotations
@@ -14,8 +17,8 @@ from typing import Any
 
 from citeaudit.core import (
     PATTERN_WINDOW,
+    BracketGrammar,
     Grammar,
-    Marker,
     Refusal,
     Span,
     code_spans,
@@ -27,10 +30,16 @@ from citeaudit.request._guard import junction, line_open, space_before
 
 __all__ = ["FENCE", "MAX_CONTENT", "QUIET", "REFUSAL_WINDOW", "Feed"]
 
-QUIET = re.compile(r"[^\[\]\uff3b\uff3d`~\n]+")  # no bracket, code character or newline
+# What the fast path lets through (``_quiet``): no bracket, code character or newline.
+QUIET = re.compile(r"[^\[\]\uff3b\uff3d`~\n]+")
 FENCE = re.compile(r"[ \t]{0,3}(`{3,}|~{3,})")
 MAX_CONTENT = 200  # the longest bracket content a marker can have (see the grammar)
 REFUSAL_WINDOW = 1000
+
+# What a line that ends may be, for following code fences and paragraphs (``_line_shape``).
+_OTHER = 0
+_BLANK = 1  # spaces, tabs and line breaks only: it ends a paragraph
+_MAY_FENCE = 2  # at most three spaces or tabs, then a backtick or a tilde
 
 
 class Feed:
@@ -48,6 +57,8 @@ class Feed:
         self._refusal = refusal
         self._snapshot = snapshot
         self._brackets = brackets
+        # A bracket grammar's markers alone, without the malformed ones the stream ignores.
+        self._markers = grammar.markers if type(grammar) is BracketGrammar else None
         self._renderer = renderer
         self._refs = refs
         self._chunks: list[str] = []
@@ -61,28 +72,34 @@ class Feed:
         self._pending = ""
         self._tail: list[str] = []
         self._tail_length = 0
-        # Lines and paragraphs (blocks), for code fences and code spans: where each starts,
-        # as (chunk index, offset) and as a position in the answer.
-        self._line_at = (0, 0)
+        # Lines and paragraphs (blocks), for code fences and code spans: where each starts, as
+        # a chunk's index and an offset in it, and as a position in the answer.
+        self._line_chunk = 0
+        self._line_offset = 0
         self._line_start = 0
         self._lines = 0
         self._fence: str | None = None
-        self._block_at = (0, 0)
+        self._block_chunk = 0
+        self._block_offset = 0
         self._block_start = 0
-        self._code_from: int | None = None  # first backtick or tilde in the open block
+        self._code_from = -1  # the first backtick or tilde in the open block (-1: none)
         self._code: list[Span] = []
         self._code_starts: list[int] = []
         self._refusing = True  # the answer may still be the refusal
         self._finished = False
-        # The fast path's test, when nothing but spaces is held: a chunk with no bracket,
-        # code character or newline changes nothing but the text. None: no fast path.
-        self._quiet: Any = None
+        # Whether the next chunk may take the fast path: nothing is held but spaces, and a
+        # chunk with no bracket, code character or newline changes nothing but the text.
+        self._quiet = False
 
     def feed(self, chunk: str) -> str:
         """Take the next piece of the answer; return what is now settled: plain text (every
         unverifiable marker removed, verified ones as written) or, with ``render``, its
         escaped HTML or Markdown with verified markers as links.
         """
+        if type(chunk) is not str:
+            if not isinstance(chunk, str):
+                raise TypeError(f"feed() takes a str, not {type(chunk).__name__}")
+            chunk = str.__str__(chunk)  # a subclass's text, as a str
         shown = self._feed(chunk)
         if self._renderer is None:
             return shown
@@ -93,8 +110,7 @@ class Feed:
         return rendered
 
     def _feed(self, chunk: str) -> str:
-        quiet = self._quiet
-        if quiet is not None and quiet(chunk):
+        if self._quiet and _quiet(chunk):
             # The fast path: nothing held but spaces (in ``_tail``), nothing in the chunk
             # that needs a decision.
             self._chunks.append(chunk)
@@ -118,8 +134,6 @@ class Feed:
             self._tail_length = len(chunk) - len(body)
             self._before = self._last = body[-1]
             return shown
-        if not isinstance(chunk, str):
-            raise TypeError(f"feed() takes a str, not {type(chunk).__name__}")
         if self._finished:
             raise RuntimeError("feed() after finish()")
         if not chunk:
@@ -129,24 +143,23 @@ class Feed:
         position = length - len(chunk)
         start = position - len(self._pending) - self._tail_length  # of what is not shown
         self._track(chunk, len(self._chunks) - 1, position)
-        if (self._code_from is not None and self._code_from <= start) or (
-                not self._brackets and self._line_start <= start):
+        if (0 <= self._code_from <= start) or (not self._brackets and self._line_start <= start):
             # Held whole until its paragraph (or line) ends: no need to look at it again.
-            self._quiet = None
+            self._quiet = False
             self._tail.append(chunk)
             self._tail_length += len(chunk)
             return ""
         self._pending += self._untail() + chunk
         shown = self._release(self._settled())
-        if not self._refusing and self._code_from is None and self._brackets and \
+        if not self._refusing and self._code_from < 0 and self._brackets and \
                 not self._pending.strip(" \t"):
-            self._quiet = QUIET.fullmatch
+            self._quiet = True
             if self._pending:  # held spaces move to the tail, where the fast path keeps them
                 self._tail.append(self._pending)
                 self._tail_length = len(self._pending)
                 self._pending = ""
         else:
-            self._quiet = None
+            self._quiet = False
         return shown
 
     def _stop(self) -> str:
@@ -154,12 +167,12 @@ class Feed:
         if self._finished:
             raise RuntimeError("finish() called twice")
         self._finished = True
-        self._quiet = None
+        self._quiet = False
         return "".join(self._chunks)
 
     def _flush(self) -> str:
         """Once the answer is known not to be a refusal: display everything held."""
-        self._close_block(self._count(), (len(self._chunks), 0))
+        self._close_block(self._count(), len(self._chunks), 0)
         self._pending += self._untail()
         self._refusing = False
         return self._release(self._length)
@@ -176,15 +189,14 @@ class Feed:
     def _count(self) -> int:
         """Characters received (counting the chunks the fast path let through)."""
         chunks = self._chunks
-        if self._counted < len(chunks):
-            self._length += sum(map(len, chunks[self._counted:]))
-            self._counted = len(chunks)
+        while self._counted < len(chunks):
+            self._length += len(chunks[self._counted])
+            self._counted += 1
         return self._length
 
-    def _slice(self, start: tuple[int, int], end: tuple[int, int]) -> str:
-        """The answer between two (chunk index, offset) places."""
+    def _slice(self, first: int, offset: int, last: int, stop: int) -> str:
+        """The answer from chunk ``first`` at ``offset`` to chunk ``last`` at ``stop``."""
         chunks = self._chunks
-        (first, offset), (last, stop) = start, end
         if first == last:
             return chunks[first][offset:stop]
         tail = chunks[last][:stop] if last < len(chunks) else ""
@@ -193,46 +205,78 @@ class Feed:
     # Tracking lines and paragraphs -------------------------------------------------------
 
     def _track(self, chunk: str, index: int, position: int) -> None:
-        if "\n" not in chunk and (self._code_from is not None or
+        """Follow the lines and code that chunk ``index`` (at ``position``) brings."""
+        if "\n" not in chunk and (self._code_from >= 0 or
                                   ("`" not in chunk and "~" not in chunk)):
             return  # no line ends and no code starts
-        start = 0
-        while start < len(chunk):
-            newline = chunk.find("\n", start)
-            end = len(chunk) if newline < 0 else newline + 1
-            if self._code_from is None:
-                found = [i for i in (chunk.find("`", start, end), chunk.find("~", start, end))
-                         if i >= 0]
-                if found:
-                    self._code_from = position + min(found)
-            if newline >= 0:
-                line = self._slice(self._line_at, (index, end))
-                self._line_at = (index, end)
-                self._line_start = position + end
-                self._end_line(line, position + end, (index, end))
-            start = end
+        size = len(chunk)
+        at = 0
+        while at < size:
+            char = chunk[at]
+            if self._code_from < 0 and char in "`~":
+                self._code_from = position + at
+            elif char == "\n":
+                self._end_line(index, at + 1, position + at + 1)
+            at += 1
 
-    def _end_line(self, line: str, end: int, at: tuple[int, int]) -> None:
-        """A line is complete: follow code fences, and close the block at a blank line."""
+    def _end_line(self, index: int, offset: int, end: int) -> None:
+        """The line up to chunk ``index`` at ``offset`` (``end`` in the answer) is complete:
+        follow code fences, and close the block at a blank line.
+        """
         self._lines += 1
-        match = FENCE.match(line)
-        if self._fence is None and match:
-            self._fence = match[1]
-        elif self._fence is not None and match and match[1].startswith(self._fence) and \
-                not line[match.end():].strip():
-            self._fence = None
-        elif self._fence is None and self._lines > 1 and not line.strip(" \t\r\n"):
-            self._close_block(end, at)
+        shape = self._line_shape(index, offset)
+        if shape == _MAY_FENCE:
+            line = self._slice(self._line_chunk, self._line_offset, index, offset)
+            match = FENCE.match(line)
+            if self._fence is None and match:
+                self._fence = match[1]
+            elif self._fence is not None and match and match[1].startswith(self._fence) and \
+                    not line[match.end():].strip():
+                self._fence = None
+        elif shape == _BLANK and self._fence is None and self._lines > 1:
+            self._close_block(end, index, offset)
+        self._line_chunk = index
+        self._line_offset = offset
+        self._line_start = end
 
-    def _close_block(self, end: int, at: tuple[int, int]) -> None:
-        """The paragraph up to ``end`` (chunk place ``at``) is complete: its code is known."""
-        if self._code_from is not None:
+    def _line_shape(self, index: int, offset: int) -> int:
+        """What the line that ends at chunk ``index``, ``offset`` may be, read in place (as far
+        as its first character that is not a space, tab or line break): ``_MAY_FENCE``,
+        ``_BLANK`` or ``_OTHER``.
+        """
+        chunks = self._chunks
+        blanks = 0  # spaces and tabs before the first other character
+        at = self._line_offset
+        for number in range(self._line_chunk, index + 1):
+            chunk = chunks[number]
+            stop = offset if number == index else len(chunk)
+            while at < stop:
+                char = chunk[at]
+                if char in " \t":
+                    blanks += 1
+                elif char in "\r\n":
+                    blanks = 4  # a fence opens its line
+                elif char in "`~" and blanks <= 3:
+                    return _MAY_FENCE
+                else:
+                    return _OTHER
+                at += 1
+            at = 0
+        return _BLANK
+
+    def _close_block(self, end: int, index: int, offset: int) -> None:
+        """The paragraph up to ``end`` (chunk ``index`` at ``offset``) is complete: its code is
+        known.
+        """
+        if self._code_from >= 0:
             base = self._block_start
-            for span in code_spans(self._slice(self._block_at, at)):
-                self._code.append(Span(span.start + base, span.end + base))
-                self._code_starts.append(span.start + base)
-            self._code_from = None
-        self._block_at = at
+            for start, stop in code_spans(self._slice(self._block_chunk, self._block_offset,
+                                                      index, offset)):
+                self._code.append(Span(start + base, stop + base))
+                self._code_starts.append(start + base)
+            self._code_from = -1
+        self._block_chunk = index
+        self._block_offset = offset
         self._block_start = end
 
     # Deciding what is settled -------------------------------------------------------------
@@ -240,26 +284,31 @@ class Feed:
     def _settled(self) -> int:
         """How far (in answer positions) the text is settled."""
         pending = self._pending
+        size = len(pending)
         limit = self._length
-        base = limit - len(pending)
-        if self._code_from is not None:
-            limit = min(limit, self._code_from)
+        base = limit - size
+        if 0 <= self._code_from < limit:
+            limit = self._code_from
         if not self._brackets:
             limit = min(limit, self._line_start)
         else:
+            # The last "[" is held while what follows it may still become a marker: content
+            # without "]" and newline within the bound, or a "]" at the very end (a link's "("
+            # may follow).
             opening = max(pending.rfind("["), pending.rfind("\uff3b"))
             if opening >= 0:
-                after = pending[opening + 1:]
-                closing = max(after.find("]"), after.find("\uff3d"))
-                if (closing < 0 and len(after) <= MAX_CONTENT and "\n" not in after) or (
-                        closing == len(after) - 1 and closing <= MAX_CONTENT):
+                closing = max(pending.find("]", opening), pending.find("\uff3d", opening))
+                content = (size if closing < 0 else closing) - opening - 1
+                if content <= MAX_CONTENT and (
+                        (closing < 0 and pending.find("\n", opening) < 0) or
+                        closing == size - 1):
                     limit = min(limit, base + opening)
         if self._refusing and self._may_refuse(pending[:limit - base]):
             return base
         cut = limit - base
-        if cut > 0 and pending[cut - 1] in " \t":
-            limit = base + len(pending[:cut].rstrip(" \t"))
-        return max(limit, base)
+        while cut > 0 and pending[cut - 1] in " \t":
+            cut -= 1
+        return max(base + cut, base)
 
     def _may_refuse(self, head: str) -> bool:
         """Whether the answer so far (``head``: everything, as nothing is shown while this
@@ -281,52 +330,57 @@ class Feed:
         """Display the answer up to ``limit``: markers checked, unverifiable ones removed (the
         verified ones are noted in ``_refs`` for a renderer).
         """
-        base = self._length - len(self._pending)
+        pending = self._pending
+        base = self._length - len(pending)
         if limit <= base:
             return ""
         cut = limit - base
-        window = self._pending[:cut]
-        after_window = self._pending[cut:cut + 1]
-        self._pending = self._pending[cut:]
+        window = pending[:cut]
+        after_window = pending[cut:cut + 1]
+        self._pending = pending[cut:]
         before = self._before
         self._before = window[-1]
-        if "[" not in window and "\uff3b" not in window and self._brackets:
+        if self._brackets and "[" not in window and "\uff3b" not in window:
             return self._shown(window)
-        scan = self._grammar.scan(before + window)
-        offset = base - len(before)
+        text = before + window
+        markers = self._grammar.scan(text).markers if self._markers is None else \
+            self._markers(text)
+        held = len(before)
+        offset = base - held
         pieces: list[str] = []
         length = 0  # of the pieces
         refs = self._refs
-        position = len(before)
-        text = before + window
-        for marker in scan.markers:
+        position = held
+        for marker in markers:
             start = marker.start
-            if start < len(before) or (self._code and covered(start + offset, self._code,
-                                                              self._code_starts)):
+            if start < held or (self._code and covered(start + offset, self._code,
+                                                       self._code_starts)):
                 continue
-            valid = self._valid(marker)
+            end = marker.end
+            valid = self._valid(marker.ids, marker.prefix)
             if len(valid) == len(marker.ids):  # shown as written
                 if refs is not None:
                     at = length + start - position
-                    refs.append((at, at + marker.end - start, valid))
+                    refs.append((at, at + end - start, valid))
                 continue
             if valid:
                 pieces.append(text[position:start])
                 length += start - position
-                shown = f"[{', '.join(dict.fromkeys(w for w, _ in valid))}]"
+                shown = f"[{', '.join(dict.fromkeys([written for written, _ in valid]))}]"
                 if refs is not None:
                     refs.append((length, length + len(shown), valid))
                 pieces.append(shown)
                 length += len(shown)
             else:
                 # ``before`` was displayed already: it only gives context.
-                pieces.append(text[position:max(space_before(text, start), len(before))])
+                pieces.append(text[position:max(space_before(text, start), held)])
                 so_far = "".join(pieces)
-                after = text[marker.end:marker.end + 1] or after_window
-                pieces = [so_far, junction((so_far or self._last)[-1:], after,
-                                           line_open(so_far, self._opened))]
-                length = len(so_far) + len(pieces[1])
-            position = marker.end
+                after = text[end:end + 1] or after_window
+                joint = junction((so_far or self._last)[-1:], after,
+                                 line_open(so_far, self._opened))
+                pieces = [so_far, joint]
+                length = len(so_far) + len(joint)
+            position = end
         pieces.append(text[position:])
         return self._shown("".join(pieces))
 
@@ -334,17 +388,36 @@ class Feed:
         """Note what is displayed (the last character, an open bracket) and return it."""
         if text:
             self._last = text[-1]
-            if "[" in text or "]" in text or "\n" in text or "\uff3b" in text or \
-                    "\uff3d" in text:
+            if _marks_line(text):
                 self._opened = line_open(text, self._opened)
         return text
 
-    def _valid(self, marker: Marker) -> list[tuple[str, str]]:
+    def _valid(self, ids: tuple[str, ...], prefix: str) -> list[tuple[str, str]]:
         """The marker's ids that resolve: (as written, snapshot id)."""
         snapshot = self._snapshot
         found = []
-        for source_id in marker.ids:
-            resolved = resolve_id(source_id, marker.prefix, snapshot)
+        for source_id in ids:
+            resolved = resolve_id(source_id, prefix, snapshot)
             if resolved is not None:
                 found.append((source_id, resolved))
         return found
+
+
+def _quiet(chunk: str) -> bool:
+    """Whether ``chunk`` may take the fast path: ``QUIET.fullmatch(chunk)``."""
+    if not chunk:
+        return False
+    for char in chunk:  # noqa: SIM110 -- a loop the compiler makes C; any() it cannot
+        if char in "[]\uff3b\uff3d`~\n":
+            return False
+    return True
+
+
+def _marks_line(text: str) -> bool:
+    """Whether ``text`` holds a bracket (either width) or a newline: what can change whether
+    the displayed line has an open ``[``.
+    """
+    for char in text:  # noqa: SIM110 -- a loop the compiler makes C; any() it cannot
+        if char in "[]\uff3b\uff3d\n":
+            return True
+    return False

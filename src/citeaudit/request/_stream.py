@@ -16,13 +16,14 @@ Every unverifiable marker is removed before display. :meth:`StreamAuditor.finish
 whole text once (equal to :func:`~citeaudit.audit` on it) and leaves the held-back end in
 :attr:`StreamAuditor.rest`. Work per chunk is proportional to the chunk and the (bounded)
 held-back text; each paragraph with code is examined once, when it ends. That per-chunk work
-is :class:`~citeaudit.request._feed.Feed`, compiled where the core is built.
+is :class:`~citeaudit.request._feed.Feed`, compiled from its own Python where the package is
+built.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from citeaudit.core import (
     BracketGrammar,
@@ -34,11 +35,10 @@ from citeaudit.core import (
     Refusal,
     Report,
     choose_grammar,
-    compiled,
     load_snapshot,
     run,
 )
-from citeaudit.request import _feed
+from citeaudit.request._feed import Feed
 from citeaudit.request._guard import DEFAULT_FALLBACK, guarded
 from citeaudit.request._render import Format, StreamRenderer, render_html, render_markdown
 
@@ -46,12 +46,6 @@ __all__ = ["StreamAuditor", "stream"]
 
 _DEFAULT = Config()
 _RENDER = {"html": render_html, "markdown": render_markdown}
-# The per-chunk work: compiled where the core is built, else the reference.
-_COMPILED = compiled("citeaudit.request._feed_core")
-if TYPE_CHECKING:
-    _Feed = _feed.Feed
-else:
-    _Feed = _feed.Feed if _COMPILED is None else _COMPILED.Feed
 
 
 def stream(sources: Any, *, grammar: GrammarSpec = None,
@@ -64,7 +58,7 @@ def stream(sources: Any, *, grammar: GrammarSpec = None,
                          render=render, checks=checks)
 
 
-class StreamAuditor(_Feed):
+class StreamAuditor(Feed):
     """Feed the answer as it arrives; display what :meth:`feed` returns; call :meth:`finish`
     at the end for the report and display :attr:`rest`.
     """
