@@ -1,11 +1,11 @@
-"""The build of the compiled modules: the core (``src/citeaudit/core/_core.pyx``), the stream's
-per-chunk work (``src/citeaudit/request/_feed_core.pyx``) and the lexical judge's tokenising
-(``src/citeaudit/support/_lexical_core.pyx``); everything else about the package is declared
-in ``pyproject.toml``. ``src/citeaudit/core/_records.pxd`` holds what they share (named tuples
-built from C).
+"""The build of the compiled modules: the core (``src/citeaudit/core/_core.pyx``) and the
+lexical judge's tokenising (``src/citeaudit/support/_lexical_core.pyx``); everything else about
+the package is declared in ``pyproject.toml``. ``src/citeaudit/core/_records.pxd`` holds what
+they share (named tuples built from C).
 
 Beside them, modules compiled from the package's own Python (``_FROM_SOURCE``: the claim
-segmentation and policy, the provider formats and the field reading they share): Cython's
+segmentation and policy, the stream's per-chunk work, the provider formats and the field
+reading they share): Cython's
 pure-Python mode, the C types declared in a ``.pxd`` beside the ``.py``, so that one source is
 both the reference and the compiled build (see ``docs/compiled.md``). The extension lands next
 to its ``.py`` and wins the import; ``CITEAUDIT_PURE=1`` runs the ``.py`` instead (see

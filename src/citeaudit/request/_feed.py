@@ -351,14 +351,12 @@ class Feed:
         length = 0  # of the pieces
         refs = self._refs
         position = held
-        for marker in markers:
-            start = marker.start
+        for _raw, start, end, ids, prefix, _ordinal in markers:  # (a named tuple, unpacked)
             if start < held or (self._code and covered(start + offset, self._code,
                                                        self._code_starts)):
                 continue
-            end = marker.end
-            valid = self._valid(marker.ids, marker.prefix)
-            if len(valid) == len(marker.ids):  # shown as written
+            valid = self._valid(ids, prefix)
+            if len(valid) == len(ids):  # shown as written
                 if refs is not None:
                     at = length + start - position
                     refs.append((at, at + end - start, valid))
