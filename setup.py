@@ -5,11 +5,10 @@ they share (named tuples built from C).
 
 Beside them, modules compiled from the package's own Python (``_FROM_SOURCE``: the claim
 segmentation and policy, the stream's per-chunk work, the provider formats and the field
-reading they share): Cython's
-pure-Python mode, the C types declared in a ``.pxd`` beside the ``.py``, so that one source is
-both the reference and the compiled build (see ``docs/compiled.md``). The extension lands next
-to its ``.py`` and wins the import; ``CITEAUDIT_PURE=1`` runs the ``.py`` instead (see
-``src/citeaudit/_speedups.py``).
+reading they share): Cython's pure-Python mode, the C types declared in a ``.pxd`` beside the
+``.py``, so that one source is both the reference and the compiled build (see
+``docs/compiled.md``). The extension lands next to its ``.py`` and wins the import;
+``CITEAUDIT_PURE=1`` runs the ``.py`` instead (see ``src/citeaudit/_speedups.py``).
 
 The core is optional: without Cython or a working C compiler the package builds and installs
 as pure Python (the reference implementation, slower, with the same results) and says so in
