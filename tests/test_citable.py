@@ -64,6 +64,9 @@ def test_titles_have_no_verb(text: str) -> None:
     ("Results and Discussion", "heading"),
     ("Key Findings", "heading"),
     ("(approx.", "fragment"),
+    ("Consult a doctor first.", "disclaimer"),
+    ("Results may vary depending on many factors.", "disclaimer"),
+    ("Summary of Findings", "heading"),
 ])
 def test_not_citable_units_are_exempted_with_their_kind(text: str, kind: str) -> None:
     assert _decision(text) == kind
@@ -79,3 +82,36 @@ def test_not_citable_units_are_exempted_with_their_kind(text: str, kind: str) ->
 ])
 def test_citable_units_are_flagged_with_their_reason(text: str, reason: str) -> None:
     assert _decision(text) == reason
+
+
+def test_a_bibliography_under_its_heading_is_reference() -> None:
+    answer = ("The dam is on the Colorado River [1].\n\n## References\n\n"
+              "- Lee, K. (2020). Dams of the West. Journal of Rivers, 4(2), 10-20.\n"
+              "- Bureau of Reclamation. Hoover Dam. Available: https://example.org/hoover.\n")
+    report = citeaudit.audit(answer, PASSAGES)
+    assert report.findings == ()
+    assert [answer[a:b] for unit in report.exempt for a, b in [unit.span]][:2] == [
+        "Lee, K. (2020).", "Dams of the West."]
+    assert {unit.kind for unit in report.exempt} == {"reference"}, "its years state nothing"
+
+
+# What the judge still gets wrong, by the guide: the writer's own opinion is read as meta or
+# as a claim, a sentence asserting only that a set exists and a vacuous framing are flagged,
+# and an exempted entry fragment or capitals title gets the wrong kind. The dev data has
+# almost none of these phrasings (the reports' advice is stated as plain practice), so no
+# feature learned from it separates them yet; each case turns into a pass when one does.
+@pytest.mark.xfail(strict=True, reason="the judge's known misreadings (see the comment)")
+@pytest.mark.parametrize(("text", "kind"), [
+    ("I would first check the opening hours.", "advice"),
+    ("In my view the morning tour is better.", "advice"),
+    ("You might simply pick another day.", "advice"),
+    ("There are several ways to get there.", "announcement"),
+    ("There are several factors to weigh.", "announcement"),
+    ("Planning a visit is a complex task.", "platitude"),
+    ("By following these steps, you will have a great trip.", "platitude"),
+    ("This is a complex question with no single answer.", "disclaimer"),
+    ("Lee, K.", "reference"),
+    ("RESULTS AND DISCUSSION", "heading"),
+])
+def test_known_misreadings(text: str, kind: str) -> None:
+    assert _decision(text) == kind
