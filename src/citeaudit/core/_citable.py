@@ -93,6 +93,14 @@ _VERBS = frozenset((
     "received", "marked", "features", "featured", "offers", "offered", "depends", "varies",
     "consists", "refers", "describes", "described", "known", "called", "based", "linked",
     "associated", "improves", "improved", "enables", "enabled", "supports", "supported"))
+# A finite verb follows these subjects; "-s" and "-ed" verbs are followed by these words.
+_SUBJECTS = frozenset(("he", "she", "it", "they", "we", "i", "you", "who", "which"))
+_OBJECT_OPENERS = frozenset((
+    "the", "a", "an", "his", "her", "its", "their", "this", "these", "that", "those", "to", "as",
+    "by", "with", "out", "up", "into", "our", "your", "him", "them", "it", "on", "from", "over",
+    "through", "against", "across", "around", "itself", "themselves", "both", "several",
+    "many", "more", "most", "some", "no", "each", "every", "all", "two", "three"))
+_NOT_VERB_S = ("ss", "us", "is", "ics", "ous", "ies")
 # Verbs a line opens with when it tells the reader (or a plan) what to do.
 _IMPERATIVE = frozenset((
     "use", "avoid", "consider", "ensure", "start", "stand", "prioritize", "prioritise",
@@ -299,9 +307,24 @@ def passage_words(text: str) -> frozenset[str]:
     return frozenset(w for w in text.lower().split() if len(w) > 3)
 
 
-def finite(words: Iterable[str]) -> bool:
-    """Whether lower-cased ``words`` hold a finite verb (a sentence, not a title or a cell)."""
-    return not _VERBS.isdisjoint(words)
+def finite(words: Sequence[str]) -> bool:
+    """Whether lower-cased ``words`` hold a finite verb (a sentence, not a title or a cell):
+    one of the common verbs, a pronoun subject followed by a word ("it stands", "they
+    caucus"), or a word after the first ending in "-s" or "-ed" followed by an object's or a
+    complement's opening ("holds the record", "collaborated with", "acts as"). A title's
+    participle or plural is followed by a noun ("Frequently Asked Questions", "Steps
+    Forward"), and its first word is never read so ("Advanced Methods").
+    """
+    if not _VERBS.isdisjoint(words):
+        return True
+    for at in range(1, len(words)):
+        word, previous = words[at], words[at - 1]
+        if previous in _SUBJECTS:
+            return True
+        if at + 1 < len(words) and words[at + 1] in _OBJECT_OPENERS and len(word) > 3 and \
+                (word.endswith("ed") or (word.endswith("s") and not word.endswith(_NOT_VERB_S))):
+            return True
+    return False
 
 
 def reference_shaped(text: str) -> bool:
@@ -350,7 +373,7 @@ def _shape_features(raw: str, text: str, tokens: Sequence[str], words: Sequence[
     """
     found = []
     lowered = text.lower()
-    has_verb = not _VERBS.isdisjoint(words)
+    has_verb = finite(words)
     found.append("verb" if has_verb else "verb:none")
     if words and words[0] in _IMPERATIVE and not (len(words) > 1 and words[1] in _VERBS):
         found.append("imperative")

@@ -1,0 +1,117 @@
+"""The citability scorer's own cases: what a unit's words make it, read through ``audit()``
+(the judge's decision and its reason), and the verb detector the title and heading features
+rest on.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+import citeaudit
+from citeaudit.core._citable import finite, words_of
+
+PASSAGES = ["The Hoover Dam was completed on the Colorado River.",
+            "Lake Mead is the reservoir formed by the dam."]
+
+
+def _decision(text: str) -> str:
+    """What the balanced preset makes of ``text`` as a whole answer: the kind it is exempted
+    as, or the reason CA301 gives for flagging it, or CA302's code.
+    """
+    report = citeaudit.audit(text, PASSAGES)
+    kinds = [unit.kind for unit in report.exempt]
+    flagged = [f for f in report.findings if f.code in ("CA301", "CA302")]
+    assert len(kinds) + len(flagged) == 1, (kinds, flagged)
+    if kinds:
+        return kinds[0]
+    finding = flagged[0]
+    return finding.code if finding.code == "CA302" else finding.message.split("(")[1].split(")")[0]
+
+
+@pytest.mark.parametrize("text", [
+    "Angus King caucuses with the Democrats.",
+    "Malala Yousafzai holds the record as the youngest Nobel Prize laureate.",
+    "Ed Burns collaborated with David Simon on several series.",
+    "Google acts as a business associate under the agreement.",
+    "The series stands out in its genre.",
+    "This decision solidified his future with the club.",
+    "It rains most afternoons in the wet season.",
+])
+def test_ordinary_verbs_make_a_sentence(text: str) -> None:
+    assert finite(words_of(text))
+
+
+@pytest.mark.parametrize("text", [
+    "Results and Discussion", "Key Findings", "Frequently Asked Questions",
+    "Advanced Methods for Dam Inspection", "Steps Forward", "Optional training datasets",
+    "Materials and Methods",
+])
+def test_titles_have_no_verb(text: str) -> None:
+    assert not finite(words_of(text))
+
+
+@pytest.mark.parametrize(("text", "kind"), [
+    ("I hope this helps!", "pleasantry"),
+    ("Great question, happy to help with that.", "pleasantry"),
+    ("Let me know if you want more detail on any of these.", "pleasantry"),
+    ("The passages do not say when the spillway was rebuilt.", "meta"),
+    ("I found a few sources on this topic.", "meta"),
+    ("This answer summarises the sources below.", "meta"),
+    ("Which route suits your trip best?", "question"),
+    ("More research is needed.", "disclaimer"),
+    ("Here are the main options:", "announcement"),
+    ("**Visiting the Dam**", "heading"),
+    ("Results and Discussion", "heading"),
+    ("Key Findings", "heading"),
+    ("(approx.", "fragment"),
+    ("Consult a doctor first.", "disclaimer"),
+    ("Results may vary depending on many factors.", "disclaimer"),
+    ("Summary of Findings", "heading"),
+])
+def test_not_citable_units_are_exempted_with_their_kind(text: str, kind: str) -> None:
+    assert _decision(text) == kind
+
+
+@pytest.mark.parametrize(("text", "reason"), [
+    ("The dam was finished in 1936.", "CA302"),
+    ("Angus King caucuses with the Democrats.", "names an entity"),
+    ("Malala Yousafzai holds the record as the youngest Nobel Prize laureate.",
+     "names an entity"),
+    ("The Bureau of Reclamation runs the power plant at the dam.", "names an entity"),
+    ("Lake Mead is the reservoir formed by the dam.", "restates passage 2"),
+])
+def test_citable_units_are_flagged_with_their_reason(text: str, reason: str) -> None:
+    assert _decision(text) == reason
+
+
+def test_a_bibliography_under_its_heading_is_reference() -> None:
+    answer = ("The dam is on the Colorado River [1].\n\n## References\n\n"
+              "- Lee, K. (2020). Dams of the West. Journal of Rivers, 4(2), 10-20.\n"
+              "- Bureau of Reclamation. Hoover Dam. Available: https://example.org/hoover.\n")
+    report = citeaudit.audit(answer, PASSAGES)
+    assert report.findings == ()
+    assert [answer[a:b] for unit in report.exempt for a, b in [unit.span]][:2] == [
+        "Lee, K. (2020).", "Dams of the West."]
+    assert {unit.kind for unit in report.exempt} == {"reference"}, "its years state nothing"
+
+
+# What the judge still gets wrong, by the guide: the writer's own opinion is read as meta or
+# as a claim, a sentence asserting only that a set exists and a vacuous framing are flagged,
+# and an exempted entry fragment or capitals title gets the wrong kind. The dev data has
+# almost none of these phrasings (the reports' advice is stated as plain practice), so no
+# feature learned from it separates them yet; each case turns into a pass when one does.
+@pytest.mark.xfail(strict=True, reason="the judge's known misreadings (see the comment)")
+@pytest.mark.parametrize(("text", "kind"), [
+    ("I would first check the opening hours.", "advice"),
+    ("In my view the morning tour is better.", "advice"),
+    ("You might simply pick another day.", "advice"),
+    ("There are several ways to get there.", "announcement"),
+    ("There are several factors to weigh.", "announcement"),
+    ("Planning a visit is a complex task.", "platitude"),
+    ("By following these steps, you will have a great trip.", "platitude"),
+    ("This is a complex question with no single answer.", "disclaimer"),
+    ("Lee, K.", "reference"),
+    ("RESULTS AND DISCUSSION", "heading"),
+])
+def test_known_misreadings(text: str, kind: str) -> None:
+    assert _decision(text) == kind
