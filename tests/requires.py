@@ -25,6 +25,7 @@ PARTS = {
     "browser": "pip install -e '.[test-browser]' and apt-get install chromium",
     "evals": "pip install -e '.[evals-test]' in an environment of its own (docs/development.md)",
     "promptfoo": "npm ci --prefix examples/promptfoo",
+    "typescript": "npm ci --prefix examples/service",
     "docs": "pip install -e '.[docs]'",
 }
 # The parts CITEAUDIT_REQUIRE_ALL leaves to their own variable.
