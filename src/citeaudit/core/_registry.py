@@ -16,7 +16,7 @@ and a built-in is found without scanning the installed packages.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Mapping
-from importlib.metadata import EntryPoint, entry_points
+from pkgutil import resolve_name
 from typing import Generic, TypeVar
 
 from citeaudit.errors import ConfigError
@@ -39,22 +39,26 @@ class Registry(Mapping[str, T], Generic[T]):
         self.group = f"citeaudit.{kind}"
         self.what = what  # "support judge", as a message names one
         self._validate = validate
-        self._builtins = {name: EntryPoint(name, value, self.group)
-                          for name, value in builtins.items()}
-        self._installed: dict[str, EntryPoint] | None = None
+        self._builtins = dict(builtins)  # name: "module:attribute"
+        self._installed: dict[str, str] | None = None
         self._loaded: dict[str, T] = {}
         self._on_reload: list[Callable[[], None]] = []
         _EVERY.append(self)  # type: ignore[arg-type]  # read back only to reload
 
-    def _points(self) -> dict[str, EntryPoint]:
+    def _points(self) -> dict[str, str]:
         if self._installed is None:
-            found = {point.name: point for point in entry_points(group=self.group)}
+            # Imported here: reading the installed packages' metadata is the slow part of
+            # a registry, and a built-in never needs it.
+            from importlib.metadata import entry_points  # noqa: PLC0415
+
+            found = {point.name: point.module if point.attr is None else
+                     f"{point.module}:{point.attr}" for point in entry_points(group=self.group)}
             # A plug-in cannot replace a built-in: the same name always means the same thing.
             self._installed = {name: found[name] for name in sorted(found)
                                if name not in self._builtins}
         return {**self._builtins, **self._installed}
 
-    def _point(self, name: str) -> EntryPoint | None:
+    def _point(self, name: str) -> str | None:
         return self._builtins.get(name) or self._points().get(name)
 
     def __getitem__(self, name: str) -> T:
@@ -65,11 +69,11 @@ class Registry(Mapping[str, T], Generic[T]):
         if point is None:
             raise KeyError(name)
         try:
-            value = self._validate(point.load())
+            value = self._validate(resolve_name(point))
         except TypeError as error:
-            raise ConfigError(f"{self.what} {name!r} ({point.value}): {error}") from None
+            raise ConfigError(f"{self.what} {name!r} ({point}): {error}") from None
         except Exception as error:  # third-party code: whatever its import raises is reported
-            raise ConfigError(f"{self.what} {name!r} cannot be loaded ({point.value}):"
+            raise ConfigError(f"{self.what} {name!r} cannot be loaded ({point}):"
                               f" {type(error).__name__}: {error}") from None
         self._loaded[name] = value
         return value

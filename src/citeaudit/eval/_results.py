@@ -16,8 +16,6 @@ import math
 from dataclasses import dataclass
 from pathlib import PurePath
 from typing import TYPE_CHECKING, Any, NamedTuple
-from xml.sax.saxutils import escape as xml_escape
-from xml.sax.saxutils import quoteattr
 
 import orjson
 
@@ -221,6 +219,11 @@ def summary_of(result: dict[str, Any]) -> Summary:
 
 def testcase(result: dict[str, Any]) -> str:
     """One JUnit ``<testcase>``; a failure carries the findings, one per line."""
+    # Imported here: xml.sax.saxutils imports urllib.request, http.client and ssl, a seventh
+    # of the command line's start for a few escapes only JUnit output needs.
+    from xml.sax.saxutils import escape as xml_escape  # noqa: PLC0415
+    from xml.sax.saxutils import quoteattr  # noqa: PLC0415
+
     name = quoteattr(_xml(str(result["id"] if result["id"] is not None else result["place"])))
     head = f'  <testcase classname="citeaudit" name={name}>'
     if result["status"] == "unreadable":
