@@ -5,6 +5,10 @@ rest on.
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
+
 import pytest
 
 import citeaudit
@@ -115,3 +119,17 @@ def test_a_bibliography_under_its_heading_is_reference() -> None:
 ])
 def test_known_misreadings(text: str, kind: str) -> None:
     assert _decision(text) == kind
+
+
+def test_the_decision_is_the_same_in_every_process() -> None:
+    """A unit's word features come in the order of the words, not of a set, whose order
+    changes with each process's hash seed (and with it the last bits of the kinds' sums).
+    """
+    program = ("from citeaudit.core._citable import bag_of_words, words_of;"
+               "print(bag_of_words(words_of('The warranty covers parts and labour for two"
+               " years, but shipping the item back is at the buyer s own cost and risk.')))")
+    printed = {subprocess.run([sys.executable, "-c", program], capture_output=True, text=True,
+                              check=True, env={**os.environ, "PYTHONHASHSEED": seed}).stdout
+               for seed in ("1", "2", "3")}
+    assert len(printed) == 1, printed
+    assert printed.pop().startswith("['w:the', 'w:warranty', 'w:covers', 'w:parts'")

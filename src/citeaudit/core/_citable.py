@@ -285,8 +285,12 @@ def overlap(words: Sequence[str], passage_words: Sequence[frozenset[str]]) -> li
 
 
 def bag_of_words(words: Sequence[str]) -> list[str]:
-    """The word features of a unit's lower-cased ``words``: each word, and its opening pair."""
-    found = [f"w:{w}" for w in set(words)]
+    """The word features of a unit's lower-cased ``words``: each word once, in the order of
+    its first use (a set's order changes between processes, and with it the sum of the
+    weights in its last bits: a unit on the threshold would be decided differently), and
+    the opening pair.
+    """
+    found = [f"w:{w}" for w in dict.fromkeys(words)]
     if len(words) > 1:
         found.append(f"o2:{words[0]}_{words[1]}")
     return found
