@@ -82,7 +82,7 @@ SOURCES = {
 
 # Units wanted per system (no system above ~30% of the total).
 QUOTA = {
-    "Claude 3.7 Sonnet (web search)": 1000,
+    "Claude 3.7 Sonnet (web search)": 1050,
     "Onyx Deep Research (GPT-5.2)": 450,
     "OpenAI deep research": 500,
     "FirstPrinciples DLS research agent": 350,
