@@ -82,11 +82,11 @@ SOURCES = {
 
 # Units wanted per system (no system above ~30% of the total).
 QUOTA = {
-    "Claude 3.7 Sonnet (web search)": 550,
+    "Claude 3.7 Sonnet (web search)": 1050,
     "Onyx Deep Research (GPT-5.2)": 450,
     "OpenAI deep research": 500,
     "FirstPrinciples DLS research agent": 350,
-    "GPT-5 (tickr agent)": 250,
+    "GPT-5 (tickr agent)": 700,
     "Google Gemini (grounding)": 200,
     "xAI Grok 2 (search)": 200,
     "Desearch (Horizon, Orbit)": 200,
