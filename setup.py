@@ -31,6 +31,7 @@ _MODULES = {"citeaudit.core._core": "src/citeaudit/core/_core.pyx",
 # Modules compiled from their own .py (and .pxd), one source for both builds.
 _FROM_SOURCE = {"citeaudit.core._segment": "src/citeaudit/core/_segment.py",
                 "citeaudit.core._policy": "src/citeaudit/core/_policy.py",
+                "citeaudit.core._checks": "src/citeaudit/core/_checks.py",
                 "citeaudit.request._feed": "src/citeaudit/request/_feed.py",
                 **{f"citeaudit.formats.{name}": f"src/citeaudit/formats/{name}.py" for name in (
                     "_fields", "_ranges", "_anthropic", "_openai", "_cohere", "_gemini",

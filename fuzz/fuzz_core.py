@@ -5,16 +5,17 @@ the input says, as that Python run as such, and the lexical judge's compiled tok
 and window overlap (``citeaudit.support._lexical_core``) read it too: its sentences as a
 passage, its first sentence as the claim; the amounts' digit runs
 (``citeaudit.core._amounts``) and the claim policy's decision on each of its sentences
-(``citeaudit.core._policy``). Gemini, Cohere and Anthropic responses over the text, with
-offsets where the input says, are read by their formats (``citeaudit.formats._gemini`` and
-the others, compiled from their own Python): the snapshot and the answer must equal what the
-same modules make run as Python.
+(``citeaudit.core._policy``), and the claims it makes that need a citation
+(``citeaudit.core._checks``: CA301/CA302). Gemini, Cohere and Anthropic responses over the
+text, with offsets where the input says, are read by their formats
+(``citeaudit.formats._gemini`` and the others, compiled from their own Python): the snapshot
+and the answer must equal what the same modules make run as Python.
 
     python3 fuzz/fuzz_core.py -atheris_runs=20000          # or any libFuzzer flags
 
-The segmentation, the claim policy, the stream's feed and the provider formats, compiled from
-their own Python (``citeaudit.core._segment``, ``citeaudit.core._policy``,
-``citeaudit.request._feed``, ``citeaudit.formats._anthropic``..),
+The segmentation, the claim policy, the checks, the stream's feed and the provider formats,
+compiled from their own Python (``citeaudit.core._segment``, ``citeaudit.core._policy``,
+``citeaudit.core._checks``, ``citeaudit.request._feed``, ``citeaudit.formats._anthropic``..),
 are checked against that Python, run as such. Needs ``pip install -e '.[fuzz]'`` and the
 compiled core. The harness instruments the pure
 reference (coverage guides the fuzzer towards new branches of the rules); the compiled code is
@@ -37,6 +38,7 @@ with atheris.instrument_imports():
     from citeaudit.core import (
         _amounts,
         _answer,
+        _checks,
         _core,
         _engine,
         _grammar,
@@ -68,6 +70,7 @@ def _source(name: str) -> ModuleType:
     assert spec is not None
     assert spec.loader is not None
     module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # a dataclass reads its module while it is made
     spec.loader.exec_module(module)
     return module
 
@@ -75,6 +78,7 @@ def _source(name: str) -> ModuleType:
 with atheris.instrument_imports():
     _SOURCE = _source("citeaudit.core._segment")
     _POLICY_SOURCE = _source("citeaudit.core._policy")
+    _CHECKS_SOURCE = _source("citeaudit.core._checks")
     _FEED_SOURCE = _source("citeaudit.request._feed")
     # The formats fuzzed, compiled and run from their source as Python (which reads the
     # compiled _fields and _ranges: the format's own loops are compared).
@@ -157,6 +161,14 @@ def _read(form: Any, response: object, request: object) -> object:
         return str(error)
 
 
+def _uncited(claims: Any, text: str, grammar: str) -> None:
+    """The claims that need a citation (CA301/CA302), compiled and as Python, must be equal."""
+    for amounts, every in ((True, True), (True, False), (False, True)):
+        if _checks._uncited(claims, (), amounts, every) != \
+                _CHECKS_SOURCE._uncited(claims, (), amounts, every):
+            raise AssertionError(f"the uncited claims differ on {text!r} ({grammar})")
+
+
 def one_input(data: bytes) -> None:
     """One fuzzer input: a text, marks anywhere in it, and a grammar."""
     source = atheris.FuzzedDataProvider(data)
@@ -188,8 +200,10 @@ def one_input(data: bytes) -> None:
     encoded = text.encode()
     if _core.openings(encoded) != _loading.reference_openings(encoded):
         raise AssertionError(f"openings() differs on {text!r}")
-    if _parsed(text, grammar, compiled=True) != _parsed(text, grammar, compiled=False):
+    parsed = _parsed(text, grammar, compiled=True)
+    if parsed != _parsed(text, grammar, compiled=False):
         raise AssertionError(f"the parsed answer differs on {text!r} ({grammar})")
+    _uncited(parsed[0], text, grammar)
     cuts = [min(start, len(text)) for start, _ in raw] + list(range(0, len(text), 4))
     if _fed(_feed.Feed, text, cuts, grammar) != _fed(_FEED_SOURCE.Feed, text, cuts, grammar):
         raise AssertionError(f"the stream's feed differs on {text!r} cut at {cuts}")

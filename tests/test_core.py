@@ -22,7 +22,7 @@ import subprocess
 import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from types import ModuleType
+from types import FunctionType, ModuleType
 from typing import Any
 
 import pytest
@@ -30,7 +30,7 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from citeaudit import CiteauditError, Config, audit, get_grammar, load_snapshot, prepare
-from citeaudit.core import _answer, _engine, _grammar, _native, _policy, _segment
+from citeaudit.core import _answer, _checks, _engine, _grammar, _native, _policy, _segment
 from citeaudit.core._answer import Citation
 from citeaudit.core._grammar import BracketGrammar
 from citeaudit.core._policy import (
@@ -76,12 +76,14 @@ def _source(name: str) -> ModuleType:
     assert spec is not None
     assert spec.loader is not None
     module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # a dataclass reads its module while it is made
     spec.loader.exec_module(module)
     return module
 
 
 SOURCE = _source("citeaudit.core._segment")
 POLICY_SOURCE = _source("citeaudit.core._policy")
+CHECKS_SOURCE = _source("citeaudit.core._checks")
 PROFILE = settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 # Markers, punctuation, abbreviations, list / heading / table / code openers, CJK, full-width
@@ -478,14 +480,16 @@ unread_sentences = st.tuples(
 @example("Refunds take long (chunk 12).", True, True)
 @example(["Fees apply 【4:0†source】", "Refunds take long [Source 1]"], True, False)
 def test_uncited_claims_equal(answer: str | list[str], amounts: bool, every: bool) -> None:
-    from citeaudit.core import _checks  # noqa: PLC0415 - beside the module-level names
-
     claims = prepare(answer, ["a", "b", "c"]).answer.claims
     provider = [Citation(i, n, (0, 1), None, None) for i, n in (("a", 1), ("b", 3), ("c", 1))]
     for citations in ((), provider):
-        assert CORE.uncited(_checks._needs_citation, _checks.states_amount, _checks.quoted,
-                            _checks._UNCITED, _checks.Problem, claims, citations, amounts,
-                            every) == _checks.reference_uncited(claims, citations, amounts, every)
+        assert _checks._uncited(claims, citations, amounts, every) == \
+            CHECKS_SOURCE._uncited(claims, citations, amounts, every)
+    for claim in claims:
+        assert _checks._needs_citation(claim, amounts, every) == \
+            CHECKS_SOURCE._needs_citation(claim, amounts, every)
+        for limit in (0, 1, 10, 60):
+            assert _checks.quoted(claim.text, limit) == CHECKS_SOURCE.quoted(claim.text, limit)
 
 
 # Provider citations with a location: each unit, ranges in and out of their source, quotes
@@ -500,8 +504,7 @@ locations = st.tuples(
 @PROFILE
 @given(st.lists(st.tuples(st.one_of(st.none(), locations), st.integers(0, 4)), max_size=6))
 def test_located_equal(cited: list[tuple[tuple[str, int, int, str | None] | None, int]]) -> None:
-    from citeaudit.core import _checks  # noqa: PLC0415 - beside the module-level names
-    from citeaudit.core._answer import Citation, Location  # noqa: PLC0415
+    from citeaudit.core._answer import Location  # noqa: PLC0415
 
     sources = [{"id": f"d{i}", "text": t, "metadata": {"blocks": [t, "more"]}}
                for i, t in enumerate(SOURCE_TEXTS)]
@@ -512,8 +515,8 @@ def test_located_equal(cited: list[tuple[tuple[str, int, int, str | None] | None
         citations.append(Citation(f"d{source}", 1, (0, 1), None, "$.x", None, None, place))
         resolved.append(f"d{source}" if source < len(SOURCE_TEXTS) else None)
     problem_of = _checks._location_problem
-    assert CORE.located(citations, resolved, index, problem_of) == \
-        _checks.reference_located(citations, resolved, index, problem_of)
+    assert _checks._located(citations, resolved, index, problem_of) == \
+        CHECKS_SOURCE._located(citations, resolved, index, problem_of)
 
 
 # Passages that carry ids, with every field well formed or not.
@@ -738,6 +741,24 @@ def test_policy_is_compiled() -> None:
     assert built.origin is not None
     assert built.origin.endswith(".py") == _native._PURE
     assert POLICY_SOURCE.__file__.endswith("_policy.py")
+
+
+def test_checks_are_compiled() -> None:
+    """The build compiles the checks from their source: what the library runs unless
+    ``CITEAUDIT_PURE=1`` chooses the Python (the engine's and the package's names are the
+    module's own).
+    """
+    built = importlib.util.find_spec("citeaudit.core._checks")
+    assert built is not None
+    assert built.origin is not None
+    assert built.origin.endswith(".py") == _native._PURE
+    assert _checks.__file__ is not None
+    assert _checks.__file__.endswith(".py") == _native._PURE
+    assert isinstance(_checks._uncited, FunctionType) == _native._PURE  # compiled: C
+    assert not hasattr(CORE, "uncited")
+    assert not hasattr(CORE, "located")
+    assert CHECKS_SOURCE.__file__.endswith("_checks.py")
+    assert _engine.Context is _checks.Context
 
 
 def test_policy_equal_on_the_tables() -> None:
