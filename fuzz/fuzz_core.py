@@ -4,21 +4,21 @@ results (and, in the sanitizer build, touch no memory it does not own). The stre
 the input says, as that Python run as such, and the lexical judge's compiled tokenising
 and window overlap (``citeaudit.support._lexical_core``) read it too: its sentences as a
 passage, its first sentence as the claim; the amounts' digit runs
-(``citeaudit.core._amounts``) and the claim policy's decision on each of its sentences
-(``citeaudit.core._policy``), and the claims it makes that need a citation
-(``citeaudit.core._checks``: CA301/CA302). Gemini, Cohere and Anthropic responses over the
-text, with offsets where the input says, are read by their formats
-(``citeaudit.formats._gemini`` and the others, compiled from their own Python): the snapshot
-and the answer must equal what the same modules make run as Python.
+(``citeaudit.core._amounts``), the claim policy's decision on each of its sentences
+(``citeaudit.core._policy``) and the claims that need a citation (``citeaudit.core._checks``:
+CA301/CA302). Gemini, Cohere and Anthropic responses over the text, with offsets where the
+input says, are read by their formats (``citeaudit.formats._gemini`` and the others): the
+snapshot and the answer must equal what the same modules make run as Python.
 
     python3 fuzz/fuzz_core.py -atheris_runs=20000          # or any libFuzzer flags
 
-The segmentation, the claim policy, the checks, the stream's feed and the provider formats,
-compiled from their own Python (``citeaudit.core._segment``, ``citeaudit.core._policy``,
-``citeaudit.core._checks``, ``citeaudit.request._feed``, ``citeaudit.formats._anthropic``..),
-are checked against that Python, run as such. Needs ``pip install -e '.[fuzz]'`` and the
-compiled core. The harness instruments the pure
-reference (coverage guides the fuzzer towards new branches of the rules); the compiled code is
+The segmentation, the claim policy, the checks, the amounts, the stream's feed and the
+provider formats, compiled from their own Python (``citeaudit.core._segment``,
+``citeaudit.core._policy``, ``citeaudit.core._checks``, ``citeaudit.core._amounts``,
+``citeaudit.request._feed``, ``citeaudit.formats._anthropic``..), are checked against that
+Python, run as such. Needs ``pip install -e '.[fuzz]'`` and the compiled core. The harness
+instruments the pure reference (coverage guides the fuzzer towards new branches of the
+rules); the compiled code is
 checked by comparison and, under ``LD_PRELOAD`` of the AddressSanitizer runtime with the core
 built with ``CITEAUDIT_CFLAGS=-fsanitize=address``, for memory errors.
 """
@@ -79,6 +79,7 @@ with atheris.instrument_imports():
     _SOURCE = _source("citeaudit.core._segment")
     _POLICY_SOURCE = _source("citeaudit.core._policy")
     _CHECKS_SOURCE = _source("citeaudit.core._checks")
+    _AMOUNTS_SOURCE = _source("citeaudit.core._amounts")
     _FEED_SOURCE = _source("citeaudit.request._feed")
     # The formats fuzzed, compiled and run from their source as Python (which reads the
     # compiled _fields and _ranges: the format's own loops are compared).
@@ -207,10 +208,8 @@ def one_input(data: bytes) -> None:
     cuts = [min(start, len(text)) for start, _ in raw] + list(range(0, len(text), 4))
     if _fed(_feed.Feed, text, cuts, grammar) != _fed(_FEED_SOURCE.Feed, text, cuts, grammar):
         raise AssertionError(f"the stream's feed differs on {text!r} cut at {cuts}")
-    amounts = (_amounts._names, _amounts._LABEL_WORDS, _amounts._NAMED)
-    if _core.states_amount(*amounts, text) != _amounts.reference_states_amount(text) or \
-            _core.identifier_spans(*amounts, Span, text) != \
-            _amounts.reference_identifier_spans(text):
+    if _amounts.states_amount(text) != _AMOUNTS_SOURCE.states_amount(text) or \
+            _amounts.identifier_spans(text) != _AMOUNTS_SOURCE.identifier_spans(text):
         raise AssertionError(f"the amounts differ on {text!r}")
     for start, end in _segment.segment(text, found):
         if _policy.policy_rule(text, start, end) != \

@@ -30,7 +30,16 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from citeaudit import CiteauditError, Config, audit, get_grammar, load_snapshot, prepare
-from citeaudit.core import _answer, _checks, _engine, _grammar, _native, _policy, _segment
+from citeaudit.core import (
+    _amounts,
+    _answer,
+    _checks,
+    _engine,
+    _grammar,
+    _native,
+    _policy,
+    _segment,
+)
 from citeaudit.core._answer import Citation
 from citeaudit.core._grammar import BracketGrammar
 from citeaudit.core._policy import (
@@ -84,6 +93,7 @@ def _source(name: str) -> ModuleType:
 SOURCE = _source("citeaudit.core._segment")
 POLICY_SOURCE = _source("citeaudit.core._policy")
 CHECKS_SOURCE = _source("citeaudit.core._checks")
+AMOUNTS_SOURCE = _source("citeaudit.core._amounts")
 PROFILE = settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 # Markers, punctuation, abbreviations, list / heading / table / code openers, CJK, full-width
@@ -456,12 +466,52 @@ amount_texts = st.one_of(
 @example("within 30 days, stages 3; Stage 3)")
 @example("ab. 30 a  30 #30 -30 a-30 İ 30 \n30 (30")
 def test_amounts_equal(text: str) -> None:
-    from citeaudit.core import _amounts  # noqa: PLC0415 - beside the module-level names
+    assert _amounts.states_amount(text) == AMOUNTS_SOURCE.states_amount(text)
+    assert _amounts.identifier_spans(text) == AMOUNTS_SOURCE.identifier_spans(text)
+    spans = [Span(*found.span()) for found in AMOUNTS_SOURCE._RUN.finditer(text)
+             if AMOUNTS_SOURCE._names(text, *found.span())]
+    assert _amounts.identifier_spans(text) == spans  # the digit runs are the pattern's
+    assert _amounts.states_amount(text) == any(
+        not AMOUNTS_SOURCE._names(text, *found.span())
+        for found in AMOUNTS_SOURCE._RUN.finditer(text))
 
-    names = (_amounts._names, _amounts._LABEL_WORDS, _amounts._NAMED)
-    assert CORE.states_amount(*names, text) == _amounts.reference_states_amount(text)
-    assert CORE.identifier_spans(*names, Span, text) == \
-        _amounts.reference_identifier_spans(text)
+
+class _Text(str):
+    """A str of another type: read as its text, compiled as in Python."""
+
+
+@pytest.mark.parametrize("text", ["Refunds take 30 days.", "GPT-4 and Stage 3", "", "x 9/11"])
+def test_amounts_read_a_str_subclass(text: str) -> None:
+    assert _amounts.states_amount(_Text(text)) == AMOUNTS_SOURCE.states_amount(text)
+    assert _amounts.identifier_spans(_Text(text)) == AMOUNTS_SOURCE.identifier_spans(text)
+
+
+@pytest.mark.parametrize("text", ["1", "12", "1.2", "1.", "1..2", "1-2-3", "1/2/", "1.-2",
+                                  "a1b", "1 2", "١٢", "1.2.3.4-5/6", "-1", "1\u0660"])
+def test_run_end_is_the_pattern(text: str) -> None:
+    """The digit runs found by the loop are those of ``_RUN``, its specification."""
+    found = [match.span() for match in AMOUNTS_SOURCE._RUN.finditer(text)]
+    looped, at = [], 0
+    while at < len(text):
+        if "0" <= text[at] <= "9":
+            end = AMOUNTS_SOURCE._run_end(text, at, len(text))
+            looped.append((at, end))
+            at = end
+        else:
+            at += 1
+    assert looped == found
+
+
+def test_amounts_are_compiled() -> None:
+    """The build compiles the amounts from their source: what the library runs unless
+    ``CITEAUDIT_PURE=1`` chooses the Python.
+    """
+    assert _amounts.__file__ is not None
+    assert _amounts.__file__.endswith(".py") == _native._PURE
+    assert isinstance(_amounts.states_amount, FunctionType) == _native._PURE
+    assert not hasattr(CORE, "states_amount")
+    assert not hasattr(CORE, "identifier_spans")
+    assert AMOUNTS_SOURCE.__file__.endswith("_amounts.py")
 
 
 # Uncited sentences whose only digits are in a shape of an unread marker, or in a broken one.
