@@ -86,7 +86,10 @@ def _source(name: str) -> ModuleType:
     assert spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     sys.modules[spec.name] = module  # a dataclass reads its module while it is made
-    spec.loader.exec_module(module)
+    try:
+        spec.loader.exec_module(module)
+    finally:
+        del sys.modules[spec.name]  # not one of the package's modules
     return module
 
 
@@ -94,6 +97,7 @@ SOURCE = _source("citeaudit.core._segment")
 POLICY_SOURCE = _source("citeaudit.core._policy")
 CHECKS_SOURCE = _source("citeaudit.core._checks")
 AMOUNTS_SOURCE = _source("citeaudit.core._amounts")
+ENGINE_SOURCE = _source("citeaudit.core._engine")
 PROFILE = settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 # Markers, punctuation, abbreviations, list / heading / table / code openers, CJK, full-width
@@ -118,30 +122,26 @@ GRAMMARS = [None, "numeric", "S", "id", "source", "numeric,S"]
 
 @contextlib.contextmanager
 def _using(scan: Callable[..., Any], assemble: Callable[..., Any],
-           citations: Callable[..., Any] | None = None,
-           resolved: Callable[..., Any] | None = None) -> Iterator[None]:
-    """The library's scan loop, claim assembly (with the marks it masks), citation building
-    and resolution swapped for these.
+           citations: Callable[..., Any] | None = None) -> Iterator[None]:
+    """The library's scan loop, claim assembly (with the marks it masks) and citation building
+    swapped for these.
     """
-    saved = (_grammar._scan_brackets, _text._assemble, _answer._citations, _engine._resolved,
-             _text._marks)
+    saved = (_grammar._scan_brackets, _text._assemble, _answer._citations, _text._marks)
     _grammar._scan_brackets, _text._assemble = scan, assemble
     _answer._citations = citations or saved[2]
-    _engine._resolved = resolved or saved[3]
     _text._marks = CORE.marks if assemble is CORE.assemble else _text.reference_marks
     try:
         yield
     finally:
-        (_grammar._scan_brackets, _text._assemble, _answer._citations, _engine._resolved,
-         _text._marks) = saved
+        _grammar._scan_brackets, _text._assemble, _answer._citations, _text._marks = saved
 
 
 def _both(work: Callable[[Callable[..., Any]], Any]) -> tuple[Any, Any]:
     """``work(segmenter)`` with the compiled core, then with the reference."""
-    with _using(CORE.scan_brackets, CORE.assemble, CORE.citations, CORE.resolve):
+    with _using(CORE.scan_brackets, CORE.assemble, CORE.citations):
         compiled = work(_segment.segment)
     with _using(_grammar.reference_scan_brackets, _text.reference_assemble,
-                _answer.reference_citations, _engine.reference_resolved):
+                _answer.reference_citations):
         reference = work(_segment.segment)
     return compiled, reference
 
@@ -313,8 +313,8 @@ def test_resolution_equal(text: str) -> None:
         snapshot = load_snapshot(sources)
         for name in ("numeric,S", "id", "source"):
             citations = prepare(text, snapshot, grammar=name).answer.citations
-            assert CORE.resolve(citations, snapshot.index, resolve_id, snapshot) == \
-                _engine.reference_resolved(citations, snapshot.index, resolve_id, snapshot)
+            assert _engine._resolved(citations, snapshot.index, resolve_id, snapshot) == \
+                ENGINE_SOURCE._resolved(citations, snapshot.index, resolve_id, snapshot)
 
 
 @PROFILE
@@ -502,16 +502,23 @@ def test_run_end_is_the_pattern(text: str) -> None:
     assert looped == found
 
 
-def test_amounts_are_compiled() -> None:
-    """The build compiles the amounts from their source: what the library runs unless
-    ``CITEAUDIT_PURE=1`` chooses the Python.
+@pytest.mark.parametrize(("name", "loop"), [("citeaudit.core._checks", "_uncited"),
+                                           ("citeaudit.core._amounts", "states_amount"),
+                                           ("citeaudit.core._engine", "_resolved")])
+def test_compiled_from_source(name: str, loop: str) -> None:
+    """The build compiles the checks, the amounts and the engine from their source: what the
+    library runs unless ``CITEAUDIT_PURE=1`` chooses the Python; the hand-written core holds
+    no copy of them.
     """
-    assert _amounts.__file__ is not None
-    assert _amounts.__file__.endswith(".py") == _native._PURE
-    assert isinstance(_amounts.states_amount, FunctionType) == _native._PURE
-    assert not hasattr(CORE, "states_amount")
-    assert not hasattr(CORE, "identifier_spans")
-    assert AMOUNTS_SOURCE.__file__.endswith("_amounts.py")
+    module = importlib.import_module(name)
+    assert module.__file__ is not None
+    assert module.__file__.endswith(".py") == _native._PURE
+    assert isinstance(getattr(module, loop), FunctionType) == _native._PURE  # compiled: C
+    assert _source(name).__file__.endswith(".py")
+    for copy in ("uncited", "located", "states_amount", "identifier_spans", "resolve",
+                 "collect"):
+        assert not hasattr(CORE, copy)
+    assert _engine.Context is _checks.Context
 
 
 # Uncited sentences whose only digits are in a shape of an unread marker, or in a broken one.
@@ -793,24 +800,6 @@ def test_policy_is_compiled() -> None:
     assert POLICY_SOURCE.__file__.endswith("_policy.py")
 
 
-def test_checks_are_compiled() -> None:
-    """The build compiles the checks from their source: what the library runs unless
-    ``CITEAUDIT_PURE=1`` chooses the Python (the engine's and the package's names are the
-    module's own).
-    """
-    built = importlib.util.find_spec("citeaudit.core._checks")
-    assert built is not None
-    assert built.origin is not None
-    assert built.origin.endswith(".py") == _native._PURE
-    assert _checks.__file__ is not None
-    assert _checks.__file__.endswith(".py") == _native._PURE
-    assert isinstance(_checks._uncited, FunctionType) == _native._PURE  # compiled: C
-    assert not hasattr(CORE, "uncited")
-    assert not hasattr(CORE, "located")
-    assert CHECKS_SOURCE.__file__.endswith("_checks.py")
-    assert _engine.Context is _checks.Context
-
-
 def test_policy_equal_on_the_tables() -> None:
     compared = 0
     for name in ("citable.jsonl", "citable_heldout.jsonl"):
@@ -839,7 +828,7 @@ def test_collect_equal() -> None:
                 Problem("CA101", "broken", None, None, "[1-]")]
     config = Config(ignore=("CA202",), severity={"CA301": Severity.ERROR})
     made: list[list[Finding]] = [[], []]
-    for found, collect in zip(made, (CORE.collect, _engine.reference_collect), strict=True):
+    for found, collect in zip(made, (_engine._collect, ENGINE_SOURCE._collect), strict=True):
         collect(found, problems, config.enabled, config.severity_of, Finding, RULES,
                 _engine._own_finding, check)
     assert made[0] == made[1]

@@ -500,20 +500,6 @@ def citations(markers, owners, citation):
     return found
 
 
-def resolve(citations, known, resolve_id, snapshot):
-    """``_engine._resolved``: the snapshot id each citation names (``known``: the snapshot's
-    index, where most cited ids are found as written), else what ``resolve_id`` makes of it.
-    """
-    cdef list found = []
-    for citation in citations:  # (source_id, claim, span, marker, path, prefix, ...)
-        source_id = _item(citation, 0)
-        if source_id in known:
-            found.append(source_id)
-        else:
-            found.append(resolve_id(source_id, _item(citation, 5), snapshot))
-    return tuple(found)
-
-
 cdef object _claimed(object kind, object citation, object number):
     """``tuple.__new__(kind, (citation[0], number, *citation[2:]))``: ``citation`` (a tuple)
     made by claim ``number``, allocated by its type and filled in place.
@@ -746,23 +732,3 @@ def strings(list data, tuple ids, object source_type, object no_metadata):
         found.append(_new_record(source_type, (ids[at], data[at], None, None, None, None,
                                                no_metadata)))
     return tuple(found)
-
-
-def collect(list found, problems, frozenset enabled, severity_of, finding, rules, own, check):
-    """``_engine._collect``: appends to ``found`` the finding of each of a check's
-    ``problems`` whose code is enabled (with its configured severity, ``severity_of``), and
-    ``own(check, problem)``'s for a code that is neither enabled nor a rule's (a custom
-    check's own). A problem that is not a 7-field tuple is made a finding by ``finding``'s
-    own constructor.
-    """
-    for problem in problems:
-        code = _item(problem, 0)
-        if code in enabled:
-            if not (PyTuple_Check(problem) and PyTuple_GET_SIZE(problem) == 7):
-                found.append(finding(code, severity_of(code), *problem[1:]))
-                continue
-            found.append(_new_record(finding, (
-                code, severity_of(code), _item(problem, 1), _item(problem, 2),
-                _item(problem, 3), _item(problem, 4), _item(problem, 5), _item(problem, 6))))
-        elif code not in rules:
-            found.append(own(check, problem))
