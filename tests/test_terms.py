@@ -116,6 +116,17 @@ def test_the_library_runs_the_compiled_build_unless_pure() -> None:
     assert SOURCE.__file__.endswith("_terms.py")
 
 
+@given(texts, st.integers(0, 70), st.integers(0, 70))
+def test_the_word_loop_reads_the_word_pattern(text: str, begin: int, end: int) -> None:
+    """The loop (a C function where compiled: tested as Python) finds the pattern's words, in
+    the whole text and in any part of it.
+    """
+    lowered = text.lower()
+    assert SOURCE._words(lowered, 0, len(lowered)) == WORDS.findall(lowered)
+    begin, end = min(begin, end, len(lowered)), min(max(begin, end), len(lowered))
+    assert SOURCE._words(lowered, begin, end) == WORDS.findall(lowered[begin:end])
+
+
 @pytest.mark.parametrize("build", BUILDS)
 @given(text=texts)
 def test_terms_equal_the_specification(build: ModuleType, text: str) -> None:

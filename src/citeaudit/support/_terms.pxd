@@ -9,14 +9,19 @@ cimport cython
 
 cdef frozenset _NEGATIONS, _STOPWORDS
 
+cpdef plain_quotes(text)
+
 cpdef tuple terms(text, lowered=*)
 
 @cython.locals(length=Py_ssize_t, start=Py_ssize_t, end=Py_ssize_t, found=list)
 cpdef list windows(text, lowered, spans)
 
-@cython.locals(cache=dict, stems=set, missing=list, negated=bint, at=Py_ssize_t,
-               start=Py_ssize_t, char=Py_UCS4, word=str)
+@cython.locals(cache=dict, stems=set, missing=list, negated=bint, word=str)
 cdef tuple _stemmed(str lowered, Py_ssize_t begin, Py_ssize_t end)
+
+@cython.locals(words=list, start=Py_ssize_t, apostrophe=Py_ssize_t, at=Py_ssize_t,
+               char=Py_UCS4)
+cdef list _words(str lowered, Py_ssize_t begin, Py_ssize_t end)
 
 @cython.locals(score=double, overlap=double, denied=bint, count=Py_ssize_t, at=Py_ssize_t,
                sentences=list, visit=list, total=Py_ssize_t, last=Py_ssize_t,

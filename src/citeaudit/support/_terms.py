@@ -1,6 +1,6 @@
-# cython: boundscheck=False
+# cython: boundscheck=False, wraparound=False
 # (for the compiled build: every index below is checked against the text's bounds before it
-# is read; the fuzzer runs this module under AddressSanitizer)
+# is read, and none is negative; the fuzzer runs this module under AddressSanitizer)
 """The lexical judge's content words: the stems of a claim and of each passage sentence, and
 the best window of one or two passage sentences for a claim's stems. Most of what the judge
 costs is here, so the module is compiled from its own source where the package is built (the
@@ -90,28 +90,15 @@ def windows(text: str, lowered: str, spans: Iterable[tuple[int, int]]) -> list[W
 
 
 def _stemmed(lowered: str, begin: int, end: int) -> tuple[frozenset[str], bool]:
-    """The content-word stems of ``lowered[begin:end]`` and whether it is negated, read in
-    place: each word is tested against the stop words and looked up among the stems as it is
-    found; the words never seen before are stemmed together at the end.
+    """The content-word stems of ``lowered[begin:end]`` and whether it is negated: each word
+    is tested against the stop words and looked up among the stems; the words never seen
+    before are stemmed together at the end.
     """
     cache = STEMS
     stems: set[str] = set()
     missing: list[str] = []
     negated = False
-    at = begin
-    while at < end:
-        char = lowered[at]
-        at += 1
-        if not "a" <= char <= "z":
-            continue
-        start = at - 1
-        while at < end and ("a" <= lowered[at] <= "z" or "0" <= lowered[at] <= "9"):
-            at += 1
-        if at + 1 < end and lowered[at] == "'" and "a" <= lowered[at + 1] <= "z":
-            at += 2
-            while at < end and "a" <= lowered[at] <= "z":
-                at += 1
-        word = lowered[start:at]
+    for word in _words(lowered, begin, end):
         if word in _STOPWORDS:
             negated = negated or word in _NEGATIONS
             continue
@@ -129,6 +116,33 @@ def _stemmed(lowered: str, begin: int, end: int) -> tuple[frozenset[str], bool]:
     if not negated:
         negated = lowered.find("n't", begin, end) >= 0
     return frozenset(stems), negated
+
+
+def _words(lowered: str, begin: int, end: int) -> list[str]:
+    """The matches of :data:`WORDS` in ``lowered[begin:end]``, in one pass over its characters:
+    a word starts at a letter, goes on over letters and digits, then perhaps over an
+    apostrophe and the letters after it.
+    """
+    words = []
+    start = -1  # where the word being read starts (-1: none is)
+    apostrophe = -1  # where its apostrophe is (-1: none yet)
+    at = begin
+    for char in lowered[begin:end]:
+        if "a" <= char <= "z":
+            if start < 0:
+                start = at
+        elif start >= 0:
+            if apostrophe < 0 and "0" <= char <= "9":
+                pass
+            elif apostrophe < 0 and char == "'":
+                apostrophe = at
+            else:  # the word ends, before its apostrophe if no letter follows that
+                words.append(lowered[start:at - 1 if apostrophe == at - 1 else at])
+                start = apostrophe = -1
+        at += 1
+    if start >= 0:
+        words.append(lowered[start:end - 1 if apostrophe == end - 1 else end])
+    return words
 
 
 def aligned(terms: frozenset[str], negated: bool, analysed: Sequence[tuple[str, Any]],
