@@ -43,7 +43,8 @@ from typing import NamedTuple
 
 from citeaudit.core._amounts import states_amount
 
-__all__ = ["KINDS", "LAYOUT_RULES", "PLAN", "SELF", "Citability", "Model", "Unit", "bag_of_words",
+__all__ = ["KINDS", "LAYOUT_RULES", "PLAN", "SELF", "Citability", "Model", "Unit", "about_itself",
+           "bag_of_words",
            "citability", "content_of", "entry_shaped", "exempt_by_layout", "features", "finite",
            "lead_features", "load_model", "overlap", "passage_words", "states_figure", "unit_at",
            "words_of"]
@@ -453,16 +454,7 @@ def _shape_features(raw: str, text: str, tokens: Sequence[str], words: Sequence[
     label = _LABEL.match(text)
     if label and len(label.group(1).split()) <= 6:
         found.append("label:content" if has_verb or len(tokens) > 8 else "label:short")
-        name = label.group(1).strip(" *_").lower()
-        if _FORM_OWN.match(name):
-            found.append("form:own")
-        elif _FORM_FIELD.match(name):
-            found.append("form:field")
-        if _PLAN_LABEL.search(name):
-            found.append("label:plan")
-        rest = _WORD.findall(text[label.end():label.end() + 40])
-        if rest and rest[0].lower() in _IMPERATIVE:
-            found.append("label:imperative")
+        found.extend(_label_features(text, label))
     if _NARRATION.match(lowered):
         found.append("narration")
     if not have.isdisjoint(_OBLIGE_WORDS) and _OBLIGE.search(lowered):
@@ -473,6 +465,37 @@ def _shape_features(raw: str, text: str, tokens: Sequence[str], words: Sequence[
         found.append("titleish")
     if len(tokens) <= 3 and last not in ".!?:":
         found.append("stub")
+    return found
+
+
+def about_itself(text: str) -> bool:
+    """Whether a unit's content (``content_of``) is the writer narrating its search or a form
+    field of the report itself (its date, a rating on its own scale): the amounts it names
+    ask for no citation (``narration``, ``form:own``).
+    """
+    if _NARRATION.match(text.lower()):
+        return True
+    label = _LABEL.match(text)
+    return bool(label and len(label.group(1).split()) <= 6 and
+                _FORM_OWN.match(label.group(1).strip(" *_").lower()))
+
+
+def _label_features(text: str, label: re.Match[str]) -> list[str]:
+    """What the label of a "Label: content" line says: a form field of the report itself
+    (``form:own``: its date, a rating on its own scale; ``form:field``: its client, scope),
+    the writer's plan ("Recommended Approach:"), content opening with an imperative.
+    """
+    found = []
+    name = label.group(1).strip(" *_").lower()
+    if _FORM_OWN.match(name):
+        found.append("form:own")
+    elif _FORM_FIELD.match(name):
+        found.append("form:field")
+    if _PLAN_LABEL.search(name):
+        found.append("label:plan")
+    rest = _WORD.findall(text[label.end():label.end() + 40])
+    if rest and rest[0].lower() in _IMPERATIVE:
+        found.append("label:imperative")
     return found
 
 
