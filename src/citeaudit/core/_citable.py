@@ -168,9 +168,13 @@ _FORM_OWN = re.compile(
     r"(?:report|survey|assessment|inspection|visit|audit)|(?:[\w/&-]+ ){0,3}(?:rating|score) "
     r"\(\s*\d\s*[-–]\s*\d\s*\)?)$")
 _FORM_FIELD = re.compile(
-    r"^(?:insured(?: or prospect)?|prospect|client|prepared (?:by|for)|scope|(?:key )?"
-    r"contacts?|location|account|line of business|policy (?:number|period)|surveyor|"
-    r"assessor|author)$")
+    r"^(?:insured(?: or prospect)?|prospect|client|prepared (?:by|for)|(?:key )?contacts?|"
+    r"line of business|policy (?:number|period)|surveyor|assessor)$")
+# - a phase of the writer's plan titled by its time span alone ("90 Days", "Immediate
+#   (0-30 days)", "6-12 Months"): a heading, though it names an amount;
+_SPAN_TITLE = re.compile(
+    r"^\W{0,3}(?:(?:immediate|short|medium|mid|long|near)(?:[- ]term)?|phase \d+|within|next|"
+    r"first)?\W{0,3}\(?\d+(?:\s*[–-]\s*\d+)?\+?\s*(?:days?|weeks?|months?|years?)\)?\W{0,3}$")
 # - the writer narrating its own search ("I'll search for ...", "Let me gather ...", "Based
 #   on the research I've gathered, ..."): about the answer, whatever amounts it names;
 _NARRATION = re.compile(
@@ -455,12 +459,7 @@ def _shape_features(raw: str, text: str, tokens: Sequence[str], words: Sequence[
     if label and len(label.group(1).split()) <= 6:
         found.append("label:content" if has_verb or len(tokens) > 8 else "label:short")
         found.extend(_label_features(text, label))
-    if _NARRATION.match(lowered):
-        found.append("narration")
-    if not have.isdisjoint(_OBLIGE_WORDS) and _OBLIGE.search(lowered):
-        found.append("oblige")
-    if "self:subject" in found and _SELF_VERB.search(lowered):
-        found.append("self:does")
+    found.extend(_writer_features(lowered, tokens, have, "self:subject" in found))
     if last not in ".!?" and not has_verb and len(tokens) <= 10:
         found.append("titleish")
     if len(tokens) <= 3 and last not in ".!?:":
@@ -469,15 +468,35 @@ def _shape_features(raw: str, text: str, tokens: Sequence[str], words: Sequence[
 
 
 def about_itself(text: str) -> bool:
-    """Whether a unit's content (``content_of``) is the writer narrating its search or a form
-    field of the report itself (its date, a rating on its own scale): the amounts it names
-    ask for no citation (``narration``, ``form:own``).
+    """Whether a unit's content (``content_of``) is the writer narrating its search, a form
+    field of the report itself (its date, a rating on its own scale) or a phase of its plan
+    titled by its time span: the amounts it names ask for no citation (``narration``,
+    ``form:own``, ``span:title``).
     """
-    if _NARRATION.match(text.lower()):
+    lowered = text.lower()
+    if _NARRATION.match(lowered) or (len(lowered) < 40 and _SPAN_TITLE.match(lowered)):
         return True
     label = _LABEL.match(text)
     return bool(label and len(label.group(1).split()) <= 6 and
                 _FORM_OWN.match(label.group(1).strip(" *_").lower()))
+
+
+def _writer_features(lowered: str, tokens: Sequence[str], have: set[str],
+                     self_subject: bool) -> list[str]:
+    """The writer's own search, plan and counsel: narrating its search, a plan's phase titled
+    by its time span, obligation or recommendation, the answer as the subject doing what
+    reports do ("This report examines ...").
+    """
+    found = []
+    if _NARRATION.match(lowered):
+        found.append("narration")
+    if len(tokens) <= 5 and _SPAN_TITLE.match(lowered):
+        found.append("span:title")
+    if not have.isdisjoint(_OBLIGE_WORDS) and _OBLIGE.search(lowered):
+        found.append("oblige")
+    if self_subject and _SELF_VERB.search(lowered):
+        found.append("self:does")
+    return found
 
 
 def _label_features(text: str, label: re.Match[str]) -> list[str]:
@@ -589,8 +608,10 @@ LAYOUT_RULES = (("is:heading", "heading"), ("is:label", "heading"), ("is:group",
                 ("section:references", "reference"),
                 # The writer narrating its search ("I'll search for ...", "Let me gather ...")
                 # and a form field of the report itself ("Report Date: ...", "Rating (1-4): 3")
-                # are about the answer: on dev all 120 such units are labelled not citable.
-                ("narration", "meta"), ("form:own", "meta"))
+                # are about the answer, a phase titled by its time span ("90 Days") a heading:
+                # on dev all 170 such units are labelled not citable.
+                ("narration", "meta"), ("form:own", "meta"), ("form:field", "meta"),
+                ("span:title", "heading"))
 
 
 def exempt_by_layout(names: Sequence[str]) -> str | None:
@@ -609,8 +630,8 @@ def states_figure(names: Sequence[str]) -> bool:
     always citable. A sentence that ends in a bare URL (an inline citation the grammar does
     not read) still states its amounts.
     """
-    return "amount" in names and not ({"refblock", "url:mostly", "form:own", "narration"} &
-                                      set(names))
+    return "amount" in names and not ({"refblock", "url:mostly", "form:own", "narration",
+                                       "span:title"} & set(names))
 
 
 def _reason(names: Sequence[str]) -> str:
