@@ -176,13 +176,19 @@ _SPAN_TITLE = re.compile(
     r"^\W{0,3}(?:(?:immediate|short|medium|mid|long|near)(?:[- ]term)?|phase \d+|within|next|"
     r"first)?\W{0,3}\(?\d+(?:\s*[–-]\s*\d+)?\+?\s*(?:days?|weeks?|months?|years?)\)?\W{0,3}$")
 # - the writer narrating its own search ("I'll search for ...", "Let me gather ...", "Based
-#   on the research I've gathered, ..."): about the answer, whatever amounts it names;
+#   on the research I've gathered, ...", "I found this information on ...") or pointing to
+#   more reading ("For more information, visit ..."): about the answer, whatever amounts it
+#   names;
 _NARRATION = re.compile(
     r"^\W{0,3}(?:(?:now|next|first|then),? )?(?:i['’]ll|i will|i need to|i['’]m going to|"
     r"let me|let['’]s)(?: \w+){0,2}? (?:search|look|find|gather|research|begin|start|check|"
     r"explore|investigate|compile|dig|focus|try|examine|review|verify|present|provide|"
     r"create|summari[sz]e|analy[sz]e|organi[sz]e|put)\b|^\W{0,3}based on (?:the|my|our) "
-    r"(?:research|search|searches|findings) (?:i|we)['’](?:ve|d)\b")
+    r"(?:research|search|searches|findings) (?:i|we)['’](?:ve|d)\b|^\W{0,3}(?:i|we) (?:found|"
+    r"gathered|located|used) (?:this|some|the following|several|a few|more|useful|relevant)"
+    r"(?: \w+)? (?:information|resources|sources|results|articles|references|details)\b|"
+    r"^\W{0,3}(?:for (?:more|further) (?:information|details|reading)|to learn more|you can "
+    r"(?:learn|read|find) more)\b(?:[^.]{0,80}) (?:visit|see|check)\b")
 # - obligation and recommendation: "should", "must", "need to", "we recommend";
 _OBLIGE = re.compile(r"\b(?:should|must|ought to|needs? to|have to|has to|recommend(?:s|ed)?|"
                      r"advis(?:e|able|ed)|it is (?:essential|important|crucial|critical|vital)"
