@@ -513,7 +513,9 @@ def _label_features(text: str, label: re.Match[str]) -> list[str]:
     found = []
     name = label.group(1).strip(" *_").lower()
     if _FORM_OWN.match(name):
-        found.append("form:own")
+        # the assessor's rating is the writer's own judgement (advice), the date a field
+        found.append("form:rating" if name.endswith(("rating", "score")) or ")" in name or
+                     name[-1:].isdigit() else "form:own")
     elif _FORM_FIELD.match(name):
         found.append("form:field")
     if _PLAN_LABEL.search(name):
@@ -616,7 +618,8 @@ LAYOUT_RULES = (("is:heading", "heading"), ("is:label", "heading"), ("is:group",
                 # and a form field of the report itself ("Report Date: ...", "Rating (1-4): 3")
                 # are about the answer, a phase titled by its time span ("90 Days") a heading:
                 # on dev all 170 such units are labelled not citable.
-                ("narration", "meta"), ("form:own", "meta"), ("form:field", "meta"),
+                ("narration", "meta"), ("form:own", "meta"), ("form:rating", "advice"),
+                ("form:field", "meta"),
                 ("span:title", "heading"))
 
 
@@ -636,8 +639,8 @@ def states_figure(names: Sequence[str]) -> bool:
     always citable. A sentence that ends in a bare URL (an inline citation the grammar does
     not read) still states its amounts.
     """
-    return "amount" in names and not ({"refblock", "url:mostly", "form:own", "narration",
-                                       "span:title"} & set(names))
+    return "amount" in names and not ({"refblock", "url:mostly", "form:own", "form:rating",
+                                       "narration", "span:title"} & set(names))
 
 
 def _reason(names: Sequence[str]) -> str:
