@@ -100,7 +100,8 @@ def test_a_bibliography_under_its_heading_is_reference() -> None:
 
 
 @pytest.mark.parametrize(("text", "kind"), [
-    # The writer narrating its search is meta, whatever amounts it names.
+    # The writer narrating its search is meta, and what it is about to search for asserts
+    # nothing, whatever amounts it names.
     ("I'll search for studies of airports with about 500,000 passengers a year.", "meta"),
     ("Let me gather the most relevant information first.", "meta"),
     ("I found this information on example.org.", "meta"),
@@ -123,6 +124,10 @@ def test_the_writers_own_search_forms_and_phases_are_exempted(text: str, kind: s
     "I found that the dam is 221 m high.",  # a finding, not the search
     "Within 30 days the operator must file a report.",  # a span inside a sentence
     "Population: 8.3 million",  # a label with an amount that is not the report's own
+    # a claim with a prose attribution (citable by the guide), and what the search found
+    "Based on the research I've gathered, the dam is 221 m high.",
+    "I found several sources showing the dam is 221 m high.",
+    "I found this information on example.org: the dam is 221 m high.",
 ])
 def test_amounts_near_those_rules_are_still_flagged(text: str) -> None:
     assert _decision(text) == "CA302"

@@ -175,16 +175,19 @@ _FORM_FIELD = re.compile(
 _SPAN_TITLE = re.compile(
     r"^\W{0,3}(?:(?:immediate|short|medium|mid|long|near)(?:[- ]term)?|phase \d+|within|next|"
     r"first)?\W{0,3}\(?\d+(?:\s*[–-]\s*\d+)?\+?\s*(?:days?|weeks?|months?|years?)\)?\W{0,3}$")
-# - the writer narrating its own search ("I'll search for ...", "Let me gather ...", "Based
-#   on the research I've gathered, ...", "I found this information on ...") or pointing to
-#   more reading ("For more information, visit ..."): about the answer, whatever amounts it
-#   names;
+# - the writer narrating its own search ("I'll search for ...", "Let me gather ...", "I found
+#   this information on ...") or pointing to more reading ("For more information, visit ..."):
+#   about the answer. Not "Based on the research I've gathered, ...": what follows is a claim
+#   with a prose attribution, citable by the guide. An amount named in what the writer is
+#   about to search for asserts nothing (``narration:plan``); one in what it found or where
+#   to read more still asks for a citation (the amounts rule wins);
+_PLANNED = re.compile(r"^\W{0,3}(?:(?:now|next|first|then),? )?(?:i['’]ll|i will|i need to|"
+                      r"i['’]m going to|let me|let['’]s) ")
 _NARRATION = re.compile(
     r"^\W{0,3}(?:(?:now|next|first|then),? )?(?:i['’]ll|i will|i need to|i['’]m going to|"
     r"let me|let['’]s)(?: \w+){0,2}? (?:search|look|find|gather|research|begin|start|check|"
     r"explore|investigate|compile|dig|focus|try|examine|review|verify|present|provide|"
-    r"create|summari[sz]e|analy[sz]e|organi[sz]e|put)\b|^\W{0,3}based on (?:the|my|our) "
-    r"(?:research|search|searches|findings) (?:i|we)['’](?:ve|d)\b|^\W{0,3}(?:i|we) (?:found|"
+    r"create|summari[sz]e|analy[sz]e|organi[sz]e|put)\b|^\W{0,3}(?:i|we) (?:found|"
     r"gathered|located|used) (?:this|some|the following|several|a few|more|useful|relevant)"
     r"(?: \w+)? (?:information|resources|sources|results|articles|references|details)\b|"
     r"^\W{0,3}(?:for (?:more|further) (?:information|details|reading)|to learn more|you can "
@@ -474,13 +477,14 @@ def _shape_features(raw: str, text: str, tokens: Sequence[str], words: Sequence[
 
 
 def about_itself(text: str) -> bool:
-    """Whether a unit's content (``content_of``) is the writer narrating its search, a form
-    field of the report itself (its date, a rating on its own scale) or a phase of its plan
-    titled by its time span: the amounts it names ask for no citation (``narration``,
-    ``form:own``, ``span:title``).
+    """Whether a unit's content (``content_of``) is a form field of the report itself (its
+    date, a rating on its own scale) or a phase of its plan titled by its time span: the
+    amounts it names ask for no citation (``form:own``, ``span:title``), or the writer saying
+    what it is about to search for (``narration:plan``).
     """
     lowered = text.lower()
-    if _NARRATION.match(lowered) or (len(lowered) < 40 and _SPAN_TITLE.match(lowered)):
+    if (len(lowered) < 40 and _SPAN_TITLE.match(lowered)) or (
+            _NARRATION.match(lowered) and _PLANNED.match(lowered)):
         return True
     label = _LABEL.match(text)
     return bool(label and len(label.group(1).split()) <= 6 and
@@ -496,6 +500,8 @@ def _writer_features(lowered: str, tokens: Sequence[str], have: set[str],
     found = []
     if _NARRATION.match(lowered):
         found.append("narration")
+        if _PLANNED.match(lowered):
+            found.append("narration:plan")
     if len(tokens) <= 5 and _SPAN_TITLE.match(lowered):
         found.append("span:title")
     if not have.isdisjoint(_OBLIGE_WORDS) and _OBLIGE.search(lowered):
@@ -640,7 +646,7 @@ def states_figure(names: Sequence[str]) -> bool:
     not read) still states its amounts.
     """
     return "amount" in names and not ({"refblock", "url:mostly", "form:own", "form:rating",
-                                       "narration", "span:title"} & set(names))
+                                       "narration:plan", "span:title"} & set(names))
 
 
 def _reason(names: Sequence[str]) -> str:
