@@ -1,9 +1,9 @@
 """Fuzz the compiled core's entry points with atheris: every input must give the reference's
 results (and, in the sanitizer build, touch no memory it does not own). The stream's feed
 (``citeaudit.request._feed``, compiled from its own Python) is fed the same text, cut where
-the input says, as that Python run as such, and the lexical judge's compiled tokenising
-and window overlap (``citeaudit.support._lexical_core``) read it too: its sentences as a
-passage, its first sentence as the claim; the amounts' digit runs
+the input says, as that Python run as such, and the lexical judge's content words and window
+overlap (``citeaudit.support._terms``, compiled from its own Python) read it too: its
+sentences as a passage, its first sentence as the claim; the amounts' digit runs
 (``citeaudit.core._amounts``), the claim policy's decision on each of its sentences
 (``citeaudit.core._policy``), the claims that need a citation (``citeaudit.core._checks``:
 CA301/CA302) and the citations' resolution (``citeaudit.core._engine``). Gemini, Cohere and
@@ -13,10 +13,11 @@ equal what the same modules make run as Python.
 
     python3 fuzz/fuzz_core.py -atheris_runs=20000          # or any libFuzzer flags
 
-The segmentation, the claim policy, the checks, the amounts, the engine, the stream's feed
-and the provider formats, compiled from their own Python (``citeaudit.core._segment``,
-``citeaudit.core._policy``, ``citeaudit.core._checks``, ``citeaudit.core._amounts``,
-``citeaudit.core._engine``, ``citeaudit.request._feed``, ``citeaudit.formats._anthropic``..),
+The segmentation, the claim policy, the checks, the amounts, the engine, the stream's feed,
+the lexical judge's content words and the provider formats, compiled from their own Python
+(``citeaudit.core._segment``, ``citeaudit.core._policy``, ``citeaudit.core._checks``,
+``citeaudit.core._amounts``, ``citeaudit.core._engine``, ``citeaudit.request._feed``,
+``citeaudit.support._terms``, ``citeaudit.formats._anthropic``..),
 are checked against that Python, run as such. Needs ``pip install -e '.[fuzz]'`` and the
 compiled core. The harness instruments the pure reference (coverage guides the fuzzer
 towards new branches of the rules); the compiled code is checked by comparison and, under
@@ -56,7 +57,7 @@ with atheris.instrument_imports():
     from citeaudit.formats._cohere import CohereFormat
     from citeaudit.formats._gemini import GeminiFormat
     from citeaudit.request import _feed
-    from citeaudit.support import _lexical, _lexical_core
+    from citeaudit.support import _lexical, _terms
 
 _GRAMMARS = ["numeric", "S", "id", "source", "numeric,S"]
 
@@ -87,6 +88,7 @@ with atheris.instrument_imports():
     _AMOUNTS_SOURCE = _source("citeaudit.core._amounts")
     _ENGINE_SOURCE = _source("citeaudit.core._engine")
     _FEED_SOURCE = _source("citeaudit.request._feed")
+    _TERMS_SOURCE = _source("citeaudit.support._terms")
     # The formats fuzzed, compiled and run from their source as Python (which reads the
     # compiled _fields and _ranges: the format's own loops are compared).
     _FORMATS = [(form(), getattr(_source(module.__name__), form.__name__)())
@@ -224,19 +226,18 @@ def one_input(data: bytes) -> None:
     if _policy.list_items(text) != _POLICY_SOURCE.list_items(text):
         raise AssertionError(f"list_items() differs on {text!r}")
     spans = [(start, start + n) for start, n in raw]
-    if _lexical_core.terms(text) != _lexical.reference_terms(text) or \
-            _lexical_core.windows(text, text, spans) != _lexical.reference_windows(text, text,
-                                                                                  spans):
+    if _terms.terms(text) != _TERMS_SOURCE.terms(text) or \
+            _terms.windows(text, text, spans) != _TERMS_SOURCE.windows(text, text, spans):
         raise AssertionError(f"the lexical judge's terms differ on {text!r} at {spans}")
     ranges = [(min(s, s + n), s + n) for s, n in raw]
     for (response, request), (built, python) in zip(_responses(text, ranges), _FORMATS,
                                                     strict=True):
         if _read(built, response, request) != _read(python, response, request):
             raise AssertionError(f"a provider's format differs compiled on {response!r}")
-    claim, negated = _lexical.reference_terms(text[:text.find(".") + 1 or None])
+    claim, negated = _TERMS_SOURCE.terms(text[:text.find(".") + 1 or None])
     passage = [("1", _lexical._Passage(text))]
-    if _lexical_core.aligned(claim, negated, passage) != \
-            _lexical.reference_aligned(claim, negated, passage):
+    if _terms.aligned(claim, negated, passage) != \
+            _TERMS_SOURCE.aligned(claim, negated, passage):
         raise AssertionError(f"the lexical judge's best window differs on {text!r}")
 
 

@@ -99,6 +99,40 @@ def test_a_bibliography_under_its_heading_is_reference() -> None:
     assert {unit.kind for unit in report.exempt} == {"reference"}, "its years state nothing"
 
 
+@pytest.mark.parametrize(("text", "kind"), [
+    # The writer narrating its search is meta, and what it is about to search for asserts
+    # nothing, whatever amounts it names.
+    ("I'll search for studies of airports with about 500,000 passengers a year.", "meta"),
+    ("Let me gather the most relevant information first.", "meta"),
+    ("I found this information on example.org.", "meta"),
+    ("For more information on fares, you can visit the official page.", "meta"),
+    # A form field of the report itself: its date, its client, the assessor's rating on the
+    # report's own scale (the writer's judgement).
+    ("Report Date: 2025-09-16", "meta"),
+    ("Rating (1-4): 3 (Adequate)", "advice"),
+    ("Conclusion Rating (1-4): 2", "advice"),
+    ("Insured Or Prospect: Example Holdings, Inc.", "meta"),
+    # A phase of the writer's plan titled by its time span.
+    ("90 Days", "heading"),
+    ("Immediate (0-30 days)", "heading"),
+])
+def test_the_writers_own_search_forms_and_phases_are_exempted(text: str, kind: str) -> None:
+    assert _decision(text) == kind
+
+
+@pytest.mark.parametrize("text", [
+    "I found that the dam is 221 m high.",  # a finding, not the search
+    "Within 30 days the operator must file a report.",  # a span inside a sentence
+    "Population: 8.3 million",  # a label with an amount that is not the report's own
+    # a claim with a prose attribution (citable by the guide), and what the search found
+    "Based on the research I've gathered, the dam is 221 m high.",
+    "I found several sources showing the dam is 221 m high.",
+    "I found this information on example.org: the dam is 221 m high.",
+])
+def test_amounts_near_those_rules_are_still_flagged(text: str) -> None:
+    assert _decision(text) == "CA302"
+
+
 # What the judge still gets wrong, by the guide: the writer's own opinion is read as meta or
 # as a claim, a sentence asserting only that a set exists and a vacuous framing are flagged,
 # and an exempted entry fragment or capitals title gets the wrong kind. The dev data has

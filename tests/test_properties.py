@@ -262,6 +262,6 @@ def test_brackets_are_found_as_in_the_folded_text(text: str) -> None:
 
 @given(_MIXED)
 def test_plain_quotes_are_the_translation(text: str) -> None:
-    from citeaudit.support._lexical import _QUOTES, _plain_quotes  # noqa: PLC0415
+    from citeaudit.support._terms import QUOTES, plain_quotes  # noqa: PLC0415
 
-    assert _plain_quotes(text) == text.translate(str.maketrans(dict(_QUOTES)))
+    assert plain_quotes(text) == text.translate(str.maketrans(dict(QUOTES)))

@@ -82,6 +82,21 @@ def test_fingerprint_depends_on_ids_and_texts() -> None:
     assert base.fingerprint != load_snapshot({"a": "xy", "c": "z"}).fingerprint
 
 
+class _Text(str):
+    """A caller's own string type: a snapshot keeps it as it is given."""
+
+
+@pytest.mark.parametrize("texts", [("a", "xy"), ("é", "東京 \udfff")], ids=["ascii", "non-ascii"])
+def test_fingerprint_of_str_subclasses(texts: tuple[str, str]) -> None:
+    given, text = texts
+    plain = load_snapshot({"sources": [{"id": given, "text": text}, {"id": "b", "text": ""}]})
+    subclassed = load_snapshot({"sources": [{"id": _Text(given), "text": _Text(text)},
+                                            {"id": _Text("b"), "text": _Text("")}]})
+    assert type(subclassed.sources[0].id) is _Text  # not copied to str on the way in
+    assert type(subclassed.sources[0].text) is _Text
+    assert subclassed.fingerprint == plain.fingerprint
+
+
 def test_snapshot_passes_through() -> None:
     snapshot = load_snapshot(["a"])
     assert load_snapshot(snapshot) is snapshot

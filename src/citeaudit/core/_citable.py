@@ -43,7 +43,8 @@ from typing import NamedTuple
 
 from citeaudit.core._amounts import states_amount
 
-__all__ = ["KINDS", "LAYOUT_RULES", "PLAN", "SELF", "Citability", "Model", "Unit", "bag_of_words",
+__all__ = ["KINDS", "LAYOUT_RULES", "PLAN", "SELF", "Citability", "Model", "Unit", "about_itself",
+           "bag_of_words",
            "citability", "content_of", "entry_shaped", "exempt_by_layout", "features", "finite",
            "lead_features", "load_model", "overlap", "passage_words", "states_figure", "unit_at",
            "words_of"]
@@ -158,6 +159,55 @@ _PLAN_WORDS = frozenset(("we", "i", "i'll", "i’ll", "we'll", "we’ll", "next"
 _HEDGE_WORDS = frozenset(("appear", "appears", "seem", "seems", "suggest", "suggests", "likely",
                           "unclear", "may", "depends", "it", "more"))
 _ACRONYM = re.compile(r"\b[A-Z]{2,6}s?\b")
+# The writer's own report, plan and search, by their words (each a test or two):
+# - a form field of the report itself ("Report Date: 2025-09-16", "Rating (1-4): 3",
+#   "Insured Or Prospect: ..."): its date or the assessor's rating on the report's own scale
+#   states nothing a source could back (``form:own``), the other fields name its subject;
+_FORM_OWN = re.compile(
+    r"^(?:(?:report|survey|assessment|inspection|review|visit|audit) date|date of (?:the )?"
+    r"(?:report|survey|assessment|inspection|visit|audit)|(?:[\w/&-]+ ){0,3}(?:rating|score) "
+    r"\(\s*\d\s*[-–]\s*\d\s*\)?)$")
+_FORM_FIELD = re.compile(
+    r"^(?:insured(?: or prospect)?|prospect|client|prepared (?:by|for)|(?:key )?contacts?|"
+    r"line of business|policy (?:number|period)|surveyor|assessor)$")
+# - a phase of the writer's plan titled by its time span alone ("90 Days", "Immediate
+#   (0-30 days)", "6-12 Months"): a heading, though it names an amount;
+_SPAN_TITLE = re.compile(
+    r"^\W{0,3}(?:(?:immediate|short|medium|mid|long|near)(?:[- ]term)?|phase \d+|within|next|"
+    r"first)?\W{0,3}\(?\d+(?:\s*[–-]\s*\d+)?\+?\s*(?:days?|weeks?|months?|years?)\)?\W{0,3}$")
+# - the writer narrating its own search ("I'll search for ...", "Let me gather ...", "I found
+#   this information on ...") or pointing to more reading ("For more information, visit ..."):
+#   about the answer. Not "Based on the research I've gathered, ...": what follows is a claim
+#   with a prose attribution, citable by the guide. An amount named in what the writer is
+#   about to search for asserts nothing (``narration:plan``); one in what it found or where
+#   to read more still asks for a citation (the amounts rule wins);
+_PLANNED = re.compile(r"^\W{0,3}(?:(?:now|next|first|then),? )?(?:i['’]ll|i will|i need to|"
+                      r"i['’]m going to|let me|let['’]s) ")
+_NARRATION = re.compile(
+    r"^\W{0,3}(?:(?:now|next|first|then),? )?(?:i['’]ll|i will|i need to|i['’]m going to|"
+    r"let me|let['’]s)(?: \w+){0,2}? (?:search|look|find|gather|research|begin|start|check|"
+    r"explore|investigate|compile|dig|focus|try|examine|review|verify|present|provide|"
+    r"create|summari[sz]e|analy[sz]e|organi[sz]e|put)\b|^\W{0,3}(?:i|we) (?:found|"
+    r"gathered|located|used) (?:this|some|the following|several|a few|more|useful|relevant)"
+    r"(?: \w+)? (?:information|resources|sources|results|articles|references|details)\b|"
+    r"^\W{0,3}(?:for (?:more|further) (?:information|details|reading)|to learn more|you can "
+    r"(?:learn|read|find) more)\b(?:[^.]{0,80}) (?:visit|see|check)\b")
+# - obligation and recommendation: "should", "must", "need to", "we recommend";
+_OBLIGE = re.compile(r"\b(?:should|must|ought to|needs? to|have to|has to|recommend(?:s|ed)?|"
+                     r"advis(?:e|able|ed)|it is (?:essential|important|crucial|critical|vital)"
+                     r" to)\b")
+_OBLIGE_WORDS = frozenset(("should", "must", "ought", "need", "needs", "have", "has", "recommend",
+                           "recommends", "recommended", "advise", "advisable", "advised", "it"))
+# - a label naming the writer's plan or counsel ("**Recommended Approach**:", "Next steps:",
+#   "Action:", "Service Planning:");
+_PLAN_LABEL = re.compile(r"\b(?:recommend\w*|next steps?|action\w*|plan\w*|approach|steps?|"
+                         r"implementation|roadmap|strategy|priorit\w+|proposal|proposed|"
+                         r"suggest\w*|mitigation|improvements?|to[- ]do|deliverables?)\b")
+# - the answer or a study as the subject doing what reports do ("This report examines ...",
+#   "The present study tested ...", "The analysis draws on ...").
+_SELF_VERB = re.compile(r"\b(?:examin|explor|provid|present|summari[sz]|focus|aim|outlin|"
+                        r"discuss|draw|describ|test|cover|review|assess|investigat|analy[sz]|"
+                        r"propos|offer|seek|highlight)\w*\b")
 _MATH = re.compile(r"[=∈∑∫≤≥±√∂λμσ^_]")
 
 
@@ -417,10 +467,68 @@ def _shape_features(raw: str, text: str, tokens: Sequence[str], words: Sequence[
     label = _LABEL.match(text)
     if label and len(label.group(1).split()) <= 6:
         found.append("label:content" if has_verb or len(tokens) > 8 else "label:short")
+        found.extend(_label_features(text, label))
+    found.extend(_writer_features(lowered, tokens, have, "self:subject" in found))
     if last not in ".!?" and not has_verb and len(tokens) <= 10:
         found.append("titleish")
     if len(tokens) <= 3 and last not in ".!?:":
         found.append("stub")
+    return found
+
+
+def about_itself(text: str) -> bool:
+    """Whether a unit's content (``content_of``) is a form field of the report itself (its
+    date, a rating on its own scale) or a phase of its plan titled by its time span: the
+    amounts it names ask for no citation (``form:own``, ``span:title``), or the writer saying
+    what it is about to search for (``narration:plan``).
+    """
+    lowered = text.lower()
+    if (len(lowered) < 40 and _SPAN_TITLE.match(lowered)) or (
+            _NARRATION.match(lowered) and _PLANNED.match(lowered)):
+        return True
+    label = _LABEL.match(text)
+    return bool(label and len(label.group(1).split()) <= 6 and
+                _FORM_OWN.match(label.group(1).strip(" *_").lower()))
+
+
+def _writer_features(lowered: str, tokens: Sequence[str], have: set[str],
+                     self_subject: bool) -> list[str]:
+    """The writer's own search, plan and counsel: narrating its search, a plan's phase titled
+    by its time span, obligation or recommendation, the answer as the subject doing what
+    reports do ("This report examines ...").
+    """
+    found = []
+    if _NARRATION.match(lowered):
+        found.append("narration")
+        if _PLANNED.match(lowered):
+            found.append("narration:plan")
+    if len(tokens) <= 5 and _SPAN_TITLE.match(lowered):
+        found.append("span:title")
+    if not have.isdisjoint(_OBLIGE_WORDS) and _OBLIGE.search(lowered):
+        found.append("oblige")
+    if self_subject and _SELF_VERB.search(lowered):
+        found.append("self:does")
+    return found
+
+
+def _label_features(text: str, label: re.Match[str]) -> list[str]:
+    """What the label of a "Label: content" line says: a form field of the report itself
+    (``form:own``: its date, a rating on its own scale; ``form:field``: its client, scope),
+    the writer's plan ("Recommended Approach:"), content opening with an imperative.
+    """
+    found = []
+    name = label.group(1).strip(" *_").lower()
+    if _FORM_OWN.match(name):
+        # the assessor's rating is the writer's own judgement (advice), the date a field
+        found.append("form:rating" if name.endswith(("rating", "score")) or ")" in name or
+                     name[-1:].isdigit() else "form:own")
+    elif _FORM_FIELD.match(name):
+        found.append("form:field")
+    if _PLAN_LABEL.search(name):
+        found.append("label:plan")
+    rest = _WORD.findall(text[label.end():label.end() + 40])
+    if rest and rest[0].lower() in _IMPERATIVE:
+        found.append("label:imperative")
     return found
 
 
@@ -511,7 +619,14 @@ def citability(unit: Unit,
 # unit under a references heading, so those two rules rest on the guide alone.
 LAYOUT_RULES = (("is:heading", "heading"), ("is:label", "heading"), ("is:group", "heading"),
                 ("runin", "heading"),
-                ("section:references", "reference"))
+                ("section:references", "reference"),
+                # The writer narrating its search ("I'll search for ...", "Let me gather ...")
+                # and a form field of the report itself ("Report Date: ...", "Rating (1-4): 3")
+                # are about the answer, a phase titled by its time span ("90 Days") a heading:
+                # on dev all 170 such units are labelled not citable.
+                ("narration", "meta"), ("form:own", "meta"), ("form:rating", "advice"),
+                ("form:field", "meta"),
+                ("span:title", "heading"))
 
 
 def exempt_by_layout(names: Sequence[str]) -> str | None:
@@ -530,7 +645,8 @@ def states_figure(names: Sequence[str]) -> bool:
     always citable. A sentence that ends in a bare URL (an inline citation the grammar does
     not read) still states its amounts.
     """
-    return "amount" in names and not ({"refblock", "url:mostly"} & set(names))
+    return "amount" in names and not ({"refblock", "url:mostly", "form:own", "form:rating",
+                                       "narration:plan", "span:title"} & set(names))
 
 
 def _reason(names: Sequence[str]) -> str:

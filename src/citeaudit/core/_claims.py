@@ -21,6 +21,7 @@ from citeaudit.core._amounts import states_amount
 from citeaudit.core._citable import (
     KINDS,
     Unit,
+    about_itself,
     citability,
     content_of,
     entry_shaped,
@@ -143,7 +144,9 @@ def _states_figure(text: str, start: int, end: int) -> bool:
     amount go, ``states_figure``).
     """
     unit = text[start:end]
-    if "http" in unit or "www." in unit or "](" in unit or not states_amount(content_of(unit)):
+    content = content_of(unit)
+    if "http" in unit or "www." in unit or "](" in unit or not states_amount(content) or \
+            about_itself(content):
         return False
     line_start = text.rfind("\n", 0, start) + 1
     line_end = text.find("\n", start)

@@ -635,7 +635,9 @@ def fingerprinted(tuple sources):
     cdef char* out
     for source in sources:
         for part in (_item(source, 0), _item(source, 1)):
-            if not PyUnicode_IS_ASCII(part):  # ASCII text is its own UTF-8: copied as it is
+            # ASCII text is its own UTF-8: copied as it is; a str subclass (whose characters
+            # are read below only for an exact str) and other text are encoded
+            if type(part) is not str or not PyUnicode_IS_ASCII(part):
                 part = (<str>part).encode(u"utf-8", u"surrogatepass")
             parts.append(part)
             total += 8 + (len(<str>part) if type(part) is str else PyBytes_GET_SIZE(part))

@@ -17,12 +17,10 @@ from __future__ import annotations
 import bisect
 import functools
 import re
-from collections.abc import Iterable, Sequence
-from itertools import filterfalse
+from collections.abc import Sequence
 
-import Stemmer
-
-from citeaudit.core import Evidence, Judgement, Passage, compiled
+from citeaudit.core import Evidence, Judgement, Passage
+from citeaudit.support import _terms
 from citeaudit.support._judges import sentences
 from citeaudit.support._quantities import (
     Quantity,
@@ -32,6 +30,7 @@ from citeaudit.support._quantities import (
     quantities,
     value_key,
 )
+from citeaudit.support._terms import Place, Window, plain_quotes
 
 __all__ = ["DEFAULT_THRESHOLD", "LexicalJudge"]
 
@@ -39,79 +38,14 @@ __all__ = ["DEFAULT_THRESHOLD", "LexicalJudge"]
 # accuracy of the judge's verdicts there (0.695, against 0.677 at 0.5); see the README.
 DEFAULT_THRESHOLD = 0.44
 _SHOWN = 12  # amounts named in a CA501 message
-_SCAN_ALL = 128  # passages with more sentences are scored from an index of their words
 _VISIT = 128  # sentences scored at most per claim and passage, from the index
-_WORDS = re.compile(r"[a-z][a-z0-9]*(?:'[a-z]+)?")  # words, not bare numbers
 # A capitalised word after the first: a name (not the scale of "$1.5M").
 _NAME = re.compile(r"(?<![\w.])[A-Za-z][\w-]*")
 _QUOTED = re.compile(r"[\"“”„«»]([^\"“”„«»\n]{2,}?)[\"“”„«»]")
-# Typographic quotes and the no-break space, as plain ones. A chain of replace() calls, each
-# skipped when its character is absent: a dict translate() costs ~140 µs a kB of non-ASCII text,
-# the chain ~3 µs, with the same result.
-_QUOTES = (("“", '"'), ("”", '"'), ("„", '"'), ("«", '"'), ("»", '"'), ("‘", "'"), ("’", "'"),
-           ("\u00a0", " "))
-
-
-def _plain_quotes(text: str) -> str:
-    if text.isascii():
-        return text
-    for typographic, plain in _QUOTES:
-        if typographic in text:
-            text = text.replace(typographic, plain)
-    return text
-
-_NEGATIONS = frozenset({"not", "no", "never", "none", "nobody", "nothing", "neither", "nor",
-                        "cannot", "without", "n't"})
-_STOPWORDS = frozenset("""
-a about above after again against all am an and any are as at be because been before being
-below between both but by can could did do does doing down during each few for from further
-had has have having he her here hers herself him himself his how i if in into is it its itself
-just me more most my myself of off on once only or other our ours ourselves out over own same
-she should so some such than that the their theirs them themselves then there these they this
-those through to too under until up very was we were what when where which while who whom why
-will with would you your yours yourself yourselves also may must per via within s t
-""".split()) | _NEGATIONS  # noqa: SIM905 - a word list reads better as text
-_STEMMER = Stemmer.Stemmer("english")
-
-
-_Window = tuple[str, frozenset[str], bool]  # text, content-word stems, negated (a plain tuple:
-# passages have dozens of windows, and a NamedTuple costs a Python call each)
-_STEMS: dict[str, str] = {}  # every word stemmed once per process (vocabularies are small)
-
-
-def _terms(text: str, lowered: str | None = None) -> tuple[frozenset[str], bool]:
-    """Content-word stems of ``text`` (``lowered``: the same, lower-cased, quotes folded),
-    and whether it is negated.
-    """
-    if lowered is None:
-        lowered = _plain_quotes(text.lower())
-    words = set(_WORDS.findall(lowered))
-    negated = not _NEGATIONS.isdisjoint(words) or "n't" in lowered
-    words = words.difference(_STOPWORDS)  # over the words: `-=` walks the stop words
-    stems = _STEMS
-    missing = list(filterfalse(stems.__contains__, words))
-    if missing:
-        if len(stems) > 500_000:
-            stems.clear()
-            missing = list(words)  # the words it held are gone too
-        stems.update(zip(missing, _STEMMER.stemWords(missing), strict=True))
-    return frozenset(map(stems.__getitem__, words)), negated
-
-
-def _windows(text: str, lowered: str, spans: Iterable[tuple[int, int]]) -> list[_Window]:
-    """Each sentence of ``text`` at ``spans`` (stripped), its content-word stems and whether
-    it is negated (``lowered``: ``text`` lower-cased, quotes folded, the same length).
-    """
-    windows = []
-    for start, end in spans:
-        sentence = text[start:end].strip()
-        windows.append((sentence, *_terms(sentence, lowered[start:end])))
-    return windows
-
 
 def _normal(text: str) -> str:
     """Text for quote matching: quote characters, whitespace and case folded."""
-    return " ".join(_plain_quotes(text).casefold().split())
+    return " ".join(plain_quotes(text).casefold().split())
 
 
 class _Passage:
@@ -124,9 +58,9 @@ class _Passage:
 
     def __init__(self, text: str) -> None:
         self.text = text
-        lowered = _plain_quotes(text.lower())
+        lowered = plain_quotes(text.lower())
         if len(lowered) != len(text):  # a rare character that lower-cases to two
-            lowered = _plain_quotes("".join(c.lower()[:1] for c in text))
+            lowered = plain_quotes("".join(c.lower()[:1] for c in text))
         self.lowered = lowered
         # Windows of two adjacent sentences are scored from the sentences' overlaps with the
         # claim, never built here: most passages are cited by a claim or two.
@@ -134,7 +68,7 @@ class _Passage:
         # Where each sentence starts, for evidence: ints in one list (tuples of spans, kept
         # for every passage, would cost the garbage collector more than building them does).
         self.starts = [start for start, _ in spans]
-        self.sentences: list[_Window] = _windows(text, lowered, spans)
+        self.sentences: list[Window] = _terms.windows(text, lowered, spans)
         self._index: dict[str, list[int]] | None = None
         self._quantities: dict[float, list[Quantity]] | None = None
         self._amounts: list[str] = []
@@ -217,60 +151,6 @@ def _analyse(text: str) -> _Passage:
     return _Passage(text)
 
 
-_Place = tuple[int, int, int]  # the passage's position among the cited, first and last sentence
-
-
-def _aligned(terms: frozenset[str], negated: bool, analysed: Sequence[tuple[str, _Passage]],
-             ) -> tuple[float, str, str | None, bool, _Place | None]:
-    """The best window for the claim's ``terms``: one passage sentence or two adjacent ones,
-    scored by the share of the terms it holds (a quarter of it when one side is negated and
-    the other not). Returns the score, the window's text, its source, whether the negations
-    differ and where the window is (which passage, its first and last sentence; ``None``:
-    no window shares a term); the first best window wins. A window's text is joined only
-    when it is the best so far.
-    """
-    score, evidence, source, denied = 0.0, "", None, False
-    place: _Place | None = None
-    count = len(terms)
-    empty: frozenset[str] = frozenset()
-    for at, (source_id, passage) in enumerate(analysed):
-        sentences = passage.sentences
-        visit: Iterable[int] = range(len(sentences)) \
-            if len(sentences) <= _SCAN_ALL else passage.candidates(terms)
-        last = -2
-        before: frozenset[str] | None = None  # the claim's terms in the sentence before
-        before_negated = False
-        for position in visit:
-            if position != last + 1:
-                before = None
-                if position > 0:  # the window ending here needs the one before
-                    _, before_terms, before_negated = sentences[position - 1]
-                    before = terms & before_terms
-            last = position
-            text, sentence_terms, sentence_negated = sentences[position]
-            shared = terms & sentence_terms if not terms.isdisjoint(sentence_terms) else empty
-            if shared:  # no shared term scores 0, never above the best
-                overlap = len(shared) / count
-                if sentence_negated != negated:
-                    overlap *= 0.25  # one side denies what the other states
-                if overlap > score:
-                    score, evidence, source = overlap, text, source_id
-                    denied = sentence_negated != negated
-                    place = (at, position, position)
-            if before is not None and (shared or before):
-                window_negated = sentence_negated or before_negated
-                overlap = len(shared | before) / count
-                if window_negated != negated:
-                    overlap *= 0.25
-                if overlap > score:
-                    score, source = overlap, source_id
-                    evidence = f"{sentences[position - 1][0]} {text}"
-                    denied = window_negated != negated
-                    place = (at, position - 1, position)
-            before, before_negated = shared, sentence_negated
-    return score, evidence, source, denied, place
-
-
 class LexicalJudge:
     """Numbers, quotations and content-word alignment against the cited passages."""
 
@@ -290,7 +170,7 @@ class LexicalJudge:
         claimed = quantities(claim)
         unstated: list[str] = []
         against: list[Evidence] = []  # where the passages state other amounts
-        terms, negated = _terms(claim)
+        terms, negated = _terms.terms(claim)
         stated_here: list[Quantity] | None = None  # every amount the passages state, once
         for quantity in claimed:
             key = value_key(quantity.value)
@@ -323,9 +203,9 @@ class LexicalJudge:
                                           " do not mention"))
                 break
         score, evidence, source, denied = 1.0, "", None, False
-        place: _Place | None = None
+        place: Place | None = None
         if terms:
-            score, evidence, source, denied, place = _aligned(terms, negated, analysed)
+            score, evidence, source, denied, place = _terms.aligned(terms, negated, analysed)
         refuted = bool(problems)  # an amount, a quotation or a name the passages lack
         if unstated:  # not contradicted, not supported either: weaker support, no error
             score *= 0.5 ** len(unstated)
@@ -346,9 +226,9 @@ _NO_SPAN = "no passage sentence shares a content word with the claim"
 _NO_TERMS = "the claim has no content words to find in the passages"
 
 
-def _placed(place: _Place | None, analysed: Sequence[tuple[str, _Passage]],
+def _placed(place: Place | None, analysed: Sequence[tuple[str, _Passage]],
             ) -> tuple[Evidence, ...]:
-    """The evidence of the best window :func:`_aligned` found (none: it found none)."""
+    """The evidence of the best window :func:`_terms.aligned` found (none: it found none)."""
     if place is None:
         return ()
     source_id, passage = analysed[place[0]]
@@ -389,8 +269,3 @@ def _kind(quantity: Quantity) -> tuple[str, str | None]:
     unit (see :func:`contradicted`).
     """
     return quantity.kind, None if quantity.kind == "date" else quantity.unit
-
-
-reference_terms, reference_windows, reference_aligned = _terms, _windows, _aligned
-if (_compiled := compiled("citeaudit.support._lexical_core")) is not None:
-    _terms, _windows, _aligned = _compiled.terms, _compiled.windows, _compiled.aligned
