@@ -1,13 +1,16 @@
-"""The build of the compiled modules: the core (``src/citeaudit/core/_core.pyx``); everything
-else about the package is declared in ``pyproject.toml``. ``src/citeaudit/core/_records.pxd``
-holds named tuples built from C.
+"""The build of the compiled modules: the core (``src/citeaudit/core/_core.pyx``, the
+hand-written copies of the loops not yet compiled from their own Python: the bracket scan,
+claim assembly, the markers' citations, a provider's ranged claims; see ``docs/design.md``);
+everything else about the package is declared in ``pyproject.toml``.
+``src/citeaudit/core/_records.pxd`` holds named tuples built from C.
 
 Beside it, modules compiled from the package's own Python (``_FROM_SOURCE``: the claim
-segmentation and policy, the lexical judge's content words, the stream's per-chunk work, the
-provider formats and the field reading they share): Cython's pure-Python mode, the C types
-declared in a ``.pxd`` beside the ``.py``, so that one source is both the reference and the
-compiled build (see ``docs/compiled.md``). The extension lands next to its ``.py`` and wins
-the import; ``CITEAUDIT_PURE=1`` runs the ``.py`` instead (see ``src/citeaudit/_speedups.py``).
+segmentation and policy, the checks, the amounts, the engine, the lexical judge's content
+words, the stream's per-chunk work, the provider formats and the field reading they share):
+Cython's pure-Python mode, the C types declared in a ``.pxd`` beside the ``.py``, so that one
+source is both the reference and the compiled build (see ``docs/compiled.md``). The extension
+lands next to its ``.py`` and wins the import; ``CITEAUDIT_PURE=1`` runs the ``.py`` instead
+(see ``src/citeaudit/_speedups.py``).
 
 The core is optional: without Cython or a working C compiler the package builds and installs
 as pure Python (the reference implementation, slower, with the same results) and says so in
@@ -30,6 +33,9 @@ _MODULES = {"citeaudit.core._core": "src/citeaudit/core/_core.pyx"}
 _FROM_SOURCE = {"citeaudit.core._segment": "src/citeaudit/core/_segment.py",
                 "citeaudit.support._terms": "src/citeaudit/support/_terms.py",
                 "citeaudit.core._policy": "src/citeaudit/core/_policy.py",
+                "citeaudit.core._checks": "src/citeaudit/core/_checks.py",
+                "citeaudit.core._amounts": "src/citeaudit/core/_amounts.py",
+                "citeaudit.core._engine": "src/citeaudit/core/_engine.py",
                 "citeaudit.request._feed": "src/citeaudit/request/_feed.py",
                 **{f"citeaudit.formats.{name}": f"src/citeaudit/formats/{name}.py" for name in (
                     "_fields", "_ranges", "_anthropic", "_openai", "_cohere", "_gemini",

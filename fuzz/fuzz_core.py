@@ -4,23 +4,25 @@ results (and, in the sanitizer build, touch no memory it does not own). The stre
 the input says, as that Python run as such, and the lexical judge's content words and window
 overlap (``citeaudit.support._terms``, compiled from its own Python) read it too: its
 sentences as a passage, its first sentence as the claim; the amounts' digit runs
-(``citeaudit.core._amounts``) and the claim policy's decision on each of its sentences
-(``citeaudit.core._policy``). Gemini, Cohere and Anthropic responses over the text, with
-offsets where the input says, are read by their formats (``citeaudit.formats._gemini`` and
-the others, compiled from their own Python): the snapshot and the answer must equal what the
-same modules make run as Python.
+(``citeaudit.core._amounts``), the claim policy's decision on each of its sentences
+(``citeaudit.core._policy``), the claims that need a citation (``citeaudit.core._checks``:
+CA301/CA302) and the citations' resolution (``citeaudit.core._engine``). Gemini, Cohere and
+Anthropic responses over the text, with offsets where the input says, are read by their
+formats (``citeaudit.formats._gemini`` and the others): the snapshot and the answer must
+equal what the same modules make run as Python.
 
     python3 fuzz/fuzz_core.py -atheris_runs=20000          # or any libFuzzer flags
 
-The segmentation, the claim policy, the stream's feed, the lexical judge's content words and the
-provider formats, compiled from their own Python (``citeaudit.core._segment``,
-``citeaudit.core._policy``, ``citeaudit.request._feed``, ``citeaudit.support._terms``,
-``citeaudit.formats._anthropic``..),
+The segmentation, the claim policy, the checks, the amounts, the engine, the stream's feed,
+the lexical judge's content words and the provider formats, compiled from their own Python
+(``citeaudit.core._segment``, ``citeaudit.core._policy``, ``citeaudit.core._checks``,
+``citeaudit.core._amounts``, ``citeaudit.core._engine``, ``citeaudit.request._feed``,
+``citeaudit.support._terms``, ``citeaudit.formats._anthropic``..),
 are checked against that Python, run as such. Needs ``pip install -e '.[fuzz]'`` and the
-compiled core. The harness instruments the pure
-reference (coverage guides the fuzzer towards new branches of the rules); the compiled code is
-checked by comparison and, under ``LD_PRELOAD`` of the AddressSanitizer runtime with the core
-built with ``CITEAUDIT_CFLAGS=-fsanitize=address``, for memory errors.
+compiled core. The harness instruments the pure reference (coverage guides the fuzzer
+towards new branches of the rules); the compiled code is checked by comparison and, under
+``LD_PRELOAD`` of the AddressSanitizer runtime with the core built with
+``CITEAUDIT_CFLAGS=-fsanitize=address``, for memory errors.
 """
 
 from __future__ import annotations
@@ -38,6 +40,7 @@ with atheris.instrument_imports():
     from citeaudit.core import (
         _amounts,
         _answer,
+        _checks,
         _core,
         _engine,
         _grammar,
@@ -48,6 +51,7 @@ with atheris.instrument_imports():
     )
     from citeaudit.core._policy import NOT_CITABLE
     from citeaudit.core._segment import Span
+    from citeaudit.core._sources import resolve_id
     from citeaudit.formats import _anthropic, _cohere, _gemini, _text
     from citeaudit.formats._anthropic import AnthropicFormat
     from citeaudit.formats._cohere import CohereFormat
@@ -69,13 +73,20 @@ def _source(name: str) -> ModuleType:
     assert spec is not None
     assert spec.loader is not None
     module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
+    sys.modules[spec.name] = module  # a dataclass reads its module while it is made
+    try:
+        spec.loader.exec_module(module)
+    finally:
+        del sys.modules[spec.name]  # not one of the package's modules
     return module
 
 
 with atheris.instrument_imports():
     _SOURCE = _source("citeaudit.core._segment")
     _POLICY_SOURCE = _source("citeaudit.core._policy")
+    _CHECKS_SOURCE = _source("citeaudit.core._checks")
+    _AMOUNTS_SOURCE = _source("citeaudit.core._amounts")
+    _ENGINE_SOURCE = _source("citeaudit.core._engine")
     _FEED_SOURCE = _source("citeaudit.request._feed")
     _TERMS_SOURCE = _source("citeaudit.support._terms")
     # The formats fuzzed, compiled and run from their source as Python (which reads the
@@ -90,16 +101,13 @@ def _parsed(text: str, grammar: str, compiled: bool) -> object:
     assemble = _core.assemble if compiled else _text.reference_assemble
     citations = _core.citations if compiled else _answer.reference_citations
     marks = _core.marks if compiled else _text.reference_marks
-    resolved = _core.resolve if compiled else _engine.reference_resolved
-    saved = _grammar._scan_brackets, _text._assemble, _answer._citations, _text._marks, \
-        _engine._resolved
+    saved = _grammar._scan_brackets, _text._assemble, _answer._citations, _text._marks
     _grammar._scan_brackets, _text._assemble, _answer._citations = scan, assemble, citations
-    _text._marks, _engine._resolved = marks, resolved
+    _text._marks = marks
     try:
         context = prepare(text, _SNAPSHOT, grammar=grammar)
     finally:
-        (_grammar._scan_brackets, _text._assemble, _answer._citations, _text._marks,
-         _engine._resolved) = saved
+        _grammar._scan_brackets, _text._assemble, _answer._citations, _text._marks = saved
     answer = context.answer
     return answer.claims, answer.citations, answer.malformed, context.resolved
 
@@ -159,6 +167,14 @@ def _read(form: Any, response: object, request: object) -> object:
         return str(error)
 
 
+def _uncited(claims: Any, text: str, grammar: str) -> None:
+    """The claims that need a citation (CA301/CA302), compiled and as Python, must be equal."""
+    for amounts, every in ((True, True), (True, False), (False, True)):
+        if _checks._uncited(claims, (), amounts, every) != \
+                _CHECKS_SOURCE._uncited(claims, (), amounts, every):
+            raise AssertionError(f"the uncited claims differ on {text!r} ({grammar})")
+
+
 def one_input(data: bytes) -> None:
     """One fuzzer input: a text, marks anywhere in it, and a grammar."""
     source = atheris.FuzzedDataProvider(data)
@@ -190,15 +206,18 @@ def one_input(data: bytes) -> None:
     encoded = text.encode()
     if _core.openings(encoded) != _loading.reference_openings(encoded):
         raise AssertionError(f"openings() differs on {text!r}")
-    if _parsed(text, grammar, compiled=True) != _parsed(text, grammar, compiled=False):
+    parsed = _parsed(text, grammar, compiled=True)
+    if parsed != _parsed(text, grammar, compiled=False):
         raise AssertionError(f"the parsed answer differs on {text!r} ({grammar})")
+    _uncited(parsed[0], text, grammar)
+    resolving = (parsed[1], _SNAPSHOT.index, resolve_id, _SNAPSHOT)
+    if _engine._resolved(*resolving) != _ENGINE_SOURCE._resolved(*resolving):
+        raise AssertionError(f"the resolved citations differ on {text!r} ({grammar})")
     cuts = [min(start, len(text)) for start, _ in raw] + list(range(0, len(text), 4))
     if _fed(_feed.Feed, text, cuts, grammar) != _fed(_FEED_SOURCE.Feed, text, cuts, grammar):
         raise AssertionError(f"the stream's feed differs on {text!r} cut at {cuts}")
-    amounts = (_amounts._names, _amounts._LABEL_WORDS, _amounts._NAMED)
-    if _core.states_amount(*amounts, text) != _amounts.reference_states_amount(text) or \
-            _core.identifier_spans(*amounts, Span, text) != \
-            _amounts.reference_identifier_spans(text):
+    if _amounts.states_amount(text) != _AMOUNTS_SOURCE.states_amount(text) or \
+            _amounts.identifier_spans(text) != _AMOUNTS_SOURCE.identifier_spans(text):
         raise AssertionError(f"the amounts differ on {text!r}")
     for start, end in _segment.segment(text, found):
         if _policy.policy_rule(text, start, end) != \

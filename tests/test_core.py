@@ -22,7 +22,7 @@ import subprocess
 import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from types import ModuleType
+from types import FunctionType, ModuleType
 from typing import Any
 
 import pytest
@@ -30,7 +30,16 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from citeaudit import CiteauditError, Config, audit, get_grammar, load_snapshot, prepare
-from citeaudit.core import _answer, _engine, _grammar, _native, _policy, _segment
+from citeaudit.core import (
+    _amounts,
+    _answer,
+    _checks,
+    _engine,
+    _grammar,
+    _native,
+    _policy,
+    _segment,
+)
 from citeaudit.core._answer import Citation
 from citeaudit.core._grammar import BracketGrammar
 from citeaudit.core._policy import (
@@ -76,12 +85,19 @@ def _source(name: str) -> ModuleType:
     assert spec is not None
     assert spec.loader is not None
     module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
+    sys.modules[spec.name] = module  # a dataclass reads its module while it is made
+    try:
+        spec.loader.exec_module(module)
+    finally:
+        del sys.modules[spec.name]  # not one of the package's modules
     return module
 
 
 SOURCE = _source("citeaudit.core._segment")
 POLICY_SOURCE = _source("citeaudit.core._policy")
+CHECKS_SOURCE = _source("citeaudit.core._checks")
+AMOUNTS_SOURCE = _source("citeaudit.core._amounts")
+ENGINE_SOURCE = _source("citeaudit.core._engine")
 PROFILE = settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 # Markers, punctuation, abbreviations, list / heading / table / code openers, CJK, full-width
@@ -106,30 +122,26 @@ GRAMMARS = [None, "numeric", "S", "id", "source", "numeric,S"]
 
 @contextlib.contextmanager
 def _using(scan: Callable[..., Any], assemble: Callable[..., Any],
-           citations: Callable[..., Any] | None = None,
-           resolved: Callable[..., Any] | None = None) -> Iterator[None]:
-    """The library's scan loop, claim assembly (with the marks it masks), citation building
-    and resolution swapped for these.
+           citations: Callable[..., Any] | None = None) -> Iterator[None]:
+    """The library's scan loop, claim assembly (with the marks it masks) and citation building
+    swapped for these.
     """
-    saved = (_grammar._scan_brackets, _text._assemble, _answer._citations, _engine._resolved,
-             _text._marks)
+    saved = (_grammar._scan_brackets, _text._assemble, _answer._citations, _text._marks)
     _grammar._scan_brackets, _text._assemble = scan, assemble
     _answer._citations = citations or saved[2]
-    _engine._resolved = resolved or saved[3]
     _text._marks = CORE.marks if assemble is CORE.assemble else _text.reference_marks
     try:
         yield
     finally:
-        (_grammar._scan_brackets, _text._assemble, _answer._citations, _engine._resolved,
-         _text._marks) = saved
+        _grammar._scan_brackets, _text._assemble, _answer._citations, _text._marks = saved
 
 
 def _both(work: Callable[[Callable[..., Any]], Any]) -> tuple[Any, Any]:
     """``work(segmenter)`` with the compiled core, then with the reference."""
-    with _using(CORE.scan_brackets, CORE.assemble, CORE.citations, CORE.resolve):
+    with _using(CORE.scan_brackets, CORE.assemble, CORE.citations):
         compiled = work(_segment.segment)
     with _using(_grammar.reference_scan_brackets, _text.reference_assemble,
-                _answer.reference_citations, _engine.reference_resolved):
+                _answer.reference_citations):
         reference = work(_segment.segment)
     return compiled, reference
 
@@ -301,8 +313,8 @@ def test_resolution_equal(text: str) -> None:
         snapshot = load_snapshot(sources)
         for name in ("numeric,S", "id", "source"):
             citations = prepare(text, snapshot, grammar=name).answer.citations
-            assert CORE.resolve(citations, snapshot.index, resolve_id, snapshot) == \
-                _engine.reference_resolved(citations, snapshot.index, resolve_id, snapshot)
+            assert _engine._resolved(citations, snapshot.index, resolve_id, snapshot) == \
+                ENGINE_SOURCE._resolved(citations, snapshot.index, resolve_id, snapshot)
 
 
 @PROFILE
@@ -454,12 +466,59 @@ amount_texts = st.one_of(
 @example("within 30 days, stages 3; Stage 3)")
 @example("ab. 30 a  30 #30 -30 a-30 İ 30 \n30 (30")
 def test_amounts_equal(text: str) -> None:
-    from citeaudit.core import _amounts  # noqa: PLC0415 - beside the module-level names
+    assert _amounts.states_amount(text) == AMOUNTS_SOURCE.states_amount(text)
+    assert _amounts.identifier_spans(text) == AMOUNTS_SOURCE.identifier_spans(text)
+    spans = [Span(*found.span()) for found in AMOUNTS_SOURCE._RUN.finditer(text)
+             if AMOUNTS_SOURCE._names(text, *found.span())]
+    assert _amounts.identifier_spans(text) == spans  # the digit runs are the pattern's
+    assert _amounts.states_amount(text) == any(
+        not AMOUNTS_SOURCE._names(text, *found.span())
+        for found in AMOUNTS_SOURCE._RUN.finditer(text))
 
-    names = (_amounts._names, _amounts._LABEL_WORDS, _amounts._NAMED)
-    assert CORE.states_amount(*names, text) == _amounts.reference_states_amount(text)
-    assert CORE.identifier_spans(*names, Span, text) == \
-        _amounts.reference_identifier_spans(text)
+
+class _Text(str):
+    """A str of another type: read as its text, compiled as in Python."""
+
+
+@pytest.mark.parametrize("text", ["Refunds take 30 days.", "GPT-4 and Stage 3", "", "x 9/11"])
+def test_amounts_read_a_str_subclass(text: str) -> None:
+    assert _amounts.states_amount(_Text(text)) == AMOUNTS_SOURCE.states_amount(text)
+    assert _amounts.identifier_spans(_Text(text)) == AMOUNTS_SOURCE.identifier_spans(text)
+
+
+@pytest.mark.parametrize("text", ["1", "12", "1.2", "1.", "1..2", "1-2-3", "1/2/", "1.-2",
+                                  "a1b", "1 2", "١٢", "1.2.3.4-5/6", "-1", "1\u0660"])
+def test_run_end_is_the_pattern(text: str) -> None:
+    """The digit runs found by the loop are those of ``_RUN``, its specification."""
+    found = [match.span() for match in AMOUNTS_SOURCE._RUN.finditer(text)]
+    looped, at = [], 0
+    while at < len(text):
+        if "0" <= text[at] <= "9":
+            end = AMOUNTS_SOURCE._run_end(text, at, len(text))
+            looped.append((at, end))
+            at = end
+        else:
+            at += 1
+    assert looped == found
+
+
+@pytest.mark.parametrize(("name", "loop"), [("citeaudit.core._checks", "_uncited"),
+                                           ("citeaudit.core._amounts", "states_amount"),
+                                           ("citeaudit.core._engine", "_resolved")])
+def test_compiled_from_source(name: str, loop: str) -> None:
+    """The build compiles the checks, the amounts and the engine from their source: what the
+    library runs unless ``CITEAUDIT_PURE=1`` chooses the Python; the hand-written core holds
+    no copy of them.
+    """
+    module = importlib.import_module(name)
+    assert module.__file__ is not None
+    assert module.__file__.endswith(".py") == _native._PURE
+    assert isinstance(getattr(module, loop), FunctionType) == _native._PURE  # compiled: C
+    assert _source(name).__file__.endswith(".py")
+    for copy in ("uncited", "located", "states_amount", "identifier_spans", "resolve",
+                 "collect"):
+        assert not hasattr(CORE, copy)
+    assert _engine.Context is _checks.Context
 
 
 # Uncited sentences whose only digits are in a shape of an unread marker, or in a broken one.
@@ -478,14 +537,16 @@ unread_sentences = st.tuples(
 @example("Refunds take long (chunk 12).", True, True)
 @example(["Fees apply 【4:0†source】", "Refunds take long [Source 1]"], True, False)
 def test_uncited_claims_equal(answer: str | list[str], amounts: bool, every: bool) -> None:
-    from citeaudit.core import _checks  # noqa: PLC0415 - beside the module-level names
-
     claims = prepare(answer, ["a", "b", "c"]).answer.claims
     provider = [Citation(i, n, (0, 1), None, None) for i, n in (("a", 1), ("b", 3), ("c", 1))]
     for citations in ((), provider):
-        assert CORE.uncited(_checks._needs_citation, _checks.states_amount, _checks.quoted,
-                            _checks._UNCITED, _checks.Problem, claims, citations, amounts,
-                            every) == _checks.reference_uncited(claims, citations, amounts, every)
+        assert _checks._uncited(claims, citations, amounts, every) == \
+            CHECKS_SOURCE._uncited(claims, citations, amounts, every)
+    for claim in claims:
+        assert _checks._needs_citation(claim, amounts, every) == \
+            CHECKS_SOURCE._needs_citation(claim, amounts, every)
+        for limit in (0, 1, 10, 60):
+            assert _checks.quoted(claim.text, limit) == CHECKS_SOURCE.quoted(claim.text, limit)
 
 
 # Provider citations with a location: each unit, ranges in and out of their source, quotes
@@ -500,8 +561,7 @@ locations = st.tuples(
 @PROFILE
 @given(st.lists(st.tuples(st.one_of(st.none(), locations), st.integers(0, 4)), max_size=6))
 def test_located_equal(cited: list[tuple[tuple[str, int, int, str | None] | None, int]]) -> None:
-    from citeaudit.core import _checks  # noqa: PLC0415 - beside the module-level names
-    from citeaudit.core._answer import Citation, Location  # noqa: PLC0415
+    from citeaudit.core._answer import Location  # noqa: PLC0415
 
     sources = [{"id": f"d{i}", "text": t, "metadata": {"blocks": [t, "more"]}}
                for i, t in enumerate(SOURCE_TEXTS)]
@@ -512,8 +572,8 @@ def test_located_equal(cited: list[tuple[tuple[str, int, int, str | None] | None
         citations.append(Citation(f"d{source}", 1, (0, 1), None, "$.x", None, None, place))
         resolved.append(f"d{source}" if source < len(SOURCE_TEXTS) else None)
     problem_of = _checks._location_problem
-    assert CORE.located(citations, resolved, index, problem_of) == \
-        _checks.reference_located(citations, resolved, index, problem_of)
+    assert _checks._located(citations, resolved, index, problem_of) == \
+        CHECKS_SOURCE._located(citations, resolved, index, problem_of)
 
 
 # Passages that carry ids, with every field well formed or not.
@@ -768,7 +828,7 @@ def test_collect_equal() -> None:
                 Problem("CA101", "broken", None, None, "[1-]")]
     config = Config(ignore=("CA202",), severity={"CA301": Severity.ERROR})
     made: list[list[Finding]] = [[], []]
-    for found, collect in zip(made, (CORE.collect, _engine.reference_collect), strict=True):
+    for found, collect in zip(made, (_engine._collect, ENGINE_SOURCE._collect), strict=True):
         collect(found, problems, config.enabled, config.severity_of, Finding, RULES,
                 _engine._own_finding, check)
     assert made[0] == made[1]

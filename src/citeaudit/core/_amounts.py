@@ -1,3 +1,6 @@
+# cython: boundscheck=False
+# (for the compiled build: every index below is checked against the text's bounds before it
+# is read; the fuzzer runs this module under AddressSanitizer)
 """Amounts, not identifiers: the digits of ``GPT-4``, ``Windows 10``, ``SARS-CoV-2``, ``3D``,
 ``4th grade``, ``Stage 3``, ``Article 2.4`` or ``passage 2`` name something; they state no
 quantity. CA302 (a claim stating a quantity cites nothing) and the support judges' amounts
@@ -5,15 +8,14 @@ both leave them out.
 
 An amount is a count of things, a measure with a unit, money, a percentage, a date, a
 duration: what is left when the identifiers are cut out. Every pattern here is bounded, so
-the scan is linear in the text.
+the scan is linear in the text. The digit runs are found by a character loop (``_run_end``),
+which the compiled build runs in C; ``_RUN`` is its specification, held to it by a test.
 """
 
 from __future__ import annotations
 
-import functools
 import re
 
-from citeaudit.core._native import core
 from citeaudit.core._segment import Span, mask
 
 __all__ = ["identifier_spans", "states_amount", "without_identifiers"]
@@ -30,13 +32,11 @@ _LABELS = (
     "|reference|ref|citation|footnote|note|line|verse|psalm|canto|track|disc|op|opus")
 # The word right before a number that makes it a label: "Stage 3", "Article 2.4", "passage 2".
 _LABEL_WORDS = frozenset(_LABELS.replace("world war", "war").split("|"))
-# One digit first, then the rest: a class (not a repeat) opening the pattern lets the regex
-# engine skip to digits fast.
+# A digit run: digits, then any number of a separator with digits after it (the
+# specification of _run_end).
 _RUN = re.compile(r"[0-9](?:[0-9]*(?:[.\-/][0-9]+)*)")
 _ORDINAL = ("st", "nd", "rd", "th")
 _NAMED = ("401(k)", "529 plan", "9/11", "24/7")
-_DIGIT = re.compile(r"[0-9]")
-_PLAIN_AFTER = frozenset(" ,.;:%)\n")  # after an amount's digits, never after a name's
 
 
 def _labelled(text: str, start: int) -> bool:
@@ -61,8 +61,11 @@ def _labelled(text: str, start: int) -> bool:
 
 def _names(text: str, start: int, end: int) -> bool:
     """Whether the digit run at ``start:end`` names something rather than an amount."""
-    before = text[start - 1] if start else ""
-    if before == " " and text[end:end + 1] in _PLAIN_AFTER and not _labelled(text, start):
+    # Where nothing stands before the run, a character no rule reads before it (a NUL reads
+    # as nothing reads: not a space, a letter, a hyphen or a hash).
+    before = text[start - 1] if start else "\x00"
+    if before == " " and end < len(text) and text[end] in " ,.;:%)\n" and \
+            not _labelled(text, start):
         return text.startswith(_NAMED, start)  # "within 30 days": the common case, first
     if before.isalpha() or (before == "-" and start > 1 and text[start - 2].isalnum()):
         return True  # GPT-4, SARS-CoV-2, H1N1, B12, v2.1
@@ -75,9 +78,35 @@ def _names(text: str, start: int, end: int) -> bool:
     return text.startswith(_NAMED, start)
 
 
+def _run_end(text: str, at: int, size: int) -> int:
+    """Where the digit run opening at ``at`` ends (``_RUN``): digits, then any number of a
+    separator (``.``, ``-``, ``/``) with digits after it.
+    """
+    at += 1
+    while at < size and "0" <= text[at] <= "9":
+        at += 1
+    while at + 1 < size and text[at] in ".-/" and "0" <= text[at + 1] <= "9":
+        at += 2
+        while at < size and "0" <= text[at] <= "9":
+            at += 1
+    return at
+
+
 def identifier_spans(text: str) -> list[Span]:
     """Where ``text`` names something with digits (the digit runs, in text order)."""
-    return [Span(*m.span()) for m in _RUN.finditer(text) if _names(text, *m.span())]
+    chars = text if type(text) is str else str.__str__(text)  # a subclass's text, as a str
+    spans = []
+    size = len(chars)
+    at = 0
+    while at < size:
+        if "0" <= chars[at] <= "9":
+            end = _run_end(chars, at, size)
+            if _names(chars, at, end):
+                spans.append(Span(at, end))
+            at = end
+        else:
+            at += 1
+    return spans
 
 
 def without_identifiers(text: str) -> str:
@@ -90,17 +119,15 @@ def states_amount(text: str) -> bool:
     """Whether ``text`` states a quantity: a digit run that names nothing (the first one
     decides, most often).
     """
-    for found in _RUN.finditer(text):  # noqa: SIM110 - a loop: no generator frame per call
-        if not _names(text, found.start(), found.end()):
-            return True
+    chars = text if type(text) is str else str.__str__(text)  # a subclass's text, as a str
+    size = len(chars)
+    at = 0
+    while at < size:
+        if "0" <= chars[at] <= "9":
+            end = _run_end(chars, at, size)
+            if not _names(chars, at, end):
+                return True
+            at = end
+        else:
+            at += 1
     return False
-
-
-reference_states_amount = states_amount
-reference_identifier_spans = identifier_spans
-if (_compiled := core()) is not None:
-    # The digit runs walked in C; where a run is not plainly placed, the compiled walk asks
-    # the reference's _names.
-    states_amount = functools.partial(_compiled.states_amount, _names, _LABEL_WORDS, _NAMED)
-    identifier_spans = functools.partial(_compiled.identifier_spans, _names, _LABEL_WORDS,
-                                         _NAMED, Span)

@@ -5,7 +5,6 @@ is produced by exactly one check here (``CHECKS`` maps checks to their codes).
 
 from __future__ import annotations
 
-import functools
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -19,7 +18,6 @@ from citeaudit.core._config import Config
 from citeaudit.core._findings import Problem
 from citeaudit.core._judging import ClaimSupport, Judgement, Remembered, get_judge
 from citeaudit.core._layout import reference_blocks
-from citeaudit.core._native import core
 from citeaudit.core._registry import Registry
 from citeaudit.core._segment import Span, code_spans, mask
 from citeaudit.core._sources import Snapshot, Source
@@ -197,8 +195,7 @@ def _located(citations: Sequence[Citation], resolved: Sequence[str | None],
              index: Mapping[str, Source], problem_of: Callable[..., Problem | None],
              ) -> list[Problem]:
     """The problem (from ``problem_of``, :func:`_location_problem`) of each citation with a
-    location in the source it names. The pure-Python reference of
-    :func:`citeaudit.core._core.located`.
+    location in the source it names.
     """
     found = []
     for citation, source_id in zip(citations, resolved, strict=True):
@@ -355,8 +352,7 @@ def _explained(problem: Problem, claims: dict[int, Claim], snapshot: Snapshot) -
 def _uncited(claims: Sequence[Claim], citations: Sequence[Citation], amounts: bool,
              every: bool) -> list[Problem]:
     """A problem for each claim without markers (and not the claim of one of a provider's
-    ``citations``) that needs a citation. The pure-Python reference of
-    :func:`citeaudit.core._core.uncited`.
+    ``citations``) that needs a citation.
     """
     cited = set(map(_CLAIM, citations))
     found = []
@@ -519,10 +515,3 @@ CHECKS: Registry[Check] = Registry("checks", {
 
 # A Context from all its fields' values in order (``judged`` a new dict).
 new_context = Context
-
-reference_uncited = _uncited
-reference_located = _located
-if (_compiled := core()) is not None:
-    _located = _compiled.located
-    _uncited = functools.partial(_compiled.uncited, _needs_citation, states_amount, quoted,
-                                 _UNCITED, Problem)

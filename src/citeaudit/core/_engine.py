@@ -36,7 +36,6 @@ from citeaudit.core._config import Config
 from citeaudit.core._findings import Finding, Problem, finding_order
 from citeaudit.core._grammar import Grammar, get_grammar, infer
 from citeaudit.core._metrics import Metrics, compute_metrics
-from citeaudit.core._native import core
 from citeaudit.core._refusal import Refusal
 from citeaudit.core._report import Report, Status, new_report
 from citeaudit.core._rules import RULES, Rule, Severity
@@ -124,12 +123,14 @@ def _resolved(citations: Sequence[Citation], known: Mapping[str, object],
               resolve: Callable[[str, str, Snapshot], str | None], snapshot: Snapshot,
               ) -> tuple[str | None, ...]:
     """The snapshot id each citation names (see :func:`resolve_id`); most cited ids are in
-    ``known``, the snapshot's index, as written: one dict lookup. The pure-Python reference
-    of :func:`citeaudit.core._core.resolve`.
+    ``known``, the snapshot's index, as written: one dict lookup.
     """
-    return tuple(c.source_id if c.source_id in known else resolve(c.source_id, c.prefix,
-                                                                   snapshot)
-                 for c in citations)
+    found = []
+    for citation in citations:
+        source_id = citation.source_id
+        found.append(source_id if source_id in known else resolve(source_id, citation.prefix,
+                                                                   snapshot))
+    return tuple(found)
 
 
 def findings_of(context: Context, checks: Sequence[Check] | None = None) -> list[Finding]:
@@ -154,18 +155,18 @@ def findings_of(context: Context, checks: Sequence[Check] | None = None) -> list
     return found
 
 
-def _collect(found: list[Finding], problems: Iterable[Problem], enabled: frozenset[str],  # noqa: PLR0917 -- mirrors the compiled core's signature
+def _collect(found: list[Finding], problems: Iterable[Problem], enabled: frozenset[str],  # noqa: PLR0917 -- the loop's collaborators, passed once a check
              severity_of: Callable[[str], Severity], finding: type[Finding],
              rules: Mapping[str, Rule], own: Callable[[Check, Problem], Finding],
              check: Check) -> None:
     """Append to ``found`` the finding of each problem whose code is enabled, and ``own``'s
-    for a code neither enabled nor a rule's (a custom check's own). The pure-Python reference
-    of :func:`citeaudit.core._core.collect`.
+    for a code neither enabled nor a rule's (a custom check's own).
     """
     for problem in problems:
-        if problem.code in enabled:
-            found.append(finding(problem.code, severity_of(problem.code), *problem[1:]))
-        elif problem.code not in rules:
+        code = problem.code
+        if code in enabled:
+            found.append(finding(code, severity_of(code), *problem[1:]))
+        elif code not in rules:
             found.append(own(check, problem))
 
 
@@ -360,11 +361,3 @@ def _scope(enabled: frozenset[str], support: str | None,
     if support is None:
         return checked, (*ignored, _SUPPORT)
     return (*checked, f"support, by the {support} judge"), ignored
-
-
-
-reference_resolved = _resolved
-reference_collect = _collect
-if (_compiled := core()) is not None:
-    _resolved = _compiled.resolve
-    _collect = _compiled.collect

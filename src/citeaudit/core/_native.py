@@ -1,9 +1,10 @@
 """Which implementation of the engine's hot loops runs: the compiled core
 (:mod:`citeaudit.core._core`, built from ``_core.pyx`` when the package is installed with a C
 compiler) or the pure-Python reference it mirrors. The modules compiled from their own source
-(:mod:`citeaudit.core._segment`, :mod:`citeaudit.core._policy`,
-:mod:`citeaudit.support._terms` and others: ``setup.py``'s ``_FROM_SOURCE``) have no reference
-apart: :mod:`citeaudit._speedups` chooses their build, by the same variable.
+(:mod:`citeaudit.core._segment`, :mod:`citeaudit.core._policy`, :mod:`citeaudit.core._checks`,
+:mod:`citeaudit.core._amounts`, :mod:`citeaudit.core._engine`, :mod:`citeaudit.support._terms`
+and the others of ``setup.py``'s ``_FROM_SOURCE``) have no reference apart:
+:mod:`citeaudit._speedups` chooses their build, by the same variable.
 
 ``CITEAUDIT_PURE=1`` (read once, at import) selects the reference even where the core is
 built; without the built core the reference runs anyway, slower, with the same results.
