@@ -9,21 +9,21 @@ patterns and constants, so there is one definition of every rule:
   ``citeaudit.formats._text._claimed`` does; the claim policy's decisions come from
   ``citeaudit.core._policy``'s ``Exemptions`` (compiled from its own source too), which the
   caller gives;
-- :func:`scan_brackets` mirrors the loop of ``BracketGrammar.scan``;
+- :func:`scan_brackets` mirrors the loop of ``BracketGrammar.scan`` (and :func:`sight_brackets`
+  and :func:`sighting` its ``sight``, the settled verdict's scan);
 - :func:`assemble` mirrors the claim assembly loop of ``citeaudit.formats._text.parse_text``
   (and :func:`marks`, ``_text._marks``);
 - :func:`citations` mirrors ``citeaudit.core._answer._citations``;
-- :func:`resolve` mirrors ``citeaudit.core._engine._resolved``;
 - :func:`ranged` mirrors ``citeaudit.formats._ranges._ranged`` (claims from the cited ranges of
   a provider's answer);
-- :func:`states_amount` and :func:`identifier_spans` mirror ``citeaudit.core._amounts``'s (the
-  digit runs, and ``_names`` where a run is plainly placed);
-- :func:`uncited` mirrors ``citeaudit.core._checks._uncited`` (CA301/CA302);
-- :func:`located` mirrors ``citeaudit.core._checks._located`` (CA204/CA205's loop);
-- :func:`passages` mirrors ``citeaudit.core._sources._sources`` for a list of passages that
-  carry their ids (and gives up, None, where the reference must decide);
-- :func:`collect` mirrors the loop of ``citeaudit.core._engine.findings_of`` over a check's
-  problems.
+- :func:`passages` and :func:`strings` mirror ``citeaudit.core._sources``'s reading of
+  passages that carry their ids and of plain strings (:func:`passages` gives up, None, where
+  the reference must decide); :func:`fingerprinted` its fingerprint's buffer;
+- :func:`openings` mirrors ``citeaudit.core._loading``'s count of a dataset's openings, and
+  :func:`square_hints` ``citeaudit.core._unread``'s.
+
+The checks (CA301/CA302, CA204/CA205), the amounts and the engine's resolution and collection
+of findings are compiled from their own Python instead (``docs/compiled.md``).
 
 What is compiled is the interpreter's share: character tests, index arithmetic, bisects over C
 arrays, tuples built without Python frames. The regular expressions stay Python's. The
