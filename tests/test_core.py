@@ -40,6 +40,7 @@ from citeaudit.core import (
     _policy,
     _segment,
     _sources,
+    _unread,
 )
 from citeaudit.core._answer import Citation
 from citeaudit.core._grammar import BracketGrammar
@@ -100,6 +101,7 @@ CHECKS_SOURCE = _source("citeaudit.core._checks")
 AMOUNTS_SOURCE = _source("citeaudit.core._amounts")
 ENGINE_SOURCE = _source("citeaudit.core._engine")
 SOURCES_SOURCE = _source("citeaudit.core._sources")
+UNREAD_SOURCE = _source("citeaudit.core._unread")
 PROFILE = settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 # Markers, punctuation, abbreviations, list / heading / table / code openers, CJK, full-width
@@ -946,6 +948,10 @@ def test_openings_equal(data: bytes) -> None:
      "ci", "x", "]", "[[", "\u212a", "[\u017f", "["]), max_size=30).map("".join)))
 @example("[ \u017fo] [S id] [Sid] [s\u2003] [\t\t\t\t1] [\t\t\t1] [ſr")
 def test_square_hints_equal(text: str) -> None:
-    from citeaudit.core import _unread  # noqa: PLC0415 - beside the module-level names
-
-    assert CORE.square_hints(text) == _unread.reference_square_hints(text)
+    """The hints' loop, compiled and as Python, counts the matches of the pattern it
+    implements (``SQUARE_HINT``), of a ``str`` subclass too.
+    """
+    expected = len(_unread.SQUARE_HINT.findall(text))
+    assert _unread.square_hints(text) == expected
+    assert UNREAD_SOURCE.square_hints(text) == expected
+    assert _unread.square_hints(type("Text", (str,), {})(text)) == expected

@@ -16,12 +16,12 @@ patterns and constants, so there is one definition of every rule:
 - :func:`citations` mirrors ``citeaudit.core._answer._citations``;
 - :func:`ranged` mirrors ``citeaudit.formats._ranges._ranged`` (claims from the cited ranges of
   a provider's answer);
-- :func:`openings` mirrors ``citeaudit.core._loading``'s count of a dataset's openings, and
-  :func:`square_hints` ``citeaudit.core._unread``'s.
+- :func:`openings` mirrors ``citeaudit.core._loading``'s count of a dataset's openings.
 
 The checks (CA301/CA302, CA204/CA205), the amounts, the engine's resolution and collection
-of findings and the snapshot's reading of passages and its fingerprint's buffer
-(``citeaudit.core._sources``) are compiled from their own Python instead (``docs/compiled.md``).
+of findings, the snapshot's reading of passages and its fingerprint's buffer
+(``citeaudit.core._sources``) and the square-bracket hints (``citeaudit.core._unread``) are
+compiled from their own Python instead (``docs/compiled.md``).
 
 What is compiled is the interpreter's share: character tests, index arithmetic, bisects over C
 arrays, tuples built without Python frames. The regular expressions stay Python's. The
@@ -51,7 +51,6 @@ from citeaudit.core._records cimport (
 
 cdef extern from "Python.h":
     int PyUnicode_KIND(object text)
-    bint Py_UNICODE_ISSPACE(Py_UCS4 c)
     void* PyUnicode_DATA(object text)
     Py_UCS4 PyUnicode_READ(int kind, void* data, Py_ssize_t index) nogil
 
@@ -555,46 +554,6 @@ def ranged(str text, object spans, list cited, rules, exempt, claim_type, citati
             for citation in made:
                 citations.append(_claimed(citation_type, citation, number))
     return claims, citations
-
-
-cdef inline bint _folds_to(Py_UCS4 c, Py_UCS4 lower):
-    """Whether ``c`` matches the ASCII letter ``lower`` case-blind, as the regex engine
-    matches it (it folds "ſ", U+017F, to "s" too).
-    """
-    return c == lower or <long>c == <long>lower - 32 or (lower == u's' and <long>c == 0x17F)
-
-
-def square_hints(str text):
-    """``len(_unread.SQUARE_HINT.findall(text))``: the ``[`` that open a shape a citation may
-    take: up to three white-space characters, then a digit, one of "so", "sr", "do", "pa",
-    "re", "co", "ch" (case-blind), or "s"/"S" then white space, ":", "#", "_", "-", a digit
-    or "id". (No match holds a ``[`` after its first: each ``[`` is tried on its own.)
-    """
-    cdef Py_ssize_t size = len(text), at = text.find(u"["), probe
-    cdef Py_ssize_t count = 0, blanks
-    cdef Py_UCS4 c, d
-    while at >= 0:
-        probe = at + 1
-        blanks = 0
-        while blanks < 3 and probe < size and Py_UNICODE_ISSPACE(text[probe]):
-            probe += 1
-            blanks += 1
-        if probe < size:
-            c = text[probe]
-            d = text[probe + 1] if probe + 1 < size else 0
-            if u'0' <= c <= u'9' or (
-                    _folds_to(c, u's') and (_folds_to(d, u'o') or _folds_to(d, u'r'))) or (
-                    _folds_to(c, u'd') and _folds_to(d, u'o')) or (
-                    _folds_to(c, u'p') and _folds_to(d, u'a')) or (
-                    _folds_to(c, u'r') and _folds_to(d, u'e')) or (
-                    _folds_to(c, u'c') and (_folds_to(d, u'o') or _folds_to(d, u'h'))) or (
-                    (c == u's' or c == u'S') and probe + 1 < size and (
-                        Py_UNICODE_ISSPACE(d) or d == u':' or d == u'#' or d == u'_'
-                        or d == u'-' or u'0' <= d <= u'9'
-                        or (d == u'i' and probe + 2 < size and text[probe + 2] == u'd'))):
-                count += 1
-        at = text.find(u"[", at + 1)
-    return count
 
 
 def openings(bytes data):
