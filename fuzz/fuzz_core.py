@@ -6,17 +6,20 @@ overlap (``citeaudit.support._terms``, compiled from its own Python) read it too
 sentences as a passage, its first sentence as the claim; the amounts' digit runs
 (``citeaudit.core._amounts``), the claim policy's decision on each of its sentences
 (``citeaudit.core._policy``), the claims that need a citation (``citeaudit.core._checks``:
-CA301/CA302) and the citations' resolution (``citeaudit.core._engine``). Gemini, Cohere and
+CA301/CA302), the citations' resolution (``citeaudit.core._engine``), the snapshot's reading
+of its pieces as passages and their fingerprint (``citeaudit.core._sources``) and the
+square-bracket hints (``citeaudit.core._unread``, against the pattern). Gemini, Cohere and
 Anthropic responses over the text, with offsets where the input says, are read by their
 formats (``citeaudit.formats._gemini`` and the others): the snapshot and the answer must
 equal what the same modules make run as Python.
 
     python3 fuzz/fuzz_core.py -atheris_runs=20000          # or any libFuzzer flags
 
-The segmentation, the claim policy, the checks, the amounts, the engine, the stream's feed,
-the lexical judge's content words and the provider formats, compiled from their own Python
-(``citeaudit.core._segment``, ``citeaudit.core._policy``, ``citeaudit.core._checks``,
-``citeaudit.core._amounts``, ``citeaudit.core._engine``, ``citeaudit.request._feed``,
+The segmentation, the claim policy, the checks, the amounts, the engine, the snapshot's
+reading, the stream's feed, the lexical judge's content words and the provider formats,
+compiled from their own Python (``citeaudit.core._segment``, ``citeaudit.core._policy``,
+``citeaudit.core._checks``, ``citeaudit.core._amounts``, ``citeaudit.core._engine``,
+``citeaudit.core._sources``, ``citeaudit.request._feed``,
 ``citeaudit.support._terms``, ``citeaudit.formats._anthropic``..),
 are checked against that Python, run as such. Needs ``pip install -e '.[fuzz]'`` and the
 compiled core. The harness instruments the pure reference (coverage guides the fuzzer
@@ -47,6 +50,7 @@ with atheris.instrument_imports():
         _loading,
         _policy,
         _segment,
+        _sources,
         _unread,
     )
     from citeaudit.core._policy import NOT_CITABLE
@@ -88,12 +92,28 @@ with atheris.instrument_imports():
     _AMOUNTS_SOURCE = _source("citeaudit.core._amounts")
     _ENGINE_SOURCE = _source("citeaudit.core._engine")
     _FEED_SOURCE = _source("citeaudit.request._feed")
+    _SOURCES_SOURCE = _source("citeaudit.core._sources")
     _TERMS_SOURCE = _source("citeaudit.support._terms")
     # The formats fuzzed, compiled and run from their source as Python (which reads the
     # compiled _fields and _ranges: the format's own loops are compared).
     _FORMATS = [(form(), getattr(_source(module.__name__), form.__name__)())
                 for module, form in ((_gemini, GeminiFormat), (_cohere, CohereFormat),
                                      (_anthropic, AnthropicFormat))]
+
+
+def _read_as_passages(text: str) -> None:
+    """The text's pieces read as a snapshot's passages (strings, then objects with ids) and
+    fingerprinted, compiled and as Python.
+    """
+    pieces = text.split("[")
+    ids = _sources.numbered_ids(len(pieces))
+    objects = [{"id": f"p{at}", "text": piece, "score": at} for at, piece in enumerate(pieces)]
+    if _sources._strings(pieces, ids) != _SOURCES_SOURCE._strings(pieces, ids) or \
+            _sources._passages(objects) != _SOURCES_SOURCE._passages(objects):
+        raise AssertionError(f"the passages read differ on {text!r}")
+    made = load_snapshot(objects).sources
+    if _sources._fingerprinted(made) != _SOURCES_SOURCE._fingerprinted(made):
+        raise AssertionError(f"the fingerprint's buffer differs on {text!r}")
 
 
 def _parsed(text: str, grammar: str, compiled: bool) -> object:
@@ -201,8 +221,9 @@ def one_input(data: bytes) -> None:
                                         _POLICY_SOURCE.Exemptions(text, rules, "\n" in text,
                                                                   found)):
             raise AssertionError(f"segment_claimed() differs on {text!r}")
-    if _core.square_hints(text) != _unread.reference_square_hints(text):
+    if _unread.square_hints(text) != len(_unread.SQUARE_HINT.findall(text)):
         raise AssertionError(f"square_hints() differs on {text!r}")
+    _read_as_passages(text)
     encoded = text.encode()
     if _core.openings(encoded) != _loading.reference_openings(encoded):
         raise AssertionError(f"openings() differs on {text!r}")

@@ -39,6 +39,8 @@ from citeaudit.core import (
     _native,
     _policy,
     _segment,
+    _sources,
+    _unread,
 )
 from citeaudit.core._answer import Citation
 from citeaudit.core._grammar import BracketGrammar
@@ -98,6 +100,8 @@ POLICY_SOURCE = _source("citeaudit.core._policy")
 CHECKS_SOURCE = _source("citeaudit.core._checks")
 AMOUNTS_SOURCE = _source("citeaudit.core._amounts")
 ENGINE_SOURCE = _source("citeaudit.core._engine")
+SOURCES_SOURCE = _source("citeaudit.core._sources")
+UNREAD_SOURCE = _source("citeaudit.core._unread")
 PROFILE = settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 # Markers, punctuation, abbreviations, list / heading / table / code openers, CJK, full-width
@@ -593,33 +597,37 @@ passage_objects = st.fixed_dictionaries({}, optional={
 @PROFILE
 @given(st.lists(st.one_of(passage_objects, st.sampled_from(["text", 3])), max_size=5))
 def test_passages_equal(passages: list[Any]) -> None:
-    from citeaudit.core import _sources  # noqa: PLC0415 - beside the module-level names
-
-    def loaded() -> object:
+    """A list of passages read at once (``_passages``), compiled and as Python, gives the
+    snapshot (or the error) that reading each passage on its own gives.
+    """
+    def loaded(module: ModuleType) -> object:
         try:
-            snapshot = load_snapshot(passages)
+            snapshot = module.load_snapshot(passages)
         except CiteauditError as error:
             return str(error)
         return snapshot.sources, snapshot.ids_from, snapshot.numbering, snapshot.fingerprint
 
-    compiled = loaded()
-    saved, _sources._passages = _sources._passages, None
+    compiled = loaded(_sources)
+    assert loaded(SOURCES_SOURCE) == compiled
+    saved, SOURCES_SOURCE._passages = SOURCES_SOURCE._passages, lambda *_: None
     try:
-        assert loaded() == compiled
+        assert loaded(SOURCES_SOURCE) == compiled  # each passage read on its own
     finally:
-        _sources._passages = saved
+        SOURCES_SOURCE._passages = saved
+    carried = not passages or type(passages[0]) is not dict or passages[0].get("id") is not None
+    ids = None if carried else _sources.numbered_ids(len(passages))
+    read = _sources._passages(passages, ids)
+    assert read == SOURCES_SOURCE._passages(passages, ids)
+    assert read is None or all(type(source) is _sources.Source for source in read)
 
 
 @PROFILE
 @given(st.lists(st.sampled_from(["text", "", " a passage ", "［１］", "\x00", 3, None,
-                                 {"text": "t"}]), max_size=6))
+                                 {"text": "t"}, type("Text", (str,), {})("sub")]), max_size=6))
 def test_strings_equal(passages: list[Any]) -> None:
-    from citeaudit.core import _sources  # noqa: PLC0415 - beside the module-level names
-
     ids = _sources.numbered_ids(len(passages))
-    made = CORE.strings(passages, ids, _sources.Source, _sources.NO_METADATA)
-    assert made == _sources.reference_strings(passages, ids, _sources.Source,
-                                              _sources.NO_METADATA)
+    made = _sources._strings(passages, ids)
+    assert made == SOURCES_SOURCE._strings(passages, ids)
     assert made is None or all(type(source) is _sources.Source for source in made)
 
 
@@ -915,10 +923,11 @@ def test_under_cited_lead_equal(text: str) -> None:
                                             "\x00", "x" * 70000]))), max_size=6))
 @example([("1", "\udfff"), ("\ud83d", "")])  # lone surrogates: written as surrogatepass does
 def test_fingerprinted_equal(parts: list[tuple[str, str]]) -> None:
-    from citeaudit.core import _sources  # noqa: PLC0415 - beside the module-level names
-
     sources = tuple(_sources.Source(given, text) for given, text in parts)
-    assert CORE.fingerprinted(sources) == _sources.reference_fingerprinted(sources)
+    assert _sources._fingerprinted(sources) == SOURCES_SOURCE._fingerprinted(sources)
+    texts = type("Text", (str,), {})
+    subclassed = tuple(_sources.Source(texts(given), texts(text)) for given, text in parts)
+    assert _sources._fingerprinted(subclassed) == SOURCES_SOURCE._fingerprinted(sources)
 
 
 @PROFILE
@@ -939,6 +948,10 @@ def test_openings_equal(data: bytes) -> None:
      "ci", "x", "]", "[[", "\u212a", "[\u017f", "["]), max_size=30).map("".join)))
 @example("[ \u017fo] [S id] [Sid] [s\u2003] [\t\t\t\t1] [\t\t\t1] [ſr")
 def test_square_hints_equal(text: str) -> None:
-    from citeaudit.core import _unread  # noqa: PLC0415 - beside the module-level names
-
-    assert CORE.square_hints(text) == _unread.reference_square_hints(text)
+    """The hints' loop, compiled and as Python, counts the matches of the pattern it
+    implements (``SQUARE_HINT``), of a ``str`` subclass too.
+    """
+    expected = len(_unread.SQUARE_HINT.findall(text))
+    assert _unread.square_hints(text) == expected
+    assert UNREAD_SOURCE.square_hints(text) == expected
+    assert _unread.square_hints(type("Text", (str,), {})(text)) == expected

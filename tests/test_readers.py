@@ -133,17 +133,8 @@ def _same(cases: list[Case], *, subclassed: bool = False) -> None:
     pure = pickle.loads(run.stdout)  # this test's own output
     assert len(pure) == len(cases)
     for (answer, request), ours, theirs in zip(cases, compiled, pure, strict=True):
-        assert _compared(ours, subclassed) == _compared(theirs, subclassed), (answer, request)
+        assert ours == theirs, (answer, request)
 
-
-def _compared(outcome: object, subclassed: bool) -> object:
-    """What of an outcome is compared: all of it, but the snapshot's fingerprint where the
-    texts are subclasses of str (the compiled core's ``fingerprinted``, not the formats',
-    reads an ASCII one otherwise than the Python does).
-    """
-    if subclassed and isinstance(outcome, dict):
-        return {key: value for key, value in outcome.items() if key != "fingerprint"}
-    return outcome
 
 
 def test_the_clean_responses_read_alike() -> None:

@@ -16,14 +16,12 @@ patterns and constants, so there is one definition of every rule:
 - :func:`citations` mirrors ``citeaudit.core._answer._citations``;
 - :func:`ranged` mirrors ``citeaudit.formats._ranges._ranged`` (claims from the cited ranges of
   a provider's answer);
-- :func:`passages` and :func:`strings` mirror ``citeaudit.core._sources``'s reading of
-  passages that carry their ids and of plain strings (:func:`passages` gives up, None, where
-  the reference must decide); :func:`fingerprinted` its fingerprint's buffer;
-- :func:`openings` mirrors ``citeaudit.core._loading``'s count of a dataset's openings, and
-  :func:`square_hints` ``citeaudit.core._unread``'s.
+- :func:`openings` mirrors ``citeaudit.core._loading``'s count of a dataset's openings.
 
-The checks (CA301/CA302, CA204/CA205), the amounts and the engine's resolution and collection
-of findings are compiled from their own Python instead (``docs/compiled.md``).
+The checks (CA301/CA302, CA204/CA205), the amounts, the engine's resolution and collection
+of findings, the snapshot's reading of passages and its fingerprint's buffer
+(``citeaudit.core._sources``) and the square-bracket hints (``citeaudit.core._unread``) are
+compiled from their own Python instead (``docs/compiled.md``).
 
 What is compiled is the interpreter's share: character tests, index arithmetic, bisects over C
 arrays, tuples built without Python frames. The regular expressions stay Python's. The
@@ -34,11 +32,10 @@ every name read here is defined.
 """
 
 from cpython.mem cimport PyMem_Free, PyMem_Malloc, PyMem_Realloc
-from libc.math cimport isfinite
 from libc.string cimport memchr, memcpy
 from cpython.ref cimport PyObject, Py_DECREF, Py_INCREF
 from cpython.tuple cimport PyTuple_Check, PyTuple_GET_SIZE
-from cpython.bytes cimport PyBytes_AS_STRING, PyBytes_FromStringAndSize, PyBytes_GET_SIZE
+from cpython.bytes cimport PyBytes_AS_STRING, PyBytes_GET_SIZE
 from cpython.unicode cimport PyUnicode_Tailmatch
 
 from citeaudit.core._records cimport (
@@ -54,8 +51,6 @@ from citeaudit.core._records cimport (
 
 cdef extern from "Python.h":
     int PyUnicode_KIND(object text)
-    bint PyUnicode_IS_ASCII(object text)
-    bint Py_UNICODE_ISSPACE(Py_UCS4 c)
     void* PyUnicode_DATA(object text)
     Py_UCS4 PyUnicode_READ(int kind, void* data, Py_ssize_t index) nogil
 
@@ -561,142 +556,6 @@ def ranged(str text, object spans, list cited, rules, exempt, claim_type, citati
     return claims, citations
 
 
-cdef object _EXACT_FLOAT = 2 ** 53  # the integer scores a float holds exactly
-
-
-def passages(list data, object source_type, object no_metadata, object read_only,
-             tuple ids=None):
-    """``_sources._sources`` for a list of passage objects that all carry string ids, or
-    (``ids``: their places' ids) that all carry none: the sources, or None where the
-    reference must read them (a passage of another shape, a field it would refuse or
-    convert, an id it would check further).
-    """
-    cdef list found = []
-    cdef dict value
-    cdef Py_UCS4 first
-    cdef Py_ssize_t at = 0
-    if not data or (ids is not None and len(ids) != len(data)):
-        return None
-    for item in data:
-        if type(item) is not dict:
-            return None
-        value = <dict>item
-        given = value.get(u"id")
-        if ids is not None:
-            if given is not None:
-                return None  # some carry ids, some not: the reference says which
-            given = ids[at]
-            at += 1
-        else:
-            if type(given) is not str or len(<str>given) == 0:
-                return None
-            first = (<str>given)[0]
-            if first.isspace():
-                return None  # blank, or not: the reference strips it
-        text = value.get(u"text")
-        if type(text) is not str:
-            return None
-        url = value.get(u"url")
-        if url is None:
-            url = value.get(u"source_url")
-        label = value.get(u"title")
-        if label is None:
-            label = value.get(u"label")
-            if label is None:
-                label = value.get(u"section")
-        score = value.get(u"score")
-        rank = value.get(u"rank")
-        metadata = value.get(u"metadata")
-        if (url is not None and type(url) is not str) or \
-                (label is not None and type(label) is not str) or \
-                (rank is not None and (type(rank) is not int or rank < 1)) or \
-                (metadata is not None and type(metadata) is not dict):
-            return None
-        if score is not None:
-            if type(score) is float:
-                if not (score >= 0.0 and isfinite(score)):
-                    return None  # negative, infinite or not a number
-            elif type(score) is not int or not 0 <= score <= _EXACT_FLOAT:
-                return None
-            score = float(score)
-        found.append(_new_record(source_type, (
-            given, text, url, label, score, rank,
-            read_only(metadata) if metadata else no_metadata)))
-    return found
-
-
-def fingerprinted(tuple sources):
-    """``Snapshot.fingerprint``'s buffer: each source's id and text in UTF-8
-    (``surrogatepass``), each after its length in 8 big-endian bytes, joined.
-    """
-    cdef Py_ssize_t total = 0, at = 0, size, shift
-    cdef list parts = []
-    cdef bytes joined
-    cdef char* out
-    for source in sources:
-        for part in (_item(source, 0), _item(source, 1)):
-            # ASCII text is its own UTF-8: copied as it is; a str subclass (whose characters
-            # are read below only for an exact str) and other text are encoded
-            if type(part) is not str or not PyUnicode_IS_ASCII(part):
-                part = (<str>part).encode(u"utf-8", u"surrogatepass")
-            parts.append(part)
-            total += 8 + (len(<str>part) if type(part) is str else PyBytes_GET_SIZE(part))
-    joined = PyBytes_FromStringAndSize(NULL, total)
-    out = PyBytes_AS_STRING(joined)
-    for part in parts:
-        if type(part) is str:
-            size = len(<str>part)
-        else:
-            size = PyBytes_GET_SIZE(part)
-        for shift in range(8):
-            out[at + shift] = <char>((size >> (8 * (7 - shift))) & 0xFF)
-        at += 8
-        memcpy(out + at, PyUnicode_DATA(part) if type(part) is str else
-               <void*>PyBytes_AS_STRING(part), size)
-        at += size
-    return joined
-
-
-cdef inline bint _folds_to(Py_UCS4 c, Py_UCS4 lower):
-    """Whether ``c`` matches the ASCII letter ``lower`` case-blind, as the regex engine
-    matches it (it folds "ſ", U+017F, to "s" too).
-    """
-    return c == lower or <long>c == <long>lower - 32 or (lower == u's' and <long>c == 0x17F)
-
-
-def square_hints(str text):
-    """``len(_unread.SQUARE_HINT.findall(text))``: the ``[`` that open a shape a citation may
-    take: up to three white-space characters, then a digit, one of "so", "sr", "do", "pa",
-    "re", "co", "ch" (case-blind), or "s"/"S" then white space, ":", "#", "_", "-", a digit
-    or "id". (No match holds a ``[`` after its first: each ``[`` is tried on its own.)
-    """
-    cdef Py_ssize_t size = len(text), at = text.find(u"["), probe
-    cdef Py_ssize_t count = 0, blanks
-    cdef Py_UCS4 c, d
-    while at >= 0:
-        probe = at + 1
-        blanks = 0
-        while blanks < 3 and probe < size and Py_UNICODE_ISSPACE(text[probe]):
-            probe += 1
-            blanks += 1
-        if probe < size:
-            c = text[probe]
-            d = text[probe + 1] if probe + 1 < size else 0
-            if u'0' <= c <= u'9' or (
-                    _folds_to(c, u's') and (_folds_to(d, u'o') or _folds_to(d, u'r'))) or (
-                    _folds_to(c, u'd') and _folds_to(d, u'o')) or (
-                    _folds_to(c, u'p') and _folds_to(d, u'a')) or (
-                    _folds_to(c, u'r') and _folds_to(d, u'e')) or (
-                    _folds_to(c, u'c') and (_folds_to(d, u'o') or _folds_to(d, u'h'))) or (
-                    (c == u's' or c == u'S') and probe + 1 < size and (
-                        Py_UNICODE_ISSPACE(d) or d == u':' or d == u'#' or d == u'_'
-                        or d == u'-' or u'0' <= d <= u'9'
-                        or (d == u'i' and probe + 2 < size and text[probe + 2] == u'd'))):
-                count += 1
-        at = text.find(u"[", at + 1)
-    return count
-
-
 def openings(bytes data):
     """How many ``[`` and ``{`` ``data`` holds (``_loading.too_deep``'s first test), eight
     bytes at a time: "[" is 0x5B and "{" 0x7B, the only bytes that are 0x7B once 0x20 is set.
@@ -715,22 +574,3 @@ def openings(bytes data):
         count += (bytes_[at] | 0x20) == 0x7B
         at += 1
     return count
-
-
-def strings(list data, tuple ids, object source_type, object no_metadata):
-    """``_sources._strings``: a non-empty list of passages that are all strings as sources
-    named by their places (``ids``), or None for any other list.
-    """
-    cdef Py_ssize_t count = len(data), at
-    cdef list found = []
-    if len(ids) != count:
-        raise ValueError("one id a passage")
-    if count == 0:
-        return None
-    for at in range(count):
-        if type(data[at]) is not str:
-            return None
-    for at in range(count):
-        found.append(_new_record(source_type, (ids[at], data[at], None, None, None, None,
-                                               no_metadata)))
-    return tuple(found)

@@ -15,7 +15,6 @@ from collections.abc import Iterable, Iterator, Mapping
 from types import MappingProxyType
 from typing import Any, NamedTuple
 
-from citeaudit.core._native import core
 from citeaudit.errors import SnapshotError
 
 __all__ = ["NO_METADATA", "Snapshot", "Source", "kind_of", "load_snapshot", "numbered_ids",
@@ -232,15 +231,14 @@ def load_snapshot(data: Any, *, origin: str = "<snapshot>") -> Snapshot:
     if isinstance(data, Snapshot):
         return data
     if type(data) is list and data and type(data[0]) is str and (
-            texts := _strings(data, numbered_ids(len(data)), Source, NO_METADATA)) is not None:
+            texts := _strings(data, numbered_ids(len(data)))) is not None:
         return Snapshot.positional(texts)  # the common case: passages as bare strings
-    if _passages is not None and type(data) is list and data and type(data[0]) is dict:
+    if type(data) is list and data and type(data[0]) is dict:
         if data[0].get("id") is None:  # passages numbered by their places
-            read = _passages(data, Source, NO_METADATA, MappingProxyType,
-                             numbered_ids(len(data)))
+            read = _passages(data, numbered_ids(len(data)))
             if read is not None:
                 return Snapshot.positional(tuple(read))
-        elif (read := _passages(data, Source, NO_METADATA, MappingProxyType)) is not None:
+        elif (read := _passages(data)) is not None:
             return Snapshot(tuple(read))
     try:
         carried = isinstance(data, list | tuple) and _carry_ids(data)
@@ -410,37 +408,87 @@ def kind_of(value: Any) -> str:
 
 
 def _fingerprinted(sources: tuple[Source, ...]) -> bytes:
-    """What :attr:`Snapshot.fingerprint` hashes: each source's id and text in UTF-8, each
-    after its length in 8 big-endian bytes. The pure-Python reference of
-    :func:`citeaudit.core._core.fingerprinted`.
+    """What :attr:`Snapshot.fingerprint` hashes: each source's id and text in UTF-8
+    (``surrogatepass``), each after its length in 8 big-endian bytes, joined.
     """
-    parts: list[bytes] = []
+    out = bytearray()
     for source in sources:
         for part in (source.id, source.text):
-            data = part.encode("utf-8", "surrogatepass")
-            parts += (len(data).to_bytes(8, "big"), data)
-    return b"".join(parts)
+            data = str.encode(part, "utf-8", "surrogatepass")
+            size = len(data)
+            for shift in range(56, -8, -8):
+                out.append((size >> shift) & 0xFF)
+            out += data
+    return bytes(out)
 
 
-def _strings(data: list[Any], ids: tuple[str, ...], source: type[Source],
-             no_metadata: Mapping[str, Any]) -> tuple[Source, ...] | None:
+def _strings(data: list[Any], ids: tuple[str, ...]) -> tuple[Source, ...] | None:
     """A non-empty list of passages that are all strings as the sources ``_sources`` makes of
-    it (each named by its place, ``ids``), or None for any other list. The pure-Python reference of
-    :func:`citeaudit.core._core.strings`.
+    it (each named by its place, ``ids``), or None for any other list.
     """
-    if {*map(type, data)} != _STRINGS:
+    count = len(data)
+    if len(ids) != count:
+        raise ValueError("one id a passage")
+    if count == 0:
         return None
+    for text in data:
+        if type(text) is not str:
+            return None
     new = tuple.__new__
-    return tuple([new(source, (given, text, None, None, None, None, no_metadata))
-                  for given, text in zip(ids, data, strict=True)])
+    return tuple([new(Source, (ids[at], data[at], None, None, None, None, NO_METADATA))
+                  for at in range(count)])
 
 
-# A list of passage objects that all carry their ids, or all carry none, read by the compiled
-# core where it is built (``_core.passages``; it gives None where _sources must read them);
-# one of strings too.
-_passages = getattr(core(), "passages", None)
-reference_strings = _strings
-reference_fingerprinted = _fingerprinted
-if (_compiled := core()) is not None:
-    _strings = _compiled.strings
-    _fingerprinted = _compiled.fingerprinted
+_EXACT_FLOAT = 2 ** 53  # the integer scores a float holds exactly
+
+
+def _passages(data: list[Any], ids: tuple[str, ...] | None = None) -> list[Source] | None:
+    """The sources of a list of passage objects that all carry string ids, or (``ids``: their
+    places' ids) that all carry none, read at once; or None where ``_sources`` must read them
+    (a passage of another shape, a field it would refuse or convert, an id it checks further).
+    """
+    if not data or (ids is not None and len(ids) != len(data)):
+        return None
+    found: list[Source] = []
+    at = 0
+    for item in data:
+        if type(item) is not dict:
+            return None
+        value = item
+        given = value.get("id")
+        if ids is not None:
+            if given is not None:
+                return None  # some carry ids, some not: _carry_ids says which
+            given = ids[at]
+            at += 1
+        elif type(given) is not str or not given or given[0].isspace():
+            return None  # blank, or not: _sources strips it
+        text = value.get("text")
+        if type(text) is not str:
+            return None
+        url = value.get("url")
+        if url is None:
+            url = value.get("source_url")
+        label = value.get("title")
+        if label is None:
+            label = value.get("label")
+            if label is None:
+                label = value.get("section")
+        score = value.get("score")
+        rank = value.get("rank")
+        metadata = value.get("metadata")
+        if (url is not None and type(url) is not str) or \
+                (label is not None and type(label) is not str) or \
+                (rank is not None and (type(rank) is not int or rank < 1)) or \
+                (metadata is not None and type(metadata) is not dict):
+            return None
+        if score is not None:
+            if type(score) is float:
+                if not (score >= 0.0 and math.isfinite(score)):
+                    return None  # negative, infinite or not a number
+            elif type(score) is not int or not 0 <= score <= _EXACT_FLOAT:
+                return None
+            score = float(score)
+        found.append(Source(given, text, url, label, score, rank,
+                            MappingProxyType(metadata) if metadata else NO_METADATA))
+    return found

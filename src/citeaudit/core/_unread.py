@@ -1,3 +1,6 @@
+# cython: boundscheck=False
+# (for the compiled build: every index below is checked against the text's bounds before it
+# is read; the fuzzer runs this module under AddressSanitizer)
 """Bracketed shapes that look like citations but that the grammar in use does not read
 (CA102): ``[Source 1]`` under a numeric grammar, ``[doc1]``, ``【1】``, ``(Passage ID 3)``.
 
@@ -12,7 +15,6 @@ import re
 from collections.abc import Iterable, Sequence
 
 from citeaudit.core._grammar import ID, SOURCE, Grammar, numbered
-from citeaudit.core._native import core
 
 __all__ = ["SQUARE_HINT", "looks_cited", "might_be_unread", "square_hints", "unread",
            "would_read"]
@@ -36,10 +38,42 @@ _HINT = re.compile(rf"[【(](?:(?<=【)|\s{{0,3}}{_WORD}\b)")
 
 
 def square_hints(text: str) -> int:
-    """How many ``[`` in ``text`` open a shape a citation may take (:data:`SQUARE_HINT`). The
-    pure-Python reference of :func:`citeaudit.core._core.square_hints`.
+    """How many ``[`` in ``text`` open a shape a citation may take: the matches of
+    :data:`SQUARE_HINT`, which it implements (no match holds a ``[`` after its first: each
+    ``[`` is tried on its own).
     """
-    return len(SQUARE_HINT.findall(text))
+    chars = str.__str__(text)
+    size = len(chars)
+    count = 0
+    at = chars.find("[")
+    while at >= 0:
+        probe = at + 1
+        blanks = 0
+        while blanks < 3 and probe < size and chars[probe].isspace():
+            probe += 1
+            blanks += 1
+        if probe < size and _hint_at(chars, probe, size):
+            count += 1
+        at = chars.find("[", at + 1)
+    return count
+
+
+def _hint_at(text: str, at: int, size: int) -> bool:
+    """Whether what follows a ``[`` (and its white space) at ``at`` opens a shape: a digit, one
+    of "so", "sr", "do", "pa", "re", "co", "ch" (case-blind, U+017F an "s" too, as the regex
+    engine folds it), or "s"/"S" then white space, ":", "#", "_", "-", a digit or "id".
+    """
+    first = text[at]
+    second = text[at + 1] if at + 1 < size else "\x00"  # (matches none of the tests below)
+    if first in "0123456789":
+        return True
+    if first in "sS\u017f" and second in "oOrR":
+        return True
+    if (first in "dD" and second in "oO") or (first in "pP" and second in "aA") or \
+            (first in "rR" and second in "eE") or (first in "cC" and second in "oOhH"):
+        return True
+    return first in "sS" and (second.isspace() or second in ":#_-0123456789" or (
+        second == "i" and at + 2 < size and text[at + 2] == "d"))
 
 
 def might_be_unread(text: str) -> bool:
@@ -102,8 +136,3 @@ def would_read(raw: Sequence[str]) -> str | None:
             if grammar.scan(shape).markers:
                 return grammar.name
     return None
-
-
-reference_square_hints = square_hints
-if (_compiled := core()) is not None:
-    square_hints = _compiled.square_hints
