@@ -30,16 +30,13 @@ towards new branches of the rules); the compiled code is checked by comparison a
 
 from __future__ import annotations
 
-import importlib.util
 import sys
-from pathlib import Path
-from types import ModuleType
 from typing import Any
 
 import atheris
 
 with atheris.instrument_imports():
-    from citeaudit import CiteauditError, Config, get_grammar, load_snapshot, prepare
+    from citeaudit import CiteauditError, Config, _speedups, get_grammar, load_snapshot, prepare
     from citeaudit.core import (
         _amounts,
         _answer,
@@ -66,23 +63,7 @@ with atheris.instrument_imports():
 _GRAMMARS = ["numeric", "S", "id", "source", "numeric,S"]
 
 
-def _source(name: str) -> ModuleType:
-    """The module ``name``, compiled from its own source, run from that source as Python: the
-    compiled build is checked against it.
-    """
-    origin = importlib.util.find_spec(name).origin  # type: ignore[union-attr]
-    assert origin is not None
-    path = Path(origin).with_name(name.rsplit(".", 1)[1] + ".py")
-    spec = importlib.util.spec_from_file_location(f"{name}_as_python", path)
-    assert spec is not None
-    assert spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # a dataclass reads its module while it is made
-    try:
-        spec.loader.exec_module(module)
-    finally:
-        del sys.modules[spec.name]  # not one of the package's modules
-    return module
+_source = _speedups.as_python
 
 
 with atheris.instrument_imports():

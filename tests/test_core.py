@@ -29,7 +29,7 @@ import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from citeaudit import CiteauditError, Config, audit, get_grammar, load_snapshot, prepare
+from citeaudit import CiteauditError, Config, _speedups, audit, get_grammar, load_snapshot, prepare
 from citeaudit.core import (
     _amounts,
     _answer,
@@ -76,23 +76,7 @@ def compiled_or_skip(name: str) -> ModuleType:
 CORE = compiled_or_skip("citeaudit.core._core")
 
 
-def _source(name: str) -> ModuleType:
-    """The module ``name`` (compiled from its own source where it is built) run from that
-    source, as Python, under another name: the compiled build is held to its own Python.
-    """
-    origin = importlib.util.find_spec(name).origin  # type: ignore[union-attr]
-    assert origin is not None
-    path = Path(origin).with_name(name.rsplit(".", 1)[1] + ".py")
-    spec = importlib.util.spec_from_file_location(f"{name}_as_python", path)
-    assert spec is not None
-    assert spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # a dataclass reads its module while it is made
-    try:
-        spec.loader.exec_module(module)
-    finally:
-        del sys.modules[spec.name]  # not one of the package's modules
-    return module
+_source = _speedups.as_python
 
 
 SOURCE = _source("citeaudit.core._segment")

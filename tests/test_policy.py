@@ -4,16 +4,15 @@ and recall on the citable-sentence tables in ``tests/data`` (the figures docs/cl
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import re
 from pathlib import Path
-from types import ModuleType
 from typing import Any
 
 import pytest
 
 import citeaudit
+from citeaudit import _speedups
 from citeaudit.core import _policy
 from citeaudit.core._policy import NOT_CITABLE
 from citeaudit.core._segment import Span
@@ -27,20 +26,9 @@ STRICT = citeaudit.Config(claims="strict")
 NONE = citeaudit.Config(not_citable=frozenset(), claims="strict")
 
 
-def _as_python() -> ModuleType:
-    """The policy run from its source as Python, under another name: its private tables are C
-    values where the module is compiled, so the tests read them here.
-    """
-    spec = importlib.util.spec_from_file_location("citeaudit_policy_as_python",
-                                                  Path(_policy.__file__).with_name("_policy.py"))
-    assert spec is not None
-    assert spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-PYTHON = _as_python()
+# The policy run from its source as Python: its private tables are C values where the module
+# is compiled, so the tests read them here.
+PYTHON = _speedups.as_python("citeaudit.core._policy")
 
 
 def records(name: str) -> list[dict[str, Any]]:

@@ -16,11 +16,11 @@ import os
 import sys
 from collections.abc import Sequence
 from importlib.machinery import ExtensionFileLoader, ModuleSpec, PathFinder, SourceFileLoader
-from importlib.util import spec_from_file_location
+from importlib.util import find_spec, module_from_spec, spec_from_file_location
 from pathlib import Path
 from types import ModuleType
 
-__all__ = ["PURE", "install", "uncompiled"]
+__all__ = ["PURE", "as_python", "install", "uncompiled"]
 
 PURE = os.environ.get("CITEAUDIT_PURE", "").strip() not in ("", "0")
 
@@ -68,3 +68,24 @@ def uncompiled() -> list[str]:
 
 
 install()
+
+
+def as_python(name: str) -> ModuleType:
+    """The package's module ``name`` (compiled from its own source where it is built) run
+    from that source, as Python, under another name: what the tests and the fuzzer hold the
+    compiled build to. It is not left in ``sys.modules``.
+    """
+    found = find_spec(name)
+    if found is None or found.origin is None:
+        raise ImportError(f"no module {name}")
+    path = Path(found.origin).with_name(name.rsplit(".", 1)[1] + ".py")
+    spec = spec_from_file_location(f"{name}_as_python", path)
+    if spec is None or spec.loader is None:
+        raise ImportError(f"no Python source for {name}: {path}")
+    module = module_from_spec(spec)
+    sys.modules[spec.name] = module  # a dataclass reads its module while it is made
+    try:
+        spec.loader.exec_module(module)
+    finally:
+        del sys.modules[spec.name]  # not one of the package's modules
+    return module
