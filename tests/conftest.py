@@ -9,12 +9,18 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import settings
 
 from citeaudit.cli import main
 from citeaudit.core._registry import reload_all
 from requires import absent, needs
+from thorough import examples
 
 DATA = Path(__file__).parent / "data"
+
+# Property tests that name no count of their own try hypothesis's 100, scaled (tests/thorough.py).
+settings.register_profile("citeaudit", max_examples=examples(100))
+settings.load_profile("citeaudit")
 
 
 @dataclass

@@ -57,6 +57,7 @@ from citeaudit.core._policy import (
 from citeaudit.core._segment import Span
 from citeaudit.core._sources import resolve_id
 from citeaudit.formats import _ranges, _text
+from thorough import examples
 
 ROOT = Path(__file__).parent.parent
 
@@ -86,7 +87,8 @@ AMOUNTS_SOURCE = _source("citeaudit.core._amounts")
 ENGINE_SOURCE = _source("citeaudit.core._engine")
 SOURCES_SOURCE = _source("citeaudit.core._sources")
 UNREAD_SOURCE = _source("citeaudit.core._unread")
-PROFILE = settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+PROFILE = settings(max_examples=examples(400), deadline=None,
+                   suppress_health_check=[HealthCheck.too_slow])
 
 # Markers, punctuation, abbreviations, list / heading / table / code openers, CJK, full-width
 # forms, NUL and SOH (the masks' own characters), combining and bidi characters.
@@ -193,7 +195,8 @@ SEPARATOR_PIECES = [
 separator_texts = st.lists(st.sampled_from(SEPARATOR_PIECES), max_size=40).map("".join)
 
 
-@settings(max_examples=500, deadline=None)  # the grid below and the fuzzer (CI) go further
+# the grid below and the fuzzer (CI) go further
+@settings(max_examples=examples(500), deadline=None)
 @given(st.one_of(separator_texts, texts))
 def test_separator_scan_equals_the_pattern(text: str) -> None:
     assert _segment.split(text) == SEPARATOR.split(text)
@@ -448,7 +451,7 @@ amount_texts = st.one_of(
     texts)
 
 
-@settings(max_examples=1500, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(1500), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(amount_texts)
 @example("within 529 plan")
 @example("within 30 days, stages 3; Stage 3)")
@@ -861,7 +864,7 @@ LAYOUT_PIECES = [
 layout_texts = st.lists(st.sampled_from(LAYOUT_PIECES), max_size=14).map("".join)
 
 
-@settings(max_examples=1500, deadline=None)
+@settings(max_examples=examples(1500), deadline=None)
 @given(layout_texts, st.integers(0, 30))
 @example("x\n 1[1]. ", 1)
 @example("x *\r\n\t\r\n", 1)  # a blank line of a carriage return and a line feed

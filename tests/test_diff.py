@@ -20,6 +20,7 @@ from hypothesis import strategies as st
 import citeaudit
 from citeaudit.cli import ExitCode
 from citeaudit.eval import diff_runs, read_run
+from thorough import examples
 
 BROKEN = ("r03", "r07", "r11")  # the records whose answers run B breaks
 
@@ -374,7 +375,7 @@ def _sorted(entries: list[dict[str, Any]]) -> list[str]:
     return sorted(json.dumps(entry, sort_keys=True) for entry in entries)
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(150), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(_run())
 def test_a_generated_run_against_itself_is_empty(results: list[dict[str, Any]]) -> None:
     data = _diff(results, results)
@@ -384,7 +385,7 @@ def test_a_generated_run_against_itself_is_empty(results: list[dict[str, Any]]) 
     assert all(m["delta"] in (0, None) for m in data["metrics"].values())
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(150), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(_run(), _run())
 def test_regressed_from_a_to_b_is_fixed_from_b_to_a(first: list[dict[str, Any]],
                                                     second: list[dict[str, Any]]) -> None:

@@ -16,6 +16,7 @@ from hypothesis import strategies as st
 import citeaudit
 from citeaudit import Config
 from citeaudit.core._amounts import states_amount
+from thorough import examples
 
 PASSAGES = ["Refunds are paid within 14 days of the request.",
             "The warranty covers manufacturing defects for two years.",
@@ -154,7 +155,7 @@ _FRAMES = st.sampled_from([
 ])
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(frame=_FRAMES, amount=_AMOUNTS, before=st.booleans(), preset=st.sampled_from(
     ["balanced", "lenient"]))
 def test_a_unit_stating_an_amount_is_never_exempted(frame: str, amount: str, before: bool,

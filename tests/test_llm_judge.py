@@ -101,7 +101,9 @@ def server() -> Iterator[tuple[str, Model]]:
             pass
 
     httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
+    # shutdown() waits for the loop's next poll: a short one keeps each test short
+    thread = threading.Thread(target=httpd.serve_forever, kwargs={"poll_interval": 0.02},
+                              daemon=True)
     thread.start()
     yield f"http://127.0.0.1:{httpd.server_address[1]}/v1", model
     httpd.shutdown()
@@ -269,9 +271,14 @@ def test_check_and_eval_with_the_llm_judge(server: tuple[str, Model], tmp_path: 
     assert "(claim 2): CA503 warning: the llm judge finds the claim unsupported" in result.out
     monkeypatch.setenv("CITEAUDIT_LLM_BASE_URL", "http://127.0.0.1:9/v1")  # nothing there
     monkeypatch.setenv("CITEAUDIT_LLM_CACHE", "off")
+    monkeypatch.setenv("CITEAUDIT_LLM_RETRIES", "1")
     down = run("check", passages, "-", "--support", "llm", stdin=b"New claim [1].")
     assert down.code == ExitCode.INPUT_ERROR
-    assert "the llm judge failed after 4 attempts" in down.err
+    assert "the llm judge failed after 2 attempts" in down.err
+    monkeypatch.setenv("CITEAUDIT_LLM_RETRIES", "-1")
+    wrong = run("check", passages, "-", "--support", "llm", stdin=b"New claim [1].")
+    assert wrong.code == ExitCode.INPUT_ERROR
+    assert "CITEAUDIT_LLM_RETRIES must be 0 or more, not -1" in wrong.err
 
 
 def test_llm_judge_needs_its_environment(monkeypatch: pytest.MonkeyPatch, run: Any) -> None:

@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 
 from citeaudit.core._loading import decode_json
 from citeaudit.errors import InputError
+from thorough import examples
 
 # Keys and strings that look like the end of a key: a quote, white space, a colon.
 words = st.sampled_from(["a", "b", '"', '":', '" :', ":", "\\", "x\"\t:", " ", "é"])
@@ -47,7 +48,7 @@ def _repeats(text: str) -> bool:
     return repeated
 
 
-@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(200), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(texts())
 def test_a_repeated_key_is_an_error_exactly_when_there_is_one(text: str) -> None:
     if _repeats(text):

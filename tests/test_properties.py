@@ -18,8 +18,9 @@ from citeaudit.cli import main
 from citeaudit.core._checks import BUILTIN
 from citeaudit.core._engine import findings_of
 from citeaudit.core._loading import decode_json
+from thorough import examples
 
-PROFILE = settings(max_examples=300, deadline=None,
+PROFILE = settings(max_examples=examples(300), deadline=None,
                    suppress_health_check=[HealthCheck.too_slow])
 
 PIECES = [
@@ -110,7 +111,7 @@ def test_marker_spans_are_exact(text: str, grammar: str | None) -> None:
     assert starts == sorted(starts)
 
 
-@settings(max_examples=150, deadline=None,
+@settings(max_examples=examples(150), deadline=None,
           suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
 @given(snapshot=st.one_of(st.binary(max_size=120), json_values.map(
            lambda v: json.dumps(v, allow_nan=True).encode())),
@@ -183,7 +184,7 @@ records = st.one_of(
 )
 
 
-@settings(max_examples=100, deadline=None,
+@settings(max_examples=examples(100), deadline=None,
           suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
 @given(lines=st.lists(records, max_size=4), command=st.sampled_from(["eval", "replay"]))
 def test_eval_and_replay_on_arbitrary_lines(tmp_path_factory: Any, lines: list[bytes],
@@ -207,7 +208,7 @@ def test_eval_and_replay_on_arbitrary_lines(tmp_path_factory: Any, lines: list[b
         assert json.loads(out.getvalue())["records"] == sum(1 for x in lines if x.strip())
 
 
-@settings(max_examples=100, deadline=None,
+@settings(max_examples=examples(100), deadline=None,
           suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
 @given(snapshot=st.one_of(st.binary(max_size=120), snapshots.map(
            lambda v: json.dumps(v, allow_nan=True).encode())),

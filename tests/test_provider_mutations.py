@@ -39,6 +39,7 @@ import test_perplexity_responses as perplexity_responses_cases
 import test_xai as xai_cases
 from citeaudit.cli import ExitCode, main
 from citeaudit.service import create_app
+from thorough import examples
 
 JUNK: list[Any] = [None, 0, -1, 10**9, "", "x", [], {}, [1], {"a": 1}, True, 3.5, "é—"]
 
@@ -604,7 +605,7 @@ SETTINGS = settings(deadline=None, suppress_health_check=[HealthCheck.too_slow],
                     derandomize=True)
 
 
-@settings(SETTINGS, max_examples=300)
+@settings(SETTINGS, max_examples=examples(300))
 @given(mutation=mutations())
 def test_a_mutated_field_never_crashes_and_never_passes_a_broken_answer(
         mutation: tuple[str, Where, Any]) -> None:
@@ -626,7 +627,7 @@ def _exit_code(found: Outcome) -> int:
         ExitCode.OK if found.passed else ExitCode.FAILED
 
 
-@settings(SETTINGS, max_examples=60)
+@settings(SETTINGS, max_examples=examples(60))
 @given(mutation=mutations())
 def test_check_gives_the_audits_exit_code_and_never_a_traceback(
         mutation: tuple[str, Where, Any]) -> None:
@@ -676,7 +677,7 @@ def _record(at: int, name: str, answer: Any) -> dict[str, Any]:
                                                    {"request": request})}
 
 
-@settings(SETTINGS, max_examples=8)
+@settings(SETTINGS, max_examples=examples(8))
 @given(drawn=st.lists(mutations(), min_size=1, max_size=6))
 def test_eval_writes_every_record_among_mutated_ones(
         drawn: list[tuple[str, Where, Any]]) -> None:
@@ -710,7 +711,7 @@ def service() -> Iterator[TestClient]:
         yield client
 
 
-@settings(SETTINGS, max_examples=120)
+@settings(SETTINGS, max_examples=examples(120))
 @given(mutation=mutations())
 def test_the_service_answers_what_the_audit_gives_and_never_500(
         service: TestClient, mutation: tuple[str, Where, Any]) -> None:

@@ -25,6 +25,7 @@ from hypothesis import strategies as st
 from openai.types.beta.threads import Message as AssistantsMessage
 
 import citeaudit
+from thorough import examples
 
 WORDS = ["grass", "green", "river", "café", "naïve", "mountain", "Zürich", "bright", "quiet",
          "stone", "ocean", "señor", "façade", "crème"]
@@ -178,7 +179,7 @@ def _moved(response: dict[str, Any], path: Path, by: int) -> dict[str, Any]:
 
 
 @pytest.mark.parametrize("name", list(BUILDERS))
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(60), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(case=cases())
 def test_valid_citations_audit_clean_and_any_offset_moved_by_one_fails(
         name: str, case: tuple[list[str], list[str], list[tuple[int, int, int]]]) -> None:

@@ -19,6 +19,7 @@ from citeaudit.errors import RunError
 from citeaudit.eval import _ranges
 from citeaudit.eval._ranges import line_ranges, range_items
 from citeaudit.eval._records import lines_of
+from thorough import examples
 
 LINES = st.sampled_from([b'{"id": "a"}', b"", b" ", b"\t \r", b"\r", b"\x0b\x0c", b'  {"x": 1}',
                          b"x" * 40, b" " * 40, b"\xef\xbb\xbf", b'\xef\xbb\xbf{"id": 1}',
@@ -47,7 +48,7 @@ CASES = st.tuples(FILES, st.integers(1, 5), st.sampled_from([3, 16, 39, 40, 41, 
                   st.sampled_from([1, 2, 7, 1 << 20]), st.integers(0, 8))
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(CASES)
 def test_ranges_hold_the_items_of_the_whole_file(
         tmp_path_factory: pytest.TempPathFactory,

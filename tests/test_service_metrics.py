@@ -35,6 +35,7 @@ from citeaudit.service._pooled import Pooled, _alive, pooled_counts
 from citeaudit.service._tally import Counts, InProgress, Tally, _Latency
 from test_service import ANSWER, SOURCES, Server, start  # noqa: F401 - the real server
 from test_service_limits import FIRST, _chunk, _connect, _stream_head
+from thorough import examples
 
 AUDIT = {"answer": ANSWER, "sources": SOURCES}
 Samples = dict[tuple[str, tuple[tuple[str, str], ...]], float]
@@ -391,7 +392,7 @@ def test_the_app_writes_snapshots_only_for_one_of_several(tmp_path: Path, pooled
         assert not _alive(next(tmp_path.glob("*.lock")))
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(st.lists(st.tuples(st.sampled_from(["count", "scrape", "write"]),
                           st.integers(0, 2),
                           st.tuples(st.sampled_from(["audit", "guard"]),

@@ -19,6 +19,7 @@ from schemathesis.specs.openapi.checks import (
 
 from citeaudit.service._openapi import OPENAPI
 from test_service import Server, server, start  # noqa: F401 - the real server fixtures
+from thorough import examples
 
 
 @schemathesis.serializer("application/x-ndjson")
@@ -36,7 +37,7 @@ CHECKS = [not_a_server_error, status_code_conformance, content_type_conformance,
 
 
 @schema.parametrize()
-@settings(max_examples=25, deadline=None,
+@settings(max_examples=examples(25), deadline=None,
           suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much,
                                  HealthCheck.function_scoped_fixture])
 def test_every_operation_answers_as_described(case: Any, server: Server) -> None:  # noqa: F811

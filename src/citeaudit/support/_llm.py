@@ -4,7 +4,8 @@ Configured from the environment: ``CITEAUDIT_LLM_BASE_URL`` (e.g. ``http://local
 ``CITEAUDIT_LLM_MODEL``, ``CITEAUDIT_LLM_API_KEY`` (optional), ``CITEAUDIT_LLM_CACHE`` (a file
 for the on-disk cache; default ``~/.cache/citeaudit/llm.sqlite``), ``CITEAUDIT_LLM_TIMEOUT``
 (seconds, default 30: a deadline for each whole request, however slowly a server sends),
-``CITEAUDIT_LLM_CONCURRENCY`` (requests at once, default 4).
+``CITEAUDIT_LLM_CONCURRENCY`` (requests at once, default 4), ``CITEAUDIT_LLM_RETRIES`` (retries
+of a failed request, default 3).
 
 The claim and passages go to the model as JSON data in the user message, the instructions
 only in the system message, which says the data is untrusted. The model answers a verdict
@@ -126,12 +127,16 @@ class LLMJudge:
         try:
             timeout = float(os.environ.get("CITEAUDIT_LLM_TIMEOUT", "30"))
             concurrency = int(os.environ.get("CITEAUDIT_LLM_CONCURRENCY", "4"))
+            retries = int(os.environ.get("CITEAUDIT_LLM_RETRIES", "3"))
         except ValueError:
             raise ConfigError("CITEAUDIT_LLM_TIMEOUT must be a number and"
-                              " CITEAUDIT_LLM_CONCURRENCY a whole number") from None
+                              " CITEAUDIT_LLM_CONCURRENCY and CITEAUDIT_LLM_RETRIES whole"
+                              " numbers") from None
+        if retries < 0:
+            raise ConfigError(f"CITEAUDIT_LLM_RETRIES must be 0 or more, not {retries}")
         return cls(base, model, api_key=os.environ.get("CITEAUDIT_LLM_API_KEY"),
                    threshold=0.5 if threshold is None else threshold, timeout=timeout,
-                   concurrency=concurrency, cache=Path(cache) if cache != "off" else None)
+                   retries=retries, concurrency=concurrency, cache=Path(cache) if cache != "off" else None)
 
     def judge(self, pairs: Sequence[tuple[str, Sequence[Passage]]]) -> list[Judgement]:
         """One judgement per pair; requests run ``concurrency`` at a time, each identical
