@@ -5,6 +5,7 @@ results.
 
 from __future__ import annotations
 
+import io
 import json
 import random
 import subprocess
@@ -18,7 +19,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import citeaudit
-from citeaudit.cli import ExitCode
+from citeaudit.cli import ExitCode, main
 from citeaudit.eval import diff_runs, read_run
 from thorough import examples
 
@@ -55,9 +56,16 @@ def _write(path: Path, records: list[dict[str, Any]]) -> Path:
     return path
 
 
-def _cli(*argv: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "citeaudit", *argv], capture_output=True,
-                          text=True, check=False)
+def _cli(*argv: str, real: bool = False) -> subprocess.CompletedProcess[str]:
+    """The command line: ``eval``, and where ``real`` is asked, in a process of its own; the
+    other ``diff`` runs in this one (the same ``main``, its streams captured).
+    """
+    if real or argv[0] == "eval":
+        return subprocess.run([sys.executable, "-m", "citeaudit", *argv], capture_output=True,
+                              text=True, check=False)
+    out, err = io.StringIO(), io.StringIO()
+    code = main(list(argv), stdout=out, stderr=err, stdin=io.BytesIO())
+    return subprocess.CompletedProcess(argv, code, out.getvalue(), err.getvalue())
 
 
 def _eval(dataset: Path, out: Path, *extra: str, unreadable: bool = False) -> Path:
@@ -93,7 +101,7 @@ def _ids(entries: list[dict[str, Any]]) -> list[str]:
 
 def test_a_run_against_itself_reports_nothing(runs: tuple[Path, Path]) -> None:
     a, _ = runs
-    result = _cli("diff", str(a), str(a), "--fail-on", "changed")
+    result = _cli("diff", str(a), str(a), "--fail-on", "changed", real=True)
     assert result.returncode == ExitCode.OK, result.stderr
     assert "no differences" in result.stdout
     assert "regressed" not in result.stdout
@@ -300,7 +308,7 @@ def test_a_line_that_is_no_result_names_file_line_and_field(
     bad = tmp_path / "bad.jsonl"
     bad.write_text(f"{first}\n{line}\n")
     for argv in ((str(a), str(bad)), (str(bad), str(a))):
-        result = _cli("diff", *argv)
+        result = _cli("diff", *argv, real=line == "[1]")
         assert result.returncode == ExitCode.INPUT_ERROR
         assert result.stdout == ""
         assert result.stderr.startswith(f"citeaudit: error: {bad}: {where}"), result.stderr
