@@ -51,7 +51,15 @@ _FROM_SOURCE_DIRECTIVES = {"language_level": "3", "annotation_typing": False}
 
 
 class _OptionalBuildExt(build_ext):
-    """Builds the compiled core where it can; warns and leaves it out where it cannot."""
+    """Builds the compiled core where it can; warns and leaves it out where it cannot. The
+    modules are compiled on every core at once unless ``--parallel`` says otherwise: each is
+    a large C file, and one at a time the install takes minutes.
+    """
+
+    def finalize_options(self) -> None:
+        super().finalize_options()
+        if self.parallel is None:
+            self.parallel = os.cpu_count() or 1
 
     def run(self) -> None:
         try:

@@ -136,7 +136,8 @@ class LLMJudge:
             raise ConfigError(f"CITEAUDIT_LLM_RETRIES must be 0 or more, not {retries}")
         return cls(base, model, api_key=os.environ.get("CITEAUDIT_LLM_API_KEY"),
                    threshold=0.5 if threshold is None else threshold, timeout=timeout,
-                   retries=retries, concurrency=concurrency, cache=Path(cache) if cache != "off" else None)
+                   retries=retries, concurrency=concurrency,
+                   cache=Path(cache) if cache != "off" else None)
 
     def judge(self, pairs: Sequence[tuple[str, Sequence[Passage]]]) -> list[Judgement]:
         """One judgement per pair; requests run ``concurrency`` at a time, each identical
