@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import ast
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -55,17 +56,26 @@ def test_a_bad_import_breaks_them(copy: Path, module: str, bad: str, message: st
     assert message in result.stdout
 
 
+# A string that names a module, alone or with an attribute (``module:attr``, as entry points,
+# uvicorn and importlib's callers write it): the module's name in group 1.
+_NAMED = re.compile(r"(citeaudit(?:\.\w+)+)(?::\w+(?:\.\w+)*)?")
+
+
 def _private_imports(package: Path) -> list[str]:
     """Every import, in the package at ``package``, of another subpackage's private module
-    (``citeaudit.<pkg>._x`` from outside ``<pkg>``): file, line and the module imported.
+    (``citeaudit.<pkg>._x`` from outside ``<pkg>``), and every string constant naming one
+    (``"citeaudit.<pkg>._x"`` or ``"citeaudit.<pkg>._x:name"``): file, line and the module.
     """
     found = []
     for path in sorted(package.rglob("*.py")):
         parts = path.relative_to(package).parts
         home = parts[0] if len(parts) > 1 else None
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            named = (_NAMED.fullmatch(node.value) if isinstance(node, ast.Constant)
+                     and isinstance(node.value, str) else None)
             modules = ([node.module] if isinstance(node, ast.ImportFrom) and node.module
                        else [a.name for a in node.names] if isinstance(node, ast.Import)
+                       else [named.group(1)] if named
                        else [])
             for module in modules:
                 pieces = module.split(".")
@@ -88,3 +98,26 @@ def test_a_private_import_is_found(copy: Path) -> None:
     (found,) = _private_imports(copy / "src" / "citeaudit")
     assert found.startswith("request/_guard.py:")
     assert found.endswith(": citeaudit.core._engine")
+
+
+@pytest.mark.parametrize("named", ["citeaudit.core._engine", "citeaudit.core._engine:run",
+                                   "citeaudit.core._engine:Context.run"])
+def test_a_private_module_named_in_a_string_is_found(copy: Path, named: str) -> None:
+    """A string naming another package's private module (for uvicorn, an entry point or
+    ``importlib``) is that module's import, made later: found like one.
+    """
+    path = copy / "src/citeaudit/request/_guard.py"
+    path.write_text(path.read_text() + f"\nTARGET = {named!r}\n")
+    (found,) = _private_imports(copy / "src" / "citeaudit")
+    assert found.startswith("request/_guard.py:")
+    assert found.endswith(": citeaudit.core._engine")
+
+
+@pytest.mark.parametrize("named", ["citeaudit.request._guard:guard",  # its own package's
+                                   "citeaudit.core:run",  # a front door
+                                   "see citeaudit.core._engine:run"])  # words, not a name
+def test_strings_that_name_no_other_private_module_pass(copy: Path, named: str) -> None:
+    path = copy / "src/citeaudit/request/_guard.py"
+    path.write_text(path.read_text() + f"\nTARGET = {named!r}\n")
+    found = _private_imports(copy / "src" / "citeaudit")
+    assert not [f for f in found if f.startswith("request/_guard.py:")]

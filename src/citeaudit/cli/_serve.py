@@ -149,12 +149,12 @@ def _serve(args: argparse.Namespace, io: IO) -> None:
 
     # Errors the service logs (the access log is written by the app itself: see Settings).
     logging.basicConfig(level=logging.INFO, format="%(message)s", stream=io.err)
-    uvicorn.run("citeaudit.service._app:app_from_environment", factory=True, host=args.host,
+    uvicorn.run("citeaudit.service:app_from_environment", factory=True, host=args.host,
                 port=args.port, workers=args.workers, access_log=False, log_level="warning",
                 lifespan="on",
-                # Headers' deadline and size, and the cap on connections (service._server);
+                # Headers' deadline and size, and the cap on connections (HttpProtocol);
                 # a WebSocket message is bounded as a request body is.
-                http="citeaudit.service._server:Protocol", ws_max_size=args.max_bytes,
+                http="citeaudit.service:HttpProtocol", ws_max_size=args.max_bytes,
                 # The app reads no client address or scheme, so X-Forwarded-* need not be
                 # read for it; and the server does not name itself.
                 proxy_headers=False, server_header=False)

@@ -3,11 +3,15 @@
 >>> from citeaudit.service import Settings, create_app
 >>> app = create_app(Settings(tokens=frozenset({"secret"})))   # an ASGI application
 
+``citeaudit serve`` runs :func:`app_from_environment` in each uvicorn worker, served by
+:class:`HttpProtocol`.
+
 ``citeaudit mcp``, the same work as the tools of an MCP server, is :func:`run_mcp`
 (``pip install 'citeaudit[mcp]'``).
 """
 
-from citeaudit.service._app import create_app
+from citeaudit.service._app import app_from_environment, create_app
+from citeaudit.service._server import HttpProtocol
 from citeaudit.service._settings import (
     METRICS_DIR,
     Settings,
@@ -18,7 +22,9 @@ from citeaudit.service._settings import (
 
 __all__ = [
     "METRICS_DIR",
+    "HttpProtocol",
     "Settings",
+    "app_from_environment",
     "create_app",
     "environment_of",
     "from_environment",

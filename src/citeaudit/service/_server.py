@@ -22,7 +22,7 @@ from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol, RequestResp
 
 from citeaudit.service._settings import Settings, numbers_from_environment
 
-__all__ = ["Protocol"]
+__all__ = ["HttpProtocol"]
 
 MAX_HEADER_BYTES = 65_536  # a request line and headers together (431 beyond)
 # File descriptors kept for what is not a connection: the listening socket, log and
@@ -69,7 +69,7 @@ def _refusal(status: int, reason: bytes, message: str) -> bytes:
             % (status, reason, len(body), request_id, body))
 
 
-class Protocol(HttpToolsProtocol):
+class HttpProtocol(HttpToolsProtocol):
     """uvicorn's httptools protocol with a deadline for each request's headers (from the
     connection's opening, or from the first byte of a later request: the time between
     requests is uvicorn's keep-alive timeout), a bound on their size, and a cap on open
@@ -146,7 +146,7 @@ class Protocol(HttpToolsProtocol):
         burst of new ones must not each close another for the same room).
         """
         open_now = sum(not c.transport.is_closing() for c in self.connections
-                       if isinstance(c, Protocol))
+                       if isinstance(c, HttpProtocol))
         return open_now > _limits().max_connections
 
     def _arm(self) -> None:
@@ -175,7 +175,7 @@ class Protocol(HttpToolsProtocol):
         when there is none.
         """
         waiting = [c for c in self.connections
-                   if c is not self and isinstance(c, Protocol) and c._reading()
+                   if c is not self and isinstance(c, HttpProtocol) and c._reading()
                    and not c.transport.is_closing()]
         if not waiting:
             return False
