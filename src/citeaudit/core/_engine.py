@@ -94,9 +94,8 @@ def _reading(answer: Any, snapshot: Snapshot, grammar: GrammarSpec,  # noqa: PLR
     else:
         chosen, why, scanned = infer(snapshot, answer if isinstance(answer, str) else None)
     accepted = config.refusals if refusal is None else Refusal.of(refusal, config.refusal_regex)
-    new = tuple.__new__  # on every audit: no NamedTuple constructor frames
-    return new(_Reading, (new(Reading, (chosen, accepted, segmenter, scanned, config.rules,
-                                        snapshot, config.claim_settings)), why))
+    return _Reading(Reading(chosen, accepted, segmenter, scanned, config.rules, snapshot,
+                            config.claim_settings), why)
 
 
 def _prepared(form: AnswerFormat | None, answer: Any, snapshot: Snapshot, read: _Reading,
