@@ -380,9 +380,7 @@ def citations_of(markers: Sequence[Marker], owners: Iterable[int | None]) -> lis
 def _citations(markers: Sequence[Marker], owners: Iterable[int | None],
                citation: type[Citation]) -> list[Citation]:
     """The pure-Python reference of :func:`citeaudit.core._core.citations`."""
-    new = tuple.__new__
-    return [new(citation, (source_id, claim, (m.start, m.end), m.raw, None, m.prefix,
-                           m.ordinal, None))
+    return [citation(source_id, claim, (m.start, m.end), m.raw, None, m.prefix, m.ordinal, None)
             for m, claim in zip(markers, owners, strict=False)  # owners may be repeat()
             for source_id in m.ids]
 

@@ -74,36 +74,29 @@ def prepare(answer: Any, sources: Any, *, grammar: GrammarSpec = None,
     config = config or _DEFAULT
     form = choose_format(answer, answer_format)
     snapshot = load_snapshot(sources) if form is None else form.snapshot(answer, sources)
-    return _prepared(form, answer, snapshot, _reading(answer, snapshot, grammar, refusal,
-                                                      config, segmenter), config)
-
-
-class _Reading(NamedTuple):
-    """How to read an answer, and why its grammar was chosen."""
-
-    reading: Reading
-    why: str
+    reading, why = _reading(answer, snapshot, grammar, refusal, config, segmenter)
+    return _prepared(form, answer, snapshot, reading, why, config)
 
 
 def _reading(answer: Any, snapshot: Snapshot, grammar: GrammarSpec,  # noqa: PLR0917 -- prepare's own arguments
              refusal: str | Sequence[str] | Refusal | None, config: Config,
-             segmenter: Segmenter) -> _Reading:
+             segmenter: Segmenter) -> tuple[Reading, str]:
+    """How to read an answer, and why its grammar was chosen."""
     spec = grammar if grammar is not None else (config.grammar or None)
     if spec is not None:
         chosen, why, scanned = get_grammar(spec), "asked for", None
     else:
         chosen, why, scanned = infer(snapshot, answer if isinstance(answer, str) else None)
     accepted = config.refusals if refusal is None else Refusal.of(refusal, config.refusal_regex)
-    new = tuple.__new__  # on every audit: no NamedTuple constructor frames
-    return new(_Reading, (new(Reading, (chosen, accepted, segmenter, scanned, config.rules,
-                                        snapshot, config.claim_settings)), why))
+    return Reading(chosen, accepted, segmenter, scanned, config.rules, snapshot,
+                   config.claim_settings), why
 
 
-def _prepared(form: AnswerFormat | None, answer: Any, snapshot: Snapshot, read: _Reading,
-              config: Config) -> Context:
-    parsed = unreadable_answer(answer) if form is None else form.parse(answer, read.reading)
+def _prepared(form: AnswerFormat | None, answer: Any, snapshot: Snapshot,  # noqa: PLR0917 -- _reading's two values
+              reading: Reading, why: str, config: Config) -> Context:
+    parsed = unreadable_answer(answer) if form is None else form.parse(answer, reading)
     return new_context(parsed, snapshot, config, _resolve(parsed, snapshot),
-                       read.reading.grammar.name, read.why, {})
+                       reading.grammar.name, why, {})
 
 
 def choose_grammar(snapshot: Snapshot, grammar: GrammarSpec, config: Config,
@@ -245,14 +238,15 @@ def _settled(form: AnswerFormat, settle: Callable[[Any, Reading, bool], Status |
     by the whole audit when first read. Where ``settle`` cannot say, the whole audit now.
     """
     snapshot = form.snapshot(answer, sources)
-    read = _reading(answer, snapshot, grammar, refusal, config, segment)
-    status = settle(answer, read.reading, config.empty_fails)
+    reading, why = _reading(answer, snapshot, grammar, refusal, config, segment)
+    status = settle(answer, reading, config.empty_fails)
     if status is None:
-        return _whole(form, answer, snapshot, read, config)
+        return _whole(form, answer, snapshot, reading, why, config)
     checked, not_checked = _scope(config.enabled, None)
     return new_report((), _unmeasured, status, status != "unverified", checked, not_checked,
-                      read.reading.grammar.name, snapshot, (), form.name, read.why,
-                      complete=functools.partial(_whole, form, answer, snapshot, read, config))
+                      reading.grammar.name, snapshot, (), form.name, why,
+                      complete=functools.partial(_whole, form, answer, snapshot, reading, why,
+                                                 config))
 
 
 def _unmeasured() -> Metrics:
@@ -260,9 +254,9 @@ def _unmeasured() -> Metrics:
     raise AssertionError("a settled report is completed before it is measured")
 
 
-def _whole(form: AnswerFormat, answer: Any, snapshot: Snapshot, read: _Reading,
-           config: Config) -> Report:
-    context = _prepared(form, answer, snapshot, read, config)
+def _whole(form: AnswerFormat, answer: Any, snapshot: Snapshot,  # noqa: PLR0917 -- _reading's two values
+           reading: Reading, why: str, config: Config) -> Report:
+    context = _prepared(form, answer, snapshot, reading, why, config)
     return report_of(context, findings_of(context))
 
 

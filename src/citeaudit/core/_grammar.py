@@ -31,6 +31,7 @@ from citeaudit.core._sources import resolve_id
 from citeaudit.errors import GrammarError
 
 if TYPE_CHECKING:
+    from citeaudit.core._segment import Span
     from citeaudit.core._sources import Snapshot
 
 __all__ = [
@@ -146,7 +147,7 @@ class BracketGrammar:
         return _scan_brackets(text, bracket, self._parse, self._digits, self.prefix,
                               self.ordinal, Marker, Malformed, _FULLWIDTH)[0]
 
-    def sight(self, text: str, snapshot: Snapshot, span: type[tuple[int, int]],
+    def sight(self, text: str, snapshot: Snapshot, span: type[Span],
               ) -> Sighting | None:
         """What settling a verdict reads of :meth:`scan`'s markers, without making them: how
         many ids they name, where the markers and malformed markers are (``span`` values, in
@@ -188,23 +189,23 @@ def _scan_brackets(  # noqa: PLR0917 -- mirrors the compiled core's signature
     """
     markers: list[Marker] = []
     malformed: list[Malformed] = []
-    new, add = tuple.__new__, markers.append  # the hot loop: no per-marker Python frames
+    add = markers.append
     for match in pattern.finditer(text):
         content = match[1]
         if not content.isascii():
             content = content.translate(fullwidth)
         if digits and content.isdigit() and content[0] != "0" and content.isascii():
             start, end = match.span()
-            add(new(marker, (text[start:end], start, end, (content,), prefix, ordinal)))
+            add(marker(text[start:end], start, end, (content,), prefix, ordinal))
             continue
         parsed = parse(content)
         if parsed is None:
             continue
         start, end = match.span()
         if isinstance(parsed, str):
-            malformed.append(new(malformed_type, (text[start:end], start, end, parsed)))
+            malformed.append(malformed_type(text[start:end], start, end, parsed))
         else:
-            add(new(marker, (text[start:end], start, end, parsed, prefix, ordinal)))
+            add(marker(text[start:end], start, end, parsed, prefix, ordinal))
     return markers, malformed
 
 
@@ -212,7 +213,7 @@ def _sight_brackets(  # noqa: PLR0917 -- mirrors the compiled core's signature
         text: str, pattern: re.Pattern[str], parse: Callable[[str], _Parsed], digits: bool,
         prefix: str, fullwidth: dict[int, int], index: Mapping[str, object],
         resolve: Callable[[str, str, Snapshot], str | None], snapshot: Snapshot,
-        span: type[tuple[int, int]],
+        span: type[Span],
         numbered: int) -> Sighting | None:  # noqa: ARG001 -- the copy's shortcut only
     """:meth:`BracketGrammar.sight` from the scan's markers. The pure-Python reference of
     :func:`citeaudit.core._core.sight_brackets` (``numbered``, N when the snapshot's ids are
@@ -223,14 +224,14 @@ def _sight_brackets(  # noqa: PLR0917 -- mirrors the compiled core's signature
     return _sighting(markers, malformed, index, resolve, snapshot, span)
 
 
-def sighting(scan: Scan, snapshot: Snapshot, span: type[tuple[int, int]]) -> Sighting | None:
+def sighting(scan: Scan, snapshot: Snapshot, span: type[Span]) -> Sighting | None:
     """What :meth:`BracketGrammar.sight` gives, from the markers a scan made (any grammar's)."""
     return _sighting(scan.markers, scan.malformed, snapshot.index, resolve_id, snapshot, span)
 
 
 def _sighting(markers: Sequence[Marker], malformed: Sequence[Malformed],  # noqa: PLR0917
               index: Mapping[str, object], resolve: Callable[[str, str, Snapshot], str | None],
-              snapshot: Snapshot, span: type[tuple[int, int]]) -> Sighting | None:
+              snapshot: Snapshot, span: type[Span]) -> Sighting | None:
     """How many ids ``markers`` name (None at the first neither ``index`` holds nor
     ``resolve`` finds), where they and ``malformed`` are (``span`` values, in text order) and
     where each starts. The pure-Python reference of :func:`citeaudit.core._core.sighting`.
@@ -241,10 +242,9 @@ def _sighting(markers: Sequence[Marker], malformed: Sequence[Malformed],  # noqa
             if source_id not in index and resolve(source_id, marker.prefix, snapshot) is None:
                 return None
             named += 1
-    new = tuple.__new__
-    marks = [new(span, (m.start, m.end)) for m in markers]
+    marks = [span(m.start, m.end) for m in markers]
     if malformed:
-        marks.extend(new(span, (m.start, m.end)) for m in malformed)
+        marks.extend(span(m.start, m.end) for m in malformed)
         marks.sort()
     return named, marks, [m.start for m in markers], [m.start for m in malformed]
 

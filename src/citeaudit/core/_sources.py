@@ -279,10 +279,9 @@ def _sources(data: Any, carried: bool = False) -> Iterator[Source]:
                 given = _given_id(value, f"$[{index}].id")
             yield passage(given, value, f"$[{index}]")
     elif isinstance(data, list | tuple):
-        new = tuple.__new__
         for index, value in enumerate(data):
             if isinstance(value, str):  # (a list of strings alone is read by _strings)
-                yield new(Source, (str(index + 1), value, None, None, None, None, NO_METADATA))
+                yield Source(str(index + 1), value, None, None, None, None, NO_METADATA)
             else:
                 yield passage(str(index + 1), value, f"$[{index}]")
     else:
@@ -342,7 +341,7 @@ def passage(source_id: str, value: Any, path: str) -> Source:
     ``source_id``; a broken one raises :class:`SnapshotError` at JSON path ``path``.
     """
     if isinstance(value, str):
-        return tuple.__new__(Source, (source_id, value, None, None, None, None, NO_METADATA))
+        return Source(source_id, value, None, None, None, None, NO_METADATA)
     if isinstance(value, Source):
         return value
     if not isinstance(value, dict):
@@ -370,8 +369,8 @@ def passage(source_id: str, value: Any, path: str) -> Source:
         raise SnapshotError("\"rank\" must be a positive integer", place=f"{path}.rank")
     if metadata is not None and not isinstance(metadata, dict):
         raise SnapshotError("\"metadata\" must be an object", place=f"{path}.metadata")
-    return tuple.__new__(Source, (source_id, text, url, label, score, rank,
-                                  MappingProxyType(metadata) if metadata else NO_METADATA))
+    return Source(source_id, text, url, label, score, rank,
+                  MappingProxyType(metadata) if metadata else NO_METADATA)
 
 
 def _finite(number: float) -> bool:
@@ -434,8 +433,7 @@ def _strings(data: list[Any], ids: tuple[str, ...]) -> tuple[Source, ...] | None
     for text in data:
         if type(text) is not str:
             return None
-    new = tuple.__new__
-    return tuple([new(Source, (ids[at], data[at], None, None, None, None, NO_METADATA))
+    return tuple([Source(ids[at], data[at], None, None, None, None, NO_METADATA)
                   for at in range(count)])
 
 

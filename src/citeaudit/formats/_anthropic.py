@@ -240,9 +240,8 @@ def _document(block: dict[str, Any], index: int) -> Source:
     kind = source.get("type")
     if kind == "text" and isinstance(data := source.get("data"), str) and \
             "context" not in block and "url" not in block:  # the common case, cheaply
-        return tuple.__new__(Source, (f"document:{index}", data, None,
-                                      _text_or_none(block.get("title")), None, None,
-                                      NO_METADATA))
+        return Source(f"document:{index}", data, None, _text_or_none(block.get("title")),
+                      None, None, NO_METADATA)
     metadata: dict[str, Any] = {}
     text = ""
     url = source.get("url") if kind == "url" and isinstance(source.get("url"), str) else \
@@ -297,7 +296,7 @@ def _citation(given: Any, path: str, span: tuple[int, int], fields: Fields,
         if not isinstance(url, str) or not url:
             fields.add(f"{path}.url", "a web search citation needs a string \"url\"")
             return None
-        return tuple.__new__(Citation, (url, None, span, None, path, None, None, None))
+        return Citation(url, None, span, None, path)
     located = _LOCATED.get(kind)
     if located is None:
         fields.add(f"{path}.type", f"unknown citation type {kind!r}")
@@ -313,6 +312,5 @@ def _citation(given: Any, path: str, span: tuple[int, int], fields: Fields,
     if quoted is not None and not isinstance(quoted, str):  # its quote cannot be checked
         fields.field(citation, "cited_text", str, path, kind)
         return None
-    new = tuple.__new__
-    where = new(Location, (unit, start, end, quoted, f"{family}_index {number}"))
-    return new(Citation, (f"{family}:{number}", None, span, None, path, None, None, where))
+    where = Location(unit, start, end, quoted, f"{family}_index {number}")
+    return Citation(f"{family}:{number}", None, span, None, path, location=where)

@@ -180,11 +180,10 @@ def _source(source_id: str, reference: dict[str, Any]) -> Source:
     text = content.get("text") if isinstance(content, dict) else None
     where = _where(reference)
     metadata = reference.get("metadata")
-    return tuple.__new__(Source, (
-        source_id, text if isinstance(text, str) else "",
-        where if where and where.startswith(("http://", "https://")) else None,
-        None, None, None, MappingProxyType(
-            {"location": where, **(metadata if isinstance(metadata, dict) else {})})))
+    return Source(source_id, text if isinstance(text, str) else "",
+                  where if where and where.startswith(("http://", "https://")) else None,
+                  None, None, None, MappingProxyType(
+                      {"location": where, **(metadata if isinstance(metadata, dict) else {})}))
 
 
 def _said(problems: list[Problem], prefix: str) -> bool:
@@ -227,8 +226,8 @@ def _citation(citation: dict[str, Any], path: str, text: str, fields: Fields,
         problems.append(Problem("CA206", f"span {start}..{end} holds {covered[:40]!r}, not"
                                 f" the part's text {said[:40]!r}", path=f"{where}.text"))
         return None
-    new, span = tuple.__new__, (start, end + 1)
-    made = [new(Citation, (_source_id(reference), None, span, None,
-                           f"{path}.retrievedReferences[{at}]", None, None, None))
+    span = (start, end + 1)
+    made = [Citation(_source_id(reference), None, span, None,
+                     f"{path}.retrievedReferences[{at}]")
             for at, reference in enumerate(_references(citation))]
     return (start, end + 1, made) if made else None

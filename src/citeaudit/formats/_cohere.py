@@ -204,8 +204,7 @@ def _documents(documents: list[Any]) -> Iterator[Source]:
     for index, given_document in enumerate(documents):
         document = plain(given_document)  # a request may hold the SDK's Document objects
         if isinstance(document, str):
-            yield tuple.__new__(Source, (f"doc:{index}", document, None, None, None, None,
-                                         NO_METADATA))
+            yield Source(f"doc:{index}", document, None, None, None, None, NO_METADATA)
         elif isinstance(document, dict):
             given = document.get("id")
             yield _source(given if isinstance(given, str) and given else f"doc:{index}",
@@ -294,16 +293,14 @@ def _citation(citation: dict[str, Any], path: str,
         return None
     made: list[Citation] = []
     first, last = starts[item] + start, starts[item] + end
-    new = tuple.__new__
     sources = fields.items(citation, "sources", path, "a citation")
     for at, source in enumerate(sources):
         written = source.get("id") if isinstance(source, dict) else None
         if not isinstance(written, str) or not written:
             fields.add(f"{path}.sources[{at}].id", "a citation's source needs a string \"id\"")
             continue
-        made.append(new(Citation, (written if written in known else _source_id(written, known),
-                                   None, (first, last), None, f"{path}.sources[{at}]", None,
-                                   None, None)))
+        made.append(Citation(written if written in known else _source_id(written, known),
+                             None, (first, last), None, f"{path}.sources[{at}]"))
     if not made:
         return None  # a span that names no source cites nothing
     return first, max(last, first + 1), made

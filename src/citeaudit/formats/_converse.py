@@ -107,8 +107,7 @@ class BedrockConverseFormat:
             if made and stripped:
                 low = offset + text.index(stripped[0])
                 span = (low, low + len(stripped))
-                cited.append((*span, [tuple.__new__(Citation, (c[0], None, span, *c[3:]))
-                                      for c in made]))
+                cited.append((*span, [Citation(c[0], None, span, *c[3:]) for c in made]))
             pieces.append(text)
             offset += len(text)
         return answer_of(self.name, "".join(pieces), cited, fields.problems, reading, _CONTENT,

@@ -163,10 +163,9 @@ def _chunks(metadata: Any, key: str, path: str) -> list[Source]:
         chunk = chunks[index]
         place = _plain(chunk)
         found.append(_chunk(chunk, index, f"{path}.{key}[{index}]") if place is None else
-                     tuple.__new__(Source, (f"chunk:{index}", place.get("text") or "",
-                                            _text_or_none(place.get("uri")),
-                                            _text_or_none(place.get("title")) or None, None,
-                                            None, NO_METADATA)))
+                     Source(f"chunk:{index}", place.get("text") or "",
+                            _text_or_none(place.get("uri")),
+                            _text_or_none(place.get("title")) or None, None, None, NO_METADATA))
     return found
 
 
@@ -206,10 +205,9 @@ def _chunk(chunk: Any, index: int, path: str) -> Source:
     where = f"{path}.{'web' if web is not None else key}"
     uri, title = found.get("uri"), found.get("title")
     text = source_field(found, "text", str, where, "a grounding chunk's source")
-    return tuple.__new__(Source, (f"chunk:{index}", text if text is not None else "",
-                                  uri if isinstance(uri, str) else None,
-                                  title if isinstance(title, str) and title else None,
-                                  None, None, NO_METADATA))
+    return Source(f"chunk:{index}", text if text is not None else "",
+                  uri if isinstance(uri, str) else None,
+                  title if isinstance(title, str) and title else None, None, None, NO_METADATA)
 
 
 def byte_range(text: str, raw: bytes | None, start: int, end: int) -> tuple[int, str] | None:
@@ -294,8 +292,7 @@ def _support(support: dict[str, Any], path: str,
         return None
     first = starts[part] + low
     last = first + len(covered)
-    new = tuple.__new__
-    made = [new(Citation, (f"chunk:{index}", None, (first, last), None,
-                           f"{path}.{indices_key}[{at}]", None, None, _located(index)))
+    made = [Citation(f"chunk:{index}", None, (first, last), None,
+                     f"{path}.{indices_key}[{at}]", location=_located(index))
             for at, index in enumerate(indices)]
     return first, max(last, first + 1), made

@@ -141,8 +141,7 @@ def _annotation(note: dict[str, Any], path: str,
     first, last = offset + low, offset + low + len(covered)
     source_id = urls.get(target) or urls.get(canonical_url(target)) or (
         canonical_url(target) if kind == "url_citation" else target)
-    made = [tuple.__new__(Citation, (source_id, None, (first, last), None, path, None, None,
-                                     None))]
+    made = [Citation(source_id, None, (first, last), None, path)]
     return first, max(last, first + 1), made
 
 

@@ -105,7 +105,6 @@ def _search_results(response: dict[str, Any], ids: tuple[str, ...]) -> list[Sour
     """Perplexity's ``search_results`` as the sources ``ids`` (a :class:`SnapshotError`
     where one breaks its shape).
     """
-    new = tuple.__new__  # no keyword handling per source
     results: list[Any] = response["search_results"]  # a list: the caller checked
     found = []
     for at in range(len(results)):  # the common shape read at once
@@ -113,14 +112,12 @@ def _search_results(response: dict[str, Any], ids: tuple[str, ...]) -> list[Sour
         snippet = item.get("snippet") if type(item) is dict else None
         if type(item) is not dict or (snippet is not None and type(snippet) is not str):
             break  # read with its checks below
-        found.append(new(Source, (ids[at], snippet or "", _text(item.get("url")),
-                                  _text(item.get("title")), None, None, NO_METADATA)))
+        found.append(Source(ids[at], snippet or "", _text(item.get("url")),
+                            _text(item.get("title")), None, None, NO_METADATA))
     else:
         return found
-    return [new(Source, (source_id, source_field(item, "snippet", str, path,
-                                                 "a search result") or "",
-                         _text(item.get("url")), _text(item.get("title")), None, None,
-                         NO_METADATA))
+    return [Source(source_id, source_field(item, "snippet", str, path, "a search result") or "",
+                   _text(item.get("url")), _text(item.get("title")), None, None, NO_METADATA)
             for source_id, (_, item, path) in zip(ids, source_items(
                 response, "search_results", "$", "a response", "a search result"),
                 strict=True)]

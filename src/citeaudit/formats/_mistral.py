@@ -170,7 +170,7 @@ def _parsed(name: str, response: dict[str, Any], reading: Reading) -> Answer:
 
 
 def _citation(source_id: str, path: str, span: tuple[int, int] | None) -> Citation:
-    return tuple.__new__(Citation, (source_id, None, span, None, path, None, None, None))
+    return Citation(source_id, None, span, None, path)
 
 
 def _owners(response: dict[str, Any], conversation: bool, fields: Fields,
@@ -243,9 +243,9 @@ def _source(key: str, result: dict[str, Any]) -> Source:
     url, title = result.get("url"), result.get("title")
     rest = None if result.keys() <= _KEPT else {k: v for k, v in result.items()
                                                  if k not in _KEPT}
-    return tuple.__new__(Source, (key, text, url if isinstance(url, str) and url else None,
-                                  title if isinstance(title, str) and title else None, None,
-                                  None, MappingProxyType(rest) if rest else NO_METADATA))
+    return Source(key, text, url if isinstance(url, str) and url else None,
+                  title if isinstance(title, str) and title else None, None, None,
+                  MappingProxyType(rest) if rest else NO_METADATA)
 
 
 def _text_field(result: dict[str, Any]) -> str:

@@ -252,8 +252,7 @@ def _annotation(given: Any, text: str, offset: int, path: str, into: _Into) -> N
         canonical = canonical_url(target)
         source_id = into.urls.get(canonical, canonical)
     into.cited.append((offset + low, offset + high,
-                       [tuple.__new__(Citation, (source_id, None, (offset + first, offset + last),
-                                                 None, path, None, None, None))]))
+                       [Citation(source_id, None, (offset + first, offset + last), None, path)]))
 
 
 def _linked(note: dict[str, Any], text: str, path: str, fields: Fields) -> None:

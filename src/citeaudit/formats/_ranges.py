@@ -73,8 +73,8 @@ def as_list(value: Any) -> list[Any]:
 
 
 def spanned(citation: Citation, span: tuple[int, int]) -> Citation:
-    """``citation`` citing ``span`` of the answer (built as a tuple: ``_replace`` costs more)."""
-    return tuple.__new__(Citation, (citation[0], citation[1], span, *citation[3:]))
+    """``citation`` citing ``span`` of the answer."""
+    return Citation(citation[0], citation[1], span, *citation[3:])
 
 
 def answer_of(name: str, text: str, cited: Cited, problems: list[Problem],  # noqa: PLR0917 -- the parts of every provider's answer
@@ -92,7 +92,7 @@ def answer_of(name: str, text: str, cited: Cited, problems: list[Problem],  # no
     if not ordered:
         cited.sort(key=_RANGE)
     if declined or reading.refusal.matches(text.strip()):
-        every = tuple(tuple.__new__(Citation, c) for _, _, made in cited for c in made)
+        every = tuple(c for _, _, made in cited for c in made)
         return Answer(name, text, (), every, (), True, tuple(problems))
     if blank(text):
         return without_text(name, text, problems, where)
@@ -134,7 +134,6 @@ def _ranged(  # noqa: PLR0917 -- mirrors the compiled core's signature
     """
     claims: list[Claim] = []
     citations: list[Citation] = []
-    new = tuple.__new__  # no keyword handling per object: a Claim or Citation as it is
     count = len(cited)
     first = 0  # the first cited block that may overlap the next sentence
     for start, end in spans:
@@ -153,9 +152,9 @@ def _ranged(  # noqa: PLR0917 -- mirrors the compiled core's signature
         if not overlapping and rules and exempted(text, start, end, rules):
             continue
         number = len(claims) + 1
-        claims.append(new(claim_type, (number, text[start:end], (start, end), (), ())))
+        claims.append(claim_type(number, text[start:end], (start, end), (), ()))
         for made in overlapping:
-            citations.extend(new(citation_type, (c[0], number, *c[2:])) for c in made)
+            citations.extend(citation_type(c[0], number, *c[2:]) for c in made)
     return claims, citations
 
 

@@ -201,10 +201,9 @@ def _marks(markers: Sequence[Marker], malformed: Sequence[Malformed], span: type
     """Where the markers and malformed markers are, in text order: what the segmenter masks.
     The pure-Python reference of :func:`citeaudit.core._core.marks`.
     """
-    new = tuple.__new__  # the hot path builds many small values: no per-item Python frames
-    marks = [new(span, (m.start, m.end)) for m in markers]
+    marks = [span(m.start, m.end) for m in markers]
     if malformed:
-        marks.extend(new(span, (m.start, m.end)) for m in malformed)
+        marks.extend(span(m.start, m.end) for m in malformed)
         marks.sort()
     return marks
 
@@ -223,7 +222,6 @@ def _assemble(  # noqa: PLR0917 -- mirrors the compiled core's signature
     owner: list[int | None] = [None] * len(markers)  # the claim each marker belongs to
     bad_owner: list[int | None] = [None] * len(malformed)
     claims: list[Claim] = []
-    new = tuple.__new__  # the hot path builds many small values: no per-item Python frames
     index = bad = number = 0
     for at, (start, end) in enumerate(spans):
         first = bisect_left(starts, start, index)  # markers before it lie outside any claim
@@ -241,8 +239,8 @@ def _assemble(  # noqa: PLR0917 -- mirrors the compiled core's signature
         if bad > first_bad:
             bad_owner[first_bad:bad] = [number] * (bad - first_bad)
             own_bad = tuple(malformed[first_bad:bad])
-        claims.append(new(claim_type, (number, text[start:end], (start, end),
-                                       markers[first:index], own_bad)))
+        claims.append(claim_type(number, text[start:end], (start, end), markers[first:index],
+                                 own_bad))
     return claims, owner, bad_owner
 
 

@@ -142,8 +142,7 @@ def _marker(note: dict[str, Any], path: str, text: str, urls: dict[str, str],
     source_id = target
     if target.startswith(("http://", "https://")):
         source_id = urls.get(target) or urls.get(canonical_url(target)) or canonical_url(target)
-    return start, end, tuple.__new__(Citation, (source_id, None, None, text[start:end], path,
-                                                None, None, None))
+    return start, end, Citation(source_id, None, None, text[start:end], path)
 
 
 def _target(note: dict[str, Any], path: str, fields: Fields) -> str | None:
@@ -179,8 +178,7 @@ def _without_markers(text: str, markers: list[tuple[int, int, Citation]],
             at = end
         before = len("".join(pieces).rstrip())
         low = max(before - 1, 0)
-        cited.append((low, low + 1, [tuple.__new__(Citation, (
-            made[0], None, (low, low + 1), *made[3:]))]))
+        cited.append((low, low + 1, [Citation(made[0], None, (low, low + 1), *made[3:])]))
     pieces.append(text[at:])
     return "".join(pieces), cited
 
