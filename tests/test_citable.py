@@ -5,14 +5,20 @@ rest on.
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import citeaudit
+from citeaudit.core import _citable
 from citeaudit.core._citable import finite, words_of
+from thorough import examples
 
 PASSAGES = ["The Hoover Dam was completed on the Colorado River.",
             "Lake Mead is the reservoir formed by the dam."]
@@ -167,3 +173,37 @@ def test_the_decision_is_the_same_in_every_process() -> None:
                for seed in ("1", "2", "3")}
     assert len(printed) == 1, printed
     assert printed.pop().startswith("['w:the', 'w:warranty', 'w:covers', 'w:parts'")
+
+
+# What the gates before the scorer's searches look for, and the pieces that make a match.
+GATED = [("reference words", _citable._IN_REFERENCE_WORDS, _citable._REFERENCE_WORDS),
+         ("author and year", ("19", "20"), _citable._AUTHOR_YEAR),
+         ("bare URL", ("http", "www."), _citable._URL_TOKEN),
+         ("markdown link", ("](",), _citable._MD_LINK)]
+PIECES = ["Lee", ", K. ", "et al", "et al.", " doi", "ISBN", "pp. 4", "p. 12", "Vol. 3", "No. 2",
+          "Available at: ", "Retrieved from ", "Accessed on ", "(2017)", " 1998", "20", "19",
+          "http://x.org/a", "https://", "www.example.com", "[title](", "https://y.org)", "](",
+          "[a]", "(b)", " ", ".", "Refunds take 30 days", "\n", "é", "ETAL", "Doi"]
+
+
+@settings(max_examples=examples(400), deadline=None)
+@given(st.lists(st.sampled_from(PIECES), max_size=12).map("".join))
+def test_a_gate_never_skips_a_search_that_would_match(text: str) -> None:
+    for what, pieces, pattern in GATED:
+        if pattern.search(text):
+            assert any(piece in text for piece in pieces), what
+    assert _citable.urls_of(text) == _citable._URL_TOKEN.findall(text)
+    assert _citable.markdown_links_of(text) == _citable._MD_LINK.findall(text)
+    assert _citable.author_year(text) == bool(_citable._AUTHOR_YEAR.search(text))
+
+
+def test_the_gates_change_nothing_on_real_answers() -> None:
+    """Every line of the claims set's real answers (reports with references, links, years)."""
+    path = Path(__file__).parent.parent / "benchmarks/claims/answers.jsonl"
+    lines = [line for record in path.read_text().splitlines()
+             for line in json.loads(record)["text"].splitlines() if line.strip()]
+    assert len(lines) > 5_000
+    for line in lines:
+        for what, pieces, pattern in GATED:
+            if pattern.search(line):
+                assert any(piece in line for piece in pieces), (what, line)

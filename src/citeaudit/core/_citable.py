@@ -387,7 +387,8 @@ def reference_shaped(text: str) -> bool:
     """
     return bool((", " in text and _REFERENCE_AUTHOR.search(text)) or
                 ("(" in text and _REFERENCE_YEAR.search(text)) or
-                _REFERENCE_WORDS.search(text) or _REFERENCE_ENTRY.match(text))
+                (any(word in text for word in _IN_REFERENCE_WORDS) and
+                 _REFERENCE_WORDS.search(text)) or _REFERENCE_ENTRY.match(text))
 
 
 def entry_shaped(text: str) -> bool:
@@ -396,13 +397,33 @@ def entry_shaped(text: str) -> bool:
     """
     if not text or len(text) > _ENTRY_LENGTH or "|" in text:
         return False
-    links = _URL_TOKEN.findall(text) + _MD_LINK.findall(text)
+    links = urls_of(text) + markdown_links_of(text)
     if links:
         # A sentence that ends in a bare URL is an inline citation, not an entry.
         prose = _WORD.findall(_MD_LINK.sub(" ", _URL_TOKEN.sub(" ", text)))
         return len(links) == 1 and (len(links[0]) > 0.5 * len(text) or len(prose) < 8)
-    return bool(reference_shaped(text) or _AUTHOR_YEAR.search(text) or
-                _NUMBERED_ENTRY.match(text))
+    return bool(reference_shaped(text) or author_year(text) or _NUMBERED_ENTRY.match(text))
+
+
+# What every match of a pattern holds: where none of it is in a text, the search is skipped
+# (most units hold no reference, link or year). tests/test_citable.py holds each to its pattern.
+_IN_REFERENCE_WORDS = ("et al", "doi", "ISBN", "p.", "Vol.", "No.", "Available", "Retrieved",
+                       "Accessed")
+
+
+def urls_of(text: str) -> list[str]:
+    """The bare URLs of ``text`` (``_URL_TOKEN``)."""
+    return _URL_TOKEN.findall(text) if "http" in text or "www." in text else []
+
+
+def markdown_links_of(text: str) -> list[str]:
+    """The markdown links of ``text`` (``_MD_LINK``)."""
+    return _MD_LINK.findall(text) if "](" in text else []
+
+
+def author_year(text: str) -> bool:
+    """Whether ``text`` cites by author and year ("Lee, 2017", "Lee et al. (2019)")."""
+    return ("19" in text or "20" in text) and _AUTHOR_YEAR.search(text) is not None
 
 
 def lead_features(text: str) -> list[str]:
@@ -440,12 +461,12 @@ def _shape_features(raw: str, text: str, tokens: Sequence[str], words: Sequence[
         found.append("plan")
     if not have.isdisjoint(_HEDGE_WORDS) and _HEDGE.search(lowered):
         found.append("hedge")
-    if _AUTHOR_YEAR.search(text):
+    if author_year(text):
         found.append("author-year")
-    links = _MD_LINK.findall(text)
+    links = markdown_links_of(text)
     if links:
         found.append("md-link")
-    url_chars = sum(len(u) for u in _URL_TOKEN.findall(text)) + sum(len(k) for k in links)
+    url_chars = sum(len(u) for u in urls_of(text)) + sum(len(k) for k in links)
     if url_chars:
         share = url_chars / max(len(text), 1)
         prose = len(words) - sum(1 for w in words if w in ("https", "http", "www", "com", "org"))
