@@ -91,13 +91,14 @@ class Judge:
 
     __slots__ = ("_layout", "_passages", "_references", "_sources", "settings", "text")
 
-    def __init__(self, text: str, settings: ClaimSettings, sources: Sequence[Source]) -> None:
+    def __init__(self, text: str, settings: ClaimSettings, sources: Sequence[Source],
+                 references: list[tuple[int, int]] | None = None) -> None:
         self.text = text
         self.settings = settings
         self._sources = sources
         self._passages: list[frozenset[str]] | None = None
         self._layout: Layout | None = None
-        self._references: list[tuple[int, int]] | None = None
+        self._references = references  # the text's reference_blocks, where already read
 
     def exempted(self, spans: Sequence[tuple[int, int]], at: int,
                  ) -> tuple[str, float | None] | None:
@@ -154,13 +155,14 @@ def _states_figure(text: str, start: int, end: int) -> bool:
 
 
 def judge_of(text: str, settings: ClaimSettings | None, snapshot: Snapshot | None,
-             ) -> Judge | None:
+             references: list[tuple[int, int]] | None = None) -> Judge | None:
     """The content judge of one answer's ``text`` under ``settings`` (None: the rules alone
-    decide), reading the passages of ``snapshot``.
+    decide), reading the passages of ``snapshot``; ``references``, the text's
+    ``reference_blocks`` where the caller has read them.
     """
     if settings is None or settings.threshold is None:
         return None
-    return Judge(text, settings, () if snapshot is None else snapshot.sources)
+    return Judge(text, settings, () if snapshot is None else snapshot.sources, references)
 
 
 def why_citable(text: str, passages: Iterable[tuple[str, str]]) -> str:

@@ -89,8 +89,10 @@ def parse_text(text: str, reading: Reading, kind: AnswerKind = "text") -> Answer
         starts = [span.start for span in code]
         markers = [m for m in markers if not covered(m.start, code, starts)]
         malformed = [m for m in malformed if not covered(m.start, code, starts)]
+    blocks = None
     if markers or malformed:  # a reference list's ids are no markers
-        markers, malformed = _outside_references(text, markers, malformed)
+        blocks = reference_blocks(text)
+        markers, malformed = _outside_references(blocks, markers, malformed)
     if markers and refusal.may_match(text) and refusal.matches(without_markers(text, markers)):
         return Answer(kind, text, (), tuple(citations_of(markers, repeat(None))), (), True,
                       (), tuple((m.start, m.end) for m in markers))
@@ -99,7 +101,7 @@ def parse_text(text: str, reading: Reading, kind: AnswerKind = "text") -> Answer
     markers = tuple(markers)  # a claim's markers are a slice of them
     rules = reading.not_citable  # the claim policy: uncited sentences it exempts are no claims
     exemptions = Exemptions(text, rules, "listed" in rules and "\n" in text, marks,
-                            judge_of(text, reading.claims, reading.snapshot))
+                            judge_of(text, reading.claims, reading.snapshot, blocks))
     claims, owner, bad_owner = _assemble(text, spans, markers, malformed, Claim, exemptions)
     return new_answer(kind, text, tuple(claims), tuple(citations_of(markers, owner)),
                       tuple(zip(bad_owner, malformed, strict=True)), False, (), tuple(marks),
@@ -107,10 +109,12 @@ def parse_text(text: str, reading: Reading, kind: AnswerKind = "text") -> Answer
                             for start, end, kind_, score in exemptions.found))
 
 
-def _outside_references(text: str, markers: Sequence[Marker], malformed: Sequence[Malformed],
+def _outside_references(blocks: list[tuple[int, int]], markers: Sequence[Marker],
+                        malformed: Sequence[Malformed],
                         ) -> tuple[Sequence[Marker], Sequence[Malformed]]:
-    """The markers and malformed markers that lie outside the answer's reference lists."""
-    blocks = reference_blocks(text)
+    """The markers and malformed markers that lie outside the answer's reference lists
+    (``blocks``, its ``reference_blocks``).
+    """
     if not blocks:
         return markers, malformed
     spans = [Span(start, end) for start, end in blocks]
@@ -148,7 +152,7 @@ def settle_text(text: str, reading: Reading, empty_fails: bool) -> Status | None
     if starts and refusal.may_match(text):
         return None
     rules = reading.not_citable
-    judge = judge_of(text, reading.claims, reading.snapshot)
+    judge = judge_of(text, reading.claims, reading.snapshot, [])  # it has no reference list
     exemptions = Exemptions(text, rules, "listed" in rules and "\n" in text, marks, judge)
     # Segmented only as far as the first uncited claim, unless the content judge reads the
     # answer's layout (every unit).
