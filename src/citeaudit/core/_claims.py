@@ -14,7 +14,7 @@ is the rules alone. ``require`` lists kinds that must carry a citation all the s
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any, NamedTuple
 
 from citeaudit.core._amounts import states_amount
@@ -89,16 +89,22 @@ class Judge:
     per unit; the answer's layout and the passages' words are read when first needed.
     """
 
-    __slots__ = ("_layout", "_passages", "_references", "_sources", "settings", "text")
+    __slots__ = ("_all", "_layout", "_passages", "_references", "_sources", "_whole",
+                 "settings", "text")
 
     def __init__(self, text: str, settings: ClaimSettings, sources: Sequence[Source],
-                 references: list[tuple[int, int]] | None = None) -> None:
+                 references: list[tuple[int, int]] | None = None,
+                 whole: Callable[[], Sequence[tuple[int, int]]] | None = None) -> None:
         self.text = text
         self.settings = settings
         self._sources = sources
         self._passages: list[frozenset[str]] | None = None
         self._layout: Layout | None = None
         self._references = references  # the text's reference_blocks, where already read
+        # Where the units are made only as far as the first that needs a citation, all of
+        # them: the model reads a unit's neighbours and the answer's layout.
+        self._whole = whole
+        self._all: Sequence[tuple[int, int]] | None = None  # what ``whole`` made
 
     def exempted(self, spans: Sequence[tuple[int, int]], at: int,
                  ) -> tuple[str, float | None] | None:
@@ -117,6 +123,10 @@ class Judge:
             return "reference", None
         if not listed and _states_figure(text, start, end):
             return None  # what the scorer would say, without reading the answer's layout
+        if self._whole is not None:  # the units judged so far are final, so ``at`` holds
+            if self._all is None:
+                self._all = self._whole()
+            spans = self._all
         if self._layout is None:
             self._layout = Layout(text, spans)
         before = text[spans[at - 1][0]:spans[at - 1][1]] if at else ""
@@ -155,14 +165,17 @@ def _states_figure(text: str, start: int, end: int) -> bool:
 
 
 def judge_of(text: str, settings: ClaimSettings | None, snapshot: Snapshot | None,
-             references: list[tuple[int, int]] | None = None) -> Judge | None:
+             references: list[tuple[int, int]] | None = None,
+             whole: Callable[[], Sequence[tuple[int, int]]] | None = None) -> Judge | None:
     """The content judge of one answer's ``text`` under ``settings`` (None: the rules alone
     decide), reading the passages of ``snapshot``; ``references``, the text's
-    ``reference_blocks`` where the caller has read them.
+    ``reference_blocks`` where the caller has read them; ``whole``, where the caller makes
+    the units only as far as it needs, what makes them all.
     """
     if settings is None or settings.threshold is None:
         return None
-    return Judge(text, settings, () if snapshot is None else snapshot.sources, references)
+    return Judge(text, settings, () if snapshot is None else snapshot.sources, references,
+                 whole)
 
 
 def why_citable(text: str, passages: Iterable[tuple[str, str]]) -> str:

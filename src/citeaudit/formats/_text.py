@@ -7,6 +7,7 @@ from __future__ import annotations
 import re
 from bisect import bisect_left
 from collections.abc import Sequence
+from functools import partial
 from itertools import repeat
 from operator import itemgetter
 
@@ -152,11 +153,13 @@ def settle_text(text: str, reading: Reading, empty_fails: bool) -> Status | None
     if starts and refusal.may_match(text):
         return None
     rules = reading.not_citable
-    judge = judge_of(text, reading.claims, reading.snapshot, [])  # it has no reference list
+    # Segmented only as far as the first uncited claim; the content judge, where it reads a
+    # unit's neighbours and the answer's layout, segments it whole.
+    until = reading.segmenter is segment
+    judge = judge_of(text, reading.claims, reading.snapshot, [],  # it has no reference list
+                     partial(segment, text, marks) if until else None)
     exemptions = Exemptions(text, rules, "listed" in rules and "\n" in text, marks, judge)
-    # Segmented only as far as the first uncited claim, unless the content judge reads the
-    # answer's layout (every unit).
-    if reading.segmenter is segment and judge is None:
+    if until:
         claims = _segment_claimed(text, marks, starts, bad_starts, exemptions)
     else:
         claims = _claimed(reading.segmenter(text, marks), starts, bad_starts, exemptions)
