@@ -162,8 +162,8 @@ def _read(form: Any, response: object, request: object) -> object:
     """
     try:
         snapshot = form.snapshot(response, request)
-        reading = _engine._reading(response, snapshot, None, None, Config(), _segment.segment)
-        return snapshot.sources, form.parse(response, reading.reading)
+        reading, _ = _engine._reading(response, snapshot, None, None, Config(), _segment.segment)
+        return snapshot.sources, form.parse(response, reading)
     except CiteauditError as error:
         return str(error)
 
