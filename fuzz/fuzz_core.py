@@ -227,7 +227,7 @@ def _agree(forms: list[tuple[Any, Any]], cases: list[tuple[object, object]]) -> 
             raise AssertionError(f"{built.name} differs compiled on {response!r}")
 
 
-def _outcome(function: Callable[..., Any], *arguments: Any) -> tuple[object, ...]:
+def _outcome(function: Callable[..., Any], *arguments: Any) -> tuple[Any, ...]:
     """What ``function`` returns, or the type and message of what it raises."""
     try:
         return ("returned", function(*arguments))
@@ -345,8 +345,9 @@ def _bedrock_format(text: str, ranges: list[tuple[int, int]]) -> None:
     id, by location, or by neither) read by ``_bedrock``.
     """
     documents = _documents(text)
-    names = ({"metadata": {"x-amz-bedrock-kb-chunk-id": "chunk-0"}},
-             {"location": {"type": "S3", "s3Location": {"uri": "s3://kb/1.md"}}}, {})
+    names: tuple[dict[str, Any], ...] = (
+        {"metadata": {"x-amz-bedrock-kb-chunk-id": "chunk-0"}},
+        {"location": {"type": "S3", "s3Location": {"uri": "s3://kb/1.md"}}}, {})
     citations = [{"generatedResponsePart": {"textResponsePart": {
         "span": {"start": s, "end": e - 1}, "text": text[s:e]}},
         "retrievedReferences": [{"content": {"text": documents[n % 3], "type": "TEXT"},
