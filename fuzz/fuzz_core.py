@@ -8,10 +8,21 @@ sentences as a passage, its first sentence as the claim; the amounts' digit runs
 (``citeaudit.core._policy``), the claims that need a citation (``citeaudit.core._checks``:
 CA301/CA302), the citations' resolution (``citeaudit.core._engine``), the snapshot's reading
 of its pieces as passages and their fingerprint (``citeaudit.core._sources``) and the
-square-bracket hints (``citeaudit.core._unread``, against the pattern). Gemini, Cohere and
-Anthropic responses over the text, with offsets where the input says, are read by their
-formats (``citeaudit.formats._gemini`` and the others): the snapshot and the answer must
-equal what the same modules make run as Python.
+square-bracket hints (``citeaudit.core._unread``, against the pattern). The hand-written
+``citeaudit.core._core`` is held to its references on the same text: the bracket scan, claim
+assembly, the markers' citations and marks (the parsed answer), the claims' segmentation,
+the openings' count, what settling a verdict reads of the brackets (``sight_brackets``, with
+each bracket pattern and a snapshot of named ids and a numbered one; ``sighting``, from a
+scan's markers; ``claimed``, from a custom segmenter's spans) and a provider's ranged claims
+(``ranged``, the input's ranges cited). Gemini, Cohere and Anthropic responses over the
+text, with offsets where the input says, are read by their formats
+(``citeaudit.formats._gemini`` and the others), and so, one module an input (the input's
+choice), are OpenAI Responses and Chat Completions (``_openai``), Bedrock (``_bedrock``), a
+Mistral chat completion and conversation (``_mistral``), and Perplexity, Azure on your data
+and Perplexity's Responses (``_marked``): the snapshot and the answer (or the input error)
+must equal what the same modules make run as Python. Where ``sight_brackets``,
+``sighting``, ``claimed`` or ``ranged`` raises, its reference must raise the same
+exception, saying the same.
 
     python3 fuzz/fuzz_core.py -atheris_runs=20000          # or any libFuzzer flags
 
@@ -20,7 +31,8 @@ reading, the stream's feed, the lexical judge's content words and the provider f
 compiled from their own Python (``citeaudit.core._segment``, ``citeaudit.core._policy``,
 ``citeaudit.core._checks``, ``citeaudit.core._amounts``, ``citeaudit.core._engine``,
 ``citeaudit.core._sources``, ``citeaudit.request._feed``,
-``citeaudit.support._terms``, ``citeaudit.formats._anthropic``..),
+``citeaudit.support._terms``, ``citeaudit.formats._anthropic``, ``_bedrock``, ``_cohere``,
+``_gemini``, ``_marked``, ``_mistral``, ``_openai``),
 are checked against that Python, run as such. Needs ``pip install -e '.[fuzz]'`` and the
 compiled core. The harness instruments the pure reference (coverage guides the fuzzer
 towards new branches of the rules); the compiled code is checked by comparison and, under
@@ -30,7 +42,10 @@ towards new branches of the rules); the compiled code is checked by comparison a
 
 from __future__ import annotations
 
+import json
 import sys
+from collections.abc import Callable
+from itertools import pairwise
 from typing import Any
 
 import atheris
@@ -50,13 +65,32 @@ with atheris.instrument_imports():
         _sources,
         _unread,
     )
+    from citeaudit.core._grammar import BracketGrammar
     from citeaudit.core._policy import NOT_CITABLE
     from citeaudit.core._segment import Span
     from citeaudit.core._sources import resolve_id
-    from citeaudit.formats import _anthropic, _cohere, _gemini, _text
+    from citeaudit.formats import (
+        _anthropic,
+        _bedrock,
+        _cohere,
+        _gemini,
+        _marked,
+        _mistral,
+        _openai,
+        _ranges,
+        _text,
+    )
     from citeaudit.formats._anthropic import AnthropicFormat
+    from citeaudit.formats._bedrock import BedrockFormat
     from citeaudit.formats._cohere import CohereFormat
     from citeaudit.formats._gemini import GeminiFormat
+    from citeaudit.formats._marked import (
+        AzureOnYourDataFormat,
+        PerplexityFormat,
+        PerplexityResponsesFormat,
+    )
+    from citeaudit.formats._mistral import MistralFormat
+    from citeaudit.formats._openai import OpenAIChatFormat, OpenAIResponsesFormat
     from citeaudit.request import _feed
     from citeaudit.support import _lexical, _terms
 
@@ -75,11 +109,25 @@ with atheris.instrument_imports():
     _FEED_SOURCE = _source("citeaudit.request._feed")
     _SOURCES_SOURCE = _source("citeaudit.core._sources")
     _TERMS_SOURCE = _source("citeaudit.support._terms")
-    # The formats fuzzed, compiled and run from their source as Python (which reads the
-    # compiled _fields and _ranges: the format's own loops are compared).
-    _FORMATS = [(form(), getattr(_source(module.__name__), form.__name__)())
-                for module, form in ((_gemini, GeminiFormat), (_cohere, CohereFormat),
-                                     (_anthropic, AnthropicFormat))]
+
+
+
+def _formats(module: Any, *kinds: type) -> list[tuple[Any, Any]]:
+    """Each format of ``kinds`` (classes of ``module``), compiled and run from its source as
+    Python (which reads the compiled _fields and _ranges: the format's own loops are compared).
+    """
+    python = _source(module.__name__)
+    return [(kind(), getattr(python, kind.__name__)()) for kind in kinds]
+
+
+with atheris.instrument_imports():
+    _FORMATS = [*_formats(_gemini, GeminiFormat), *_formats(_cohere, CohereFormat),
+                *_formats(_anthropic, AnthropicFormat)]
+    _OPENAI = _formats(_openai, OpenAIResponsesFormat, OpenAIChatFormat)
+    _BEDROCK = _formats(_bedrock, BedrockFormat)
+    _MISTRAL = _formats(_mistral, MistralFormat)
+    _MARKED = _formats(_marked, PerplexityFormat, AzureOnYourDataFormat,
+                       PerplexityResponsesFormat)
 
 
 def _read_as_passages(text: str) -> None:
@@ -113,6 +161,8 @@ def _parsed(text: str, grammar: str, compiled: bool) -> object:
     return answer.claims, answer.citations, answer.malformed, context.resolved
 
 
+_CONFIG = Config()  # made once: checking its settings costs more than reading a small answer
+
 # Ids as written, some numbered: cited ids resolve as written, without a prefix, or not at all.
 _SNAPSHOT = load_snapshot({"sources": [{"id": i, "text": "x"} for i in ("1", "S2", "doc_1")]})
 
@@ -120,7 +170,7 @@ _SNAPSHOT = load_snapshot({"sources": [{"id": i, "text": "x"} for i in ("1", "S2
 def _fed(kind: type[_feed.Feed], text: str, cuts: list[int], grammar: str) -> list[str]:
     """What a feed releases for ``text`` cut at ``cuts``, then at the end."""
     chosen = get_grammar(grammar)
-    feed = kind(chosen, Config().refusals, _SNAPSHOT, True, renderer=None, refs=None)
+    feed = kind(chosen, _CONFIG.refusals, _SNAPSHOT, True, renderer=None, refs=None)
     shown, position = [], 0
     for cut in [*sorted(set(cuts)), len(text)]:
         if cut > position:
@@ -162,10 +212,195 @@ def _read(form: Any, response: object, request: object) -> object:
     """
     try:
         snapshot = form.snapshot(response, request)
-        reading, _ = _engine._reading(response, snapshot, None, None, Config(), _segment.segment)
+        reading, _ = _engine._reading(response, snapshot, None, None, _CONFIG, _segment.segment)
         return snapshot.sources, form.parse(response, reading)
     except CiteauditError as error:
-        return str(error)
+        return type(error).__name__, str(error)
+
+
+def _agree(forms: list[tuple[Any, Any]], cases: list[tuple[object, object]]) -> None:
+    """Each response of ``cases`` (with its request) read by its format of ``forms``, compiled
+    and as Python, must give the same snapshot and answer (or input error).
+    """
+    for (response, request), (built, python) in zip(cases, forms, strict=True):
+        if _read(built, response, request) != _read(python, response, request):
+            raise AssertionError(f"{built.name} differs compiled on {response!r}")
+
+
+def _outcome(function: Callable[..., Any], *arguments: Any) -> tuple[Any, ...]:
+    """What ``function`` returns, or the type and message of what it raises."""
+    try:
+        return ("returned", function(*arguments))
+    except Exception as error:  # compared, not handled
+        return ("raised", type(error), str(error))
+
+
+# A snapshot whose ids are "1".."12": the compiled sight_brackets reads such ids as numbers.
+_NUMBERED = load_snapshot([f"passage {n}" for n in range(12)])
+
+
+def _sight_brackets(text: str, grammar: str) -> None:
+    """``_core.sight_brackets`` (what settling reads of the brackets, without markers) against
+    its reference, with each bracket pattern, in a snapshot of named ids and a numbered one
+    (with the numbered shortcut and without it).
+    """
+    chosen = get_grammar(grammar)
+    if not isinstance(chosen, BracketGrammar):
+        raise TypeError(f"{grammar} is not a bracket grammar")
+    for snapshot in (_SNAPSHOT, _NUMBERED):
+        numbering = snapshot.numbering
+        numbered = numbering[1] if numbering is not None and not numbering[0] else -1
+        for pattern in (_grammar._BRACKET, _grammar._WIDE_BRACKET):
+            arguments = (text, pattern, chosen._parse, chosen._digits, chosen.prefix,
+                         _grammar._FULLWIDTH, snapshot.index, resolve_id, snapshot, Span)
+            sighted = _outcome(_core.sight_brackets, *arguments, numbered)
+            looked_up = _outcome(_core.sight_brackets, *arguments, -1) if numbered >= 0 \
+                else sighted  # every id looked up, not read as a number
+            if sighted != _outcome(_grammar.reference_sight_brackets, *arguments, numbered) or \
+                    looked_up != sighted:
+                raise AssertionError(f"sight_brackets() differs on {text!r} ({grammar})")
+
+
+def _sighting(text: str, grammar: str) -> None:
+    """``_core.sighting`` (the ids a scan's markers name, their marks and starts) against its
+    reference, in a snapshot of named ids and a numbered one.
+    """
+    scan = get_grammar(grammar).scan(text)
+    for snapshot in (_SNAPSHOT, _NUMBERED):
+        sighted = (scan.markers, scan.malformed, snapshot.index, resolve_id, snapshot, Span)
+        if _outcome(_core.sighting, *sighted) != \
+                _outcome(_grammar.reference_sighting, *sighted):
+            raise AssertionError(f"sighting() differs on {text!r} ({grammar})")
+
+
+def _claimed(text: str, found: list[Span], starts: tuple[list[int], list[int]]) -> None:
+    """``_core.claimed`` (the claims assembly makes of a custom segmenter's spans: their
+    count, -1 at the first without a marker) against ``_text.reference_claimed``.
+    """
+    spans = _SOURCE.segment(text, found)
+    for rules in (frozenset(), frozenset(NOT_CITABLE)):
+        compiled = _policy.Exemptions(text, rules, "\n" in text, found)
+        python = _POLICY_SOURCE.Exemptions(text, rules, "\n" in text, found)
+        if _outcome(_core.claimed, spans, *starts, compiled) != \
+                _outcome(_text.reference_claimed, spans, *starts, python):
+            raise AssertionError(f"claimed() differs on {text!r}")
+
+
+def _ranged(text: str, raw: list[tuple[int, int]]) -> None:
+    """``_core.ranged`` (a provider's sentences as claims, cited by the ranges they overlap)
+    against ``_ranges._ranged``: the ranges as the formats give them (sorted by start, within
+    the text or one past it), with and without the claim policy's exemptions.
+    """
+    end = len(text) + 1
+    cited = sorted((min(s, end), min(s + n, end), [
+        _answer.Citation(("a", "b", "document:0")[(s + k) % 3], None, (s, s + n), None,
+                         f"$.c[{at}][{k}]") for k in range(1 + n % 3)])
+        for at, (s, n) in enumerate(raw))
+    spans = _segment.segment(text)
+    for rules in (frozenset(), frozenset(NOT_CITABLE)):
+        made = [_outcome(ranged, text, spans, cited, rules, _policy.exempt, _answer.Claim,
+                         _answer.Citation)
+                for ranged in (_core.ranged, _ranges.reference_ranged)]
+        types = [[type(c) for c in found[1][1]] if found[0] == "returned" else None
+                 for found in made]
+        if made[0] != made[1] or types[0] != types[1]:
+            raise AssertionError(f"ranged() differs on {text!r} at {cited}")
+
+
+def _documents(text: str) -> list[str]:
+    return [text, text[::-1], "Refunds take 14 days."]
+
+
+def _openai_formats(text: str, ranges: list[tuple[int, int]]) -> None:
+    """OpenAI Responses (every annotation kind, over the text's ranges, and the files a
+    search retrieved) and Chat Completions (``url_citation``) read by ``_openai``.
+    """
+    urls = [f"https://shop.example/{n}" for n in range(3)]
+    kinds = ("url_citation", "file_citation", "container_file_citation", "file_path")
+    notes: list[dict[str, Any]] = []
+    for n, (s, e) in enumerate(ranges):
+        kind = kinds[n % 4]
+        note: dict[str, Any] = {"type": kind, "index": s} if kind in (
+            "file_citation", "file_path") else {"type": kind, "start_index": s, "end_index": e}
+        note["url" if kind == "url_citation" else "file_id"] = \
+            urls[n % 3] if kind == "url_citation" else f"file-{n % 3}"
+        notes.append(note)
+    results = [{"file_id": f"file-{n}", "filename": f"{n}.md", "score": n / 4, "text": d}
+               for n, d in enumerate(_documents(text))]
+    responses = {"object": "response", "output": [
+        {"type": "file_search_call", "results": results},
+        {"type": "message", "content": [{"type": "output_text", "text": text,
+                                         "annotations": notes}]}]}
+    chat = {"object": "chat.completion", "choices": [{"message": {
+        "role": "assistant", "content": text, "annotations": [
+            {"type": "url_citation", "url_citation": {"start_index": s, "end_index": e,
+                                                      "url": urls[n % 3]}}
+            for n, (s, e) in enumerate(ranges)]}}]}
+    sources = [{"id": "shop", "text": text, "url": "https://Shop.example/0/?utm_source=x"}]
+    _agree(_OPENAI, [(responses, sources), (chat, sources)])
+
+
+def _bedrock_format(text: str, ranges: list[tuple[int, int]]) -> None:
+    """A Bedrock RetrieveAndGenerate response (spans end inclusive; references named by chunk
+    id, by location, or by neither) read by ``_bedrock``.
+    """
+    documents = _documents(text)
+    names: tuple[dict[str, Any], ...] = (
+        {"metadata": {"x-amz-bedrock-kb-chunk-id": "chunk-0"}},
+        {"location": {"type": "S3", "s3Location": {"uri": "s3://kb/1.md"}}}, {})
+    citations = [{"generatedResponsePart": {"textResponsePart": {
+        "span": {"start": s, "end": e - 1}, "text": text[s:e]}},
+        "retrievedReferences": [{"content": {"text": documents[n % 3], "type": "TEXT"},
+                                 **names[n % 3]}]} for n, (s, e) in enumerate(ranges)]
+    _agree(_BEDROCK, [({"output": {"text": text}, "citations": citations}, None)])
+
+
+def _mistral_format(text: str, ranges: list[tuple[int, int]]) -> None:
+    """A Mistral chat completion (the text in chunks cut at the ranges' starts, each cited by
+    a reference chunk after it) with its request's tool results, and a conversation response
+    (``tool_reference`` chunks) read by ``_mistral``.
+    """
+    cuts = sorted({0, len(text), *(min(s, len(text)) for s, _ in ranges)})
+    chunks: list[dict[str, Any]] = []
+    tools: list[dict[str, Any]] = []
+    for n, (low, high) in enumerate(pairwise(cuts)):
+        chunks.append({"type": "text", "text": text[low:high]})
+        chunks.append({"type": "reference", "reference_ids": [n % 3, str((n + 1) % 4)]})
+        tools.append({"type": "tool_reference", "url": f"https://kb.example/{n % 3}",
+                      "title": "t"})
+    results = {str(n): {"url": f"https://kb.example/{n}", "title": "t", "snippets": [[d]]}
+               for n, d in enumerate(_documents(text))}
+    request = {"messages": [{"role": "user", "content": "q"},
+                            {"role": "tool", "content": json.dumps(results)}]}
+    completion = {"object": "chat.completion", "choices": [{"message": {
+        "role": "assistant", "content": chunks}}]}
+    conversation = {"object": "conversation.response", "outputs": [{
+        "type": "message.output", "content": [
+            part for pair in zip(chunks[::2], tools, strict=True) for part in pair]}]}
+    _agree(_MISTRAL * 2, [(completion, request), (conversation, None)])
+
+
+def _marked_formats(text: str, ranges: list[tuple[int, int]]) -> None:
+    """Perplexity (the text's own markers, numbered search results), Azure on your data
+    (``[docN]`` markers, the context's citations) and Perplexity's Responses (``url_citation``
+    annotations without a type) read by ``_marked``.
+    """
+    documents = _documents(text)
+    urls = [f"https://kb.example/{n}" for n in range(len(documents))]
+    perplexity = {"choices": [{"message": {"role": "assistant", "content": text}}],
+                  "search_results": [{"title": "t", "url": u, "snippet": d}
+                                     for u, d in zip(urls, documents, strict=True)]}
+    azure = {"choices": [{"message": {"role": "assistant", "content": text, "context": {
+        "citations": [{"content": d, "title": "t", "filepath": f"{n}.md", "chunk_id": "0"}
+                      for n, d in enumerate(documents)]}}}]}
+    responses = {"object": "response", "output": [
+        {"type": "search_results", "results": [{"id": n, "snippet": d, "url": u}
+                                               for n, (u, d) in enumerate(zip(
+                                                   urls, documents, strict=True))]},
+        {"type": "message", "content": [{"type": "output_text", "text": text, "annotations": [
+            {"start_index": s, "end_index": e, "url": urls[n % 3]}
+            for n, (s, e) in enumerate(ranges)]}]}]}
+    _agree(_MARKED, [(perplexity, None), (azure, None), (responses, None)])
 
 
 def _uncited(claims: Any, text: str, grammar: str) -> None:
@@ -176,10 +411,18 @@ def _uncited(claims: Any, text: str, grammar: str) -> None:
             raise AssertionError(f"the uncited claims differ on {text!r} ({grammar})")
 
 
+# The formats whose responses an input reads one at a time (the fuzzer's choice): each costs
+# about what the three read on every input cost together.
+_BY_TURNS = (_openai_formats, _bedrock_format, _mistral_format, _marked_formats)
+
+
 def one_input(data: bytes) -> None:
-    """One fuzzer input: a text, marks anywhere in it, and a grammar."""
+    """One fuzzer input: a text, marks anywhere in it, a grammar, and which of the formats read
+    by turns reads responses over it.
+    """
     source = atheris.FuzzedDataProvider(data)
     grammar = _GRAMMARS[source.ConsumeIntInRange(0, len(_GRAMMARS) - 1)]
+    by_turns = _BY_TURNS[source.ConsumeIntInRange(0, len(_BY_TURNS) - 1)]
     raw = [(source.ConsumeIntInRange(0, 300), source.ConsumeIntInRange(0, 12))
            for _ in range(source.ConsumeIntInRange(0, 6))]
     text = source.ConsumeUnicodeNoSurrogates(400)
@@ -232,10 +475,12 @@ def one_input(data: bytes) -> None:
             _terms.windows(text, text, spans) != _TERMS_SOURCE.windows(text, text, spans):
         raise AssertionError(f"the lexical judge's terms differ on {text!r} at {spans}")
     ranges = [(min(s, s + n), s + n) for s, n in raw]
-    for (response, request), (built, python) in zip(_responses(text, ranges), _FORMATS,
-                                                    strict=True):
-        if _read(built, response, request) != _read(python, response, request):
-            raise AssertionError(f"a provider's format differs compiled on {response!r}")
+    _agree(_FORMATS, _responses(text, ranges))
+    by_turns(text, ranges)
+    _claimed(text, found, starts)
+    _sight_brackets(text, grammar)
+    _sighting(text, grammar)
+    _ranged(text, raw)
     claim, negated = _TERMS_SOURCE.terms(text[:text.find(".") + 1 or None])
     passage = [("1", _lexical._Passage(text))]
     if _terms.aligned(claim, negated, passage) != \
