@@ -40,6 +40,7 @@ _FROM_SOURCE = {"citeaudit.core._segment": "src/citeaudit/core/_segment.py",
                 "citeaudit.core._engine": "src/citeaudit/core/_engine.py",
                 "citeaudit.core._sources": "src/citeaudit/core/_sources.py",
                 "citeaudit.core._unread": "src/citeaudit/core/_unread.py",
+                "citeaudit.core._layout": "src/citeaudit/core/_layout.py",
                 "citeaudit.request._feed": "src/citeaudit/request/_feed.py",
                 **{f"citeaudit.formats.{name}": f"src/citeaudit/formats/{name}.py" for name in (
                     "_fields", "_ranges", "_anthropic", "_openai", "_cohere", "_gemini",

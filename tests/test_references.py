@@ -5,10 +5,18 @@ markers (no CA201, CA202 or CA102 from them, no citations counted), their lines 
 
 from __future__ import annotations
 
+import json
+import re
+from pathlib import Path
+
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import citeaudit
-from citeaudit.core import reference_blocks
+from citeaudit import _speedups
+from citeaudit.core import _layout, reference_blocks
+from thorough import examples
 
 PASSAGES = ["Refunds are paid within 14 days of the request.",
             "The warranty covers manufacturing defects for two years.",
@@ -81,3 +89,48 @@ def test_a_reference_list_streams_as_it_audits() -> None:
 
 def test_one_line_answers_are_not_searched() -> None:
     assert reference_blocks("References: Lee (2017) [1].") == []
+
+
+# The look for a reference list's head, compiled and as Python, against the pattern it stands for.
+LAYOUT_SOURCE = _speedups.as_python("citeaudit.core._layout")
+HEAD_PIECES = ["\n", "\n\n", " ", "\t", "\u2003", "\x1c", "#", "## ", ">", "**", "_", "1.", "12)",
+               "\u0663", "- ", "(", "[", "[3]", "[12] ", "[S1]", "References", "references:",
+               "SOURCES", "\u017fources", "Bibliography", "b\u0131bl", "B\u0130BLIOGRAPHY",
+               "Works cited", "Citations", "citation", "Further reading", "Key sources",
+               "\u212aey sources", "key  sources", "Refunds", "Receipts", "Sour", "refe",
+               "Lee, K. (2017).", "https://x.org", " take 30 days.", "x" * 31, "\u00e9"]
+
+
+@settings(max_examples=examples(600), deadline=None)
+@given(st.lists(st.sampled_from(HEAD_PIECES), max_size=14).map("".join))
+def test_the_look_for_a_reference_head_is_its_pattern(text: str) -> None:
+    expected = _layout.REFERENCES_HINT.search("\n" + text) is not None and "\n" in text
+    assert _layout._may_hold_references(text) == expected
+    assert LAYOUT_SOURCE._may_hold_references(text) == expected
+    assert _layout._may_hold_references(type("Text", (str,), {})(text)) == expected
+
+
+def test_the_look_for_a_reference_head_reads_every_case_the_pattern_folds() -> None:
+    """Every character the regex engine matches, case-blind, to a word's first four letters
+    is one the look tries (the Kelvin sign for "k", the long s for "s", dotted and dotless i;
+    the compiled build runs the same source).
+    """
+    every = "".join(map(chr, range(0x110000)))
+    for word in ("refe", "sour", "bibl", "work", "cita", "furt", "key "):
+        for at, letter in enumerate(word):
+            for char in re.findall(re.escape(letter), every, re.IGNORECASE):
+                opening = word[:at] + char + word[at + 1:]
+                assert LAYOUT_SOURCE._opens_reference_word(opening, 0, 4), (word, hex(ord(char)))
+
+
+def test_the_look_for_a_reference_head_changes_nothing_on_real_answers() -> None:
+    """The claims set's real answers (reports with references, links, headings)."""
+    path = Path(__file__).parent.parent / "benchmarks/claims/answers.jsonl"
+    texts = [json.loads(record)["text"] for record in path.read_text().splitlines()]
+    assert len(texts) > 300
+    held = 0
+    for text in texts:
+        expected = _layout.REFERENCES_HINT.search("\n" + text) is not None and "\n" in text
+        assert _layout._may_hold_references(text) == expected
+        held += expected
+    assert 0 < held < len(texts)

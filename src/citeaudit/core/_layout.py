@@ -406,26 +406,81 @@ def _neighbour_lead(page: _Page, at: int) -> int:
     return -1
 
 
-# What a reference list shows before it is read: a line naming one ("References", "**Sources:**",
-# "## Works cited") or a line that opens with a numbered id ("[3] Lee, K. ...", "- [3] https://").
-# The words are looked for first (a substring test each), the pattern only where one is found.
-_REFERENCE_WORDS = ("reference", "source", "bibliograph", "works cited", "citations",
-                    "further reading")
-_REFERENCES_HINT = re.compile(
+# What a reference list shows before it is read, at the head of a line: a line naming one
+# ("References", "**Sources:**", "## Works cited", "1. Key sources") or a line that opens with
+# a numbered id ("[3] Lee, K. ...", "- [3] https://"). A line is matched against a pattern
+# only where its first letter or its first five characters allow: most lines never are.
+REFERENCES_HINT = re.compile(
     r"\n[^\S\n]*[#>*_]{0,4}[^\S\n]*(?:\d+[.)]?[^\S\n]*)?(?:references?|sources?|bibliography"
     r"|works cited|citations?|further reading|key sources)\b[^\n]{0,30}(?:\n|$)"
     r"|\n\W{0,4}\[\d{1,4}\]\W{0,3}\S", re.IGNORECASE)
+"""The specification of :func:`_may_hold_references` (searched in the text after a line break)."""
+_NAMING_LINE = re.compile(
+    r"[^\S\n]*[#>*_]{0,4}[^\S\n]*(?:\d+[.)]?[^\S\n]*)?(?:references?|sources?|bibliography"
+    r"|works cited|citations?|further reading|key sources)\b[^\n]{0,30}(?:\n|$)", re.IGNORECASE)
+_NUMBERED_HEAD = re.compile(r"\W{0,4}\[\d{1,4}\]\W{0,3}\S")
 
 
 def _may_hold_references(text: str) -> bool:
-    """Whether a line of ``text`` may name a reference list or open with a numbered id."""
+    """Whether a line of ``text`` may name a reference list or open with a numbered id:
+    ``REFERENCES_HINT`` searched in ``text`` after a line break, line by line. A line is
+    matched against the pattern only where, past its marks, digits and blanks, a word of the
+    pattern opens (:func:`_opens_reference_word`), or where a bracket comes within its first
+    five characters with no letter, digit or "_" before it.
+    """
     if "\n" not in text:
         return False
-    if "\n[" not in text and "[" not in text.partition("\n")[0][:5]:
-        lowered = text.lower()
-        if not any(word in lowered for word in _REFERENCE_WORDS):
+    chars = str.__str__(text)  # (a subclass of str is read as its str)
+    size = len(chars)
+    start = 0
+    while True:
+        at = start
+        while at < size:  # past the line's marks, digits and blanks
+            char = chars[at]
+            if not (char in "#>*_.)0123456789 \t\r\x0b\x0c\x1c\x1d\x1e\x1f" or (
+                    ord(char) > 127 and (char.isdecimal() or char.isspace()))):
+                break
+            at += 1
+        if _opens_reference_word(chars, at, size) and _NAMING_LINE.match(chars, start):
+            return True
+        at = start
+        while at < size and at < start + 5:  # a bracket behind no word character
+            char = chars[at]
+            if char == "[":
+                if _NUMBERED_HEAD.match(chars, start):
+                    return True
+                break
+            if char in "\n_" or char.isalnum():  # (a later line's bracket is its own)
+                break
+            at += 1
+        end = chars.find("\n", start)
+        if end < 0:
             return False
-    return _REFERENCES_HINT.search("\n" + text) is not None
+        start = end + 1
+
+
+def _opens_reference_word(text: str, at: int, size: int) -> bool:
+    """Whether the four characters at ``at`` open a word of ``REFERENCES_HINT`` ("references",
+    "sources", "bibliography", "works cited", "citations", "further reading", "key sources"),
+    case-blind as the regex engine folds case ("\u017f" is an "s", "\u212a" a "k", "\u0130"
+    and "\u0131" an "i").
+    """
+    if at + 4 > size or text[at] not in "rRsSbBwWcCfFkK\u017f\u212a":
+        return False
+    first, second, third, fourth = text[at], text[at + 1], text[at + 2], text[at + 3]
+    if first in "rR":
+        return second in "eE" and third in "fF" and fourth in "eE"
+    if first in "sS\u017f":
+        return second in "oO" and third in "uU" and fourth in "rR"
+    if first in "bB":
+        return second in "iI\u0130\u0131" and third in "bB" and fourth in "lL"
+    if first in "wW":
+        return second in "oO" and third in "rR" and fourth in "kK\u212a"
+    if first in "cC":
+        return second in "iI\u0130\u0131" and third in "tT" and fourth in "aA"
+    if first in "fF":
+        return second in "uU" and third in "rR" and fourth in "tT"
+    return first in "kK\u212a" and second in "eE" and third in "yY" and fourth == " "
 
 
 _NUMBERED_LINE = re.compile(r"^\W{0,4}(?:\[\d{1,4}\]|\d{1,3}[.)])\W{0,3}[^\W\d_]")
