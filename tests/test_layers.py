@@ -121,3 +121,30 @@ def test_strings_that_name_no_other_private_module_pass(copy: Path, named: str) 
     path.write_text(path.read_text() + f"\nTARGET = {named!r}\n")
     found = _private_imports(copy / "src" / "citeaudit")
     assert not [f for f in found if f.startswith("request/_guard.py:")]
+
+
+def _upward_names(core: Path) -> list[str]:
+    """Every string constant in the engine (``core``) naming a module of a layer above it
+    (``"citeaudit.formats:TEXT"``): a registry's built-in that the engine would load from
+    above. Those layers add their own built-ins when they are imported.
+    """
+    above = {path.stem for path in core.parent.iterdir()} - {"core", "errors", "__init__"}
+    found = []
+    for path in sorted(core.rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            named = (_NAMED.fullmatch(node.value) if isinstance(node, ast.Constant)
+                     and isinstance(node.value, str) else None)
+            if named and named.group(1).split(".")[1] in above:
+                found.append(f"{path.relative_to(core)}:{node.lineno}: {named.group()}")
+    return found
+
+
+def test_the_engine_names_no_layer_above_it() -> None:
+    assert _upward_names(ROOT / "src" / "citeaudit" / "core") == []
+
+
+def test_an_upward_name_is_found(copy: Path) -> None:
+    path = copy / "src/citeaudit/core/_judging.py"
+    path.write_text(path.read_text() + '\nLEXICAL = "citeaudit.support:lexical"\n')
+    (found,) = _upward_names(copy / "src" / "citeaudit" / "core")
+    assert found.endswith(": citeaudit.support:lexical")

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -69,6 +71,8 @@ class Shout:
 TSV = '''
 from citeaudit.eval._records import RawItem
 import json
+import subprocess
+import sys
 
 
 class Tsv:
@@ -104,3 +108,26 @@ def test_installed_plugins_are_found_by_name(run: Any, tmp_path: Path, plugins: 
     assert evaluated.code == ExitCode.OK, evaluated.err
     assert json.loads(evaluated.out)["records"] == 1
     assert "tsv" in run("eval", "--help").out
+
+
+def test_a_layer_adds_its_built_ins_after_the_engine_s() -> None:
+    registry: Registry[object] = Registry("tests", {"first": "citeaudit:audit"},
+                                          what="test plug-in", validate=lambda loaded: loaded)
+    registry.add_builtins({"second": "citeaudit:Report", "third": "citeaudit:Config"})
+    assert registry.builtins() == ("first", "second", "third")
+    assert registry["second"] is citeaudit.Report
+    with pytest.raises(ValueError, match="declared twice: first"):
+        registry.add_builtins({"first": "citeaudit:Config"})
+    assert registry["first"] is citeaudit.audit
+
+
+def test_the_formats_and_judges_are_there_whatever_is_imported_first() -> None:
+    """The engine names no layer above it; importing any part of the package imports the
+    package first, which imports the layers that register the formats and the judges.
+    """
+    program = ("from citeaudit.core import FORMATS, JUDGES, get_judge;"
+               "print(len(FORMATS.builtins()), JUDGES.builtins(), get_judge('lexical').name)")
+    printed = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True,
+                             check=True).stdout
+    assert printed.split() == ["17", "('lexical',", "'embedding',", "'nli',", "'llm')",
+                               "lexical"]

@@ -8,6 +8,8 @@
 
 # first: under CITEAUDIT_PURE=1 it makes the modules compiled from their source import as .py
 from citeaudit import _speedups  # noqa: F401  # isort: skip
+# (the layers above the engine register their built-in answer formats and judges on import)
+from citeaudit import formats, support  # noqa: F401
 from citeaudit._assertions import CitationAssertionError, assert_citations
 from citeaudit._version import __version__
 from citeaudit.core import (

@@ -162,25 +162,8 @@ def _answer_format(loaded: object) -> AnswerFormat:
         " snapshot(answer, sources) and parse(answer, reading)")))
 
 
-FORMATS: Registry[AnswerFormat] = Registry("formats", {
-    "text": "citeaudit.formats:TEXT",
-    "claims": "citeaudit.formats:CLAIMS",
-    "structured": "citeaudit.formats:STRUCTURED",
-    "anthropic": "citeaudit.formats:ANTHROPIC",
-    "openai-responses": "citeaudit.formats:OPENAI_RESPONSES",
-    "openai-chat": "citeaudit.formats:OPENAI_CHAT",
-    "openai-assistants": "citeaudit.formats:OPENAI_ASSISTANTS",
-    "cohere": "citeaudit.formats:COHERE",
-    "gemini": "citeaudit.formats:GEMINI",
-    "gemini-interactions": "citeaudit.formats:GEMINI_INTERACTIONS",
-    "bedrock": "citeaudit.formats:BEDROCK",
-    "bedrock-converse": "citeaudit.formats:BEDROCK_CONVERSE",
-    "perplexity": "citeaudit.formats:PERPLEXITY",
-    "perplexity-responses": "citeaudit.formats:PERPLEXITY_RESPONSES",
-    "azure-on-your-data": "citeaudit.formats:AZURE_ON_YOUR_DATA",
-    "mistral": "citeaudit.formats:MISTRAL",
-    "xai": "citeaudit.formats:XAI",
-}, what="answer format", validate=_answer_format)
+FORMATS: Registry[AnswerFormat] = Registry("formats", what="answer format",
+                                              validate=_answer_format)
 
 
 class SourcesAsGiven:

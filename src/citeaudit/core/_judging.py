@@ -123,12 +123,7 @@ def _factory(loaded: object) -> JudgeFactory:
     return loaded  # its signature is checked when it is called
 
 
-JUDGES: Registry[JudgeFactory] = Registry("judges", {
-    "lexical": "citeaudit.support:lexical",
-    "embedding": "citeaudit.support:embedding",
-    "nli": "citeaudit.support:nli",
-    "llm": "citeaudit.support:llm",
-}, what="support judge", validate=_factory)
+JUDGES: Registry[JudgeFactory] = Registry("judges", what="support judge", validate=_factory)
 
 
 def get_judge(name: str, threshold: float | None = None) -> SupportJudge:

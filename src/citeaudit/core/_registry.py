@@ -8,7 +8,10 @@ in its ``pyproject.toml``::
     [project.entry-points."citeaudit.checks"]
     no_ellipsis = "my_package.checks:no_ellipsis"
 
-so a built-in and a plug-in are found, loaded and validated the same way. A registry is
+so a built-in and a plug-in are found, loaded and validated the same way. The engine's
+registries name only the engine's own built-ins; a layer above it adds those it defines when
+it is imported (:meth:`Registry.add_builtins`: the answer formats, the support judges), and
+the package's ``__init__`` imports every layer. A registry is
 read-only (a :class:`~collections.abc.Mapping`); nothing is imported until a name is used,
 and a built-in is found without scanning the installed packages.
 """
@@ -33,13 +36,13 @@ class Registry(Mapping[str, T], Generic[T]):
     instance from a class, for example) or raises :class:`TypeError` saying what it lacks.
     """
 
-    def __init__(self, kind: str, builtins: Mapping[str, str], *, what: str,
+    def __init__(self, kind: str, builtins: Mapping[str, str] | None = None, *, what: str,
                  validate: Callable[[object], T]) -> None:
         self.kind = kind
         self.group = f"citeaudit.{kind}"
         self.what = what  # "support judge", as a message names one
         self._validate = validate
-        self._builtins = dict(builtins)  # name: "module:attribute"
+        self._builtins = dict(builtins or {})  # name: "module:attribute"
         self._installed: dict[str, str] | None = None
         self._loaded: dict[str, T] = {}
         self._on_reload: list[Callable[[], None]] = []
@@ -99,6 +102,17 @@ class Registry(Mapping[str, T], Generic[T]):
     def on_reload(self, forget: Callable[[], None]) -> None:
         """Call ``forget`` on :meth:`reload` (for what was computed from the registry)."""
         self._on_reload.append(forget)
+
+    def add_builtins(self, points: Mapping[str, str]) -> None:
+        """Add built-ins (name: ``"module:attribute"``), after those there are: how a layer
+        above the engine registers what it defines (the answer formats, the support judges),
+        when it is imported. A name cannot be declared twice.
+        """
+        twice = sorted(set(points) & set(self._builtins))
+        if twice:
+            raise ValueError(f"{self.kind}: built-ins declared twice: {', '.join(twice)}")
+        self._builtins.update(points)
+        self._installed = None  # a plug-in of a name now built in gives way to it
 
     def builtins(self) -> tuple[str, ...]:
         """The names of the built-ins, in their order."""

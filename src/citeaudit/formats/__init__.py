@@ -4,9 +4,11 @@ contract and providers' responses (``anthropic``, ``openai-responses``, ``openai
 ``bedrock-converse``, ``perplexity``, ``perplexity-responses``, ``azure-on-your-data``,
 ``mistral``, ``xai``).
 Each is registered in the ``citeaudit.formats`` registry (see
-:class:`~citeaudit.core.AnswerFormat`); installed formats are added the same way.
+:class:`~citeaudit.core.AnswerFormat`) when this package is imported; installed formats are
+added by their entry points.
 """
 
+from citeaudit.core import FORMATS as _FORMATS
 from citeaudit.formats._anthropic import AnthropicFormat
 from citeaudit.formats._assistants import OpenAIAssistantsFormat
 from citeaudit.formats._bedrock import BedrockFormat
@@ -44,6 +46,16 @@ XAI = XAIFormat()
 TEXT = TextFormat()
 CLAIMS = ClaimsFormat()
 STRUCTURED = StructuredFormat()
+
+# In the order a format is recognised in: free text and the engine's own shapes first.
+_FORMATS.add_builtins({name: f"{__name__}:{constant}" for name, constant in (
+    ("text", "TEXT"), ("claims", "CLAIMS"), ("structured", "STRUCTURED"),
+    ("anthropic", "ANTHROPIC"), ("openai-responses", "OPENAI_RESPONSES"),
+    ("openai-chat", "OPENAI_CHAT"), ("openai-assistants", "OPENAI_ASSISTANTS"),
+    ("cohere", "COHERE"), ("gemini", "GEMINI"), ("gemini-interactions", "GEMINI_INTERACTIONS"),
+    ("bedrock", "BEDROCK"), ("bedrock-converse", "BEDROCK_CONVERSE"),
+    ("perplexity", "PERPLEXITY"), ("perplexity-responses", "PERPLEXITY_RESPONSES"),
+    ("azure-on-your-data", "AZURE_ON_YOUR_DATA"), ("mistral", "MISTRAL"), ("xai", "XAI"))})
 
 __all__ = [
     "ANTHROPIC",

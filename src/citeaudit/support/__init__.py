@@ -11,6 +11,7 @@ declaring its factory under that entry-point group.
 import functools
 import os
 
+from citeaudit.core import JUDGES as _JUDGES
 from citeaudit.core import Judgement, Passage, SupportJudge, get_judge
 from citeaudit.support._calibrate import calibrate, read_pairs
 
@@ -72,3 +73,7 @@ def _llm_judge(environment: tuple[tuple[str, str], ...], threshold: float | None
     from citeaudit.support._llm import LLMJudge  # noqa: PLC0415
 
     return LLMJudge.from_environment(threshold)
+
+
+_JUDGES.add_builtins({name: f"{__name__}:{name}"
+                      for name in ("lexical", "embedding", "nli", "llm")})
