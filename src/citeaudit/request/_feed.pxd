@@ -61,7 +61,7 @@ cdef class Feed:
                    after_window=str, before=str, text=str, held=Py_ssize_t,
                    offset=Py_ssize_t, pieces=list, length=Py_ssize_t,
                    position=Py_ssize_t, start=Py_ssize_t, end=Py_ssize_t, at=Py_ssize_t,
-                   valid=list, shown=str, so_far=str, after=str, joint=str,
+                   valid=list, shown=str, so_far=str, joint=str,
                    ids=tuple)
     cdef str _release(self, Py_ssize_t limit)
 

@@ -26,7 +26,7 @@ from citeaudit.core import (
     mask,
     resolve_id,
 )
-from citeaudit.request._guard import junction, line_open, space_before
+from citeaudit.request._guard import line_open, strip_marker
 
 __all__ = ["FENCE", "MAX_CONTENT", "QUIET", "REFUSAL_WINDOW", "Feed"]
 
@@ -371,11 +371,12 @@ class Feed:
                 length += len(shown)
             else:
                 # ``before`` was displayed already: it only gives context.
-                pieces.append(text[position:max(space_before(text, start), held)])
                 so_far = "".join(pieces)
-                after = text[end:end + 1] or after_window
-                joint = junction((so_far or self._last)[-1:], after,
-                                 line_open(so_far, self._opened))
+                cut, joint = strip_marker(text, start, end, max(position, held),
+                                          shown=so_far or self._last,
+                                          opened=line_open(so_far, self._opened),
+                                          after=after_window)
+                so_far += text[position:cut]
                 pieces = [so_far, joint]
                 length = len(so_far) + len(joint)
             position = end

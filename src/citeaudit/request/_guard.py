@@ -37,7 +37,7 @@ from citeaudit.errors import ConfigError
 from citeaudit.request._chips import DEFAULT_QUOTE_LENGTH, Chip, chips_of
 
 __all__ = ["DEFAULT_FALLBACK", "POLICIES", "Guarded", "Policy", "Ref", "Resolution", "guard",
-           "guarded", "junction", "line_open", "resolve", "space_before"]
+           "guarded", "junction", "line_open", "resolve", "space_before", "strip_marker"]
 
 Policy = Literal["strip", "drop", "withhold"]
 POLICIES: tuple[Policy, ...] = ("strip", "drop", "withhold")
@@ -280,20 +280,19 @@ def _apply(text: str, pairs: Sequence[tuple[Citation, str | None]], chip_of: dic
             continue  # in a dropped claim
         valid = [(c.source_id, chip_of[source_id]) for c, source_id in group
                  if source_id is not None]
-        if not valid:
-            start = max(space_before(text, start), position)
-            removed.append(citation.marker or "")
-        if start > position:
-            parts.append(text[position:start])
+        glue = ""
         if not valid:
             for part in parts[checked:]:
                 opened = line_open(part if isinstance(part, str) else part.text, opened)
             checked = len(parts)
             last = parts[-1] if parts else ""
-            last_text = last if isinstance(last, str) else last.text
-            glue = junction(last_text[-1:], text[end:end + 1], opened)
-            if glue:
-                parts.append(glue)
+            start, glue = strip_marker(text, start, end, position, opened=opened,
+                                       shown=last if isinstance(last, str) else last.text)
+            removed.append(citation.marker or "")
+        if start > position:
+            parts.append(text[position:start])
+        if glue:
+            parts.append(glue)
         if len(valid) == 1:
             parts.append(Ref(citation.marker or "", (valid[0][0],), (valid[0][1],),
                              len(group) == 1))
@@ -329,6 +328,21 @@ def line_open(text: str, opened: bool) -> bool:
     if last_open == last_close:  # neither
         return opened
     return last_open > last_close
+
+
+def strip_marker(text: str, start: int, end: int, floor: int, *, shown: str, opened: bool,
+                 after: str = "") -> tuple[int, str]:
+    """How an unverifiable marker, ``text[start:end]``, is removed from what is displayed (by
+    the guard and by the stream alike): where the cut begins (the spaces and tabs before the
+    marker go with it, but nothing before ``floor``, where the text still to display begins)
+    and the glue that takes the marker's place (:func:`junction`). ``shown`` is what was
+    displayed before ``floor`` (its end is enough), ``opened`` whether a ``[`` was left open
+    on its last line; ``after`` what follows where ``text`` ends at the marker.
+    """
+    cut = max(space_before(text, start), floor)
+    kept = text[floor:cut]
+    return cut, junction((kept or shown)[-1:], text[end:end + 1] or after,
+                         line_open(kept, opened))
 
 
 def junction(before: str, after: str, opened: bool) -> str:
