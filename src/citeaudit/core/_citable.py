@@ -62,6 +62,9 @@ _URL = re.compile(r"https?://|www\.|\b[a-z0-9-]+\.(?:com|org|net|gov|edu|io)\b")
 # initialled author ("Lee, K."), a year in parentheses, the words of an entry, a numbered
 # entry at the start.
 _REFERENCE_AUTHOR = re.compile(r"\b[A-Z][a-z]+, (?:[A-Z]\.\s?){1,3}")
+# What every match of _REFERENCE_AUTHOR holds, searched first: it opens with a literal, which
+# the regex engine skips to (the author's pattern is tried at every position).
+_AUTHOR_INITIAL = re.compile(r", [A-Z]\.")
 _REFERENCE_YEAR = re.compile(r"\(\d{4}[a-z]?\)")
 _REFERENCE_WORDS = re.compile(
     r"\bet al\b|\bdoi\b|\bISBN\b|\bpp?\. ?\d|\bVol\. ?\d|\bNo\. ?\d"
@@ -124,6 +127,8 @@ _META = re.compile(
     r"\baccording to (?:the )?(?:items|sources|passages|search results|context)\b")
 _HEDGE = re.compile(r"\b(?:appears? to|seems? to|suggests?|likely|unclear|may vary|depends on|"
                     r"it is (?:important|essential|crucial|worth) to|more research)\b")
+# What every match of _AUTHOR_YEAR holds, searched first (see _AUTHOR_INITIAL).
+_SPACED_YEAR = re.compile(r" \(?(?:19|20)\d\d")
 _AUTHOR_YEAR = re.compile(r"\b[A-Z][a-z]+(?: (?:et al\.?|and|&) [A-Z]?[a-z]*)?,? \(?(?:19|20)\d\d"
                           r"[a-z]?\)?")
 _MD_LINK = re.compile(r"\[[^\]]+\]\([^)]+\)")
@@ -385,10 +390,10 @@ def reference_shaped(text: str) -> bool:
     """Whether ``text`` holds a piece of a bibliography entry ("Lee, K.", "(2017)", "et al",
     "doi", "pp. 4", "Retrieved from", a numbered entry).
     """
-    return bool((", " in text and _REFERENCE_AUTHOR.search(text)) or
+    return bool((_AUTHOR_INITIAL.search(text) and _REFERENCE_AUTHOR.search(text)) or
                 ("(" in text and _REFERENCE_YEAR.search(text)) or
-                (any(word in text for word in _IN_REFERENCE_WORDS) and
-                 _REFERENCE_WORDS.search(text)) or _REFERENCE_ENTRY.match(text))
+                (_REFERENCE_WORD_HINT.search(text) and _REFERENCE_WORDS.search(text)) or
+                _REFERENCE_ENTRY.match(text))
 
 
 def entry_shaped(text: str) -> bool:
@@ -407,8 +412,10 @@ def entry_shaped(text: str) -> bool:
 
 # What every match of a pattern holds: where none of it is in a text, the search is skipped
 # (most units hold no reference, link or year). tests/test_citable.py holds each to its pattern.
-_IN_REFERENCE_WORDS = ("et al", "doi", "ISBN", "p.", "Vol.", "No.", "Available", "Retrieved",
-                       "Accessed")
+# _REFERENCE_WORDS without its word boundaries: a pattern that opens with a character class,
+# which the regex engine skips ordinary text by (a "\b" first is tried at every position).
+_REFERENCE_WORD_HINT = re.compile(r"et al|doi|ISBN|pp?\. ?\d|Vol\. ?\d|No\. ?\d|Available"
+                                  r"|Retrieved|Accessed")
 
 
 def urls_of(text: str) -> list[str]:
@@ -421,9 +428,17 @@ def markdown_links_of(text: str) -> list[str]:
     return _MD_LINK.findall(text) if "](" in text else []
 
 
+def label_of(text: str) -> re.Match[str] | None:
+    """``text``'s label, the words before its colon ("Report date: ..."): ``_LABEL``'s match,
+    looked for only where a colon comes soon enough (every match holds one among the first
+    67 characters).
+    """
+    return _LABEL.match(text) if text.find(":", 0, 67) >= 0 else None
+
+
 def author_year(text: str) -> bool:
     """Whether ``text`` cites by author and year ("Lee, 2017", "Lee et al. (2019)")."""
-    return ("19" in text or "20" in text) and _AUTHOR_YEAR.search(text) is not None
+    return _SPACED_YEAR.search(text) is not None and _AUTHOR_YEAR.search(text) is not None
 
 
 def lead_features(text: str) -> list[str]:
@@ -485,7 +500,7 @@ def _shape_features(raw: str, text: str, tokens: Sequence[str], words: Sequence[
     if stripped.startswith(("**", "__")) and stripped.rstrip(".:").endswith(("**", "__")) and \
             stripped.count("**") == 2:
         found.append("bold:whole")
-    label = _LABEL.match(text)
+    label = label_of(text)
     if label and len(label.group(1).split()) <= 6:
         found.append("label:content" if has_verb or len(tokens) > 8 else "label:short")
         found.extend(_label_features(text, label))
@@ -507,7 +522,7 @@ def about_itself(text: str) -> bool:
     if (len(lowered) < 40 and _SPAN_TITLE.match(lowered)) or (
             _NARRATION.match(lowered) and _PLANNED.match(lowered)):
         return True
-    label = _LABEL.match(text)
+    label = label_of(text)
     return bool(label and len(label.group(1).split()) <= 6 and
                 _FORM_OWN.match(label.group(1).strip(" *_").lower()))
 
