@@ -41,6 +41,8 @@ _FROM_SOURCE = {"citeaudit.core._segment": "src/citeaudit/core/_segment.py",
                 "citeaudit.core._sources": "src/citeaudit/core/_sources.py",
                 "citeaudit.core._unread": "src/citeaudit/core/_unread.py",
                 "citeaudit.core._layout": "src/citeaudit/core/_layout.py",
+                "citeaudit.core._citable": "src/citeaudit/core/_citable.py",
+                "citeaudit.core._claims": "src/citeaudit/core/_claims.py",
                 "citeaudit.request._feed": "src/citeaudit/request/_feed.py",
                 **{f"citeaudit.formats.{name}": f"src/citeaudit/formats/{name}.py" for name in (
                     "_fields", "_ranges", "_anthropic", "_openai", "_cohere", "_gemini",
