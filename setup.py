@@ -30,7 +30,8 @@ import sys
 from setuptools import Extension, setup
 from setuptools.command.build_ext import build_ext
 
-_MODULES = {"citeaudit.core._core": "src/citeaudit/core/_core.pyx"}
+_MODULES = {"citeaudit.core._core": "src/citeaudit/core/_core.pyx",
+            "citeaudit._speedups._leaves": "src/citeaudit/_speedups/_leaves.pyx"}
 # Modules compiled from their own .py (and .pxd), one source for both builds.
 _FROM_SOURCE = {"citeaudit.core._segment": "src/citeaudit/core/_segment.py",
                 "citeaudit.support._terms": "src/citeaudit/support/_terms.py",

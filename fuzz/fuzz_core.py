@@ -11,10 +11,11 @@ of its pieces as passages and their fingerprint (``citeaudit.core._sources``) an
 square-bracket hints (``citeaudit.core._unread``, against the pattern). The hand-written
 ``citeaudit.core._core`` is held to its references on the same text: the bracket scan, claim
 assembly, the markers' citations and marks (the parsed answer), the claims' segmentation,
-the openings' count, what settling a verdict reads of the brackets (``sight_brackets``, with
+what settling a verdict reads of the brackets (``sight_brackets``, with
 each bracket pattern and a snapshot of named ids and a numbered one; ``sighting``, from a
 scan's markers; ``claimed``, from a custom segmenter's spans) and a provider's ranged claims
-(``ranged``, the input's ranges cited). Gemini, Cohere and Anthropic responses over the
+(``ranged``, the input's ranges cited); the hand-written leaves (``citeaudit._speedups``)
+to their oracles: the openings' count. Gemini, Cohere and Anthropic responses over the
 text, with offsets where the input says, are read by their formats
 (``citeaudit.formats._gemini`` and the others), and so, one module an input (the input's
 choice), are OpenAI Responses and Chat Completions (``_openai``), Bedrock (``_bedrock``), a
@@ -52,6 +53,7 @@ import atheris
 
 with atheris.instrument_imports():
     from citeaudit import CiteauditError, Config, _speedups, get_grammar, load_snapshot, prepare
+    from citeaudit._speedups import _fallback, _leaves
     from citeaudit.core import (
         _amounts,
         _answer,
@@ -59,7 +61,6 @@ with atheris.instrument_imports():
         _core,
         _engine,
         _grammar,
-        _loading,
         _policy,
         _segment,
         _sources,
@@ -449,7 +450,7 @@ def one_input(data: bytes) -> None:
         raise AssertionError(f"square_hints() differs on {text!r}")
     _read_as_passages(text)
     encoded = text.encode()
-    if _core.openings(encoded) != _loading.reference_openings(encoded):
+    if _leaves.openings(encoded) != _fallback.openings(encoded):
         raise AssertionError(f"openings() differs on {text!r}")
     parsed = _parsed(text, grammar, compiled=True)
     if parsed != _parsed(text, grammar, compiled=False):

@@ -15,8 +15,7 @@ patterns and constants, so there is one definition of every rule:
   (and :func:`marks`, ``_text._marks``);
 - :func:`citations` mirrors ``citeaudit.core._answer._citations``;
 - :func:`ranged` mirrors ``citeaudit.formats._ranges._ranged`` (claims from the cited ranges of
-  a provider's answer);
-- :func:`openings` mirrors ``citeaudit.core._loading``'s count of a dataset's openings.
+  a provider's answer).
 
 The checks (CA301/CA302, CA204/CA205), the amounts, the engine's resolution and collection
 of findings, the snapshot's reading of passages and its fingerprint's buffer
@@ -32,10 +31,9 @@ every name read here is defined.
 """
 
 from cpython.mem cimport PyMem_Free, PyMem_Malloc, PyMem_Realloc
-from libc.string cimport memchr, memcpy
+from libc.string cimport memchr
 from cpython.ref cimport PyObject, Py_DECREF, Py_INCREF
 from cpython.tuple cimport PyTuple_Check, PyTuple_GET_SIZE
-from cpython.bytes cimport PyBytes_AS_STRING, PyBytes_GET_SIZE
 from cpython.unicode cimport PyUnicode_Tailmatch
 
 from citeaudit.core._records cimport (
@@ -555,22 +553,3 @@ def ranged(str text, object spans, list cited, rules, exempt, claim_type, citati
                 citations.append(_claimed(citation_type, citation, number))
     return claims, citations
 
-
-def openings(bytes data):
-    """How many ``[`` and ``{`` ``data`` holds (``_loading.too_deep``'s first test), eight
-    bytes at a time: "[" is 0x5B and "{" 0x7B, the only bytes that are 0x7B once 0x20 is set.
-    """
-    cdef const unsigned char* bytes_ = <const unsigned char*> PyBytes_AS_STRING(data)
-    cdef Py_ssize_t size = PyBytes_GET_SIZE(data), at = 0, count = 0
-    cdef unsigned long long word, low = 0x7F7F7F7F7F7F7F7FULL
-    while at + 8 <= size:
-        memcpy(&word, bytes_ + at, 8)
-        word = (word | 0x2020202020202020ULL) ^ 0x7B7B7B7B7B7B7B7BULL  # a match: a zero byte
-        # the top bit of each zero byte, exactly (no carry crosses a byte), then summed
-        word = (~(((word & low) + low) | word | low)) >> 7
-        count += <Py_ssize_t>((word * 0x0101010101010101ULL) >> 56)
-        at += 8
-    while at < size:
-        count += (bytes_[at] | 0x20) == 0x7B
-        at += 1
-    return count
