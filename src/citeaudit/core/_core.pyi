@@ -1,5 +1,5 @@
 # The compiled core's types (see _core.pyx); mypy reads these, Python the extension.
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from citeaudit.core._policy import Exemptions
@@ -23,10 +23,5 @@ def segment_claimed(text: str, marks: Sequence[Span], start_list: list[int],
                     bad_start_list: list[int], exemptions: Exemptions) -> int: ...
 def claimed(spans: Sequence[Span], start_list: list[int], bad_start_list: list[int],
             exemptions: Exemptions) -> int: ...
-def citations(markers: Sequence[Any], owners: Iterable[int | None], citation: type,
-              ) -> list[Any]: ...
 def marks(markers: Sequence[Any], malformed: Sequence[Any], span: type[Span]) -> list[Span]: ...
-def ranged(text: str, spans: Sequence[Any], cited: list[tuple[int, int, list[Any]]],
-           rules: frozenset[str], exempt: Callable[..., bool], claim_type: type,
-           citation_type: type) -> tuple[list[Any], list[Any]]: ...
 
