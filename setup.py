@@ -1,24 +1,26 @@
-"""The build of the compiled modules: the core (``src/citeaudit/core/_core.pyx``, the
-hand-written copies of the loops not yet compiled from their own Python: the bracket scan,
-claim assembly, the markers' citations, a provider's ranged claims, the count of a document's
-openings; see ``docs/design.md``);
-everything else about the package is declared in ``pyproject.toml``.
-``src/citeaudit/core/_records.pxd`` holds named tuples built from C.
+"""The build of the compiled modules. Two kinds are hand-written: the leaves
+(``src/citeaudit/_speedups/_leaves.pyx``: plain data in and out, each with its one-line
+oracle in its docstring and in ``_speedups/_fallback.py``; the count of a document's
+openings) and the core (``src/citeaudit/core/_core.pyx``, the copies of the loops not yet
+compiled from their own Python: the bracket scan and claim assembly; see
+``docs/design.md``). ``src/citeaudit/core/_records.pxd`` holds named tuples built from C.
+Everything else about the package is declared in ``pyproject.toml``.
 
-Beside it, modules compiled from the package's own Python (``_FROM_SOURCE``: the claim
+Beside them, modules compiled from the package's own Python (``_FROM_SOURCE``: the claim
 segmentation and policy, the checks, the amounts, the engine, the snapshot's reading, the
 unread markers' hints, the lexical judge's content words, the stream's per-chunk work, the
-provider formats and the field reading they share):
+provider formats, the field reading and the ranged claims they share):
 Cython's pure-Python mode, the C types declared in a ``.pxd`` beside the ``.py``, so that one
 source is both the reference and the compiled build (see ``docs/compiled.md``). The extension
-lands next to its ``.py`` and wins the import; ``CITEAUDIT_PURE=1`` runs the ``.py`` instead
-(see ``src/citeaudit/_speedups.py``).
+lands next to its ``.py`` and wins the import; ``CITEAUDIT_PURE=1`` runs the ``.py`` instead,
+and the leaves' oracles (``src/citeaudit/_speedups/__init__.py`` chooses, in one place).
 
-The core is optional: without Cython or a working C compiler the package builds and installs
-as pure Python (the reference implementation, slower, with the same results) and says so in
-``citeaudit --version``. ``CITEAUDIT_PURE_BUILD=1`` builds it pure on purpose;
-``CITEAUDIT_REQUIRE_CORE=1`` (as in CI) makes a core that cannot be built an error;
-``CITEAUDIT_CFLAGS`` adds compiler flags (``-fsanitize=address -g`` for the sanitizer build).
+The compiled modules are optional: without Cython or a working C compiler the package builds
+and installs as pure Python (the reference implementation and the oracles, slower, with the
+same results) and says so in ``citeaudit --version``. ``CITEAUDIT_PURE_BUILD=1`` builds it
+pure on purpose; ``CITEAUDIT_REQUIRE_CORE=1`` (as in CI) makes a module that cannot be built
+an error; ``CITEAUDIT_CFLAGS`` adds compiler flags (``-fsanitize=address -g`` for the
+sanitizer build).
 """
 
 from __future__ import annotations
@@ -30,7 +32,9 @@ import sys
 from setuptools import Extension, setup
 from setuptools.command.build_ext import build_ext
 
-_MODULES = {"citeaudit.core._core": "src/citeaudit/core/_core.pyx"}
+# The hand-written modules: the core's copies and the leaves.
+_MODULES = {"citeaudit.core._core": "src/citeaudit/core/_core.pyx",
+            "citeaudit._speedups._leaves": "src/citeaudit/_speedups/_leaves.pyx"}
 # Modules compiled from their own .py (and .pxd), one source for both builds.
 _FROM_SOURCE = {"citeaudit.core._segment": "src/citeaudit/core/_segment.py",
                 "citeaudit.support._terms": "src/citeaudit/support/_terms.py",

@@ -10,18 +10,19 @@ CA301/CA302), the citations' resolution (``citeaudit.core._engine``), the snapsh
 of its pieces as passages and their fingerprint (``citeaudit.core._sources``) and the
 square-bracket hints (``citeaudit.core._unread``, against the pattern). The hand-written
 ``citeaudit.core._core`` is held to its references on the same text: the bracket scan, claim
-assembly, the markers' citations and marks (the parsed answer), the claims' segmentation,
-the openings' count, what settling a verdict reads of the brackets (``sight_brackets``, with
-each bracket pattern and a snapshot of named ids and a numbered one; ``sighting``, from a
-scan's markers; ``claimed``, from a custom segmenter's spans) and a provider's ranged claims
-(``ranged``, the input's ranges cited). Gemini, Cohere and Anthropic responses over the
+assembly and marks (the parsed answer), the claims' segmentation, what settling a verdict
+reads of the brackets (``sight_brackets``, with each bracket pattern and a snapshot of named
+ids and a numbered one; ``sighting``, from a scan's markers; ``claimed``, from a custom
+segmenter's spans); a provider's ranged claims (``_ranges._ranged``, the input's ranges
+cited) to the same run as Python; the hand-written leaves (``citeaudit._speedups``) to their
+oracles: the openings' count. Gemini, Cohere and Anthropic responses over the
 text, with offsets where the input says, are read by their formats
 (``citeaudit.formats._gemini`` and the others), and so, one module an input (the input's
 choice), are OpenAI Responses and Chat Completions (``_openai``), Bedrock (``_bedrock``), a
 Mistral chat completion and conversation (``_mistral``), and Perplexity, Azure on your data
 and Perplexity's Responses (``_marked``): the snapshot and the answer (or the input error)
 must equal what the same modules make run as Python. Where ``sight_brackets``,
-``sighting``, ``claimed`` or ``ranged`` raises, its reference must raise the same
+``sighting``, ``claimed`` or ``_ranged`` raises, its reference must raise the same
 exception, saying the same.
 
     python3 fuzz/fuzz_core.py -atheris_runs=20000          # or any libFuzzer flags
@@ -52,6 +53,7 @@ import atheris
 
 with atheris.instrument_imports():
     from citeaudit import CiteauditError, Config, _speedups, get_grammar, load_snapshot, prepare
+    from citeaudit._speedups import _fallback, _leaves
     from citeaudit.core import (
         _amounts,
         _answer,
@@ -59,7 +61,6 @@ with atheris.instrument_imports():
         _core,
         _engine,
         _grammar,
-        _loading,
         _policy,
         _segment,
         _sources,
@@ -109,6 +110,7 @@ with atheris.instrument_imports():
     _FEED_SOURCE = _source("citeaudit.request._feed")
     _SOURCES_SOURCE = _source("citeaudit.core._sources")
     _TERMS_SOURCE = _source("citeaudit.support._terms")
+    _RANGES_SOURCE = _source("citeaudit.formats._ranges")
 
 
 
@@ -148,15 +150,14 @@ def _read_as_passages(text: str) -> None:
 def _parsed(text: str, grammar: str, compiled: bool) -> object:
     scan = _core.scan_brackets if compiled else _grammar.reference_scan_brackets
     assemble = _core.assemble if compiled else _text.reference_assemble
-    citations = _core.citations if compiled else _answer.reference_citations
     marks = _core.marks if compiled else _text.reference_marks
-    saved = _grammar._scan_brackets, _text._assemble, _answer._citations, _text._marks
-    _grammar._scan_brackets, _text._assemble, _answer._citations = scan, assemble, citations
+    saved = _grammar._scan_brackets, _text._assemble, _text._marks
+    _grammar._scan_brackets, _text._assemble = scan, assemble
     _text._marks = marks
     try:
         context = prepare(text, _SNAPSHOT, grammar=grammar)
     finally:
-        _grammar._scan_brackets, _text._assemble, _answer._citations, _text._marks = saved
+        _grammar._scan_brackets, _text._assemble, _text._marks = saved
     answer = context.answer
     return answer.claims, answer.citations, answer.malformed, context.resolved
 
@@ -287,9 +288,10 @@ def _claimed(text: str, found: list[Span], starts: tuple[list[int], list[int]]) 
 
 
 def _ranged(text: str, raw: list[tuple[int, int]]) -> None:
-    """``_core.ranged`` (a provider's sentences as claims, cited by the ranges they overlap)
-    against ``_ranges._ranged``: the ranges as the formats give them (sorted by start, within
-    the text or one past it), with and without the claim policy's exemptions.
+    """``_ranges._ranged`` (a provider's sentences as claims, cited by the ranges they
+    overlap), compiled from its source, against the same run as Python: the ranges as the
+    formats give them (sorted by start, within the text or one past it), with and without the
+    claim policy's exemptions.
     """
     end = len(text) + 1
     cited = sorted((min(s, end), min(s + n, end), [
@@ -298,9 +300,8 @@ def _ranged(text: str, raw: list[tuple[int, int]]) -> None:
         for at, (s, n) in enumerate(raw))
     spans = _segment.segment(text)
     for rules in (frozenset(), frozenset(NOT_CITABLE)):
-        made = [_outcome(ranged, text, spans, cited, rules, _policy.exempt, _answer.Claim,
-                         _answer.Citation)
-                for ranged in (_core.ranged, _ranges.reference_ranged)]
+        made = [_outcome(ranged, text, spans, cited, rules)
+                for ranged in (_ranges._ranged, _RANGES_SOURCE._ranged)]
         types = [[type(c) for c in found[1][1]] if found[0] == "returned" else None
                  for found in made]
         if made[0] != made[1] or types[0] != types[1]:
@@ -449,7 +450,7 @@ def one_input(data: bytes) -> None:
         raise AssertionError(f"square_hints() differs on {text!r}")
     _read_as_passages(text)
     encoded = text.encode()
-    if _core.openings(encoded) != _loading.reference_openings(encoded):
+    if _leaves.openings(encoded) != _fallback.openings(encoded):
         raise AssertionError(f"openings() differs on {text!r}")
     parsed = _parsed(text, grammar, compiled=True)
     if parsed != _parsed(text, grammar, compiled=False):

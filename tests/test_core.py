@@ -87,6 +87,7 @@ AMOUNTS_SOURCE = _source("citeaudit.core._amounts")
 ENGINE_SOURCE = _source("citeaudit.core._engine")
 SOURCES_SOURCE = _source("citeaudit.core._sources")
 UNREAD_SOURCE = _source("citeaudit.core._unread")
+RANGES_SOURCE = _source("citeaudit.formats._ranges")
 PROFILE = settings(max_examples=examples(400), deadline=None,
                    suppress_health_check=[HealthCheck.too_slow])
 
@@ -111,27 +112,24 @@ GRAMMARS = [None, "numeric", "S", "id", "source", "numeric,S"]
 
 
 @contextlib.contextmanager
-def _using(scan: Callable[..., Any], assemble: Callable[..., Any],
-           citations: Callable[..., Any] | None = None) -> Iterator[None]:
-    """The library's scan loop, claim assembly (with the marks it masks) and citation building
-    swapped for these.
+def _using(scan: Callable[..., Any], assemble: Callable[..., Any]) -> Iterator[None]:
+    """The library's scan loop and claim assembly (with the marks it masks) swapped for
+    these.
     """
-    saved = (_grammar._scan_brackets, _text._assemble, _answer._citations, _text._marks)
+    saved = (_grammar._scan_brackets, _text._assemble, _text._marks)
     _grammar._scan_brackets, _text._assemble = scan, assemble
-    _answer._citations = citations or saved[2]
     _text._marks = CORE.marks if assemble is CORE.assemble else _text.reference_marks
     try:
         yield
     finally:
-        _grammar._scan_brackets, _text._assemble, _answer._citations, _text._marks = saved
+        _grammar._scan_brackets, _text._assemble, _text._marks = saved
 
 
 def _both(work: Callable[[Callable[..., Any]], Any]) -> tuple[Any, Any]:
     """``work(segmenter)`` with the compiled core, then with the reference."""
-    with _using(CORE.scan_brackets, CORE.assemble, CORE.citations):
+    with _using(CORE.scan_brackets, CORE.assemble):
         compiled = work(_segment.segment)
-    with _using(_grammar.reference_scan_brackets, _text.reference_assemble,
-                _answer.reference_citations):
+    with _using(_grammar.reference_scan_brackets, _text.reference_assemble):
         reference = work(_segment.segment)
     return compiled, reference
 
@@ -280,17 +278,6 @@ def test_bracket_scans_equal(text: str) -> None:
         assert compiled == reference, name
 
 
-@PROFILE
-@given(texts, st.lists(st.one_of(st.none(), st.integers(1, 9)), max_size=40))
-def test_citations_equal(text: str, owners: list[int | None]) -> None:
-    for name in ("numeric,S", "id", "source"):
-        markers = get_grammar(name).scan(text).markers
-        assert CORE.citations(markers, owners, _answer.Citation) == \
-            _answer.reference_citations(markers, owners, _answer.Citation)
-        assert CORE.citations(markers, iter([3] * len(markers)), _answer.Citation) == \
-            _answer.reference_citations(markers, [3] * len(markers), _answer.Citation)
-
-
 # Snapshots numbered 1..N, S1..SN, prefix1..prefixN, and ids as written.
 SNAPSHOTS = [["a", "b", "c"], {"sources": [{"id": f"S{n}", "text": "x"} for n in (1, 2, 3)]},
              {"sources": [{"id": f"q#ref{n}", "text": "x"} for n in (1, 2, 3, 4, 5, 6)]},
@@ -404,13 +391,22 @@ def test_ranged_equal(case: tuple[str, list[tuple[int, int, list[Any]]]],
                       rules: frozenset[str]) -> None:
     text, cited = case
     spans = _segment.segment(text)
-    compiled = CORE.ranged(text, spans, cited, rules, exempt, _answer.Claim, _answer.Citation)
-    reference = _ranges.reference_ranged(text, spans, cited, rules, exempt, _answer.Claim,
-                                         _answer.Citation)
+    compiled = _ranges._ranged(text, spans, cited, rules)
+    reference = RANGES_SOURCE._ranged(text, spans, cited, rules)
     assert compiled == reference
     assert [type(c) for c in compiled[1]] == [type(c) for c in reference[1]]
-    assert CORE.ranged(text, iter(spans), cited, rules, exempt, _answer.Claim,
-                       _answer.Citation) == reference  # a custom segmenter's iterable
+    assert _ranges._ranged(text, iter(spans), cited, rules) == reference  # a custom segmenter's
+
+    def cited_by(start: int, end: int, low: int, high: int) -> bool:
+        """A range inside a sentence cites it, one across it where they share a letter."""
+        inside = text[max(low, start):min(high, end)]
+        return low < end and high > start and (
+            (start <= low and high <= end) or re.search(r"\w", inside) is not None)
+
+    assert [claim.span for claim in reference[0]] == [  # a cited sentence, or one not exempt
+        (start, end) for start, end in spans
+        if any(cited_by(start, end, low, high) for low, high, _ in cited)
+        or not (rules and exempt(text, start, end, rules))]
 
 
 def _example_answers() -> list[str]:
@@ -706,7 +702,7 @@ def test_the_library_uses_the_chosen_mode() -> None:
     assert (not _segment.__file__.endswith(".py")) is compiled  # built from its own source
     assert (_grammar._scan_brackets is CORE.scan_brackets) is compiled
     assert (_text._assemble is CORE.assemble) is compiled
-    assert (_answer._citations is CORE.citations) is compiled
+    assert (not _ranges.__file__.endswith(".py")) is compiled
     if os.environ.get("CITEAUDIT_PURE", "0") not in ("", "0"):
         assert not compiled
     elif os.environ.get("CITEAUDIT_REQUIRE_CORE") == "1":
@@ -915,17 +911,6 @@ def test_fingerprinted_equal(parts: list[tuple[str, str]]) -> None:
     texts = type("Text", (str,), {})
     subclassed = tuple(_sources.Source(texts(given), texts(text)) for given, text in parts)
     assert _sources._fingerprinted(subclassed) == SOURCES_SOURCE._fingerprinted(sources)
-
-
-@PROFILE
-@given(st.one_of(st.binary(max_size=300), st.lists(st.sampled_from(
-    [b"[", b"{", b"]", b"}", b"\x5b", b"\x7b\x5b", b"\xfb", b"\xdb", b"{\"a\": [1]}", b"x"]),
-    max_size=60).map(b"".join)))
-@example(bytes(range(256)) * 3 + b"[{")  # every byte, in words of eight and the tail
-def test_openings_equal(data: bytes) -> None:
-    from citeaudit.core import _loading  # noqa: PLC0415 - beside the module-level names
-
-    assert CORE.openings(data) == _loading.reference_openings(data)
 
 
 @PROFILE

@@ -9,7 +9,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from citeaudit.core._loading import decode_json
+from citeaudit.core._loading import MAX_DEPTH, decode_json, too_deep
 from citeaudit.errors import InputError
 from thorough import examples
 
@@ -66,3 +66,11 @@ def test_a_repeated_key_is_an_error_exactly_when_there_is_one(text: str) -> None
 def test_repeated_keys_behind_white_space_and_quotes(text: str) -> None:
     with pytest.raises(InputError, match="duplicate key"):
         decode_json(text.encode(), origin="x.json")
+
+
+@pytest.mark.parametrize("depth", [1, MAX_DEPTH, MAX_DEPTH + 1])
+def test_the_depth_of_bytes_of_any_kind(depth: int) -> None:
+    data = b'{"a": ' + b"[" * depth + b"]" * depth + b"}"
+    expected = None if depth < MAX_DEPTH else MAX_DEPTH + 5
+    for kind in (data, bytearray(data), type("Bytes", (bytes,), {})(data)):
+        assert too_deep(kind) == expected, type(kind)  # type: ignore[arg-type]

@@ -18,7 +18,6 @@ from typing import Any, NamedTuple, Protocol, cast, runtime_checkable
 from citeaudit.core._claims import ClaimSettings, Exempt
 from citeaudit.core._findings import Problem
 from citeaudit.core._grammar import Grammar, Malformed, Marker, Scan
-from citeaudit.core._native import core
 from citeaudit.core._policy import NOT_CITABLE
 from citeaudit.core._refusal import Refusal
 from citeaudit.core._registry import Registry, instance_of
@@ -357,13 +356,7 @@ def without_markers(text: str, markers: Sequence[Marker]) -> str:
 
 def citations_of(markers: Sequence[Marker], owners: Iterable[int | None]) -> list[Citation]:
     """One citation per id each marker names; ``owners`` gives each marker's claim number."""
-    return _citations(markers, owners, Citation)
-
-
-def _citations(markers: Sequence[Marker], owners: Iterable[int | None],
-               citation: type[Citation]) -> list[Citation]:
-    """The pure-Python reference of :func:`citeaudit.core._core.citations`."""
-    return [citation(source_id, claim, (m.start, m.end), m.raw, None, m.prefix, m.ordinal, None)
+    return [Citation(source_id, claim, (m.start, m.end), m.raw, None, m.prefix, m.ordinal, None)
             for m, claim in zip(markers, owners, strict=False)  # owners may be repeat()
             for source_id in m.ids]
 
@@ -371,7 +364,3 @@ def _citations(markers: Sequence[Marker], owners: Iterable[int | None],
 # An Answer from all its fields' values in order (marks too); the frozen __init__ costs
 # ~0.9 us.
 new_answer = Answer
-
-reference_citations = _citations
-if (_compiled := core()) is not None:
-    _citations = _compiled.citations

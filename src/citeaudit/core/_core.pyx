@@ -12,16 +12,14 @@ patterns and constants, so there is one definition of every rule:
 - :func:`scan_brackets` mirrors the loop of ``BracketGrammar.scan`` (and :func:`sight_brackets`
   and :func:`sighting` its ``sight``, the settled verdict's scan);
 - :func:`assemble` mirrors the claim assembly loop of ``citeaudit.formats._text.parse_text``
-  (and :func:`marks`, ``_text._marks``);
-- :func:`citations` mirrors ``citeaudit.core._answer._citations``;
-- :func:`ranged` mirrors ``citeaudit.formats._ranges._ranged`` (claims from the cited ranges of
-  a provider's answer);
-- :func:`openings` mirrors ``citeaudit.core._loading``'s count of a dataset's openings.
+  (and :func:`marks`, ``_text._marks``).
 
 The checks (CA301/CA302, CA204/CA205), the amounts, the engine's resolution and collection
 of findings, the snapshot's reading of passages and its fingerprint's buffer
-(``citeaudit.core._sources``) and the square-bracket hints (``citeaudit.core._unread``) are
-compiled from their own Python instead (``docs/compiled.md``).
+(``citeaudit.core._sources``), the square-bracket hints (``citeaudit.core._unread``) and a
+provider's ranged claims (``citeaudit.formats._ranges``) are compiled from their own Python
+instead (``docs/compiled.md``); the markers' citations (``citeaudit.core._answer``) are
+Python. The count of a JSON input's openings is a leaf of ``citeaudit._speedups``.
 
 What is compiled is the interpreter's share: character tests, index arithmetic, bisects over C
 arrays, tuples built without Python frames. The regular expressions stay Python's. The
@@ -32,21 +30,10 @@ every name read here is defined.
 """
 
 from cpython.mem cimport PyMem_Free, PyMem_Malloc, PyMem_Realloc
-from libc.string cimport memchr, memcpy
-from cpython.ref cimport PyObject, Py_DECREF, Py_INCREF
-from cpython.tuple cimport PyTuple_Check, PyTuple_GET_SIZE
-from cpython.bytes cimport PyBytes_AS_STRING, PyBytes_GET_SIZE
+from libc.string cimport memchr
 from cpython.unicode cimport PyUnicode_Tailmatch
 
-from citeaudit.core._records cimport (
-    PyTuple_GET_ITEM,
-    PyTuple_SET_ITEM,
-    PyType_IsSubtype,
-    PyTuple_Type,
-    PyTypeObject,
-    item as _item,
-    new_record as _new_record,
-)
+from citeaudit.core._records cimport item as _item, new_record as _new_record
 
 
 cdef extern from "Python.h":
@@ -54,12 +41,8 @@ cdef extern from "Python.h":
     void* PyUnicode_DATA(object text)
     Py_UCS4 PyUnicode_READ(int kind, void* data, Py_ssize_t index) nogil
 
-import re
-
 from citeaudit.core import _segment as _S
 
-cdef object _WORD = re.compile(r"\w")
-cdef object _new = tuple.__new__
 # The segmentation compiled from its own source (citeaudit.core._segment, where it is built):
 # segment_claimed asks it for the claims one at a time.
 cdef object _segment_until = _S.segment_until
@@ -480,97 +463,3 @@ cpdef list marks(markers, malformed, span):
         found.sort()
     return found
 
-
-def citations(markers, owners, citation):
-    """``_answer._citations``: one ``citation`` per id each marker names, ``owners`` giving
-    each marker's claim number.
-    """
-    cdef list found = []
-    for marker, claim in zip(markers, owners):  # (raw, start, end, ids, prefix, ordinal)
-        span = (_item(marker, 1), _item(marker, 2))
-        raw, prefix, ordinal = _item(marker, 0), _item(marker, 4), _item(marker, 5)
-        for source_id in _item(marker, 3):
-            found.append(_new_record(citation, (source_id, claim, span, raw, None, prefix,
-                                                ordinal, None)))
-    return found
-
-
-cdef object _claimed(object kind, object citation, object number):
-    """``tuple.__new__(kind, (citation[0], number, *citation[2:]))``: ``citation`` (a tuple)
-    made by claim ``number``, allocated by its type and filled in place.
-    """
-    cdef Py_ssize_t size, at
-    cdef PyObject* made
-    cdef PyObject* value
-    if not PyTuple_Check(citation) or PyTuple_GET_SIZE(citation) < 2 \
-            or not isinstance(kind, type) \
-            or not PyType_IsSubtype(<PyTypeObject*>kind, &PyTuple_Type):
-        return _new(kind, (citation[0], number, *citation[2:]))
-    size = PyTuple_GET_SIZE(citation)
-    made = (<PyTypeObject*>kind).tp_alloc(<PyTypeObject*>kind, size)
-    if made == NULL:
-        raise MemoryError()
-    record = <object>made  # a second reference: the one tp_alloc made is dropped
-    Py_DECREF(record)
-    for at in range(size):
-        value = <PyObject*>number if at == 1 else PyTuple_GET_ITEM(citation, at)
-        Py_INCREF(<object>value)
-        PyTuple_SET_ITEM(record, at, value)  # steals the reference just taken
-    return record
-
-
-def ranged(str text, object spans, list cited, rules, exempt, claim_type, citation_type):
-    """``_ranges._ranged``: each sentence span a claim with the citations of the cited ranges
-    (``(start, end, citations)``, sorted by start) it overlaps; an uncited one the claim
-    policy (``rules``) exempts is none.
-    """
-    cdef Py_ssize_t count = len(cited), first = 0, at, start, end, low, high
-    cdef list claims = [], citations = [], overlapping
-    cdef object number
-    if not isinstance(spans, list):  # a custom segmenter's sequence
-        spans = list(spans)
-    for span in spans:
-        start = _item(span, 0)
-        end = _item(span, 1)
-        while first < count and <Py_ssize_t>_item(cited[first], 1) <= start:
-            first += 1
-        overlapping = []
-        at = first
-        while at < count:
-            entry = cited[at]
-            low = _item(entry, 0)
-            high = _item(entry, 1)
-            if low >= end:
-                break  # sorted by start: none after it overlaps this sentence
-            at += 1
-            if high > start and ((start <= low and high <= end) or
-                                 _WORD.search(text, max(low, start), min(high, end))):
-                overlapping.append(_item(entry, 2))
-        if not overlapping and rules and exempt(text, start, end, rules):
-            continue
-        number = len(claims) + 1
-        claims.append(_new_record(claim_type, (number, text[start:end], (start, end), (), ())))
-        for made in overlapping:
-            for citation in made:
-                citations.append(_claimed(citation_type, citation, number))
-    return claims, citations
-
-
-def openings(bytes data):
-    """How many ``[`` and ``{`` ``data`` holds (``_loading.too_deep``'s first test), eight
-    bytes at a time: "[" is 0x5B and "{" 0x7B, the only bytes that are 0x7B once 0x20 is set.
-    """
-    cdef const unsigned char* bytes_ = <const unsigned char*> PyBytes_AS_STRING(data)
-    cdef Py_ssize_t size = PyBytes_GET_SIZE(data), at = 0, count = 0
-    cdef unsigned long long word, low = 0x7F7F7F7F7F7F7F7FULL
-    while at + 8 <= size:
-        memcpy(&word, bytes_ + at, 8)
-        word = (word | 0x2020202020202020ULL) ^ 0x7B7B7B7B7B7B7B7BULL  # a match: a zero byte
-        # the top bit of each zero byte, exactly (no carry crosses a byte), then summed
-        word = (~(((word & low) + low) | word | low)) >> 7
-        count += <Py_ssize_t>((word * 0x0101010101010101ULL) >> 56)
-        at += 8
-    while at < size:
-        count += (bytes_[at] | 0x20) == 0x7B
-        at += 1
-    return count

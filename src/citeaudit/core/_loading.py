@@ -10,7 +10,7 @@ from typing import Any, BinaryIO
 
 import orjson
 
-from citeaudit.core._native import core
+from citeaudit._speedups import openings
 from citeaudit.errors import InputError
 
 __all__ = ["DEFAULT_MAX_BYTES", "JSON_STRING", "MAX_DEPTH", "decode_json", "decode_text",
@@ -31,7 +31,9 @@ def too_deep(data: bytes, limit: int = MAX_DEPTH, *,
     """The byte offset of the first bracket nested deeper than ``limit``, or ``None``.
     ``structure`` matches the brackets and what skips them (JSON's strings by default).
     """
-    if _openings(data) <= limit:  # the usual case, at C speed
+    if type(data) is not bytes:  # the leaf reads exact bytes: a subclass is read as its bytes
+        data = bytes(data)
+    if openings(data) <= limit:  # the usual case, at C speed (a leaf: see _speedups)
         return None
     depth = 0
     for match in structure.finditer(data):
@@ -177,15 +179,3 @@ def line_column(data: bytes, offset: int) -> tuple[int, int]:
     line_start = data.rfind(b"\n", 0, offset) + 1
     column = len(data[line_start:offset].decode("utf-8", "replace")) + 1
     return data.count(b"\n", 0, offset) + 1, column
-
-
-def _openings(data: bytes) -> int:
-    """How many ``[`` and ``{`` ``data`` holds. The pure-Python reference of
-    :func:`citeaudit.core._core.openings`, which counts both in one pass.
-    """
-    return data.count(b"[") + data.count(b"{")
-
-
-reference_openings = _openings
-if (_compiled := core()) is not None:
-    _openings = _compiled.openings

@@ -1,10 +1,12 @@
-"""Which implementation of the engine's hot loops runs: the compiled core
+"""Which implementation of the loops still copied by hand runs: the compiled core
 (:mod:`citeaudit.core._core`, built from ``_core.pyx`` when the package is installed with a C
-compiler) or the pure-Python reference it mirrors. The modules compiled from their own source
-(:mod:`citeaudit.core._segment`, :mod:`citeaudit.core._policy`, :mod:`citeaudit.core._checks`,
-:mod:`citeaudit.core._amounts`, :mod:`citeaudit.core._engine`, :mod:`citeaudit.support._terms`
-and the others of ``setup.py``'s ``_FROM_SOURCE``) have no reference apart:
-:mod:`citeaudit._speedups` chooses their build, by the same variable.
+compiler: the bracket scan and claim assembly) or the pure-Python reference it mirrors.
+Everything else compiled is chosen by :mod:`citeaudit._speedups`, by the same variable: the
+modules compiled from their own source (:mod:`citeaudit.core._segment`,
+:mod:`citeaudit.core._policy`, :mod:`citeaudit.core._checks`, :mod:`citeaudit.core._engine`,
+:mod:`citeaudit.formats._ranges` and the others of ``setup.py``'s ``_FROM_SOURCE``), which have
+no reference apart, and the hand-written leaves (``citeaudit._speedups._leaves``), each with
+its oracle.
 
 ``CITEAUDIT_PURE=1`` (read once, at import) selects the reference even where the core is
 built; without the built core the reference runs anyway, slower, with the same results.
@@ -36,7 +38,7 @@ def core() -> ModuleType | None:
 
 def compiled(name: str) -> ModuleType | None:
     """Another compiled module of the package (``name``, dotted), or None where the reference
-    runs: the same choice as :func:`core`.
+    runs: the same choice as :func:`core` (a leaf is chosen by :mod:`citeaudit._speedups`).
     """
     if core() is None:
         return None
@@ -53,6 +55,6 @@ def mode() -> str:
     if core() is None:
         return "pure Python (the compiled core is not built)"
     uncompiled = _speedups.uncompiled()
-    if uncompiled:  # a partial build: these run as Python
+    if uncompiled:  # a partial build: these run as Python (the leaves: their oracles)
         return f"compiled core ({', '.join(uncompiled)} not built: Python)"
     return "compiled core"

@@ -7,7 +7,7 @@ its fields are read with their types by :mod:`citeaudit.formats._fields`.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from operator import itemgetter
 from typing import Any
 
@@ -17,7 +17,6 @@ from citeaudit.core import (
     Claim,
     Problem,
     Reading,
-    core,
     exempt,
     new_answer,
 )
@@ -121,16 +120,13 @@ def claims_of(text: str, cited: Cited, reading: Reading,
     digit with: a cited piece ". Cards cost 5 dollars" cites the sentence it states, not the
     one whose full stop it starts with.
     """
-    return _ranged(text, reading.segmenter(text, []), cited, reading.not_citable, exempt,
-                   Claim, Citation)
+    return _ranged(text, reading.segmenter(text, []), cited, reading.not_citable)
 
 
-def _ranged(  # noqa: PLR0917 -- mirrors the compiled core's signature
-        text: str, spans: Sequence[tuple[int, int]], cited: Cited, rules: frozenset[str],
-        exempted: Callable[..., bool], claim_type: type[Claim], citation_type: type[Citation],
-        ) -> tuple[list[Claim], list[Citation]]:
-    """The claims of :func:`claims_of` from the sentence ``spans``. The pure-Python reference
-    of :func:`citeaudit.core._core.ranged`.
+def _ranged(text: str, spans: Sequence[tuple[int, int]], cited: Cited, rules: frozenset[str],
+            ) -> tuple[list[Claim], list[Citation]]:
+    """The claims of :func:`claims_of` from the sentence ``spans`` (typed in ``_ranges.pxd``:
+    the loop of every provider's answer).
     """
     claims: list[Claim] = []
     citations: list[Citation] = []
@@ -149,15 +145,13 @@ def _ranged(  # noqa: PLR0917 -- mirrors the compiled core's signature
             if high > start and ((start <= low and high <= end) or
                                  _WORD.search(text, max(low, start), min(high, end))):
                 overlapping.append(made)
-        if not overlapping and rules and exempted(text, start, end, rules):
+        if not overlapping and rules and exempt(text, start, end, rules):
             continue
         number = len(claims) + 1
-        claims.append(claim_type(number, text[start:end], (start, end), (), ()))
+        claims.append(Claim(number, text[start:end], (start, end), (), ()))
         for made in overlapping:
-            citations.extend(citation_type(c[0], number, *c[2:]) for c in made)
+            for source_id, _, cited_span, marker, path, prefix, ordinal, location in made:
+                citations.append(Citation(source_id, number, cited_span, marker, path, prefix,
+                                          ordinal, location))  # the format's, by this claim
     return claims, citations
 
-
-reference_ranged = _ranged
-if (_compiled := core()) is not None:
-    _ranged = _compiled.ranged

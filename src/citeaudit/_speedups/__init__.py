@@ -1,13 +1,21 @@
-"""Which build of the modules compiled from their own source runs: the extension Cython made of
-a ``.py`` (with the C types of the ``.pxd`` beside it; see ``setup.py``), or the ``.py``.
+"""The one place that chooses what runs compiled, by one variable, ``CITEAUDIT_PURE``.
 
-Python's import prefers an extension module to a ``.py`` of the same name in the same folder,
-so the compiled build runs wherever it is built. ``CITEAUDIT_PURE=1`` (read once, here, when
-the package is first imported) runs the Python instead: :func:`install` puts a finder first
-on ``sys.meta_path`` that, for the package's modules, loads the ``.py`` where an extension
-stands beside it (at this module's import, which the package's ``__init__`` does first).
-The hand-written compiled modules (built from ``.pyx``, with no ``.py`` of
-their name) are chosen by :mod:`citeaudit.core._native` as before.
+Two kinds of compiled module:
+
+- **Compiled from their own source**: the extension Cython made of a ``.py`` (with the C
+  types of the ``.pxd`` beside it; see ``setup.py``'s ``_FROM_SOURCE``). Python's import
+  prefers an extension module to a ``.py`` of the same name in the same folder, so the
+  compiled build runs wherever it is built. ``CITEAUDIT_PURE=1`` (read once, here, when the
+  package is first imported) runs the Python instead: :func:`install` puts a finder first on
+  ``sys.meta_path`` that, for the package's modules, loads the ``.py`` where an extension
+  stands beside it (at this module's import, which the package's ``__init__`` does first).
+- **Hand-written leaves** (``_leaves.pyx`` in this package): plain arguments in, plain data
+  out, each with a one-line oracle in its docstring, run from ``_fallback`` where the leaves
+  are not built or ``CITEAUDIT_PURE=1``. They are chosen here, as msgpack chooses its
+  extension: ``from citeaudit._speedups import openings`` gives the leaf or its oracle.
+
+The hand-written core (``citeaudit/core/_core.pyx``), whose functions are not leaves, is
+chosen by :mod:`citeaudit.core._native` while it lasts.
 """
 
 from __future__ import annotations
@@ -20,7 +28,7 @@ from importlib.util import find_spec, module_from_spec, spec_from_file_location
 from pathlib import Path
 from types import ModuleType
 
-__all__ = ["PURE", "as_python", "install", "uncompiled"]
+__all__ = ["LEAVES", "PURE", "as_python", "install", "openings", "uncompiled"]
 
 PURE = os.environ.get("CITEAUDIT_PURE", "").strip() not in ("", "0")
 
@@ -56,9 +64,10 @@ def install() -> None:
 
 def uncompiled() -> list[str]:
     """The package's modules imported so far that run as Python although they are meant to be
-    compiled from their source (a ``.pxd`` beside the ``.py``): where the build left them out.
+    compiled from their source (a ``.pxd`` beside the ``.py``): where the build left them out;
+    and the leaves, where they are not built (their oracles run).
     """
-    found = []
+    found = [] if LEAVES or PURE else [f"{__name__}._leaves"]
     for name, module in list(sys.modules.items()):
         origin = getattr(module, "__file__", None)
         if name.startswith("citeaudit.") and origin and origin.endswith(".py") and \
@@ -68,6 +77,19 @@ def uncompiled() -> list[str]:
 
 
 install()
+
+# The leaves: the compiled ones where they are built and wanted, their oracles otherwise.
+from citeaudit._speedups._fallback import openings  # noqa: E402  # isort: skip -- after install()
+
+LEAVES = False  # whether the compiled leaves run
+if not PURE:
+    try:
+        from citeaudit._speedups import _leaves
+    except ImportError:  # built without a compiler: the oracles run
+        pass
+    else:
+        openings = _leaves.openings
+        LEAVES = True
 
 
 def as_python(name: str) -> ModuleType:

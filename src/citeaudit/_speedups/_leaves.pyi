@@ -1,0 +1,3 @@
+# The hand-written leaves' types (see _leaves.pyx); mypy reads these, Python the extension.
+
+def openings(data: bytes) -> int: ...
