@@ -7,8 +7,8 @@ everything else about the package is declared in ``pyproject.toml``.
 
 Beside it, modules compiled from the package's own Python (``_FROM_SOURCE``: the claim
 segmentation and policy, the checks, the amounts, the engine, the snapshot's reading, the
-unread markers' hints, the lexical judge's content words, the stream's per-chunk work, the
-provider formats and the field reading they share):
+bracket grammars' scan, the unread markers' hints, the lexical judge's content words, the
+stream's per-chunk work, the provider formats and the field reading they share):
 Cython's pure-Python mode, the C types declared in a ``.pxd`` beside the ``.py``, so that one
 source is both the reference and the compiled build (see ``docs/compiled.md``). The extension
 lands next to its ``.py`` and wins the import; ``CITEAUDIT_PURE=1`` runs the ``.py`` instead
@@ -40,6 +40,7 @@ _FROM_SOURCE = {"citeaudit.core._segment": "src/citeaudit/core/_segment.py",
                 "citeaudit.core._engine": "src/citeaudit/core/_engine.py",
                 "citeaudit.core._sources": "src/citeaudit/core/_sources.py",
                 "citeaudit.core._unread": "src/citeaudit/core/_unread.py",
+                "citeaudit.core._brackets": "src/citeaudit/core/_brackets.py",
                 "citeaudit.request._feed": "src/citeaudit/request/_feed.py",
                 **{f"citeaudit.formats.{name}": f"src/citeaudit/formats/{name}.py" for name in (
                     "_fields", "_ranges", "_anthropic", "_openai", "_cohere", "_gemini",
