@@ -1,6 +1,6 @@
-# cython: boundscheck=False
+# cython: boundscheck=False, wraparound=False
 # (for the compiled build: every index below is checked against the text's bounds before it
-# is read; the fuzzer runs this module under AddressSanitizer)
+# is read, and none is negative; the fuzzer runs this module under AddressSanitizer)
 """Bracket grammars: citation markers written ``[...]``, whose content a parse function
 classifies (the presets of :mod:`citeaudit.core._grammar` are such grammars), and the scan
 that finds them.
@@ -138,7 +138,7 @@ def _bracket(text: str, at: int, size: int) -> tuple[int, int]:
     "[".
     """
     while True:
-        start = text.find("[", at, size)
+        start = text.find("[", at)
         if start < 0:
             return -1, -1
         at = start + 1
