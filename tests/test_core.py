@@ -316,7 +316,7 @@ def _bracket_spans(module: ModuleType, text: str) -> list[tuple[int, int]]:
     found = []
     at = 0
     while True:
-        start, end = module._bracket(text, at, len(text))
+        start, end = module._bracket(text, at)
         if start < 0:
             return found
         found.append((start, end))

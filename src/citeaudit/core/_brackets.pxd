@@ -8,8 +8,8 @@ cimport cython
 
 cdef bint _wide(str text) except -1
 
-@cython.locals(start=Py_ssize_t, close=Py_ssize_t, limit=Py_ssize_t)
-cpdef (Py_ssize_t, Py_ssize_t) _bracket(str text, Py_ssize_t at, Py_ssize_t size)
+@cython.locals(size=Py_ssize_t, start=Py_ssize_t, close=Py_ssize_t, limit=Py_ssize_t)
+cpdef (Py_ssize_t, Py_ssize_t) _bracket(str text, Py_ssize_t at)
 
 cdef list _brackets(str text, bint wide)
 
@@ -22,11 +22,10 @@ cdef Py_ssize_t _number(str text, Py_ssize_t start, Py_ssize_t end) noexcept
 @cython.locals(content=str)
 cdef object _parsed(str text, Py_ssize_t start, Py_ssize_t end, grammar)
 
-@cython.locals(markers=list, malformed=list, digits=bint, found=list, size=Py_ssize_t,
-               at=Py_ssize_t, start=Py_ssize_t, end=Py_ssize_t)
+@cython.locals(markers=list, malformed=list, digits=bint, found=list, at=Py_ssize_t,
+               start=Py_ssize_t, end=Py_ssize_t)
 cpdef tuple _scanned(str text, grammar, bint wide)
 
 @cython.locals(marks=list, starts=list, bad_starts=list, numbered=Py_ssize_t, digits=bint,
-               found=list, size=Py_ssize_t, at=Py_ssize_t, named=Py_ssize_t, start=Py_ssize_t,
-               end=Py_ssize_t)
+               found=list, at=Py_ssize_t, named=Py_ssize_t, start=Py_ssize_t, end=Py_ssize_t)
 cpdef _sighted(str text, grammar, bint wide, snapshot)

@@ -5,12 +5,13 @@
 classifies (the presets of :mod:`citeaudit.core._grammar` are such grammars), and the scan
 that finds them.
 
-The scan reads every answer, and what settling a verdict reads of it (:meth:`BracketGrammar.sight`)
-every answer the verdict settles, so both are character loops: a bracket of the ASCII pattern
-(:data:`BRACKET`, the loop's specification, to which a test holds it) is found by hand, and
-an id that is a plain number of a snapshot numbered "1".."N" is read without making its
-string. The module is compiled from this source where the package is built with a C compiler
-(the C types are in ``_brackets.pxd``; see ``docs/compiled.md``).
+The scan reads every answer, and what settling a verdict reads of it
+(:meth:`BracketGrammar.sight`) every answer the verdict settles, so both are character loops:
+a bracket of the ASCII pattern (:data:`BRACKET`, the loop's specification, to which a test
+holds it) is found by hand, and an id that is a plain number of a snapshot numbered "1".."N"
+is read without making its string. The module is compiled from this source where the
+package is built with a C compiler (the C types are in ``_brackets.pxd``; see
+``docs/compiled.md``).
 """
 
 from __future__ import annotations
@@ -131,12 +132,13 @@ def _wide(text: str) -> bool:
     return False
 
 
-def _bracket(text: str, at: int, size: int) -> tuple[int, int]:
+def _bracket(text: str, at: int) -> tuple[int, int]:
     """The span of the first match of :data:`BRACKET` at or after ``at``, or ``(-1, -1)``: a
     "[" not after a backslash or "!", at most 200 characters that are not "[", "]" or a
     newline, a "]" not followed by "(". Where a candidate fails, the search goes on after its
     "[".
     """
+    size = len(text)
     while True:
         start = text.find("[", at)
         if start < 0:
@@ -209,11 +211,10 @@ def _scanned(text: str, grammar: BracketGrammar, wide: bool,
     prefix = grammar.prefix
     ordinal = grammar.ordinal
     found = _brackets(text, wide)
-    size = len(text)
     at = 0
     while True:
         if found is None:
-            start, end = _bracket(text, at, size)
+            start, end = _bracket(text, at)
             if start < 0:
                 break
             at = end
@@ -253,11 +254,10 @@ def _sighted(text: str, grammar: BracketGrammar, wide: bool, snapshot: Snapshot,
     digits = grammar.digits
     prefix = grammar.prefix
     found = _brackets(text, wide)
-    size = len(text)
     at = named = 0
     while True:
         if found is None:
-            start, end = _bracket(text, at, size)
+            start, end = _bracket(text, at)
             if start < 0:
                 break
             at = end
