@@ -8,8 +8,9 @@ Everything else about the package is declared in ``pyproject.toml``.
 
 Beside them, modules compiled from the package's own Python (``_FROM_SOURCE``: the claim
 segmentation and policy, the checks, the amounts, the engine, the snapshot's reading, the
-unread markers' hints, the lexical judge's content words, the stream's per-chunk work, the
-provider formats, the field reading and the ranged claims they share):
+bracket grammars' scan, the unread markers' hints, the lexical judge's content words, the
+stream's per-chunk work, the provider formats, the field reading and the ranged claims they
+share):
 Cython's pure-Python mode, the C types declared in a ``.pxd`` beside the ``.py``, so that one
 source is both the reference and the compiled build (see ``docs/compiled.md``). The extension
 lands next to its ``.py`` and wins the import; ``CITEAUDIT_PURE=1`` runs the ``.py`` instead,
@@ -47,6 +48,7 @@ _FROM_SOURCE = {"citeaudit.core._segment": "src/citeaudit/core/_segment.py",
                 "citeaudit.core._layout": "src/citeaudit/core/_layout.py",
                 "citeaudit.core._citable": "src/citeaudit/core/_citable.py",
                 "citeaudit.core._claims": "src/citeaudit/core/_claims.py",
+                "citeaudit.core._brackets": "src/citeaudit/core/_brackets.py",
                 "citeaudit.request._feed": "src/citeaudit/request/_feed.py",
                 **{f"citeaudit.formats.{name}": f"src/citeaudit/formats/{name}.py" for name in (
                     "_fields", "_ranges", "_anthropic", "_openai", "_cohere", "_gemini",

@@ -8,11 +8,12 @@ sentences as a passage, its first sentence as the claim; the amounts' digit runs
 (``citeaudit.core._policy``), the claims that need a citation (``citeaudit.core._checks``:
 CA301/CA302), the citations' resolution (``citeaudit.core._engine``), the snapshot's reading
 of its pieces as passages and their fingerprint (``citeaudit.core._sources``) and the
-square-bracket hints (``citeaudit.core._unread``, against the pattern). The hand-written
-``citeaudit.core._core`` is held to its references on the same text: the bracket scan, claim
-assembly and marks (the parsed answer), the claims' segmentation, what settling a verdict
-reads of the brackets (``sight_brackets``, with each bracket pattern and a snapshot of named
-ids and a numbered one; ``sighting``, from a scan's markers; ``claimed``, from a custom
+square-bracket hints (``citeaudit.core._unread``, against the pattern), and the bracket
+grammars' scan (``citeaudit.core._brackets``: the parsed answer, and what settling a verdict
+reads of the brackets, with each bracket pattern and a snapshot of named ids and a numbered
+one, and from a scan's markers). The hand-written ``citeaudit.core._core`` is held to its
+references on the same text: claim assembly and marks (the parsed answer), the claims'
+segmentation, what settling a verdict reads of the claims (``claimed``, from a custom
 segmenter's spans); a provider's ranged claims (``_ranges._ranged``, the input's ranges
 cited) to the same run as Python; the hand-written leaves (``citeaudit._speedups``) to their
 oracles: the openings' count. Gemini, Cohere and Anthropic responses over the
@@ -21,17 +22,17 @@ text, with offsets where the input says, are read by their formats
 choice), are OpenAI Responses and Chat Completions (``_openai``), Bedrock (``_bedrock``), a
 Mistral chat completion and conversation (``_mistral``), and Perplexity, Azure on your data
 and Perplexity's Responses (``_marked``): the snapshot and the answer (or the input error)
-must equal what the same modules make run as Python. Where ``sight_brackets``,
-``sighting``, ``claimed`` or ``_ranged`` raises, its reference must raise the same
-exception, saying the same.
+must equal what the same modules make run as Python. Where the brackets' sight, ``claimed``
+or ``_ranged`` raises, its reference must raise the same exception, saying the same.
 
     python3 fuzz/fuzz_core.py -atheris_runs=20000          # or any libFuzzer flags
 
 The segmentation, the claim policy, the checks, the amounts, the engine, the snapshot's
-reading, the stream's feed, the lexical judge's content words and the provider formats,
-compiled from their own Python (``citeaudit.core._segment``, ``citeaudit.core._policy``,
-``citeaudit.core._checks``, ``citeaudit.core._amounts``, ``citeaudit.core._engine``,
-``citeaudit.core._sources``, ``citeaudit.request._feed``,
+reading, the bracket scan, the stream's feed, the lexical judge's content words and the
+provider formats, compiled from their own Python (``citeaudit.core._segment``,
+``citeaudit.core._policy``, ``citeaudit.core._checks``, ``citeaudit.core._amounts``,
+``citeaudit.core._engine``, ``citeaudit.core._sources``, ``citeaudit.core._brackets``,
+``citeaudit.request._feed``,
 ``citeaudit.support._terms``, ``citeaudit.formats._anthropic``, ``_bedrock``, ``_cohere``,
 ``_gemini``, ``_marked``, ``_mistral``, ``_openai``),
 are checked against that Python, run as such. Needs ``pip install -e '.[fuzz]'`` and the
@@ -57,16 +58,16 @@ with atheris.instrument_imports():
     from citeaudit.core import (
         _amounts,
         _answer,
+        _brackets,
         _checks,
         _core,
         _engine,
-        _grammar,
         _policy,
         _segment,
         _sources,
         _unread,
     )
-    from citeaudit.core._grammar import BracketGrammar
+    from citeaudit.core._brackets import BracketGrammar, Scan
     from citeaudit.core._policy import NOT_CITABLE
     from citeaudit.core._segment import Span
     from citeaudit.core._sources import resolve_id
@@ -109,6 +110,7 @@ with atheris.instrument_imports():
     _ENGINE_SOURCE = _source("citeaudit.core._engine")
     _FEED_SOURCE = _source("citeaudit.request._feed")
     _SOURCES_SOURCE = _source("citeaudit.core._sources")
+    _BRACKETS_SOURCE = _source("citeaudit.core._brackets")
     _TERMS_SOURCE = _source("citeaudit.support._terms")
     _RANGES_SOURCE = _source("citeaudit.formats._ranges")
 
@@ -147,17 +149,26 @@ def _read_as_passages(text: str) -> None:
         raise AssertionError(f"the fingerprint's buffer differs on {text!r}")
 
 
+# The bracket grammars' scanning methods, compiled, and the same run as Python.
+_SCANNING = ("scan", "markers", "sight")
+_LIBRARY_SCAN = [getattr(BracketGrammar, name) for name in _SCANNING]
+_PYTHON_SCAN = [getattr(_BRACKETS_SOURCE.BracketGrammar, name) for name in _SCANNING]
+
+
 def _parsed(text: str, grammar: str, compiled: bool) -> object:
-    scan = _core.scan_brackets if compiled else _grammar.reference_scan_brackets
+    scan = _LIBRARY_SCAN if compiled else _PYTHON_SCAN
     assemble = _core.assemble if compiled else _text.reference_assemble
     marks = _core.marks if compiled else _text.reference_marks
-    saved = _grammar._scan_brackets, _text._assemble, _text._marks
-    _grammar._scan_brackets, _text._assemble = scan, assemble
-    _text._marks = marks
+    saved = _text._assemble, _text._marks
+    _text._assemble, _text._marks = assemble, marks
+    for name, method in zip(_SCANNING, scan, strict=True):
+        setattr(BracketGrammar, name, method)
     try:
         context = prepare(text, _SNAPSHOT, grammar=grammar)
     finally:
-        _grammar._scan_brackets, _text._assemble, _text._marks = saved
+        _text._assemble, _text._marks = saved
+        for name, method in zip(_SCANNING, _LIBRARY_SCAN, strict=True):
+            setattr(BracketGrammar, name, method)
     answer = context.answer
     return answer.claims, answer.citations, answer.malformed, context.resolved
 
@@ -236,41 +247,36 @@ def _outcome(function: Callable[..., Any], *arguments: Any) -> tuple[Any, ...]:
         return ("raised", type(error), str(error))
 
 
-# A snapshot whose ids are "1".."12": the compiled sight_brackets reads such ids as numbers.
+# A snapshot whose ids are "1".."12": the sight reads such ids as numbers.
 _NUMBERED = load_snapshot([f"passage {n}" for n in range(12)])
 
 
 def _sight_brackets(text: str, grammar: str) -> None:
-    """``_core.sight_brackets`` (what settling reads of the brackets, without markers) against
-    its reference, with each bracket pattern, in a snapshot of named ids and a numbered one
-    (with the numbered shortcut and without it).
+    """The brackets' sight (what settling reads of them, without markers), compiled, against
+    the same run as Python and against the compiled scan's markers (every id looked up, none
+    read as a number), with each bracket pattern, in a snapshot of named ids and a numbered
+    one.
     """
     chosen = get_grammar(grammar)
     if not isinstance(chosen, BracketGrammar):
         raise TypeError(f"{grammar} is not a bracket grammar")
     for snapshot in (_SNAPSHOT, _NUMBERED):
-        numbering = snapshot.numbering
-        numbered = numbering[1] if numbering is not None and not numbering[0] else -1
-        for pattern in (_grammar._BRACKET, _grammar._WIDE_BRACKET):
-            arguments = (text, pattern, chosen._parse, chosen._digits, chosen.prefix,
-                         _grammar._FULLWIDTH, snapshot.index, resolve_id, snapshot, Span)
-            sighted = _outcome(_core.sight_brackets, *arguments, numbered)
-            looked_up = _outcome(_core.sight_brackets, *arguments, -1) if numbered >= 0 \
-                else sighted  # every id looked up, not read as a number
-            if sighted != _outcome(_grammar.reference_sight_brackets, *arguments, numbered) or \
-                    looked_up != sighted:
-                raise AssertionError(f"sight_brackets() differs on {text!r} ({grammar})")
+        for wide in (False, True):
+            sighted = _outcome(_brackets._sighted, text, chosen, wide, snapshot)
+            scan = Scan(*_brackets._scanned(text, chosen, wide))
+            if sighted != _outcome(_BRACKETS_SOURCE._sighted, text, chosen, wide, snapshot) or \
+                    sighted != _outcome(_brackets.sighting, scan, snapshot):
+                raise AssertionError(f"the sight differs on {text!r} ({grammar}, {wide=})")
 
 
 def _sighting(text: str, grammar: str) -> None:
-    """``_core.sighting`` (the ids a scan's markers name, their marks and starts) against its
-    reference, in a snapshot of named ids and a numbered one.
+    """``_brackets.sighting`` (the ids a scan's markers name, their marks and starts) against
+    the same run as Python, in a snapshot of named ids and a numbered one.
     """
     scan = get_grammar(grammar).scan(text)
     for snapshot in (_SNAPSHOT, _NUMBERED):
-        sighted = (scan.markers, scan.malformed, snapshot.index, resolve_id, snapshot, Span)
-        if _outcome(_core.sighting, *sighted) != \
-                _outcome(_grammar.reference_sighting, *sighted):
+        if _outcome(_brackets.sighting, scan, snapshot) != \
+                _outcome(_BRACKETS_SOURCE.sighting, scan, snapshot):
             raise AssertionError(f"sighting() differs on {text!r} ({grammar})")
 
 

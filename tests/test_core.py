@@ -33,6 +33,7 @@ from citeaudit import CiteauditError, Config, _speedups, audit, get_grammar, loa
 from citeaudit.core import (
     _amounts,
     _answer,
+    _brackets,
     _checks,
     _engine,
     _grammar,
@@ -43,7 +44,7 @@ from citeaudit.core import (
     _unread,
 )
 from citeaudit.core._answer import Citation
-from citeaudit.core._grammar import BracketGrammar
+from citeaudit.core._brackets import BRACKET, BracketGrammar, Scan
 from citeaudit.core._policy import (
     BLANK_OR_LIST,
     ITEM_LINE,
@@ -88,6 +89,7 @@ ENGINE_SOURCE = _source("citeaudit.core._engine")
 SOURCES_SOURCE = _source("citeaudit.core._sources")
 UNREAD_SOURCE = _source("citeaudit.core._unread")
 RANGES_SOURCE = _source("citeaudit.formats._ranges")
+BRACKETS_SOURCE = _source("citeaudit.core._brackets")
 PROFILE = settings(max_examples=examples(400), deadline=None,
                    suppress_health_check=[HealthCheck.too_slow])
 
@@ -111,25 +113,38 @@ texts = st.one_of(answers, st.text(max_size=200))
 GRAMMARS = [None, "numeric", "S", "id", "source", "numeric,S"]
 
 
+# The bracket grammars' scan as the library runs it (compiled where it is built), and the same
+# methods of the module run as Python (called with the library's grammars).
+_SCANNING = ("scan", "markers", "sight")
+LIBRARY_SCAN = tuple(getattr(BracketGrammar, name) for name in _SCANNING)
+PYTHON_SCAN = tuple(getattr(BRACKETS_SOURCE.BracketGrammar, name) for name in _SCANNING)
+
+
 @contextlib.contextmanager
-def _using(scan: Callable[..., Any], assemble: Callable[..., Any]) -> Iterator[None]:
-    """The library's scan loop and claim assembly (with the marks it masks) swapped for
-    these.
+def _using(scan: tuple[Callable[..., Any], ...], assemble: Callable[..., Any]) -> Iterator[None]:
+    """The library's bracket scan (``scan``: the grammar's methods) and claim assembly (with
+    the marks it masks) swapped for these.
     """
-    saved = (_grammar._scan_brackets, _text._assemble, _text._marks)
-    _grammar._scan_brackets, _text._assemble = scan, assemble
+    saved = (_text._assemble, _text._marks)
+    for name, method in zip(_SCANNING, scan, strict=True):
+        setattr(BracketGrammar, name, method)
+    _text._assemble = assemble
     _text._marks = CORE.marks if assemble is CORE.assemble else _text.reference_marks
     try:
         yield
     finally:
-        _grammar._scan_brackets, _text._assemble, _text._marks = saved
+        for name, method in zip(_SCANNING, LIBRARY_SCAN, strict=True):
+            setattr(BracketGrammar, name, method)
+        _text._assemble, _text._marks = saved
 
 
 def _both(work: Callable[[Callable[..., Any]], Any]) -> tuple[Any, Any]:
-    """``work(segmenter)`` with the compiled core, then with the reference."""
-    with _using(CORE.scan_brackets, CORE.assemble):
+    """``work(segmenter)`` with the compiled core, then with the reference (and the bracket
+    scan run as Python).
+    """
+    with _using(LIBRARY_SCAN, CORE.assemble):
         compiled = work(_segment.segment)
-    with _using(_grammar.reference_scan_brackets, _text.reference_assemble):
+    with _using(PYTHON_SCAN, _text.reference_assemble):
         reference = work(_segment.segment)
     return compiled, reference
 
@@ -265,17 +280,78 @@ def test_masking_equal_for_marks_anywhere(text: str, raw: list[tuple[int, int]])
     assert _segment._masked(text, iter(marks)) == SOURCE._masked(text, marks)
 
 
+# Every bracket grammar the library makes: the presets, the numbered ones inferred, a prefix's.
+BRACKET_GRAMMARS = [_grammar.get_grammar(name) for name in (
+    "numeric", "S", "id", "source", "numeric,S", "numeric,S,source")]
+BRACKET_GRAMMARS.append(_grammar._prefixed("doc_"))
+
+
 @PROFILE
 @given(texts)
 def test_bracket_scans_equal(text: str) -> None:
-    for name in ("numeric", "S", "id", "source", "numeric,S"):
-        grammar = get_grammar(name)
-        assert isinstance(grammar, BracketGrammar)
-        with _using(CORE.scan_brackets, _text.reference_assemble):
-            compiled = grammar.scan(text)
-        with _using(_grammar.reference_scan_brackets, _text.reference_assemble):
-            reference = grammar.scan(text)
-        assert compiled == reference, name
+    """The bracket scan compiled from ``_brackets.py`` finds what the same module run as
+    Python finds, with either bracket pattern (the ASCII one found by hand, the full-width one
+    by the regex engine), and a ``str`` subclass reads as its text.
+    """
+    for grammar in BRACKET_GRAMMARS:
+        name = grammar.name
+        scan = grammar.scan(text)
+        assert scan == BRACKETS_SOURCE.BracketGrammar.scan(grammar, text), name
+        assert grammar.markers(text) == scan.markers
+        assert grammar.scan(_Text(text)) == scan
+        for wide in (False, True):
+            assert _brackets._scanned(text, grammar, wide) == \
+                BRACKETS_SOURCE._scanned(text, grammar, wide), (name, wide)
+
+
+class _Text(str):
+    """A ``str`` subclass, as a caller may pass."""
+
+    __slots__ = ()
+
+
+def _bracket_spans(module: ModuleType, text: str) -> list[tuple[int, int]]:
+    """Every bracket ``module._bracket`` finds in ``text``, one after another."""
+    found = []
+    at = 0
+    while True:
+        start, end = module._bracket(text, at)
+        if start < 0:
+            return found
+        found.append((start, end))
+        at = end
+
+
+# Where the hand-found bracket may differ from the pattern: escapes, links, newlines, nested
+# brackets, and contents of 199 to 201 characters.
+BRACKET_CORNERS = ["[", "]", "\\", "!", "(", "\n", "x", "1", "\uff3b", "é", "東"]
+
+
+@PROFILE
+@given(st.one_of(texts, st.lists(st.sampled_from(BRACKET_CORNERS), max_size=12).map("".join)))
+@example("[" + "x" * 199 + "]")
+@example("[" + "x" * 200 + "]")
+@example("[" + "x" * 201 + "]")
+@example("[[" + "x" * 200 + "]")
+@example("\\[1] ![2] [3](x) [4]( [5\n] [6]")
+def test_the_bracket_loop_is_the_pattern(text: str) -> None:
+    """``_brackets._bracket``, compiled and as Python, finds the matches of ``BRACKET``, the
+    pattern it implements.
+    """
+    expected = [match.span() for match in BRACKET.finditer(text)]
+    assert _bracket_spans(_brackets, text) == expected
+    assert _bracket_spans(BRACKETS_SOURCE, text) == expected
+
+
+def test_the_bracket_loop_on_a_grid() -> None:
+    """Every text of up to five of the corner pieces, and each with a 200-character content."""
+    pieces = ["[", "]", "\\", "!", "(", "\n", "x"]
+    texts_ = [""]
+    for _ in range(5):
+        texts_ = [*texts_, *(text + piece for text in texts_ for piece in pieces)]
+    for text in {*texts_, *(text.replace("x", "x" * 200) for text in texts_)}:
+        expected = [match.span() for match in BRACKET.finditer(text)]
+        assert _bracket_spans(_brackets, text) == expected, text
 
 
 # Snapshots numbered 1..N, S1..SN, prefix1..prefixN, and ids as written.
@@ -313,8 +389,8 @@ def test_settling_pieces_equal(text: str, rules: frozenset[str]) -> None:
         snapshot = load_snapshot(sources)
         for name in ("numeric,S", "id", "source"):
             scan = get_grammar(name).scan(text)
-            sighted = (scan.markers, scan.malformed, snapshot.index, resolve_id, snapshot, Span)
-            assert CORE.sighting(*sighted) == _grammar.reference_sighting(*sighted)
+            assert _brackets.sighting(scan, snapshot) == \
+                BRACKETS_SOURCE.sighting(scan, snapshot)
             marks = CORE.marks(scan.markers, scan.malformed, Span)
             spans = _segment.segment(text, marks)
             starts = ([m.start for m in scan.markers], [m.start for m in scan.malformed])
@@ -340,26 +416,25 @@ def test_settling_pieces_equal(text: str, rules: frozenset[str]) -> None:
 @example("A [3]. B [4]. C [0]. D [12]. E [99999999999999999999]. F [1000000000000000003].")
 @example("A [1]. B [2, 3]. C [S3]. D ［３］. E [03].")
 def test_sighting_equal(text: str) -> None:
-    """What settling reads of the markers, made in C without them, is what the scan's
-    markers give: the ids named (None at an unresolved one), the marks and the starts.
+    """What settling reads of the markers, without making them, is what the scan's markers
+    give (``sighting``, where every id is looked up: the sight reads a plain number of a
+    snapshot numbered 1..N without its string): the ids named (None at an unresolved one),
+    the marks and the starts; compiled as the module run as Python, with either pattern.
     """
     for sources in [*SNAPSHOTS, [f"passage {n}" for n in range(12)]]:
         snapshot = load_snapshot(sources)
         for name in ("numeric,S", "numeric", "S", "id", "source"):
             grammar = get_grammar(name)
             assert isinstance(grammar, BracketGrammar)
-            numbering = snapshot.numbering
-            numbered = numbering[1] if numbering is not None and not numbering[0] else -1
-            for pattern in (_grammar._BRACKET, _grammar._WIDE_BRACKET):
-                arguments = (text, pattern, grammar._parse, grammar._digits,
-                             grammar.prefix, _grammar._FULLWIDTH, snapshot.index, resolve_id,
-                             snapshot, Span)
-                sighted = CORE.sight_brackets(*arguments, numbered)
-                assert sighted == _grammar.reference_sight_brackets(*arguments, numbered)
-                assert sighted == CORE.sight_brackets(*arguments, -1)  # every id looked up
-            scan = grammar.scan(text)
-            assert grammar.sight(text, snapshot, Span) == _grammar.reference_sighting(
-                scan.markers, scan.malformed, snapshot.index, resolve_id, snapshot, Span)
+            for wide in (False, True):
+                sighted = _brackets._sighted(text, grammar, wide, snapshot)
+                assert sighted == BRACKETS_SOURCE._sighted(text, grammar, wide, snapshot)
+                scan = Scan(*_brackets._scanned(text, grammar, wide))
+                assert sighted == _brackets.sighting(scan, snapshot), wide
+            sighted = grammar.sight(text, snapshot)
+            assert sighted == _brackets.sighting(grammar.scan(text), snapshot)
+            assert sighted == BRACKETS_SOURCE.BracketGrammar.sight(grammar, text, snapshot)
+            assert grammar.sight(_Text(text), snapshot) == sighted
 
 
 @PROFILE
@@ -700,7 +775,7 @@ def test_the_compiled_builds_page_runs() -> None:
 def test_the_library_uses_the_chosen_mode() -> None:
     compiled = _native.core() is not None
     assert (not _segment.__file__.endswith(".py")) is compiled  # built from its own source
-    assert (_grammar._scan_brackets is CORE.scan_brackets) is compiled
+    assert (not _brackets.__file__.endswith(".py")) is compiled
     assert (_text._assemble is CORE.assemble) is compiled
     assert (not _ranges.__file__.endswith(".py")) is compiled
     if os.environ.get("CITEAUDIT_PURE", "0") not in ("", "0"):

@@ -251,10 +251,11 @@ def test_brackets_are_found_as_in_the_folded_text(text: str) -> None:
     """The bracket pattern on the text, contents folded, finds what the ASCII pattern finds
     on the whole text folded (what the scan did before).
     """
-    from citeaudit.core._grammar import _FULLWIDTH, _WIDE_BRACKET, get_grammar  # noqa: PLC0415
+    from citeaudit.core._brackets import FULLWIDTH, WIDE_BRACKET  # noqa: PLC0415
+    from citeaudit.core._grammar import get_grammar  # noqa: PLC0415
 
-    folded = text.translate(_FULLWIDTH)
-    assert [(m.span(), m[1].translate(_FULLWIDTH)) for m in _WIDE_BRACKET.finditer(text)] == \
+    folded = text.translate(FULLWIDTH)
+    assert [(m.span(), m[1].translate(FULLWIDTH)) for m in WIDE_BRACKET.finditer(text)] == \
         [(m.span(), m[1]) for m in _OLD_BRACKET.finditer(folded)]
     grammar = get_grammar("numeric")  # whichever pattern runs, the same spans, ids, reasons
     for scanned, of_folded in zip(grammar.scan(text), grammar.scan(folded), strict=True):

@@ -9,17 +9,16 @@ patterns and constants, so there is one definition of every rule:
   ``citeaudit.formats._text._claimed`` does; the claim policy's decisions come from
   ``citeaudit.core._policy``'s ``Exemptions`` (compiled from its own source too), which the
   caller gives;
-- :func:`scan_brackets` mirrors the loop of ``BracketGrammar.scan`` (and :func:`sight_brackets`
-  and :func:`sighting` its ``sight``, the settled verdict's scan);
 - :func:`assemble` mirrors the claim assembly loop of ``citeaudit.formats._text.parse_text``
   (and :func:`marks`, ``_text._marks``).
 
 The checks (CA301/CA302, CA204/CA205), the amounts, the engine's resolution and collection
 of findings, the snapshot's reading of passages and its fingerprint's buffer
-(``citeaudit.core._sources``), the square-bracket hints (``citeaudit.core._unread``) and a
-provider's ranged claims (``citeaudit.formats._ranges``) are compiled from their own Python
-instead (``docs/compiled.md``); the markers' citations (``citeaudit.core._answer``) are
-Python. The count of a JSON input's openings is a leaf of ``citeaudit._speedups``.
+(``citeaudit.core._sources``), the square-bracket hints (``citeaudit.core._unread``), the
+bracket grammars' scan and sight (``citeaudit.core._brackets``) and a provider's ranged
+claims (``citeaudit.formats._ranges``) are compiled from their own Python instead
+(``docs/compiled.md``); the markers' citations (``citeaudit.core._answer``) are Python.
+The count of a JSON input's openings is a leaf of ``citeaudit._speedups``.
 
 What is compiled is the interpreter's share: character tests, index arithmetic, bisects over C
 arrays, tuples built without Python frames. The regular expressions stay Python's. The
@@ -31,6 +30,10 @@ every name read here is defined.
 
 from cpython.mem cimport PyMem_Free, PyMem_Malloc, PyMem_Realloc
 from libc.string cimport memchr
+from libc.string cimport memcpy
+from cpython.ref cimport PyObject, Py_DECREF, Py_INCREF
+from cpython.tuple cimport PyTuple_Check, PyTuple_GET_SIZE
+from cpython.bytes cimport PyBytes_AS_STRING, PyBytes_GET_SIZE
 from cpython.unicode cimport PyUnicode_Tailmatch
 
 from citeaudit.core._records cimport item as _item, new_record as _new_record
@@ -41,21 +44,13 @@ cdef extern from "Python.h":
     void* PyUnicode_DATA(object text)
     Py_UCS4 PyUnicode_READ(int kind, void* data, Py_ssize_t index) nogil
 
+import re
+
 from citeaudit.core import _segment as _S
 
 # The segmentation compiled from its own source (citeaudit.core._segment, where it is built):
 # segment_claimed asks it for the claims one at a time.
 cdef object _segment_until = _S.segment_until
-
-
-ctypedef struct Chars:
-    # a str's characters, read in place
-    int kind
-    void* data
-
-
-cdef inline Py_UCS4 _ch(Chars* text, Py_ssize_t at) noexcept nogil:
-    return PyUnicode_READ(text.kind, text.data, at)
 
 
 def segment_claimed(str text, marks, list start_list, list bad_start_list, exemptions):
@@ -69,206 +64,6 @@ def segment_claimed(str text, marks, list start_list, list bad_start_list, exemp
     if claims is None:
         return -1
     return state.rest(claims)
-
-
-cdef object _ASCII_BRACKET = None  # _grammar._BRACKET, read at the first scan (it imports us)
-
-
-cdef inline Py_ssize_t _find_bracket(Chars* chars, Py_ssize_t size, Py_ssize_t at) noexcept:
-    """``text.find("[", at)`` without the call: ``memchr`` over one-byte text."""
-    cdef const char* found
-    if at >= size:
-        return -1
-    if chars.kind == 1:
-        found = <const char*>memchr(<const char*>chars.data + at, 91, size - at)  # "[" is 91
-        return -1 if found == NULL else found - <const char*>chars.data
-    while at < size:
-        if _ch(chars, at) == u'[':
-            return at
-        at += 1
-    return -1
-
-
-cdef Py_ssize_t _bracket(str text, Chars* chars, Py_ssize_t size, Py_ssize_t at,
-                         Py_ssize_t* end) except -2:
-    """The start of the first match of ``_grammar._BRACKET`` at or after ``at`` (its end in
-    ``end``), or -1: found by hand, a "[" not after a backslash or "!", at most 200 characters
-    that are not "[", "]" or a newline, a "]" not followed by "(". Where a candidate fails,
-    the search goes on after its "[".
-    """
-    cdef Py_ssize_t start, close, limit
-    cdef Py_UCS4 c
-    while True:
-        start = _find_bracket(chars, size, at)
-        if start < 0:
-            return -1
-        at = start + 1
-        if start > 0:
-            c = _ch(chars, start - 1)
-            if c == u'\\' or c == u'!':
-                continue
-        close = start + 1
-        limit = min(size, start + 201)
-        while close < limit:
-            c = _ch(chars, close)
-            if c == u'[' or c == u']' or c == u'\n':
-                break
-            close += 1
-        if close >= size or _ch(chars, close) != u']':
-            continue
-        if close + 1 < size and _ch(chars, close + 1) == u'(':
-            continue
-        end[0] = close + 1
-        return start
-
-
-cdef inline bint _plain_number(Chars* chars, Py_ssize_t start, Py_ssize_t end) noexcept:
-    """Whether the characters from ``start`` to ``end`` are ASCII digits, the first not 0:
-    what the scan's fast path reads as an id, without slicing them first.
-    """
-    cdef Py_ssize_t at
-    cdef Py_UCS4 c
-    if end <= start or _ch(chars, start) == u'0':
-        return False
-    for at in range(start, end):
-        c = _ch(chars, at)
-        if c < u'0' or c > u'9':
-            return False
-    return True
-
-
-cdef inline Py_ssize_t _number(Chars* chars, Py_ssize_t start, Py_ssize_t end) noexcept:
-    """The value of the ASCII digits from ``start`` to ``end`` (see :func:`_plain_number`),
-    or -1 when it has more than 18 of them.
-    """
-    cdef Py_ssize_t value = 0, at
-    if end - start > 18:
-        return -1
-    for at in range(start, end):
-        value = value * 10 + <Py_ssize_t>_ch(chars, at) - 48  # the digit's value: "0" is 48
-    return value
-
-
-def scan_brackets(str text, pattern, parse, bint digits, str prefix, bint ordinal,
-                  marker, malformed_type, fullwidth):
-    """The loop of ``BracketGrammar.scan``: the markers and malformed markers ``pattern``
-    (one of the grammar's two bracket patterns, whose brackets are one character each) finds,
-    ``parse`` classifying each content (``fullwidth``: the folding table). The ASCII bracket
-    pattern is matched by hand (:func:`_bracket`), the full-width one by the regex engine.
-    """
-    global _ASCII_BRACKET
-    cdef list markers = []
-    cdef list malformed = []
-    cdef Chars chars
-    cdef Py_ssize_t size = len(text), at = 0, start, end = 0
-    if _ASCII_BRACKET is None:
-        from citeaudit.core._grammar import _BRACKET
-        _ASCII_BRACKET = _BRACKET
-    chars.kind = PyUnicode_KIND(text)
-    chars.data = PyUnicode_DATA(text)
-    if pattern is _ASCII_BRACKET:
-        while True:
-            start = _bracket(text, &chars, size, at, &end)
-            if start < 0:
-                break
-            at = end
-            _read_bracket(text, &chars, start, end, markers, malformed, parse, digits, prefix,
-                          ordinal, marker, malformed_type, fullwidth)
-    else:
-        for match in pattern.finditer(text):
-            start, end = match.span()
-            _read_bracket(text, &chars, start, end, markers, malformed, parse, digits, prefix,
-                          ordinal, marker, malformed_type, fullwidth)
-    return markers, malformed
-
-
-cdef int _read_bracket(str text, Chars* chars, Py_ssize_t start, Py_ssize_t end,
-                       list markers, list malformed, parse, bint digits, str prefix,
-                       bint ordinal, marker, malformed_type, fullwidth) except -1:
-    """What one bracketed text is: a marker, a malformed marker, or prose (neither)."""
-    if digits and _plain_number(chars, start + 1, end - 1):  # "[12]": the common case
-        markers.append(_new_record(marker, (text[start:end], start, end,
-                                            (text[start + 1:end - 1],), prefix, ordinal)))
-        return 0
-    parsed = _parsed(text, start, end, parse, digits, fullwidth)
-    if parsed is None:
-        return 0
-    if isinstance(parsed, str):
-        malformed.append(_new_record(malformed_type, (text[start:end], start, end, parsed)))
-    else:
-        markers.append(_new_record(marker, (text[start:end], start, end, parsed, prefix,
-                                            ordinal)))
-    return 0
-
-
-cdef object _parsed(str text, Py_ssize_t start, Py_ssize_t end, parse, bint digits,
-                    fullwidth):
-    """The bracketed content's ids (a tuple), the reason it is malformed, or None (prose)."""
-    cdef str content = text[start + 1:end - 1]
-    if not content.isascii():
-        content = content.translate(fullwidth)
-    if digits and content.isdigit() and content[0] != u'0' and content.isascii():
-        return (content,)
-    return parse(content)
-
-
-def sight_brackets(str text, pattern, parse, bint digits, str prefix, fullwidth,
-                   index, resolve, snapshot, span, Py_ssize_t numbered):
-    """``_grammar._sight_brackets``: what settling reads of the brackets ``scan_brackets``
-    reads, without their records: how many ids the markers name, the marks (``span``
-    values, in text order) and the starts of the markers and of the malformed markers; None
-    at the first id neither ``index`` holds nor ``resolve`` finds. ``numbered``: N when the
-    snapshot's ids are exactly "1".."N" (a plain number from 1 to N is one of them, read
-    without making its string), else -1.
-    """
-    global _ASCII_BRACKET
-    cdef list marks = [], starts = [], bad_starts = []
-    cdef Chars chars
-    cdef Py_ssize_t size = len(text), at = 0, start, end = 0, named = 0
-    cdef bint ascii = False
-    if _ASCII_BRACKET is None:
-        from citeaudit.core._grammar import _BRACKET
-        _ASCII_BRACKET = _BRACKET
-    chars.kind = PyUnicode_KIND(text)
-    chars.data = PyUnicode_DATA(text)
-    matches = None
-    if pattern is _ASCII_BRACKET:
-        ascii = True
-    else:
-        matches = pattern.finditer(text)
-    while True:
-        if ascii:
-            start = _bracket(text, &chars, size, at, &end)
-            if start < 0:
-                break
-            at = end
-        else:
-            match = next(matches, None)
-            if match is None:
-                break
-            start, end = match.span()
-        begin = start  # one int object for the starts and the mark alike
-        if digits and _plain_number(&chars, start + 1, end - 1):
-            if not 0 < _number(&chars, start + 1, end - 1) <= numbered:
-                source_id = text[start + 1:end - 1]
-                if source_id not in index and resolve(source_id, prefix, snapshot) is None:
-                    return None
-            named += 1
-            starts.append(begin)
-        else:
-            parsed = _parsed(text, start, end, parse, digits, fullwidth)
-            if parsed is None:
-                continue
-            if isinstance(parsed, str):
-                bad_starts.append(begin)
-            else:
-                for source_id in parsed:
-                    if source_id not in index and resolve(source_id, prefix, snapshot) is None:
-                        return None
-                    named += 1
-                starts.append(begin)
-        marks.append(_new_record(span, (begin, end)))
-    return named, marks, starts, bad_starts
 
 
 cdef Py_ssize_t* _starts(object items, Py_ssize_t count) except NULL:
@@ -365,22 +160,6 @@ def assemble(str text, object spans, tuple markers, object malformed, claim_type
         PyMem_Free(starts)
         PyMem_Free(bad_starts)
     return claims, owner, bad_owner
-
-
-def sighting(markers, malformed, known, resolve_id, snapshot, span):
-    """``_grammar._sighting``: how many ids ``markers`` name (None at the first the snapshot
-    does not hold; ``known``: its index, where most are found as written), the marks, and
-    the starts of the markers and of the malformed markers.
-    """
-    cdef Py_ssize_t named = 0
-    for marker in markers:  # (raw, start, end, ids, prefix, ordinal)
-        for source_id in _item(marker, 3):
-            if source_id not in known and \
-                    resolve_id(source_id, _item(marker, 4), snapshot) is None:
-                return None
-            named += 1
-    return (named, marks(markers, malformed, span), [_item(m, 1) for m in markers],
-            [_item(m, 1) for m in malformed])
 
 
 cdef class _Claiming:

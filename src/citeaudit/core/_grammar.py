@@ -15,27 +15,37 @@ A grammar scans text and returns every :class:`Marker` (raw text, span, ids) and
 
 Bracketed text that is not a citation stays prose: markdown links ``[text](url)`` and images,
 ``[citation needed]``, ``[Accessed: 01-Aug-2021]``, task-list boxes ``[ ]``.
-Several grammars chain (:class:`Chain`): on overlap the earlier grammar wins.
+Several grammars chain (:class:`Chain`): on overlap the earlier grammar wins. The presets
+but ``regex:P`` are bracket grammars (:mod:`citeaudit.core._brackets`: the markers' records and
+the scan, compiled from their own source).
 """
 
 from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
 
-from citeaudit.core._native import core
+from citeaudit.core._brackets import (
+    BracketGrammar,
+    Malformed,
+    Marker,
+    Parsed,
+    Scan,
+    Sighting,
+    sighting,
+)
 from citeaudit.core._registry import Registry
 from citeaudit.core._sources import resolve_id
 from citeaudit.errors import GrammarError
 
 if TYPE_CHECKING:
-    from citeaudit.core._segment import Span
     from citeaudit.core._sources import Snapshot
 
 __all__ = [
     "GRAMMARS",
+    "BracketGrammar",
     "Chain",
     "Grammar",
     "Inference",
@@ -43,48 +53,17 @@ __all__ = [
     "Marker",
     "RegexGrammar",
     "Scan",
+    "Sighting",
     "compile_linear",
     "get_grammar",
     "infer",
     "infer_grammar",
     "numbered",
+    "sighting",
 ]
 
 # A range such as [1-1000000000] must not expand into a billion ids.
 MAX_RANGE = 1000
-
-
-class Marker(NamedTuple):
-    """One citation marker in a text.
-
-    ``ids`` are written ids (``"1"``, ``"S1"``, ``"doc_3"``), in the order the marker names them.
-    ``prefix``: an id that is not in the snapshot is also tried without it (``S1`` -> ``1``).
-    ``ordinal``: a numeric id outside the snapshot's numbering is out of range (CA202) rather
-    than unknown (CA201).
-    """
-
-    raw: str
-    start: int
-    end: int
-    ids: tuple[str, ...]
-    prefix: str = ""
-    ordinal: bool = True
-
-
-class Malformed(NamedTuple):
-    """Text that looks like a marker but breaks the grammar; treated as prose."""
-
-    raw: str
-    start: int
-    end: int
-    reason: str
-
-
-class Scan(NamedTuple):
-    """What a grammar found in one text, each list in text order."""
-
-    markers: list[Marker]
-    malformed: list[Malformed]
 
 
 class Grammar(Protocol):
@@ -100,162 +79,7 @@ class Grammar(Protocol):
         ...
 
 
-# Parsing the content between brackets returns the ids, None for prose, or a malformed reason.
-_Parsed = tuple[str, ...] | str | None
-
-# Full-width forms (U+FF01..U+FF5E) map one-to-one onto ASCII, so spans stay valid.
-_FULLWIDTH = {cp: cp - 0xFEE0 for cp in range(0xFF01, 0xFF5F)} | {0x3001: ord(",")}
-# [ ... ] on one line, not a markdown link/image target, not escaped. Linear: the class excludes
-# brackets, so no position is scanned twice. The lookbehind comes after the "[" so that it runs
-# only at brackets, not at every position (seven times faster).
-_BRACKET = re.compile(r"\[(?<![\\!]\[)([^\[\]\n]{0,200})\](?!\()")
-# The same where the full-width brackets, backslash, exclamation mark and parenthesis count as
-# theirs: it matches the text as if it were folded to ASCII, and only the few contents are
-# folded (folding a whole answer with a dict translate() costs ~130 µs a kB of non-ASCII text).
-_WIDE = "\uff3b\uff3d\uff3c\uff01\uff08"
-_WIDE_BRACKET = re.compile(r"[\[\uff3b](?<![\\!\uff3c\uff01][\[\uff3b])"
-                           r"([^\[\]\uff3b\uff3d\n]{0,200})[\]\uff3d](?![(\uff08])")
 _SEPARATOR = re.compile(r"\s*(?:[,;]\s*(?:and\s+)?|and\s+|&\s*)", re.IGNORECASE)
-
-
-class BracketGrammar:
-    """A grammar of ``[...]`` markers whose content a parse function classifies."""
-
-    __slots__ = ("_digits", "_parse", "name", "ordinal", "prefix")
-
-    def __init__(self, name: str, parse: Callable[[str], _Parsed], *, prefix: str = "",
-                 ordinal: bool = True, digits: bool = False) -> None:
-        self.name = name
-        # Models repeat the same few marker contents ("1", "2", "1, 2"): parse each once.
-        self._parse = functools.lru_cache(maxsize=4096)(parse)
-        self.prefix = prefix
-        self.ordinal = ordinal
-        self._digits = digits  # "[12]" is a marker naming "12": skip the parse function
-
-    def scan(self, text: str) -> Scan:
-        if "[" not in text and (text.isascii() or "\uff3b" not in text):
-            return Scan([], [])
-        bracket = _BRACKET if text.isascii() else _bracket_pattern(text)
-        return Scan(*_scan_brackets(text, bracket, self._parse, self._digits, self.prefix,
-                                    self.ordinal, Marker, Malformed, _FULLWIDTH))
-
-    def markers(self, text: str) -> list[Marker]:
-        """:meth:`scan`'s markers alone (the stream's many short scans)."""
-        if "[" not in text and (text.isascii() or "\uff3b" not in text):
-            return []
-        bracket = _BRACKET if text.isascii() else _bracket_pattern(text)
-        return _scan_brackets(text, bracket, self._parse, self._digits, self.prefix,
-                              self.ordinal, Marker, Malformed, _FULLWIDTH)[0]
-
-    def sight(self, text: str, snapshot: Snapshot, span: type[Span],
-              ) -> Sighting | None:
-        """What settling a verdict reads of :meth:`scan`'s markers, without making them: how
-        many ids they name, where the markers and malformed markers are (``span`` values, in
-        text order) and where each starts; None at the first id ``snapshot`` does not hold
-        (as :func:`~citeaudit.core._sources.resolve_id` resolves it).
-        """
-        if "[" not in text and (text.isascii() or "\uff3b" not in text):
-            return 0, [], [], []
-        numbering = snapshot.numbering
-        numbered = numbering[1] if numbering is not None and not numbering[0] else -1
-        bracket = _BRACKET if text.isascii() else _bracket_pattern(text)
-        return _sight_brackets(text, bracket, self._parse, self._digits, self.prefix,
-                               _FULLWIDTH, snapshot.index, resolve_id, snapshot, span,
-                               numbered)
-
-    def __repr__(self) -> str:
-        return f"<grammar {self.name}>"
-
-
-def _bracket_pattern(text: str) -> re.Pattern[str]:
-    """The bracket pattern to scan ``text`` with: the ASCII one (searched faster: its "[" is a
-    literal) unless ``text`` holds a full-width bracket, backslash, exclamation mark or
-    parenthesis.
-    """
-    return _BRACKET if text.isascii() or not any(c in text for c in _WIDE) else _WIDE_BRACKET
-
-
-# What BracketGrammar.sight gives: (ids named, marks, marker starts, malformed marker starts).
-Sighting = tuple[int, list[Any], list[int], list[int]]
-
-
-def _scan_brackets(  # noqa: PLR0917 -- mirrors the compiled core's signature
-        text: str, pattern: re.Pattern[str], parse: Callable[[str], _Parsed], digits: bool,
-        prefix: str, ordinal: bool, marker: type[Marker], malformed_type: type[Malformed],
-        fullwidth: dict[int, int]) -> tuple[list[Marker], list[Malformed]]:
-    """The markers and malformed markers ``pattern`` finds, ``parse`` classifying each
-    content (``digits``: a plain number is a marker without it). The pure-Python reference of
-    :func:`citeaudit.core._core.scan_brackets`.
-    """
-    markers: list[Marker] = []
-    malformed: list[Malformed] = []
-    add = markers.append
-    for match in pattern.finditer(text):
-        content = match[1]
-        if not content.isascii():
-            content = content.translate(fullwidth)
-        if digits and content.isdigit() and content[0] != "0" and content.isascii():
-            start, end = match.span()
-            add(marker(text[start:end], start, end, (content,), prefix, ordinal))
-            continue
-        parsed = parse(content)
-        if parsed is None:
-            continue
-        start, end = match.span()
-        if isinstance(parsed, str):
-            malformed.append(malformed_type(text[start:end], start, end, parsed))
-        else:
-            add(marker(text[start:end], start, end, parsed, prefix, ordinal))
-    return markers, malformed
-
-
-def _sight_brackets(  # noqa: PLR0917 -- mirrors the compiled core's signature
-        text: str, pattern: re.Pattern[str], parse: Callable[[str], _Parsed], digits: bool,
-        prefix: str, fullwidth: dict[int, int], index: Mapping[str, object],
-        resolve: Callable[[str, str, Snapshot], str | None], snapshot: Snapshot,
-        span: type[Span],
-        numbered: int) -> Sighting | None:  # noqa: ARG001 -- the copy's shortcut only
-    """:meth:`BracketGrammar.sight` from the scan's markers. The pure-Python reference of
-    :func:`citeaudit.core._core.sight_brackets` (``numbered``, N when the snapshot's ids are
-    "1".."N", lets the copy read such an id without its string; here every id is looked up).
-    """
-    markers, malformed = _scan_brackets(text, pattern, parse, digits, prefix, True, Marker,
-                                        Malformed, fullwidth)
-    return _sighting(markers, malformed, index, resolve, snapshot, span)
-
-
-def sighting(scan: Scan, snapshot: Snapshot, span: type[Span]) -> Sighting | None:
-    """What :meth:`BracketGrammar.sight` gives, from the markers a scan made (any grammar's)."""
-    return _sighting(scan.markers, scan.malformed, snapshot.index, resolve_id, snapshot, span)
-
-
-def _sighting(markers: Sequence[Marker], malformed: Sequence[Malformed],  # noqa: PLR0917
-              index: Mapping[str, object], resolve: Callable[[str, str, Snapshot], str | None],
-              snapshot: Snapshot, span: type[Span]) -> Sighting | None:
-    """How many ids ``markers`` name (None at the first neither ``index`` holds nor
-    ``resolve`` finds), where they and ``malformed`` are (``span`` values, in text order) and
-    where each starts. The pure-Python reference of :func:`citeaudit.core._core.sighting`.
-    """
-    named = 0
-    for marker in markers:
-        for source_id in marker.ids:
-            if source_id not in index and resolve(source_id, marker.prefix, snapshot) is None:
-                return None
-            named += 1
-    marks = [span(m.start, m.end) for m in markers]
-    if malformed:
-        marks.extend(span(m.start, m.end) for m in malformed)
-        marks.sort()
-    return named, marks, [m.start for m in markers], [m.start for m in malformed]
-
-
-reference_scan_brackets = _scan_brackets
-reference_sight_brackets = _sight_brackets
-reference_sighting = _sighting
-if (_compiled := core()) is not None:
-    _scan_brackets = _compiled.scan_brackets
-    _sight_brackets = _compiled.sight_brackets
-    _sighting = _compiled.sighting
 
 
 def _split_items(content: str) -> list[str] | None:
@@ -280,7 +104,7 @@ def _expand(low: int, high: int, prefix: str) -> tuple[str, ...] | str:
 
 
 def _parse_numbers(content: str, item: re.Pattern[str], number: re.Pattern[str], prefix: str,
-                   wrong: str) -> _Parsed:
+                   wrong: str) -> Parsed:
     """Ids from a list of numbers and ranges (``1, 3-5 and 7``), each ``item``-shaped with
     ``number``-shaped numbers; ``wrong`` explains a bad item.
     """
@@ -303,7 +127,7 @@ def _parse_numbers(content: str, item: re.Pattern[str], number: re.Pattern[str],
     return tuple(ids)
 
 
-def _parse_numeric(content: str) -> _Parsed:
+def _parse_numeric(content: str) -> Parsed:
     if content.isdigit() and content.isascii():  # the common case, [3]
         if content[0] == "0" and len(content) > 1:
             return "numbers do not start with 0"
@@ -321,7 +145,7 @@ _S_LIKE = re.compile(r"\s*[Ss](?:[\d\s,;&\-–—Ss]|and)*", re.IGNORECASE)
 _POSITIVE = re.compile(r"[1-9][0-9]*")
 
 
-def _parse_s(content: str) -> _Parsed:
+def _parse_s(content: str) -> Parsed:
     if not content:
         return "empty marker"
     if not _S_LIKE.fullmatch(content):
@@ -335,8 +159,8 @@ _ID_LIKE = re.compile(r"[\sA-Za-z0-9_.:/#,;-]*")
 _NOT_CITATIONS = frozenset({"sic", "sic!", "x", "X", "citation needed", "?", "..."})
 
 
-def _id_parser(token: re.Pattern[str]) -> Callable[[str], _Parsed]:
-    def parse(content: str) -> _Parsed:
+def _id_parser(token: re.Pattern[str]) -> Callable[[str], Parsed]:
+    def parse(content: str) -> Parsed:
         if token.fullmatch(content) and content not in _NOT_CITATIONS:  # the common case
             return (content,)
         if not content:
@@ -357,7 +181,7 @@ def _id_parser(token: re.Pattern[str]) -> Callable[[str], _Parsed]:
 _SOURCE_HEAD = re.compile(r"\s*sources?\s*:?\s*", re.IGNORECASE)
 
 
-def _parse_source(content: str) -> _Parsed:
+def _parse_source(content: str) -> Parsed:
     head = _SOURCE_HEAD.match(content)
     if head is None or not head.group().strip():
         return None
@@ -380,7 +204,7 @@ def _prefixed(prefix: str) -> BracketGrammar:
     token = re.compile(re.escape(prefix) + r"-?[0-9]+")
     parse_ids = _id_parser(token)
 
-    def parse(content: str) -> _Parsed:
+    def parse(content: str) -> Parsed:
         if not content.startswith(prefix) and content.strip():
             return None
         parsed = parse_ids(content)
@@ -475,12 +299,12 @@ class Chain:
         return f"<grammar {self.name}>"
 
 
-def _parse_numeric_or_s(content: str) -> _Parsed:
+def _parse_numeric_or_s(content: str) -> Parsed:
     parsed = _parse_numeric(content)
     return parsed if parsed is not None else _parse_s(content)
 
 
-def _parse_numbered(content: str) -> _Parsed:
+def _parse_numbered(content: str) -> Parsed:
     if content[:1] in "sS " and (head := _SOURCE_HEAD.match(content)) and \
             head.group().strip().lower().startswith("source"):
         return _parse_source(content)

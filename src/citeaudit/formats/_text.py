@@ -143,10 +143,10 @@ def settle_text(text: str, reading: Reading, empty_fails: bool) -> Status | None
         return None
     grammar = reading.grammar
     if reading.scanned is None and type(grammar) is BracketGrammar:  # no markers made
-        sighted = grammar.sight(text, snapshot, Span)
+        sighted = grammar.sight(text, snapshot)
     else:  # markers already made (the grammar's inference scanned), or another kind of grammar
         scan = reading.scanned if reading.scanned is not None else grammar.scan(text)
-        sighted = sighting(scan, snapshot, Span)
+        sighted = sighting(scan, snapshot)
     if sighted is None:  # an id the snapshot does not hold
         return None if refusal.may_match(text) else "unverified"
     named, marks, starts, bad_starts = sighted
@@ -161,8 +161,9 @@ def settle_text(text: str, reading: Reading, empty_fails: bool) -> Status | None
     exemptions = Exemptions(text, rules, "listed" in rules and "\n" in text, marks, judge)
     if until:
         claims = _segment_claimed(text, marks, starts, bad_starts, exemptions)
-    else:
-        claims = _claimed(reading.segmenter(text, marks), starts, bad_starts, exemptions)
+    else:  # another segmenter is given the marks as the Segmenter protocol says: spans
+        claims = _claimed(reading.segmenter(text, [Span(start, end) for start, end in marks]),
+                          starts, bad_starts, exemptions)
     if claims < 0:
         return "unverified"
     if claims == 0:
@@ -194,8 +195,8 @@ def _claimed(spans: Sequence[Span], starts: list[int], bad_starts: list[int],
     return number
 
 
-def _segment_claimed(text: str, marks: Sequence[Span], starts: list[int], bad_starts: list[int],
-                     exemptions: Exemptions) -> int:
+def _segment_claimed(text: str, marks: Sequence[tuple[int, int]], starts: list[int],
+                     bad_starts: list[int], exemptions: Exemptions) -> int:
     """:func:`_claimed` over the claim spans :func:`segment` makes of ``text``. The
     pure-Python reference of :func:`citeaudit.core._core.segment_claimed`, which stops
     segmenting at the first claim without a marker.
