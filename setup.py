@@ -41,6 +41,7 @@ _FROM_SOURCE = {"citeaudit.core._segment": "src/citeaudit/core/_segment.py",
                 "citeaudit.core._sources": "src/citeaudit/core/_sources.py",
                 "citeaudit.core._unread": "src/citeaudit/core/_unread.py",
                 "citeaudit.request._feed": "src/citeaudit/request/_feed.py",
+                "citeaudit.formats._text": "src/citeaudit/formats/_text.py",
                 **{f"citeaudit.formats.{name}": f"src/citeaudit/formats/{name}.py" for name in (
                     "_fields", "_ranges", "_anthropic", "_openai", "_cohere", "_gemini",
                     "_bedrock", "_mistral", "_marked")}}

@@ -8,20 +8,21 @@ sentences as a passage, its first sentence as the claim; the amounts' digit runs
 (``citeaudit.core._policy``), the claims that need a citation (``citeaudit.core._checks``:
 CA301/CA302), the citations' resolution (``citeaudit.core._engine``), the snapshot's reading
 of its pieces as passages and their fingerprint (``citeaudit.core._sources``) and the
-square-bracket hints (``citeaudit.core._unread``, against the pattern). The hand-written
-``citeaudit.core._core`` is held to its references on the same text: the bracket scan, claim
-assembly, the markers' citations and marks (the parsed answer), the claims' segmentation,
-the openings' count, what settling a verdict reads of the brackets (``sight_brackets``, with
-each bracket pattern and a snapshot of named ids and a numbered one; ``sighting``, from a
-scan's markers; ``claimed``, from a custom segmenter's spans) and a provider's ranged claims
-(``ranged``, the input's ranges cited). Gemini, Cohere and Anthropic responses over the
-text, with offsets where the input says, are read by their formats
+square-bracket hints (``citeaudit.core._unread``, against the pattern); the claim assembly
+(``citeaudit.formats._text``: the parsed answer, the claims and their count from a custom
+segmenter's spans, and settling's count, segmented only as far as the first claim without a
+marker). The hand-written ``citeaudit.core._core`` is held to its references on the same
+text: the bracket scan and the markers' citations (the parsed answer), the openings' count,
+what settling a verdict reads of the brackets (``sight_brackets``, with each bracket pattern
+and a snapshot of named ids and a numbered one; ``sighting``, from a scan's markers) and a
+provider's ranged claims (``ranged``, the input's ranges cited). Gemini, Cohere and
+Anthropic responses over the text, with offsets where the input says, are read by their formats
 (``citeaudit.formats._gemini`` and the others), and so, one module an input (the input's
 choice), are OpenAI Responses and Chat Completions (``_openai``), Bedrock (``_bedrock``), a
 Mistral chat completion and conversation (``_mistral``), and Perplexity, Azure on your data
 and Perplexity's Responses (``_marked``): the snapshot and the answer (or the input error)
 must equal what the same modules make run as Python. Where ``sight_brackets``,
-``sighting``, ``claimed`` or ``ranged`` raises, its reference must raise the same
+``sighting``, ``_claimed``, ``_assemble`` or ``ranged`` raises, its reference must raise the same
 exception, saying the same.
 
     python3 fuzz/fuzz_core.py -atheris_runs=20000          # or any libFuzzer flags
@@ -31,8 +32,8 @@ reading, the stream's feed, the lexical judge's content words and the provider f
 compiled from their own Python (``citeaudit.core._segment``, ``citeaudit.core._policy``,
 ``citeaudit.core._checks``, ``citeaudit.core._amounts``, ``citeaudit.core._engine``,
 ``citeaudit.core._sources``, ``citeaudit.request._feed``,
-``citeaudit.support._terms``, ``citeaudit.formats._anthropic``, ``_bedrock``, ``_cohere``,
-``_gemini``, ``_marked``, ``_mistral``, ``_openai``),
+``citeaudit.support._terms``, ``citeaudit.formats._text``, ``citeaudit.formats._anthropic``,
+``_bedrock``, ``_cohere``, ``_gemini``, ``_marked``, ``_mistral``, ``_openai``),
 are checked against that Python, run as such. Needs ``pip install -e '.[fuzz]'`` and the
 compiled core. The harness instruments the pure reference (coverage guides the fuzzer
 towards new branches of the rules); the compiled code is checked by comparison and, under
@@ -65,7 +66,7 @@ with atheris.instrument_imports():
         _sources,
         _unread,
     )
-    from citeaudit.core._grammar import BracketGrammar
+    from citeaudit.core._grammar import BracketGrammar, Scan
     from citeaudit.core._policy import NOT_CITABLE
     from citeaudit.core._segment import Span
     from citeaudit.core._sources import resolve_id
@@ -91,6 +92,7 @@ with atheris.instrument_imports():
     )
     from citeaudit.formats._mistral import MistralFormat
     from citeaudit.formats._openai import OpenAIChatFormat, OpenAIResponsesFormat
+    from citeaudit.formats._text import TextFormat
     from citeaudit.request import _feed
     from citeaudit.support import _lexical, _terms
 
@@ -109,6 +111,7 @@ with atheris.instrument_imports():
     _FEED_SOURCE = _source("citeaudit.request._feed")
     _SOURCES_SOURCE = _source("citeaudit.core._sources")
     _TERMS_SOURCE = _source("citeaudit.support._terms")
+    _TEXT_SOURCE = _source("citeaudit.formats._text")
 
 
 
@@ -147,16 +150,18 @@ def _read_as_passages(text: str) -> None:
 
 def _parsed(text: str, grammar: str, compiled: bool) -> object:
     scan = _core.scan_brackets if compiled else _grammar.reference_scan_brackets
-    assemble = _core.assemble if compiled else _text.reference_assemble
     citations = _core.citations if compiled else _answer.reference_citations
-    marks = _core.marks if compiled else _text.reference_marks
-    saved = _grammar._scan_brackets, _text._assemble, _answer._citations, _text._marks
-    _grammar._scan_brackets, _text._assemble, _answer._citations = scan, assemble, citations
-    _text._marks = marks
+    reading = _text if compiled else _TEXT_SOURCE  # free text: its claim assembly
+    saved = (_grammar._scan_brackets, _answer._citations, TextFormat.parse,
+             TextFormat.settled)
+    _grammar._scan_brackets, _answer._citations = scan, citations
+    TextFormat.parse = reading.TextFormat.parse  # type: ignore[method-assign]
+    TextFormat.settled = reading.TextFormat.settled  # type: ignore[method-assign]
     try:
         context = prepare(text, _SNAPSHOT, grammar=grammar)
     finally:
-        _grammar._scan_brackets, _text._assemble, _answer._citations, _text._marks = saved
+        (_grammar._scan_brackets, _answer._citations, TextFormat.parse,  # type: ignore[method-assign]
+         TextFormat.settled) = saved  # type: ignore[method-assign]
     answer = context.answer
     return answer.claims, answer.citations, answer.malformed, context.resolved
 
@@ -273,17 +278,26 @@ def _sighting(text: str, grammar: str) -> None:
             raise AssertionError(f"sighting() differs on {text!r} ({grammar})")
 
 
-def _claimed(text: str, found: list[Span], starts: tuple[list[int], list[int]]) -> None:
-    """``_core.claimed`` (the claims assembly makes of a custom segmenter's spans: their
-    count, -1 at the first without a marker) against ``_text.reference_claimed``.
+def _claimed(text: str, found: list[Span], scan: Scan) -> None:
+    """The claim assembly of ``citeaudit.formats._text`` against that module run as Python:
+    the claims a custom segmenter's spans make (``_assemble``) and their count (``_claimed``,
+    -1 at the first without a marker), with and without the claim policy's exemptions.
     """
     spans = _SOURCE.segment(text, found)
+    starts = ([m.start for m in scan.markers], [m.start for m in scan.malformed])
+    markers = tuple(scan.markers)
     for rules in (frozenset(), frozenset(NOT_CITABLE)):
         compiled = _policy.Exemptions(text, rules, "\n" in text, found)
         python = _POLICY_SOURCE.Exemptions(text, rules, "\n" in text, found)
-        if _outcome(_core.claimed, spans, *starts, compiled) != \
-                _outcome(_text.reference_claimed, spans, *starts, python):
-            raise AssertionError(f"claimed() differs on {text!r}")
+        if _outcome(_text._claimed, spans, *starts, compiled) != \
+                _outcome(_TEXT_SOURCE._claimed, spans, *starts, python):
+            raise AssertionError(f"_claimed() differs on {text!r}")
+        compiled = _policy.Exemptions(text, rules, "\n" in text, found)
+        python = _POLICY_SOURCE.Exemptions(text, rules, "\n" in text, found)
+        if _outcome(_text._assemble, text, spans, markers, scan.malformed, compiled) != \
+                _outcome(_TEXT_SOURCE._assemble, text, spans, markers, scan.malformed, python) \
+                or compiled.found != python.found:
+            raise AssertionError(f"_assemble() differs on {text!r}")
 
 
 def _ranged(text: str, raw: list[tuple[int, int]]) -> None:
@@ -438,13 +452,18 @@ def one_input(data: bytes) -> None:
     if _segment.segment(text, found) != _SOURCE.segment(text, found):
         raise AssertionError(f"segment() differs on {text!r} with its markers")
     starts = ([m.start for m in scan.markers], [m.start for m in scan.malformed])
+    if _segment.claim_pairs(text, found) != _SOURCE.claim_pairs(text, found):
+        raise AssertionError(f"claim_pairs() differs on {text!r} with its markers")
     for rules in (frozenset(), frozenset(NOT_CITABLE)):
-        if _core.segment_claimed(text, found, *starts,
-                                 _policy.Exemptions(text, rules, "\n" in text, found)) != \
-                _text.reference_claimed(_SOURCE.segment(text, found), *starts,
-                                        _POLICY_SOURCE.Exemptions(text, rules, "\n" in text,
-                                                                  found)):
-            raise AssertionError(f"segment_claimed() differs on {text!r}")
+        claimed = _text._segment_claimed(text, found, *starts,
+                                         _policy.Exemptions(text, rules, "\n" in text, found))
+        if claimed != _TEXT_SOURCE._segment_claimed(
+                text, found, *starts, _POLICY_SOURCE.Exemptions(text, rules, "\n" in text,
+                                                                found)) or \
+                claimed != _TEXT_SOURCE._claimed(
+                    _SOURCE.segment(text, found), *starts,
+                    _POLICY_SOURCE.Exemptions(text, rules, "\n" in text, found)):
+            raise AssertionError(f"_segment_claimed() differs on {text!r}")
     if _unread.square_hints(text) != len(_unread.SQUARE_HINT.findall(text)):
         raise AssertionError(f"square_hints() differs on {text!r}")
     _read_as_passages(text)
@@ -477,7 +496,7 @@ def one_input(data: bytes) -> None:
     ranges = [(min(s, s + n), s + n) for s, n in raw]
     _agree(_FORMATS, _responses(text, ranges))
     by_turns(text, ranges)
-    _claimed(text, found, starts)
+    _claimed(text, found, scan)
     _sight_brackets(text, grammar)
     _sighting(text, grammar)
     _ranged(text, raw)

@@ -57,6 +57,7 @@ from citeaudit.core._policy import (
 from citeaudit.core._segment import Span
 from citeaudit.core._sources import resolve_id
 from citeaudit.formats import _ranges, _text
+from citeaudit.formats._text import TextFormat
 from thorough import examples
 
 ROOT = Path(__file__).parent.parent
@@ -87,6 +88,7 @@ AMOUNTS_SOURCE = _source("citeaudit.core._amounts")
 ENGINE_SOURCE = _source("citeaudit.core._engine")
 SOURCES_SOURCE = _source("citeaudit.core._sources")
 UNREAD_SOURCE = _source("citeaudit.core._unread")
+TEXT_SOURCE = _source("citeaudit.formats._text")
 PROFILE = settings(max_examples=examples(400), deadline=None,
                    suppress_health_check=[HealthCheck.too_slow])
 
@@ -111,27 +113,30 @@ GRAMMARS = [None, "numeric", "S", "id", "source", "numeric,S"]
 
 
 @contextlib.contextmanager
-def _using(scan: Callable[..., Any], assemble: Callable[..., Any],
-           citations: Callable[..., Any] | None = None) -> Iterator[None]:
-    """The library's scan loop, claim assembly (with the marks it masks) and citation building
-    swapped for these.
+def _using(scan: Callable[..., Any], citations: Callable[..., Any] | None = None,
+           text_format: ModuleType = _text) -> Iterator[None]:
+    """The library's scan loop and citation building swapped for these, and free text read by
+    ``text_format`` (``_text`` or ``TEXT_SOURCE``: its claim assembly compiled or as Python).
     """
-    saved = (_grammar._scan_brackets, _text._assemble, _answer._citations, _text._marks)
-    _grammar._scan_brackets, _text._assemble = scan, assemble
-    _answer._citations = citations or saved[2]
-    _text._marks = CORE.marks if assemble is CORE.assemble else _text.reference_marks
+    saved = (_grammar._scan_brackets, _answer._citations, TextFormat.parse, TextFormat.settled)
+    _grammar._scan_brackets = scan
+    _answer._citations = citations or saved[1]
+    TextFormat.parse = text_format.TextFormat.parse  # type: ignore[method-assign]
+    TextFormat.settled = text_format.TextFormat.settled  # type: ignore[method-assign]
     try:
         yield
     finally:
-        _grammar._scan_brackets, _text._assemble, _answer._citations, _text._marks = saved
+        (_grammar._scan_brackets, _answer._citations, TextFormat.parse,  # type: ignore[method-assign]
+         TextFormat.settled) = saved  # type: ignore[method-assign]
 
 
 def _both(work: Callable[[Callable[..., Any]], Any]) -> tuple[Any, Any]:
-    """``work(segmenter)`` with the compiled core, then with the reference."""
-    with _using(CORE.scan_brackets, CORE.assemble, CORE.citations):
+    """``work(segmenter)`` with the compiled core and the compiled claim assembly, then with
+    the reference and the claim assembly run as Python.
+    """
+    with _using(CORE.scan_brackets, CORE.citations):
         compiled = work(_segment.segment)
-    with _using(_grammar.reference_scan_brackets, _text.reference_assemble,
-                _answer.reference_citations):
+    with _using(_grammar.reference_scan_brackets, _answer.reference_citations, TEXT_SOURCE):
         reference = work(_segment.segment)
     return compiled, reference
 
@@ -155,6 +160,9 @@ def _assert_same(text: str) -> None:
     assert _segment._masked(text, marks) == SOURCE._masked(text, marks)
     assert _segment.segment(text, marks) == SOURCE.segment(text, marks)
     assert _segment.segment(text) == SOURCE.segment(text)
+    pairs = _segment.claim_pairs(text, marks)
+    assert pairs == SOURCE.claim_pairs(text, marks) == _segment.segment(text, marks)
+    assert {type(pair) for pair in pairs} <= {tuple}  # plain pairs: no Spans made
     for grammar in GRAMMARS:
         compiled, reference = _both(_parsed(text, grammar))
         assert compiled == reference, grammar
@@ -273,9 +281,9 @@ def test_bracket_scans_equal(text: str) -> None:
     for name in ("numeric", "S", "id", "source", "numeric,S"):
         grammar = get_grammar(name)
         assert isinstance(grammar, BracketGrammar)
-        with _using(CORE.scan_brackets, _text.reference_assemble):
+        with _using(CORE.scan_brackets):
             compiled = grammar.scan(text)
-        with _using(_grammar.reference_scan_brackets, _text.reference_assemble):
+        with _using(_grammar.reference_scan_brackets):
             reference = grammar.scan(text)
         assert compiled == reference, name
 
@@ -328,7 +336,7 @@ def test_settling_pieces_equal(text: str, rules: frozenset[str]) -> None:
             scan = get_grammar(name).scan(text)
             sighted = (scan.markers, scan.malformed, snapshot.index, resolve_id, snapshot, Span)
             assert CORE.sighting(*sighted) == _grammar.reference_sighting(*sighted)
-            marks = CORE.marks(scan.markers, scan.malformed, Span)
+            marks = _text._marks(scan.markers, scan.malformed)
             spans = _segment.segment(text, marks)
             starts = ([m.start for m in scan.markers], [m.start for m in scan.malformed])
 
@@ -336,16 +344,21 @@ def test_settling_pieces_equal(text: str, rules: frozenset[str]) -> None:
                        marks: list[Span] = marks) -> Any:
                 return module.Exemptions(text, rules, "\n" in text, marks)
 
-            claims = _text.reference_claimed(spans, *starts, policy(POLICY_SOURCE))
-            assert CORE.claimed(spans, *starts, policy()) == claims
-            assert _text.reference_claimed(spans, *starts, policy()) == claims
+            claims = TEXT_SOURCE._claimed(spans, *starts, policy(POLICY_SOURCE))
+            assert _text._claimed(spans, *starts, policy()) == claims
+            assert TEXT_SOURCE._claimed(spans, *starts, policy()) == claims
+            assert _text._claimed(iter(spans), *starts, policy()) == claims  # any iterable
             # Segmenting only as far as the first claim without a marker changes nothing.
-            assert CORE.segment_claimed(text, marks, *starts, policy()) == claims
-            assert _text.reference_segment_claimed(text, marks, *starts, policy()) == claims
-            made, _, _ = _text.reference_assemble(
-                text, spans, tuple(scan.markers), scan.malformed, _answer.Claim, policy())
-            unmarked = [claim for claim in made if not claim.markers]
-            assert claims == (-1 if unmarked else len(made))
+            assert _text._segment_claimed(text, marks, *starts, policy()) == claims
+            assert TEXT_SOURCE._segment_claimed(text, marks, *starts, policy()) == claims
+            as_python, exemptions = policy(POLICY_SOURCE), policy()
+            made = TEXT_SOURCE._assemble(text, spans, tuple(scan.markers), scan.malformed,
+                                         as_python)
+            assert _text._assemble(text, spans, tuple(scan.markers), scan.malformed,
+                                   exemptions) == made
+            assert exemptions.found == as_python.found  # the exempted units, as reported
+            unmarked = [claim for claim in made[0] if not claim.markers]
+            assert claims == (-1 if unmarked else len(made[0]))
 
 
 @PROFILE
@@ -380,8 +393,9 @@ def test_sighting_equal(text: str) -> None:
 def test_marks_equal(text: str) -> None:
     for name in ("numeric,S", "id", "source"):
         scan = get_grammar(name).scan(text)
-        assert CORE.marks(scan.markers, scan.malformed, Span) == \
-            _text.reference_marks(scan.markers, scan.malformed, Span)
+        marks = _text._marks(scan.markers, scan.malformed)
+        assert marks == TEXT_SOURCE._marks(scan.markers, scan.malformed)
+        assert [type(mark) for mark in marks] == [tuple] * len(marks)  # pairs: no Spans
 
 
 @st.composite
@@ -705,7 +719,7 @@ def test_the_library_uses_the_chosen_mode() -> None:
     compiled = _native.core() is not None
     assert (not _segment.__file__.endswith(".py")) is compiled  # built from its own source
     assert (_grammar._scan_brackets is CORE.scan_brackets) is compiled
-    assert (_text._assemble is CORE.assemble) is compiled
+    assert (not _text.__file__.endswith(".py")) is compiled
     assert (_answer._citations is CORE.citations) is compiled
     if os.environ.get("CITEAUDIT_PURE", "0") not in ("", "0"):
         assert not compiled

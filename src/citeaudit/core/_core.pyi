@@ -2,9 +2,6 @@
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
-from citeaudit.core._policy import Exemptions
-from citeaudit.core._segment import Span
-
 def scan_brackets(text: str, pattern: Any, parse: Callable[[str], Any], digits: bool,
                   prefix: str, ordinal: bool, marker: type, malformed_type: type,
                   fullwidth: dict[int, int]) -> tuple[list[Any], list[Any]]: ...
@@ -13,19 +10,11 @@ def sight_brackets(text: str, pattern: Any, parse: Callable[[str], Any], digits:
                    resolve: Callable[[str, str, Any], str | None], snapshot: Any,
                    span: type, numbered: int,
                    ) -> tuple[int, list[Any], list[int], list[int]] | None: ...
-def assemble(text: str, spans: Sequence[Span], markers: tuple[Any, ...],
-             malformed: Sequence[Any], claim_type: type, exemptions: Exemptions,
-             ) -> tuple[list[Any], list[int | None], list[int | None]]: ...
 def sighting(markers: Sequence[Any], malformed: Sequence[Any], known: Mapping[str, Any],
              resolve_id: Callable[[str, str, Any], str | None], snapshot: Any, span: type,
              ) -> tuple[int, list[Any], list[int], list[int]] | None: ...
-def segment_claimed(text: str, marks: Sequence[Span], start_list: list[int],
-                    bad_start_list: list[int], exemptions: Exemptions) -> int: ...
-def claimed(spans: Sequence[Span], start_list: list[int], bad_start_list: list[int],
-            exemptions: Exemptions) -> int: ...
 def citations(markers: Sequence[Any], owners: Iterable[int | None], citation: type,
               ) -> list[Any]: ...
-def marks(markers: Sequence[Any], malformed: Sequence[Any], span: type[Span]) -> list[Span]: ...
 def ranged(text: str, spans: Sequence[Any], cited: list[tuple[int, int, list[Any]]],
            rules: frozenset[str], exempt: Callable[..., bool], claim_type: type,
            citation_type: type) -> tuple[list[Any], list[Any]]: ...

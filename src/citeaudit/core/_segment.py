@@ -99,17 +99,25 @@ Claims = list[tuple[int, int]]
 Judge = Callable[[Claims], bool]
 
 
-def segment(text: str, marks: Sequence[Span] = ()) -> list[Span]:
+def segment(text: str, marks: Sequence[tuple[int, int]] = ()) -> list[Span]:
     """Claim spans of ``text``, in order, trimmed of surrounding whitespace.
 
     ``marks`` are the sorted spans of marker-looking text (valid and malformed markers); they
     decide which bracketed text after a full stop still belongs to the sentence.
     """
+    return [Span(start, end) for start, end in claim_pairs(text, marks)]
+
+
+def claim_pairs(text: str, marks: Sequence[tuple[int, int]] = ()) -> Claims:
+    """The claims of :func:`segment` as (start, end) pairs: for a caller that reads them and
+    makes no Span of them (the claim assembly).
+    """
     claims = _segmented(_segmentable(text, marks), None)
-    return [Span(start, end) for start, end in claims] if claims is not None else []
+    return claims if claims is not None else []
 
 
-def segment_until(text: str, marks: Sequence[Span], judge: Judge) -> Claims | None:
+def segment_until(text: str, marks: Sequence[tuple[int, int]], judge: Judge,
+                  ) -> Claims | None:
     """The claims of :func:`segment` as (start, end) pairs, asking ``judge`` about the claims
     each time one is made, and stopping (None) where it answers False: so that a caller that
     stops at the first claim it rejects does not segment the rest of the text.
@@ -121,7 +129,7 @@ def segment_until(text: str, marks: Sequence[Span], judge: Judge) -> Claims | No
     return _segmented(_segmentable(text, marks), judge)
 
 
-def _segmentable(text: str, marks: Sequence[Span]) -> str:
+def _segmentable(text: str, marks: Sequence[tuple[int, int]]) -> str:
     """``text`` as the segmenter reads it: markers and code masked."""
     masked = _masked(text, marks) if marks else text
     # a one-character search first: memchr, where "```" in text is a slower substring search
@@ -513,7 +521,7 @@ def _titled(text: str, at: int, title: str) -> bool:
 _ABBREVIATIONS = frozenset(("e.g", "i.e", "cf", "viz", "approx"))
 
 
-def _masked(text: str, marks: Sequence[Span]) -> str:
+def _masked(text: str, marks: Sequence[tuple[int, int]]) -> str:
     """``text`` with the marks masked (see :func:`mask`), and the full stop after marks that
     follow an abbreviation moved before them (``e.g[4].`` reads as ``e.g.[4]``), so the
     abbreviation rule sees it. Same length; one pass, as the masking makes it anyway.
