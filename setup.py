@@ -1,14 +1,14 @@
 """The build of the compiled modules: the core (``src/citeaudit/core/_core.pyx``, the
 hand-written copies of the loops not yet compiled from their own Python: the bracket scan,
-claim assembly, the markers' citations, a provider's ranged claims, the count of a document's
-openings; see ``docs/design.md``);
+the markers' citations, a provider's ranged claims, the count of a document's openings; see
+``docs/design.md``);
 everything else about the package is declared in ``pyproject.toml``.
 ``src/citeaudit/core/_records.pxd`` holds named tuples built from C.
 
 Beside it, modules compiled from the package's own Python (``_FROM_SOURCE``: the claim
 segmentation and policy, the checks, the amounts, the engine, the snapshot's reading, the
-unread markers' hints, the lexical judge's content words, the stream's per-chunk work, the
-provider formats and the field reading they share):
+unread markers' hints, the lexical judge's content words, the stream's per-chunk work, free
+text's claim assembly, the provider formats and the field reading they share):
 Cython's pure-Python mode, the C types declared in a ``.pxd`` beside the ``.py``, so that one
 source is both the reference and the compiled build (see ``docs/compiled.md``). The extension
 lands next to its ``.py`` and wins the import; ``CITEAUDIT_PURE=1`` runs the ``.py`` instead
