@@ -85,7 +85,16 @@ from citeaudit.core._policy import Exemptions, exempt, list_items, under_cited_l
 from citeaudit.core._refusal import PATTERN_WINDOW, Refusal
 from citeaudit.core._registry import Registry, instance_of
 from citeaudit.core._rules import RULES, Rule, Severity
-from citeaudit.core._segment import Segmenter, Span, code_spans, covered, mask, segment
+from citeaudit.core._segment import (
+    Segmenter,
+    Span,
+    claim_pairs,
+    code_spans,
+    covered,
+    mask,
+    segment,
+    segment_until,
+)
 from citeaudit.core._sources import (
     NO_METADATA,
     Snapshot,
@@ -154,6 +163,7 @@ __all__ = [
     "choose_format",
     "choose_grammar",
     "citations_of",
+    "claim_pairs",
     "claim_settings",
     "claim_support",
     "code_spans",
@@ -191,6 +201,7 @@ __all__ = [
     "resolve_id",
     "run",
     "segment",
+    "segment_until",
     "sighting",
     "threshold_reasons",
     "too_deep",

@@ -3,24 +3,25 @@
 # module stays plain Python, and runs as such where it is not compiled). The claim assembly's
 # loops are typed: positions Py_ssize_t, the markers' starts searched as lists, _Claiming an
 # extension type (the segmenter's judge, called for every claim it makes) that asks the
-# policy's Exemptions and segment_until in C.
+# policy's Exemptions in C.
 
 cimport cython
 
-from citeaudit.core._policy cimport Exemptions
-from citeaudit.core._segment cimport claim_pairs, segment_until
+# The policy's extension type, its exempts a C method (the .py imports the class from
+# citeaudit.core, its package's front door)
+from citeaudit.core._policy cimport Exemptions as _Exemptions
 
 @cython.locals(claiming=_Claiming)
-cpdef Py_ssize_t _claimed(spans, list starts, list bad_starts, Exemptions exemptions) except -2
+cpdef Py_ssize_t _claimed(spans, list starts, list bad_starts, _Exemptions exemptions) except -2
 
 @cython.locals(claiming=_Claiming, claims=list)
 cpdef Py_ssize_t _segment_claimed(text, marks, list starts, list bad_starts,
-                                  Exemptions exemptions) except -2
+                                  _Exemptions exemptions) except -2
 
 
 cdef class _Claiming:
     cdef list starts, bad_starts
-    cdef Exemptions exemptions
+    cdef _Exemptions exemptions
     cdef Py_ssize_t index, bad, number, done
 
     cpdef Py_ssize_t rest(self, list spans) except -2

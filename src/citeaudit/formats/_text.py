@@ -18,6 +18,7 @@ from citeaudit.core import (
     BracketGrammar,
     Claim,
     Exempt,
+    Exemptions,
     Malformed,
     Marker,
     Problem,
@@ -26,17 +27,17 @@ from citeaudit.core import (
     Span,
     Status,
     citations_of,
+    claim_pairs,
     code_spans,
     covered,
     judge_of,
     new_answer,
     reference_blocks,
     segment,
+    segment_until,
     sighting,
     without_markers,
 )
-from citeaudit.core._policy import Exemptions
-from citeaudit.core._segment import claim_pairs, segment_until
 
 __all__ = ["TextFormat", "parse_text"]
 
