@@ -18,8 +18,8 @@ fingerprint's buffer (``citeaudit.core._sources``) and the square-bracket hints
 (``citeaudit.core._unread``) are compiled from their own Python instead
 (``docs/compiled.md``).
 
-What is compiled is the interpreter's share: character tests, index arithmetic, bisects over C
-arrays, tuples built without Python frames. The regular expressions stay Python's. The
+What is compiled is the interpreter's share: character tests, index arithmetic, tuples built
+without Python frames. The regular expressions stay Python's. The
 properties in ``tests/test_core.py`` assert that both give identical results.
 
 The reference modules import this one at their end (see ``citeaudit.core._native``), when

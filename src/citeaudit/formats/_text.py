@@ -3,6 +3,12 @@
 # the fuzzer runs this module under AddressSanitizer)
 """Free text with inline markers: the markers are scanned, masked, and the text segmented
 into claims (sentences, list items); each marker belongs to the claim it sits in.
+
+One source for both builds: where the package is built with a C compiler, Cython compiles
+this module as it stands, with the C types of ``_text.pxd`` beside it (see
+``docs/compiled.md``); otherwise, or with ``CITEAUDIT_PURE=1``, it runs as the Python it is.
+That is why the claim assembly searches the markers' starts with a loop (``_bisect``) and
+works on (start, end) pairs: the compiler makes those C.
 """
 
 from __future__ import annotations
