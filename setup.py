@@ -1,16 +1,14 @@
-"""The build of the compiled modules. Two kinds are hand-written: the leaves
+"""The build of the compiled modules. One kind is hand-written: the leaves
 (``src/citeaudit/_speedups/_leaves.pyx``: plain data in and out, each with its one-line
 oracle in its docstring and in ``_speedups/_fallback.py``; the count of a document's
-openings) and the core (``src/citeaudit/core/_core.pyx``, the copies of the loops not yet
-compiled from their own Python: the bracket scan and claim assembly; see
-``docs/design.md``). ``src/citeaudit/core/_records.pxd`` holds named tuples built from C.
-Everything else about the package is declared in ``pyproject.toml``.
+openings). Everything else about the package is declared in ``pyproject.toml``.
 
 Beside them, modules compiled from the package's own Python (``_FROM_SOURCE``: the claim
 segmentation and policy, the checks, the amounts, the engine, the snapshot's reading, the
-bracket grammars' scan, the unread markers' hints, the lexical judge's content words, the
-stream's per-chunk work, the provider formats, the field reading and the ranged claims they
-share):
+bracket grammars' scan, the unread markers' hints, the layout's look for a reference list,
+the claim scorer and content judge, the lexical judge's content words, the stream's per-chunk
+work, free text's claim assembly, the provider formats, the field reading and the ranged
+claims they share):
 Cython's pure-Python mode, the C types declared in a ``.pxd`` beside the ``.py``, so that one
 source is both the reference and the compiled build (see ``docs/compiled.md``). The extension
 lands next to its ``.py`` and wins the import; ``CITEAUDIT_PURE=1`` runs the ``.py`` instead,
@@ -33,9 +31,8 @@ import sys
 from setuptools import Extension, setup
 from setuptools.command.build_ext import build_ext
 
-# The hand-written modules: the core's copies and the leaves.
-_MODULES = {"citeaudit.core._core": "src/citeaudit/core/_core.pyx",
-            "citeaudit._speedups._leaves": "src/citeaudit/_speedups/_leaves.pyx"}
+# The hand-written modules: the leaves.
+_MODULES = {"citeaudit._speedups._leaves": "src/citeaudit/_speedups/_leaves.pyx"}
 # Modules compiled from their own .py (and .pxd), one source for both builds.
 _FROM_SOURCE = {"citeaudit.core._segment": "src/citeaudit/core/_segment.py",
                 "citeaudit.support._terms": "src/citeaudit/support/_terms.py",
@@ -50,6 +47,7 @@ _FROM_SOURCE = {"citeaudit.core._segment": "src/citeaudit/core/_segment.py",
                 "citeaudit.core._claims": "src/citeaudit/core/_claims.py",
                 "citeaudit.core._brackets": "src/citeaudit/core/_brackets.py",
                 "citeaudit.request._feed": "src/citeaudit/request/_feed.py",
+                "citeaudit.formats._text": "src/citeaudit/formats/_text.py",
                 **{f"citeaudit.formats.{name}": f"src/citeaudit/formats/{name}.py" for name in (
                     "_fields", "_ranges", "_anthropic", "_openai", "_cohere", "_gemini",
                     "_bedrock", "_mistral", "_marked")}}

@@ -162,9 +162,9 @@ def main() -> None:
         _simulated(args.answers, valgrind)
         return
     typeset = args.typeset
-    from citeaudit.core._native import core
+    from citeaudit._speedups import compiled
 
-    modes = {"compiled": False, "pure": True} if core() is not None else {"pure": True}
+    modes = {"compiled": False, "pure": True} if compiled() else {"pure": True}
     counts: dict[str, dict[str, float]] = {}
     for mode, pure in modes.items():
         base = _count("none", args.answers, valgrind, typeset=typeset, pure=pure)["I   refs"]

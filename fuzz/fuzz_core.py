@@ -1,5 +1,5 @@
-"""Fuzz the compiled core's entry points with atheris: every input must give the reference's
-results (and, in the sanitizer build, touch no memory it does not own). The stream's feed
+"""Fuzz the compiled modules with atheris: every input must give what their Python gives
+(and, in the sanitizer build, touch no memory it does not own). The stream's feed
 (``citeaudit.request._feed``, compiled from its own Python) is fed the same text, cut where
 the input says, as that Python run as such, and the lexical judge's content words and window
 overlap (``citeaudit.support._terms``, compiled from its own Python) read it too: its
@@ -8,35 +8,35 @@ sentences as a passage, its first sentence as the claim; the amounts' digit runs
 (``citeaudit.core._policy``), the claims that need a citation (``citeaudit.core._checks``:
 CA301/CA302), the citations' resolution (``citeaudit.core._engine``), the snapshot's reading
 of its pieces as passages and their fingerprint (``citeaudit.core._sources``) and the
-square-bracket hints (``citeaudit.core._unread``, against the pattern), and the bracket
+square-bracket hints (``citeaudit.core._unread``, against the pattern), the bracket
 grammars' scan (``citeaudit.core._brackets``: the parsed answer, and what settling a verdict
 reads of the brackets, with each bracket pattern and a snapshot of named ids and a numbered
-one, and from a scan's markers). The hand-written ``citeaudit.core._core`` is held to its
-references on the same text: claim assembly and marks (the parsed answer), the claims'
-segmentation, what settling a verdict reads of the claims (``claimed``, from a custom
-segmenter's spans); a provider's ranged claims (``_ranges._ranged``, the input's ranges
-cited) to the same run as Python; the hand-written leaves (``citeaudit._speedups``) to their
-oracles: the openings' count. Gemini, Cohere and Anthropic responses over the
+one, and from a scan's markers), the claim assembly (``citeaudit.formats._text``: the parsed
+answer, the claims and their count from a custom segmenter's spans, and settling's count,
+segmented only as far as the first claim without a marker) and a provider's ranged claims
+(``_ranges._ranged``, the input's ranges cited), each against the same module run as Python;
+the hand-written leaves (``citeaudit._speedups``) against their oracles: the openings'
+count. Gemini, Cohere and Anthropic responses over the
 text, with offsets where the input says, are read by their formats
 (``citeaudit.formats._gemini`` and the others), and so, one module an input (the input's
 choice), are OpenAI Responses and Chat Completions (``_openai``), Bedrock (``_bedrock``), a
 Mistral chat completion and conversation (``_mistral``), and Perplexity, Azure on your data
 and Perplexity's Responses (``_marked``): the snapshot and the answer (or the input error)
-must equal what the same modules make run as Python. Where the brackets' sight, ``claimed``
-or ``_ranged`` raises, its reference must raise the same exception, saying the same.
+must equal what the same modules make run as Python. Where the brackets' sight, ``_claimed``,
+``_assemble`` or ``_ranged`` raises, its Python must raise the same exception, saying the same.
 
     python3 fuzz/fuzz_core.py -atheris_runs=20000          # or any libFuzzer flags
 
 The segmentation, the claim policy, the checks, the amounts, the engine, the snapshot's
-reading, the bracket scan, the stream's feed, the lexical judge's content words and the
-provider formats, compiled from their own Python (``citeaudit.core._segment``,
+reading, the bracket scan, the claim assembly, the stream's feed, the lexical judge's content
+words and the provider formats, compiled from their own Python (``citeaudit.core._segment``,
 ``citeaudit.core._policy``, ``citeaudit.core._checks``, ``citeaudit.core._amounts``,
 ``citeaudit.core._engine``, ``citeaudit.core._sources``, ``citeaudit.core._brackets``,
-``citeaudit.request._feed``,
-``citeaudit.support._terms``, ``citeaudit.formats._anthropic``, ``_bedrock``, ``_cohere``,
-``_gemini``, ``_marked``, ``_mistral``, ``_openai``),
+``citeaudit.request._feed``, ``citeaudit.support._terms``, ``citeaudit.formats._text``,
+``citeaudit.formats._anthropic``, ``_bedrock``, ``_cohere``, ``_gemini``, ``_marked``,
+``_mistral``, ``_openai``),
 are checked against that Python, run as such. Needs ``pip install -e '.[fuzz]'`` and the
-compiled core. The harness instruments the pure reference (coverage guides the fuzzer
+compiled modules. The harness instruments the pure reference (coverage guides the fuzzer
 towards new branches of the rules); the compiled code is checked by comparison and, under
 ``LD_PRELOAD`` of the AddressSanitizer runtime with the core built with
 ``CITEAUDIT_CFLAGS=-fsanitize=address``, for memory errors.
@@ -60,7 +60,6 @@ with atheris.instrument_imports():
         _answer,
         _brackets,
         _checks,
-        _core,
         _engine,
         _policy,
         _segment,
@@ -93,6 +92,7 @@ with atheris.instrument_imports():
     )
     from citeaudit.formats._mistral import MistralFormat
     from citeaudit.formats._openai import OpenAIChatFormat, OpenAIResponsesFormat
+    from citeaudit.formats._text import TextFormat
     from citeaudit.request import _feed
     from citeaudit.support import _lexical, _terms
 
@@ -113,6 +113,7 @@ with atheris.instrument_imports():
     _BRACKETS_SOURCE = _source("citeaudit.core._brackets")
     _TERMS_SOURCE = _source("citeaudit.support._terms")
     _RANGES_SOURCE = _source("citeaudit.formats._ranges")
+    _TEXT_SOURCE = _source("citeaudit.formats._text")
 
 
 
@@ -157,16 +158,16 @@ _PYTHON_SCAN = [getattr(_BRACKETS_SOURCE.BracketGrammar, name) for name in _SCAN
 
 def _parsed(text: str, grammar: str, compiled: bool) -> object:
     scan = _LIBRARY_SCAN if compiled else _PYTHON_SCAN
-    assemble = _core.assemble if compiled else _text.reference_assemble
-    marks = _core.marks if compiled else _text.reference_marks
-    saved = _text._assemble, _text._marks
-    _text._assemble, _text._marks = assemble, marks
+    reading = _text if compiled else _TEXT_SOURCE  # free text: its claim assembly
+    saved = (TextFormat.parse, TextFormat.settled)
+    TextFormat.parse = reading.TextFormat.parse  # type: ignore[method-assign]
+    TextFormat.settled = reading.TextFormat.settled  # type: ignore[method-assign]
     for name, method in zip(_SCANNING, scan, strict=True):
         setattr(BracketGrammar, name, method)
     try:
         context = prepare(text, _SNAPSHOT, grammar=grammar)
     finally:
-        _text._assemble, _text._marks = saved
+        TextFormat.parse, TextFormat.settled = saved  # type: ignore[method-assign]
         for name, method in zip(_SCANNING, _LIBRARY_SCAN, strict=True):
             setattr(BracketGrammar, name, method)
     answer = context.answer
@@ -280,17 +281,26 @@ def _sighting(text: str, grammar: str) -> None:
             raise AssertionError(f"sighting() differs on {text!r} ({grammar})")
 
 
-def _claimed(text: str, found: list[Span], starts: tuple[list[int], list[int]]) -> None:
-    """``_core.claimed`` (the claims assembly makes of a custom segmenter's spans: their
-    count, -1 at the first without a marker) against ``_text.reference_claimed``.
+def _claimed(text: str, found: list[Span], scan: Scan) -> None:
+    """The claim assembly of ``citeaudit.formats._text`` against that module run as Python:
+    the claims a custom segmenter's spans make (``_assemble``) and their count (``_claimed``,
+    -1 at the first without a marker), with and without the claim policy's exemptions.
     """
     spans = _SOURCE.segment(text, found)
+    starts = ([m.start for m in scan.markers], [m.start for m in scan.malformed])
+    markers = tuple(scan.markers)
     for rules in (frozenset(), frozenset(NOT_CITABLE)):
         compiled = _policy.Exemptions(text, rules, "\n" in text, found)
         python = _POLICY_SOURCE.Exemptions(text, rules, "\n" in text, found)
-        if _outcome(_core.claimed, spans, *starts, compiled) != \
-                _outcome(_text.reference_claimed, spans, *starts, python):
-            raise AssertionError(f"claimed() differs on {text!r}")
+        if _outcome(_text._claimed, spans, *starts, compiled) != \
+                _outcome(_TEXT_SOURCE._claimed, spans, *starts, python):
+            raise AssertionError(f"_claimed() differs on {text!r}")
+        compiled = _policy.Exemptions(text, rules, "\n" in text, found)
+        python = _POLICY_SOURCE.Exemptions(text, rules, "\n" in text, found)
+        if _outcome(_text._assemble, text, spans, markers, scan.malformed, compiled) != \
+                _outcome(_TEXT_SOURCE._assemble, text, spans, markers, scan.malformed, python) \
+                or compiled.found != python.found:
+            raise AssertionError(f"_assemble() differs on {text!r}")
 
 
 def _ranged(text: str, raw: list[tuple[int, int]]) -> None:
@@ -445,13 +455,18 @@ def one_input(data: bytes) -> None:
     if _segment.segment(text, found) != _SOURCE.segment(text, found):
         raise AssertionError(f"segment() differs on {text!r} with its markers")
     starts = ([m.start for m in scan.markers], [m.start for m in scan.malformed])
+    if _segment.claim_pairs(text, found) != _SOURCE.claim_pairs(text, found):
+        raise AssertionError(f"claim_pairs() differs on {text!r} with its markers")
     for rules in (frozenset(), frozenset(NOT_CITABLE)):
-        if _core.segment_claimed(text, found, *starts,
-                                 _policy.Exemptions(text, rules, "\n" in text, found)) != \
-                _text.reference_claimed(_SOURCE.segment(text, found), *starts,
-                                        _POLICY_SOURCE.Exemptions(text, rules, "\n" in text,
-                                                                  found)):
-            raise AssertionError(f"segment_claimed() differs on {text!r}")
+        claimed = _text._segment_claimed(text, found, *starts,
+                                         _policy.Exemptions(text, rules, "\n" in text, found))
+        if claimed != _TEXT_SOURCE._segment_claimed(
+                text, found, *starts, _POLICY_SOURCE.Exemptions(text, rules, "\n" in text,
+                                                                found)) or \
+                claimed != _TEXT_SOURCE._claimed(
+                    _SOURCE.segment(text, found), *starts,
+                    _POLICY_SOURCE.Exemptions(text, rules, "\n" in text, found)):
+            raise AssertionError(f"_segment_claimed() differs on {text!r}")
     if _unread.square_hints(text) != len(_unread.SQUARE_HINT.findall(text)):
         raise AssertionError(f"square_hints() differs on {text!r}")
     _read_as_passages(text)
@@ -484,7 +499,7 @@ def one_input(data: bytes) -> None:
     ranges = [(min(s, s + n), s + n) for s, n in raw]
     _agree(_FORMATS, _responses(text, ranges))
     by_turns(text, ranges)
-    _claimed(text, found, starts)
+    _claimed(text, found, scan)
     _sight_brackets(text, grammar)
     _sighting(text, grammar)
     _ranged(text, raw)

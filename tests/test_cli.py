@@ -11,8 +11,8 @@ from typing import Any
 import pytest
 
 import citeaudit
+from citeaudit._speedups import mode
 from citeaudit.cli._app import ExitCode, _parser
-from citeaudit.core._native import mode
 from citeaudit.report._formatters import LineIndex, line_column, one_line
 
 SEEDS = Path(__file__).parent / "data" / "seeds"

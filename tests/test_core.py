@@ -1,13 +1,12 @@
-"""The compiled core (``citeaudit.core._core``) and the pure-Python reference give identical
-results: claims, citations, malformed markers and ``Report.to_dict()``, over hypothesis
-properties on an alphabet of hostile pieces, every example, the segmentation table and every
-shape of ``benchmarks/bench_hostile.py``. The segmentation has no reference apart: it is
-compiled from its own Python (``citeaudit.core._segment``), and that build is held to the same
-module run as Python, and its separator scan to the pattern it implements.
+"""The modules compiled from their own source and the same modules run as Python give
+identical results: claims, citations, malformed markers and ``Report.to_dict()``, over
+hypothesis properties on an alphabet of hostile pieces, every example, the segmentation table
+and every shape of ``benchmarks/bench_hostile.py``; the segmentation's separator scan and the
+bracket loop are held to the patterns they implement.
 
-Both implementations are compared in one process whichever mode the suite runs in
-(``CITEAUDIT_PURE=1`` only chooses which one the library uses). Where the core is not built
-these tests skip, unless ``CITEAUDIT_REQUIRE_CORE=1`` (as in CI) makes that a failure.
+Both builds are compared in one process whichever mode the suite runs in
+(``CITEAUDIT_PURE=1`` only chooses which one the library uses). Where the modules are not
+built these tests skip, unless ``CITEAUDIT_REQUIRE_CORE=1`` (as in CI) makes that a failure.
 """
 
 from __future__ import annotations
@@ -37,7 +36,6 @@ from citeaudit.core import (
     _checks,
     _engine,
     _grammar,
-    _native,
     _policy,
     _segment,
     _sources,
@@ -58,24 +56,24 @@ from citeaudit.core._policy import (
 from citeaudit.core._segment import Span
 from citeaudit.core._sources import resolve_id
 from citeaudit.formats import _ranges, _text
+from citeaudit.formats._text import TextFormat
 from thorough import examples
 
 ROOT = Path(__file__).parent.parent
 
 
-def compiled_or_skip(name: str) -> ModuleType:
-    """The compiled module ``name``; skips the tests where it is not built, unless
-    ``CITEAUDIT_REQUIRE_CORE=1`` makes that a failure.
+def compiled_or_skip(name: str) -> None:
+    """Skips the tests where the package's module ``name`` is not built (compiled from its
+    own source), unless ``CITEAUDIT_REQUIRE_CORE=1`` makes that a failure.
     """
-    try:
-        return importlib.import_module(name)
-    except ImportError:
-        if os.environ.get("CITEAUDIT_REQUIRE_CORE") == "1":
-            raise
-        pytest.skip("the compiled core is not built", allow_module_level=True)
+    if _speedups.built(name):
+        return
+    if os.environ.get("CITEAUDIT_REQUIRE_CORE") == "1":
+        raise ImportError(f"{name} is not built")
+    pytest.skip("the compiled modules are not built", allow_module_level=True)
 
 
-CORE = compiled_or_skip("citeaudit.core._core")
+compiled_or_skip("citeaudit.core._segment")
 
 
 _source = _speedups.as_python
@@ -90,6 +88,7 @@ SOURCES_SOURCE = _source("citeaudit.core._sources")
 UNREAD_SOURCE = _source("citeaudit.core._unread")
 RANGES_SOURCE = _source("citeaudit.formats._ranges")
 BRACKETS_SOURCE = _source("citeaudit.core._brackets")
+TEXT_SOURCE = _source("citeaudit.formats._text")
 PROFILE = settings(max_examples=examples(400), deadline=None,
                    suppress_health_check=[HealthCheck.too_slow])
 
@@ -121,30 +120,32 @@ PYTHON_SCAN = tuple(getattr(BRACKETS_SOURCE.BracketGrammar, name) for name in _S
 
 
 @contextlib.contextmanager
-def _using(scan: tuple[Callable[..., Any], ...], assemble: Callable[..., Any]) -> Iterator[None]:
-    """The library's bracket scan (``scan``: the grammar's methods) and claim assembly (with
-    the marks it masks) swapped for these.
+def _using(scan: tuple[Callable[..., Any], ...], text_format: ModuleType = _text,
+           ) -> Iterator[None]:
+    """The library's bracket scan (``scan``: the grammar's methods) swapped for these, and free
+    text read by ``text_format`` (``_text`` or ``TEXT_SOURCE``: its claim assembly compiled or
+    as Python).
     """
-    saved = (_text._assemble, _text._marks)
+    saved = (TextFormat.parse, TextFormat.settled)
     for name, method in zip(_SCANNING, scan, strict=True):
         setattr(BracketGrammar, name, method)
-    _text._assemble = assemble
-    _text._marks = CORE.marks if assemble is CORE.assemble else _text.reference_marks
+    TextFormat.parse = text_format.TextFormat.parse  # type: ignore[method-assign]
+    TextFormat.settled = text_format.TextFormat.settled  # type: ignore[method-assign]
     try:
         yield
     finally:
         for name, method in zip(_SCANNING, LIBRARY_SCAN, strict=True):
             setattr(BracketGrammar, name, method)
-        _text._assemble, _text._marks = saved
+        TextFormat.parse, TextFormat.settled = saved  # type: ignore[method-assign]
 
 
 def _both(work: Callable[[Callable[..., Any]], Any]) -> tuple[Any, Any]:
-    """``work(segmenter)`` with the compiled core, then with the reference (and the bracket
-    scan run as Python).
+    """``work(segmenter)`` with the compiled bracket scan and claim assembly, then with both
+    run as Python.
     """
-    with _using(LIBRARY_SCAN, CORE.assemble):
+    with _using(LIBRARY_SCAN):
         compiled = work(_segment.segment)
-    with _using(PYTHON_SCAN, _text.reference_assemble):
+    with _using(PYTHON_SCAN, TEXT_SOURCE):
         reference = work(_segment.segment)
     return compiled, reference
 
@@ -168,6 +169,9 @@ def _assert_same(text: str) -> None:
     assert _segment._masked(text, marks) == SOURCE._masked(text, marks)
     assert _segment.segment(text, marks) == SOURCE.segment(text, marks)
     assert _segment.segment(text) == SOURCE.segment(text)
+    pairs = _segment.claim_pairs(text, marks)
+    assert pairs == SOURCE.claim_pairs(text, marks) == _segment.segment(text, marks)
+    assert {type(pair) for pair in pairs} <= {tuple}  # plain pairs: no Spans made
     for grammar in GRAMMARS:
         compiled, reference = _both(_parsed(text, grammar))
         assert compiled == reference, grammar
@@ -391,7 +395,7 @@ def test_settling_pieces_equal(text: str, rules: frozenset[str]) -> None:
             scan = get_grammar(name).scan(text)
             assert _brackets.sighting(scan, snapshot) == \
                 BRACKETS_SOURCE.sighting(scan, snapshot)
-            marks = CORE.marks(scan.markers, scan.malformed, Span)
+            marks = _text._marks(scan.markers, scan.malformed)
             spans = _segment.segment(text, marks)
             starts = ([m.start for m in scan.markers], [m.start for m in scan.malformed])
 
@@ -399,16 +403,21 @@ def test_settling_pieces_equal(text: str, rules: frozenset[str]) -> None:
                        marks: list[Span] = marks) -> Any:
                 return module.Exemptions(text, rules, "\n" in text, marks)
 
-            claims = _text.reference_claimed(spans, *starts, policy(POLICY_SOURCE))
-            assert CORE.claimed(spans, *starts, policy()) == claims
-            assert _text.reference_claimed(spans, *starts, policy()) == claims
+            claims = TEXT_SOURCE._claimed(spans, *starts, policy(POLICY_SOURCE))
+            assert _text._claimed(spans, *starts, policy()) == claims
+            assert TEXT_SOURCE._claimed(spans, *starts, policy()) == claims
+            assert _text._claimed(iter(spans), *starts, policy()) == claims  # any iterable
             # Segmenting only as far as the first claim without a marker changes nothing.
-            assert CORE.segment_claimed(text, marks, *starts, policy()) == claims
-            assert _text.reference_segment_claimed(text, marks, *starts, policy()) == claims
-            made, _, _ = _text.reference_assemble(
-                text, spans, tuple(scan.markers), scan.malformed, _answer.Claim, policy())
-            unmarked = [claim for claim in made if not claim.markers]
-            assert claims == (-1 if unmarked else len(made))
+            assert _text._segment_claimed(text, marks, *starts, policy()) == claims
+            assert TEXT_SOURCE._segment_claimed(text, marks, *starts, policy()) == claims
+            as_python, exemptions = policy(POLICY_SOURCE), policy()
+            made = TEXT_SOURCE._assemble(text, spans, tuple(scan.markers), scan.malformed,
+                                         as_python)
+            assert _text._assemble(text, spans, tuple(scan.markers), scan.malformed,
+                                   exemptions) == made
+            assert exemptions.found == as_python.found  # the exempted units, as reported
+            unmarked = [claim for claim in made[0] if not claim.markers]
+            assert claims == (-1 if unmarked else len(made[0]))
 
 
 @PROFILE
@@ -442,8 +451,9 @@ def test_sighting_equal(text: str) -> None:
 def test_marks_equal(text: str) -> None:
     for name in ("numeric,S", "id", "source"):
         scan = get_grammar(name).scan(text)
-        assert CORE.marks(scan.markers, scan.malformed, Span) == \
-            _text.reference_marks(scan.markers, scan.malformed, Span)
+        marks = _text._marks(scan.markers, scan.malformed)
+        assert marks == TEXT_SOURCE._marks(scan.markers, scan.malformed)
+        assert [type(mark) for mark in marks] == [tuple] * len(marks)  # pairs: no Spans
 
 
 @st.composite
@@ -569,18 +579,29 @@ def test_run_end_is_the_pattern(text: str) -> None:
                                            ("citeaudit.core._engine", "_resolved")])
 def test_compiled_from_source(name: str, loop: str) -> None:
     """The build compiles the checks, the amounts and the engine from their source: what the
-    library runs unless ``CITEAUDIT_PURE=1`` chooses the Python; the hand-written core holds
-    no copy of them.
+    library runs unless ``CITEAUDIT_PURE=1`` chooses the Python.
     """
     module = importlib.import_module(name)
     assert module.__file__ is not None
-    assert module.__file__.endswith(".py") == _native._PURE
-    assert isinstance(getattr(module, loop), FunctionType) == _native._PURE  # compiled: C
+    assert module.__file__.endswith(".py") == _speedups.PURE
+    assert isinstance(getattr(module, loop), FunctionType) == _speedups.PURE  # compiled: C
     assert _source(name).__file__.endswith(".py")
-    for copy in ("uncited", "located", "states_amount", "identifier_spans", "resolve",
-                 "collect"):
-        assert not hasattr(CORE, copy)
     assert _engine.Context is _checks.Context
+
+
+def test_every_compiled_module_is_its_own_source_or_a_leaf() -> None:
+    """What is compiled is a ``.py`` (a ``.pxd`` beside it) or a leaf of ``citeaudit._speedups``:
+    no hand-written copy of a rule anywhere else.
+    """
+    package = ROOT / "src" / "citeaudit"
+    written = sorted(str(path.relative_to(package)) for path in package.rglob("*.pyx"))
+    assert written == ["_speedups/_leaves.pyx"]
+    for declared in package.rglob("*.pxd"):
+        assert declared.with_suffix(".py").is_file(), declared
+    for extension in package.rglob("*.so"):
+        stem = extension.name.split(".", 1)[0]
+        assert extension.with_name(stem + ".py").is_file() or \
+            extension.with_name(stem + ".pyx").is_file(), extension
 
 
 # Uncited sentences whose only digits are in a shape of an unread marker, or in a broken one.
@@ -748,7 +769,7 @@ def _version(pure: bool) -> str:
 
 def test_version_names_the_mode() -> None:
     assert "pure Python (CITEAUDIT_PURE=1)" in _version(pure=True)
-    assert "compiled core" in _version(pure=False)
+    assert "(compiled)" in _version(pure=False)
 
 
 @pytest.mark.parametrize("pure", [True, False])
@@ -773,10 +794,10 @@ def test_the_compiled_builds_page_runs() -> None:
 
 
 def test_the_library_uses_the_chosen_mode() -> None:
-    compiled = _native.core() is not None
+    compiled = _speedups.compiled()
     assert (not _segment.__file__.endswith(".py")) is compiled  # built from its own source
     assert (not _brackets.__file__.endswith(".py")) is compiled
-    assert (_text._assemble is CORE.assemble) is compiled
+    assert (not _text.__file__.endswith(".py")) is compiled
     assert (not _ranges.__file__.endswith(".py")) is compiled
     if os.environ.get("CITEAUDIT_PURE", "0") not in ("", "0"):
         assert not compiled
@@ -862,7 +883,7 @@ def test_policy_is_compiled() -> None:
     built = importlib.util.find_spec("citeaudit.core._policy")
     assert built is not None
     assert built.origin is not None
-    assert built.origin.endswith(".py") == _native._PURE
+    assert built.origin.endswith(".py") == _speedups.PURE
     assert POLICY_SOURCE.__file__.endswith("_policy.py")
 
 

@@ -20,8 +20,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from citeaudit import Config, load_snapshot
-from citeaudit.core import _native
+from citeaudit import Config, _speedups, load_snapshot
 from citeaudit.core._engine import choose_grammar
 from citeaudit.core._refusal import Refusal
 from citeaudit.request import _feed, _stream
@@ -29,7 +28,7 @@ from citeaudit.request._render import StreamRenderer
 from test_core import PIECES, PROFILE, _source, compiled_or_skip
 from test_stream import STREAM_PIECES
 
-compiled_or_skip("citeaudit.core._core")
+compiled_or_skip("citeaudit.request._feed")
 FEED_SOURCE = _source("citeaudit.request._feed")
 SNAPSHOT = load_snapshot(json.loads(
     (Path(__file__).parent / "data/seeds/002/passages.json").read_text()))
@@ -173,7 +172,7 @@ def test_the_stream_uses_the_compiled_feed_unless_pure() -> None:
     assert built is not None
     assert built.origin is not None
     pure = os.environ.get("CITEAUDIT_PURE", "").strip() not in ("", "0")
-    assert pure == _native._PURE
+    assert pure == _speedups.PURE
     assert built.origin.endswith(".py") == pure
     assert _stream.StreamAuditor.__mro__[1] is _feed.Feed
     assert FEED_SOURCE.__file__.endswith("_feed.py")

@@ -22,7 +22,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from citeaudit.core import Judgement, _native
+from citeaudit import _speedups
+from citeaudit.core import Judgement
 from citeaudit.support import _lexical, _terms
 from citeaudit.support._judges import sentences
 from citeaudit.support._lexical import LexicalJudge, _analyse
@@ -110,7 +111,7 @@ def test_the_library_runs_the_compiled_build_unless_pure() -> None:
     built = importlib.util.find_spec("citeaudit.support._terms")
     assert built is not None
     assert built.origin is not None
-    assert built.origin.endswith(".py") == _native._PURE
+    assert built.origin.endswith(".py") == _speedups.PURE
     assert _terms.__file__ == built.origin
     assert _lexical._terms is _terms
     assert SOURCE.__file__.endswith("_terms.py")

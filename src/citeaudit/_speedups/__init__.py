@@ -14,8 +14,7 @@ Two kinds of compiled module:
   are not built or ``CITEAUDIT_PURE=1``. They are chosen here, as msgpack chooses its
   extension: ``from citeaudit._speedups import openings`` gives the leaf or its oracle.
 
-The hand-written core (``citeaudit/core/_core.pyx``), whose functions are not leaves, is
-chosen by :mod:`citeaudit.core._native` while it lasts.
+``citeaudit --version`` says which runs (:func:`mode`).
 """
 
 from __future__ import annotations
@@ -23,12 +22,19 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Sequence
-from importlib.machinery import ExtensionFileLoader, ModuleSpec, PathFinder, SourceFileLoader
+from importlib.machinery import (
+    EXTENSION_SUFFIXES,
+    ExtensionFileLoader,
+    ModuleSpec,
+    PathFinder,
+    SourceFileLoader,
+)
 from importlib.util import find_spec, module_from_spec, spec_from_file_location
 from pathlib import Path
 from types import ModuleType
 
-__all__ = ["LEAVES", "PURE", "as_python", "install", "openings", "uncompiled"]
+__all__ = ["LEAVES", "PURE", "as_python", "built", "compiled", "install", "mode", "openings",
+           "uncompiled"]
 
 PURE = os.environ.get("CITEAUDIT_PURE", "").strip() not in ("", "0")
 
@@ -111,3 +117,35 @@ def as_python(name: str) -> ModuleType:
     finally:
         del sys.modules[spec.name]  # not one of the package's modules
     return module
+
+
+def built(name: str) -> bool:
+    """Whether the package's module ``name``, compiled from its own source, is built: an
+    extension stands beside its ``.py`` (whichever of the two ``CITEAUDIT_PURE`` chooses).
+    """
+    found = find_spec(name)
+    if found is None or found.origin is None:
+        return False
+    source = Path(found.origin)
+    stem = source.name.split(".", 1)[0]
+    return any(source.with_name(stem + suffix).is_file() for suffix in EXTENSION_SUFFIXES)
+
+
+def compiled() -> bool:
+    """Whether the compiled build runs: the build made its modules (the leaves, built with
+    the rest, stand for them; a partial build is :func:`uncompiled`'s to name) and
+    ``CITEAUDIT_PURE=1`` does not choose their Python.
+    """
+    return LEAVES
+
+
+def mode() -> str:
+    """Which build runs, in words, for ``citeaudit --version``."""
+    if PURE:
+        return "pure Python (CITEAUDIT_PURE=1)"
+    if not compiled():
+        return "pure Python (the compiled modules are not built)"
+    missing = uncompiled()
+    if missing:  # a partial build: these run as Python (the leaves: their oracles)
+        return f"compiled ({', '.join(missing)} not built: Python)"
+    return "compiled"

@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from types import ModuleType
 from typing import Any, TextIO
 
+from citeaudit._speedups import mode
 from citeaudit._version import __version__
 from citeaudit.cli import (
     _calibrate,
@@ -29,7 +30,6 @@ from citeaudit.cli import (
     _serve,
 )
 from citeaudit.cli._common import IO, ExitCode, Parser, UsageError
-from citeaudit.core import mode
 from citeaudit.errors import CiteauditError
 from citeaudit.report import one_line
 

@@ -80,12 +80,20 @@ from citeaudit.core._loading import (
     too_deep,
 )
 from citeaudit.core._metrics import Metrics
-from citeaudit.core._native import compiled, core, mode
 from citeaudit.core._policy import Exemptions, exempt, list_items, under_cited_lead
 from citeaudit.core._refusal import PATTERN_WINDOW, Refusal
 from citeaudit.core._registry import Registry, instance_of
 from citeaudit.core._rules import RULES, Rule, Severity
-from citeaudit.core._segment import Segmenter, Span, code_spans, covered, mask, segment
+from citeaudit.core._segment import (
+    Segmenter,
+    Span,
+    claim_pairs,
+    code_spans,
+    covered,
+    mask,
+    segment,
+    segment_until,
+)
 from citeaudit.core._sources import (
     NO_METADATA,
     Snapshot,
@@ -154,12 +162,11 @@ __all__ = [
     "choose_format",
     "choose_grammar",
     "citations_of",
+    "claim_pairs",
     "claim_settings",
     "claim_support",
     "code_spans",
-    "compiled",
     "config_with",
-    "core",
     "covered",
     "decode_json",
     "decode_text",
@@ -176,7 +183,6 @@ __all__ = [
     "load_config",
     "load_snapshot",
     "mask",
-    "mode",
     "new_answer",
     "numbered_ids",
     "parse_answer",
@@ -191,6 +197,7 @@ __all__ = [
     "resolve_id",
     "run",
     "segment",
+    "segment_until",
     "sighting",
     "threshold_reasons",
     "too_deep",

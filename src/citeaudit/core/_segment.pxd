@@ -9,6 +9,7 @@ cimport cython
 cdef dict _TITLES_ENDING
 
 cpdef list segment(str text, marks=*)
+cpdef list claim_pairs(str text, marks=*)
 cpdef list segment_until(str text, marks, judge)
 
 @cython.locals(masked=str)

@@ -105,11 +105,19 @@ def segment(text: str, marks: Sequence[tuple[int, int]] = ()) -> list[Span]:
     ``marks`` are the sorted spans of marker-looking text (valid and malformed markers); they
     decide which bracketed text after a full stop still belongs to the sentence.
     """
+    return [Span(start, end) for start, end in claim_pairs(text, marks)]
+
+
+def claim_pairs(text: str, marks: Sequence[tuple[int, int]] = ()) -> Claims:
+    """The claims of :func:`segment` as (start, end) pairs: for a caller that reads them and
+    makes no Span of them (the claim assembly).
+    """
     claims = _segmented(_segmentable(text, marks), None)
-    return [Span(start, end) for start, end in claims] if claims is not None else []
+    return claims if claims is not None else []
 
 
-def segment_until(text: str, marks: Sequence[tuple[int, int]], judge: Judge) -> Claims | None:
+def segment_until(text: str, marks: Sequence[tuple[int, int]], judge: Judge,
+                  ) -> Claims | None:
     """The claims of :func:`segment` as (start, end) pairs, asking ``judge`` about the claims
     each time one is made, and stopping (None) where it answers False: so that a caller that
     stops at the first claim it rejects does not segment the rest of the text.

@@ -1,15 +1,22 @@
+# cython: boundscheck=False
+# (for the compiled build: every index below is within its list's bounds by construction;
+# the fuzzer runs this module under AddressSanitizer)
 """Free text with inline markers: the markers are scanned, masked, and the text segmented
 into claims (sentences, list items); each marker belongs to the claim it sits in.
+
+One source for both builds: where the package is built with a C compiler, Cython compiles
+this module as it stands, with the C types of ``_text.pxd`` beside it (see
+``docs/compiled.md``); otherwise, or with ``CITEAUDIT_PURE=1``, it runs as the Python it is.
+That is why the claim assembly searches the markers' starts with a loop (``_bisect``) and
+works on (start, end) pairs: the compiler makes those C.
 """
 
 from __future__ import annotations
 
 import re
-from bisect import bisect_left
 from collections.abc import Sequence
 from functools import partial
 from itertools import repeat
-from operator import itemgetter
 
 from citeaudit.core import (
     Answer,
@@ -26,20 +33,20 @@ from citeaudit.core import (
     Span,
     Status,
     citations_of,
+    claim_pairs,
     code_spans,
-    core,
     covered,
     judge_of,
     new_answer,
     reference_blocks,
     segment,
+    segment_until,
     sighting,
     without_markers,
 )
 
 __all__ = ["TextFormat", "parse_text"]
 
-_START = itemgetter(1)  # of a Marker or Malformed: read in C
 # An answer of white space and invisible format characters (zero-width spaces, joiners, a
 # byte order mark) only: nobody meant it to pass, so it breaks the answer contract (CA404) in
 # every entry point alike. An empty claim list stays allowed (seed 000).
@@ -97,13 +104,17 @@ def parse_text(text: str, reading: Reading, kind: AnswerKind = "text") -> Answer
     if markers and refusal.may_match(text) and refusal.matches(without_markers(text, markers)):
         return Answer(kind, text, (), tuple(citations_of(markers, repeat(None))), (), True,
                       (), tuple((m.start, m.end) for m in markers))
-    marks = _marks(markers, malformed, Span)
-    spans = reading.segmenter(text, marks)
+    marks = _marks(markers, malformed)
+    spans: Sequence[tuple[int, int]]
+    if reading.segmenter is segment:  # its claims as pairs: the claims are made of them
+        spans = claim_pairs(text, marks)
+    else:  # a segmenter of the caller's is given Spans
+        spans = reading.segmenter(text, [Span(start, end) for start, end in marks])
     markers = tuple(markers)  # a claim's markers are a slice of them
     rules = reading.not_citable  # the claim policy: uncited sentences it exempts are no claims
     exemptions = Exemptions(text, rules, "listed" in rules and "\n" in text, marks,
                             judge_of(text, reading.claims, reading.snapshot, blocks))
-    claims, owner, bad_owner = _assemble(text, spans, markers, malformed, Claim, exemptions)
+    claims, owner, bad_owner = _assemble(text, spans, markers, malformed, exemptions)
     return new_answer(kind, text, tuple(claims), tuple(citations_of(markers, owner)),
                       tuple(zip(bad_owner, malformed, strict=True)), False, (), tuple(marks),
                       tuple(Exempt((start, end), kind_, score)
@@ -171,93 +182,135 @@ def settle_text(text: str, reading: Reading, empty_fails: bool) -> Status | None
     return "ok" if named else None  # markers that name nothing: CA401 decides
 
 
-def _claimed(spans: Sequence[Span], starts: list[int], bad_starts: list[int],
+def _claimed(spans: Sequence[tuple[int, int]], starts: list[int], bad_starts: list[int],
              exemptions: Exemptions) -> int:
     """How many claims :func:`_assemble` makes of ``spans`` (the markers and malformed
     markers starting at ``starts`` and ``bad_starts``), or -1 at the first claim it would make
-    without a marker (``exemptions``: the claim policy over the text). The pure-Python
-    reference of :func:`citeaudit.core._core.claimed`.
+    without a marker (``exemptions``: the claim policy over the text).
     """
-    index = bad = number = 0
-    for at, (start, end) in enumerate(spans):
-        first = bisect_left(starts, start, index)
-        index = bisect_left(starts, end, first)
-        first_bad = bad
-        if bad_starts:
-            first_bad = bisect_left(bad_starts, start, bad)
-            bad = bisect_left(bad_starts, end, first_bad)
-        if index > first:
-            number += 1
-            continue
-        if bad == first_bad and exemptions.exempts(spans, at, start, end):
-            continue  # uncited, and the policy exempts it
-        return -1
-    return number
+    return _Claiming(starts, bad_starts, exemptions).rest(list(spans))
 
 
 def _segment_claimed(text: str, marks: Sequence[tuple[int, int]], starts: list[int],
-                     bad_starts: list[int], exemptions: Exemptions) -> int:
-    """:func:`_claimed` over the claim spans :func:`segment` makes of ``text``. The
-    pure-Python reference of :func:`citeaudit.core._core.segment_claimed`, which stops
-    segmenting at the first claim without a marker.
+                     bad_starts: list[int],
+                     exemptions: Exemptions) -> int:
+    """:func:`_claimed` over the claim spans :func:`segment` makes of ``text``, stopping at the
+    first claim without a marker: each claim is judged once the segmenter can no longer
+    change it (every claim but the last: see :func:`segment_until`), so the rest of the text
+    is not segmented.
     """
-    return _claimed(segment(text, marks), starts, bad_starts, exemptions)
+    claiming = _Claiming(starts, bad_starts, exemptions)
+    claims = segment_until(text, marks, claiming)
+    if claims is None:
+        return -1
+    return claiming.rest(claims)
 
 
-def _marks(markers: Sequence[Marker], malformed: Sequence[Malformed], span: type[Span],
-           ) -> list[Span]:
-    """Where the markers and malformed markers are, in text order: what the segmenter masks.
-    The pure-Python reference of :func:`citeaudit.core._core.marks`.
+class _Claiming:
+    """:func:`_claimed` one span at a time: where the searches of the markers' and malformed
+    markers' starts stand (``index``, ``bad``), the claims counted so far (``number``) and the
+    spans judged (``done``). Called, it is :func:`segment_until`'s judge.
     """
-    marks = [span(m.start, m.end) for m in markers]
+
+    def __init__(self, starts: list[int], bad_starts: list[int], exemptions: Exemptions,
+                 ) -> None:
+        self.starts = starts
+        self.bad_starts = bad_starts
+        self.exemptions = exemptions
+        self.index = self.bad = self.number = self.done = 0
+
+    def __call__(self, spans: list[tuple[int, int]]) -> bool:
+        """False at a claim without a marker; the last span is left for later (the segmenter
+        may still change it).
+        """
+        return self.judged(spans, len(spans) - 1)
+
+    def rest(self, spans: list[tuple[int, int]]) -> int:
+        """Judge the spans not judged yet: the number of claims, or -1."""
+        return self.number if self.judged(spans, len(spans)) else -1
+
+    def judged(self, spans: list[tuple[int, int]], stop: int) -> bool:
+        """Judge the spans up to ``stop``; False at one that would be a claim without a
+        marker.
+        """
+        while self.done < stop:
+            at = self.done
+            self.done = at + 1
+            if not self._take(spans, at):
+                return False
+        return True
+
+    def _take(self, spans: list[tuple[int, int]], at: int) -> bool:
+        start, end = spans[at]
+        first = _bisect(self.starts, start, self.index)
+        self.index = _bisect(self.starts, end, first)
+        first_bad = self.bad
+        if self.bad_starts:
+            first_bad = _bisect(self.bad_starts, start, self.bad)
+            self.bad = _bisect(self.bad_starts, end, first_bad)
+        if self.index > first:
+            self.number += 1
+            return True
+        # uncited: no claim if the policy exempts it
+        return self.bad == first_bad and self.exemptions.exempts(spans, at, start, end)
+
+
+def _bisect(values: list[int], value: int, low: int) -> int:
+    """``bisect_left(values, value, low)``: a loop, which the compiler makes C."""
+    high = len(values)
+    while low < high:
+        middle = (low + high) // 2
+        probe = values[middle]
+        if probe < value:
+            low = middle + 1
+        else:
+            high = middle
+    return low
+
+
+def _marks(markers: Sequence[Marker], malformed: Sequence[Malformed]) -> list[tuple[int, int]]:
+    """Where the markers and malformed markers are, as (start, end) pairs in text order: what
+    the segmenter masks.
+    """
+    marks = [(marker.start, marker.end) for marker in markers]
     if malformed:
-        marks.extend(span(m.start, m.end) for m in malformed)
+        for marker in malformed:
+            marks.append((marker.start, marker.end))
         marks.sort()
     return marks
 
 
-def _assemble(  # noqa: PLR0917 -- mirrors the compiled core's signature
-        text: str, spans: Sequence[Span], markers: tuple[Marker, ...],
-        malformed: Sequence[Malformed], claim_type: type[Claim], exemptions: Exemptions,
-        ) -> tuple[list[Claim], list[int | None], list[int | None]]:
+def _assemble(text: str, spans: Sequence[tuple[int, int]], markers: tuple[Marker, ...],
+              malformed: Sequence[Malformed], exemptions: Exemptions,
+              ) -> tuple[list[Claim], list[int | None], list[int | None]]:
     """Each span becomes a claim owning the markers inside it, unless it is uncited and the
     claim policy (``exemptions``) exempts it.
     Returns the claims and the claim number of each marker and malformed marker (None outside
-    every claim). The pure-Python reference of :func:`citeaudit.core._core.assemble`.
+    every claim).
     """
-    starts = list(map(_START, markers))
-    bad_starts = list(map(_START, malformed))
+    starts = [marker.start for marker in markers]
+    bad_starts = [marker.start for marker in malformed]
     owner: list[int | None] = [None] * len(markers)  # the claim each marker belongs to
     bad_owner: list[int | None] = [None] * len(malformed)
     claims: list[Claim] = []
     index = bad = number = 0
     for at, (start, end) in enumerate(spans):
-        first = bisect_left(starts, start, index)  # markers before it lie outside any claim
-        index = bisect_left(starts, end, first)
+        first = _bisect(starts, start, index)  # markers before it lie outside any claim
+        index = _bisect(starts, end, first)
         first_bad = bad
         if bad_starts:
-            first_bad = bisect_left(bad_starts, start, bad)
-            bad = bisect_left(bad_starts, end, first_bad)
+            first_bad = _bisect(bad_starts, start, bad)
+            bad = _bisect(bad_starts, end, first_bad)
         if index == first and bad == first_bad and exemptions.exempts(spans, at, start, end):
             continue  # uncited, and the policy exempts it
         number += 1
-        if index > first:
-            owner[first:index] = [number] * (index - first)
+        for k in range(first, index):
+            owner[k] = number
         own_bad: tuple[Malformed, ...] = ()
         if bad > first_bad:
-            bad_owner[first_bad:bad] = [number] * (bad - first_bad)
+            for k in range(first_bad, bad):
+                bad_owner[k] = number
             own_bad = tuple(malformed[first_bad:bad])
-        claims.append(claim_type(number, text[start:end], (start, end), markers[first:index],
-                                 own_bad))
+        claims.append(Claim(number, text[start:end], (start, end), markers[first:index],
+                            own_bad))
     return claims, owner, bad_owner
-
-
-reference_assemble = _assemble
-reference_marks = _marks
-reference_claimed = _claimed
-reference_segment_claimed = _segment_claimed
-if (_compiled := core()) is not None:
-    _assemble = _compiled.assemble
-    _marks = _compiled.marks
-    _claimed = _compiled.claimed
-    _segment_claimed = _compiled.segment_claimed
