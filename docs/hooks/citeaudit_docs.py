@@ -96,7 +96,7 @@ def cli_reference() -> str:
              "Generated from the command line's own parsers when the site is built: every"
              " command and every option, as `citeaudit COMMAND --help` prints them. The"
              " [command line](../cli.md) page explains the output and the exit codes.\n",
-             "`citeaudit --version` prints the version and whether the compiled core runs.\n"]
+             "`citeaudit --version` prints the version and whether the compiled build runs.\n"]
     for name, parser in commands().items():
         parts.extend(_command_section(name, parser))
     return "\n".join(parts)
