@@ -187,7 +187,7 @@ def _found_by(gate: re.Pattern[str]) -> Callable[[str], bool]:
 
 
 GATED: list[tuple[str, Callable[[str], bool], re.Pattern[str]]] = [
-    ("reference words", _found_by(_citable._REFERENCE_WORD_HINT), _citable._REFERENCE_WORDS),
+    ("reference words", _citable.may_name_reference, _citable._REFERENCE_WORDS),
     ("reference author", _found_by(_citable._AUTHOR_INITIAL), _citable._REFERENCE_AUTHOR),
     ("author and year", _found_by(_citable._SPACED_YEAR), _citable._AUTHOR_YEAR),
     ("label", lambda text: ":" in text[:67], _citable._LABEL),

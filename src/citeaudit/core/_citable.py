@@ -392,7 +392,7 @@ def reference_shaped(text: str) -> bool:
     """
     return bool((_AUTHOR_INITIAL.search(text) and _REFERENCE_AUTHOR.search(text)) or
                 ("(" in text and _REFERENCE_YEAR.search(text)) or
-                (_REFERENCE_WORD_HINT.search(text) and _REFERENCE_WORDS.search(text)) or
+                (may_name_reference(text) and _REFERENCE_WORDS.search(text)) or
                 _REFERENCE_ENTRY.match(text))
 
 
@@ -412,10 +412,18 @@ def entry_shaped(text: str) -> bool:
 
 # What every match of a pattern holds: where none of it is in a text, the search is skipped
 # (most units hold no reference, link or year). tests/test_citable.py holds each to its pattern.
-# _REFERENCE_WORDS without its word boundaries: a pattern that opens with a character class,
-# which the regex engine skips ordinary text by (a "\b" first is tried at every position).
-_REFERENCE_WORD_HINT = re.compile(r"et al|doi|ISBN|pp?\. ?\d|Vol\. ?\d|No\. ?\d|Available"
-                                  r"|Retrieved|Accessed")
+# What every match of _REFERENCE_WORDS holds: one of these words, or a page ("p. 4", "pp.12").
+_IN_REFERENCE_WORDS = ("et al", "doi", "ISBN", "Vol.", "No.", "Available", "Retrieved",
+                       "Accessed")
+_PAGE = re.compile(r"p\. ?\d")
+
+
+def may_name_reference(text: str) -> bool:
+    """Whether ``text`` holds what every match of ``_REFERENCE_WORDS`` holds (substring tests,
+    and a pattern that opens with a literal where a "p." is there).
+    """
+    return any(word in text for word in _IN_REFERENCE_WORDS) or (
+        "p." in text and _PAGE.search(text) is not None)
 
 
 def urls_of(text: str) -> list[str]:
@@ -438,7 +446,8 @@ def label_of(text: str) -> re.Match[str] | None:
 
 def author_year(text: str) -> bool:
     """Whether ``text`` cites by author and year ("Lee, 2017", "Lee et al. (2019)")."""
-    return _SPACED_YEAR.search(text) is not None and _AUTHOR_YEAR.search(text) is not None
+    return ("19" in text or "20" in text) and _SPACED_YEAR.search(text) is not None and \
+        _AUTHOR_YEAR.search(text) is not None
 
 
 def lead_features(text: str) -> list[str]:
