@@ -45,6 +45,8 @@ _FROM_SOURCE = {"citeaudit.core._segment": "src/citeaudit/core/_segment.py",
                 "citeaudit.core._layout": "src/citeaudit/core/_layout.py",
                 "citeaudit.core._citable": "src/citeaudit/core/_citable.py",
                 "citeaudit.core._claims": "src/citeaudit/core/_claims.py",
+                **{f"citeaudit.core.{name}": f"src/citeaudit/core/{name}.py" for name in (
+                    "_answer", "_grammar", "_refusal", "_report")},
                 "citeaudit.core._brackets": "src/citeaudit/core/_brackets.py",
                 "citeaudit.request._feed": "src/citeaudit/request/_feed.py",
                 "citeaudit.formats._text": "src/citeaudit/formats/_text.py",
