@@ -28,7 +28,16 @@ import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from citeaudit import CiteauditError, Config, _speedups, audit, get_grammar, load_snapshot, prepare
+from citeaudit import (
+    CiteauditError,
+    Config,
+    Snapshot,
+    _speedups,
+    audit,
+    get_grammar,
+    load_snapshot,
+    prepare,
+)
 from citeaudit.core import (
     _amounts,
     _answer,
@@ -704,10 +713,20 @@ def test_passages_equal(passages: list[Any]) -> None:
 @given(st.lists(st.sampled_from(["text", "", " a passage ", "［１］", "\x00", 3, None,
                                  {"text": "t"}, type("Text", (str,), {})("sub")]), max_size=6))
 def test_strings_equal(passages: list[Any]) -> None:
-    ids = _sources.numbered_ids(len(passages))
-    made = _sources._strings(passages, ids)
-    assert made == SOURCES_SOURCE._strings(passages, ids)
-    assert made is None or all(type(source) is _sources.Source for source in made)
+    """A list of bare strings is read as its sources made when first read: the same sources,
+    compiled and as Python, as each passage read on its own makes.
+    """
+    made = _sources._strings(passages)
+    assert made == SOURCES_SOURCE._strings(passages)
+    assert made == (bool(passages) and all(type(p) is str for p in passages))
+    if made:
+        lazy = load_snapshot(passages)
+        assert len(lazy) == len(passages)
+        assert lazy.ids == _sources.numbered_ids(len(passages))
+        assert lazy.sources == Snapshot(tuple(
+            _sources.Source(str(at), text) for at, text in enumerate(passages, 1))).sources
+        assert all(type(source) is _sources.Source for source in lazy.sources)
+        assert lazy.sources == SOURCES_SOURCE.load_snapshot(passages).sources
 
 
 def test_every_example_equal() -> None:

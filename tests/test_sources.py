@@ -5,9 +5,12 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import citeaudit
 from citeaudit import Snapshot, SnapshotError, Source, load_snapshot
+from thorough import examples
 
 
 def test_sources_shape() -> None:
@@ -190,3 +193,32 @@ def test_mixed_or_broken_list_ids_are_input_errors(passages: Any, place: str) ->
     with pytest.raises(citeaudit.SnapshotError) as raised:
         citeaudit.load_snapshot(passages)
     assert raised.value.place == place
+
+
+ID_PIECES = ["1", "2", "9", "0", "01", "10", "12", "\uff13", "\u0663", "S", "s", "doc_", "-", " ",
+             "x", "3.0", "+1", "\u00b2"]
+
+
+@settings(max_examples=examples(300), deadline=None)
+@given(st.integers(min_value=1, max_value=14),
+       st.lists(st.lists(st.sampled_from(ID_PIECES), max_size=3).map("".join), max_size=12))
+def test_bare_strings_read_lazily_are_the_sources_read_at_once(count: int,
+                                                                ids: list[str]) -> None:
+    """A list of bare strings makes its sources when first read; until then an id is in it
+    exactly where it would be in the sources made at once (a number from 1 to N as written).
+    """
+    texts = [f"Passage {n}." for n in range(1, count + 1)]
+    lazy = load_snapshot(texts)
+    eager = Snapshot(tuple(Source(str(n), text) for n, text in enumerate(texts, 1)),
+                     ids_from="positions")
+    for source_id in ids:
+        assert (source_id in lazy) == (source_id in eager), source_id
+        assert (type("Id", (str,), {})(source_id) in lazy) == (source_id in eager)
+    assert 3 not in lazy
+    assert len(lazy) == count
+    assert lazy.numbering == eager.numbering == ("", count)
+    assert lazy.sources == eager.sources
+    assert lazy == eager
+    assert lazy.fingerprint == eager.fingerprint
+    for source_id in ids:  # and once they are made
+        assert (source_id in lazy) == (source_id in eager), source_id

@@ -33,7 +33,7 @@ from citeaudit.core._citable import (
 )
 from citeaudit.core._layout import Layout, reference_blocks
 from citeaudit.core._policy import RULE_KINDS
-from citeaudit.core._sources import Snapshot, Source
+from citeaudit.core._sources import Snapshot
 
 __all__ = ["EXEMPT_KINDS", "PRESETS", "RULE_KINDS", "ClaimSettings", "Exempt", "Judge",
            "claim_settings", "judge_of", "why_citable"]
@@ -89,15 +89,15 @@ class Judge:
     per unit; the answer's layout and the passages' words are read when first needed.
     """
 
-    __slots__ = ("_all", "_layout", "_passages", "_references", "_sources", "_whole",
+    __slots__ = ("_all", "_layout", "_passages", "_references", "_snapshot", "_whole",
                  "settings", "text")
 
-    def __init__(self, text: str, settings: ClaimSettings, sources: Sequence[Source],
+    def __init__(self, text: str, settings: ClaimSettings, snapshot: Snapshot | None,
                  references: list[tuple[int, int]] | None = None,
                  whole: Callable[[], Sequence[tuple[int, int]]] | None = None) -> None:
         self.text = text
         self.settings = settings
-        self._sources = sources
+        self._snapshot = snapshot  # its sources read only where the model is reached
         self._passages: list[frozenset[str]] | None = None
         self._layout: Layout | None = None
         self._references = references  # the text's reference_blocks, where already read
@@ -132,7 +132,8 @@ class Judge:
         before = text[spans[at - 1][0]:spans[at - 1][1]] if at else ""
         after = text[spans[at + 1][0]:spans[at + 1][1]] if at + 1 < len(spans) else ""
         unit = unit_at(text, start, end, before, after)._replace(layout=self._layout.names(at))
-        decided = citability(unit, self._passage_words if self._sources else (), threshold)
+        has_sources = self._snapshot is not None and len(self._snapshot) > 0
+        decided = citability(unit, self._passage_words if has_sources else (), threshold)
         if decided.citable or decided.kind in self.settings.require:
             return None
         # Below the threshold the model decided; at or above it a layout rule did (a title
@@ -143,7 +144,8 @@ class Judge:
     def _passage_words(self) -> list[frozenset[str]]:
         """The content words of each retrieved passage (read once, when first needed)."""
         if self._passages is None:
-            texts = (" ".join(filter(None, (s.label, s.text))) for s in self._sources)
+            sources = self._snapshot.sources if self._snapshot is not None else ()
+            texts = (" ".join(filter(None, (s.label, s.text))) for s in sources)
             self._passages = [passage_words(t) for t in texts if t.strip()]
         return self._passages
 
@@ -174,7 +176,7 @@ def judge_of(text: str, settings: ClaimSettings | None, snapshot: Snapshot | Non
     """
     if settings is None or settings.threshold is None:
         return None
-    return Judge(text, settings, () if snapshot is None else snapshot.sources, references,
+    return Judge(text, settings, snapshot, references,
                  whole)
 
 

@@ -11,8 +11,7 @@ cdef object _EXACT_FLOAT
 @cython.locals(found=list, value=dict, at=Py_ssize_t)
 cpdef list _passages(data, ids=*)
 
-@cython.locals(count=Py_ssize_t, at=Py_ssize_t)
-cpdef tuple _strings(data, ids)
+cpdef bint _strings(data) except -1
 
 @cython.locals(out=bytearray, data=bytes, size=Py_ssize_t, shift=int)
 cpdef bytes _fingerprinted(sources)

@@ -59,14 +59,16 @@ class Snapshot:
     range (CA202).
     """
 
-    __slots__ = ("_by_id", "_fingerprint", "_weights", "ids_from", "numbering", "sources")
+    __slots__ = ("_by_id", "_fingerprint", "_sources", "_texts", "_weights", "ids_from",
+                 "numbering")
 
     def __init__(self, sources: tuple[Source, ...], *, ids_from: str = "ids") -> None:
         by_id = {source.id: source for source in sources}
         if len(by_id) != len(sources):
             _check_unique(source.id for source in sources)
-        self.sources = sources
-        self._by_id = by_id
+        self._sources: tuple[Source, ...] | None = sources
+        self._texts: tuple[str, ...] = ()
+        self._by_id: dict[str, Source] | None = by_id
         self._fingerprint: str | None = None
         self._weights: dict[str, float] | bool | None = False  # False: not computed yet
         self.numbering = _numbering(tuple(by_id))
@@ -80,7 +82,8 @@ class Snapshot:
         without checking again what the numbering guarantees).
         """
         snapshot = cls.__new__(cls)
-        snapshot.sources = sources
+        snapshot._sources = sources
+        snapshot._texts = ()
         snapshot._by_id = {source.id: source for source in sources}
         snapshot._fingerprint = None
         snapshot._weights = False
@@ -88,13 +91,40 @@ class Snapshot:
         snapshot.ids_from = "positions"
         return snapshot
 
+    @classmethod
+    def of_texts(cls, texts: tuple[str, ...]) -> Snapshot:
+        """The snapshot of a list of passages that are bare strings, numbered ``"1"`` ..
+        ``"N"``: its sources are made when first read (a settled verdict reads the numbering
+        alone where the markers name numbers).
+        """
+        snapshot = cls.__new__(cls)
+        snapshot._sources = None
+        snapshot._texts = texts
+        snapshot._by_id = None
+        snapshot._fingerprint = None
+        snapshot._weights = False
+        snapshot.numbering = ("", len(texts))
+        snapshot.ids_from = "positions"
+        return snapshot
+
+    @property
+    def sources(self) -> tuple[Source, ...]:
+        """The sources, in snapshot order."""
+        sources = self._sources
+        if sources is None:
+            ids = numbered_ids(len(self._texts))
+            sources = self._sources = tuple([
+                Source(ids[at], text, None, None, None, None, NO_METADATA)
+                for at, text in enumerate(self._texts)])
+        return sources
+
     @property
     def numbered(self) -> bool:
         """True when the ids are exactly ``"1"`` .. ``"N"``."""
         return self.numbering is not None and self.numbering[0] == ""
 
     def __len__(self) -> int:
-        return len(self.sources)
+        return len(self._texts) if self._sources is None else len(self._sources)
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, Snapshot) and self.sources == other.sources
@@ -106,21 +136,28 @@ class Snapshot:
         return iter(self.sources)
 
     def __contains__(self, source_id: object) -> bool:
+        if self._by_id is None:  # ids "1".."N", the sources not made yet: a number in range
+            return isinstance(source_id, str) and source_id.isdigit() and \
+                source_id.isascii() and source_id[0] != "0" and \
+                int(source_id) <= len(self._texts)
         return source_id in self._by_id
 
     @property
     def index(self) -> Mapping[str, Source]:
         """The sources by id (read-only)."""
-        return self._by_id
+        by_id = self._by_id
+        if by_id is None:
+            by_id = self._by_id = {source.id: source for source in self.sources}
+        return by_id
 
     def get(self, source_id: str) -> Source | None:
         """The source with this id, or ``None``."""
-        return self._by_id.get(source_id)
+        return self.index.get(source_id)
 
     @property
     def ids(self) -> tuple[str, ...]:
         """Source ids in snapshot order."""
-        return tuple(self._by_id)
+        return tuple(self.index)
 
     @property
     def fingerprint(self) -> str:
@@ -170,7 +207,7 @@ class Snapshot:
         return {"sources": rows}
 
     def __repr__(self) -> str:
-        return f"Snapshot({len(self.sources)} sources, ids={list(self._by_id)[:5]!r})"
+        return f"Snapshot({len(self)} sources, ids={list(self.index)[:5]!r})"
 
 
 def resolve_id(source_id: str, prefix: str, snapshot: Snapshot) -> str | None:
@@ -230,9 +267,8 @@ def load_snapshot(data: Any, *, origin: str = "<snapshot>") -> Snapshot:
     """
     if isinstance(data, Snapshot):
         return data
-    if type(data) is list and data and type(data[0]) is str and (
-            texts := _strings(data, numbered_ids(len(data)))) is not None:
-        return Snapshot.positional(texts)  # the common case: passages as bare strings
+    if type(data) is list and data and type(data[0]) is str and _strings(data):
+        return Snapshot.of_texts(tuple(data))  # the common case: passages as bare strings
     if type(data) is list and data and type(data[0]) is dict:
         if data[0].get("id") is None:  # passages numbered by their places
             read = _passages(data, numbered_ids(len(data)))
@@ -421,20 +457,17 @@ def _fingerprinted(sources: tuple[Source, ...]) -> bytes:
     return bytes(out)
 
 
-def _strings(data: list[Any], ids: tuple[str, ...]) -> tuple[Source, ...] | None:
-    """A non-empty list of passages that are all strings as the sources ``_sources`` makes of
-    it (each named by its place, ``ids``), or None for any other list.
+def _strings(data: list[Any]) -> bool:
+    """Whether a non-empty list of passages is all strings (the sources
+    :meth:`Snapshot.of_texts` makes of it, each named by its place, are what ``_sources``
+    would make).
     """
-    count = len(data)
-    if len(ids) != count:
-        raise ValueError("one id a passage")
-    if count == 0:
-        return None
-    for text in data:
+    if not data:
+        return False
+    for text in data:  # noqa: SIM110 -- a loop: a compiled cpdef function holds no generator
         if type(text) is not str:
-            return None
-    return tuple([Source(ids[at], data[at], None, None, None, None, NO_METADATA)
-                  for at in range(count)])
+            return False
+    return True
 
 
 _EXACT_FLOAT = 2 ** 53  # the integer scores a float holds exactly

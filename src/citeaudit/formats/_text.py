@@ -150,7 +150,7 @@ def settle_text(text: str, reading: Reading, empty_fails: bool) -> Status | None
         return None
     snapshot = reading.snapshot
     if "`" in text or ("~" in text and "~~~" in text) or snapshot is None or \
-            not snapshot.sources or reference_blocks(text):
+            not len(snapshot) or reference_blocks(text):
         return None
     grammar = reading.grammar
     if reading.scanned is None and type(grammar) is BracketGrammar:  # no markers made
