@@ -365,6 +365,11 @@ def test_a_report_measures_when_its_metrics_are_first_read(
     assert "precision=0.5" in repr(report)
     with pytest.raises(dataclasses.FrozenInstanceError):
         report.passed = True  # type: ignore[misc]
+    # Its own __init__ (compiled with the module) sets every field the dataclass declares.
+    values = {field.name: getattr(report, field.name) for field in dataclasses.fields(report)}
+    assert list(values) == ["status", "passed", "checked", "not_checked", "grammar", "snapshot",
+                            "shape", "grammar_reason", "support", "later"]
+    assert dataclasses.replace(report) == report
     measured.clear()
     gated = audit(answer, sources, config=citeaudit.Config(min_precision=0.9))
     assert len(measured) == 1

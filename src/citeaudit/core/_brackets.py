@@ -268,7 +268,7 @@ def _sighted(text: str, grammar: BracketGrammar, wide: bool, snapshot: Snapshot,
         if digits and _plain_number(text, start + 1, end - 1):
             if not 0 < _number(text, start + 1, end - 1) <= numbered:
                 source_id = text[start + 1:end - 1]
-                if source_id not in snapshot and resolve_id(source_id, prefix, snapshot) is None:
+                if resolve_id(source_id, prefix, snapshot) is None:
                     return None
             named += 1
         else:
@@ -280,7 +280,7 @@ def _sighted(text: str, grammar: BracketGrammar, wide: bool, snapshot: Snapshot,
                 marks.append((start, end))
                 continue
             for source_id in parsed:
-                if source_id not in snapshot and resolve_id(source_id, prefix, snapshot) is None:
+                if resolve_id(source_id, prefix, snapshot) is None:
                     return None
                 named += 1
         starts.append(start)

@@ -75,7 +75,7 @@ class Later:
         return settled._metrics
 
 
-@dataclass(frozen=True, slots=True, eq=False, repr=False)
+@dataclass(frozen=True, slots=True, eq=False, repr=False, init=False)
 class Report:
     """Findings, metrics and verdict for one answer, and what was and was not checked.
 
@@ -95,6 +95,24 @@ class Report:
     # Each judged claim's judgement, with the passage spans it rests on; None: no judge ran.
     support: tuple[ClaimSupport, ...] | None
     later: Later
+
+    def __init__(self, status: Status, passed: bool,  # noqa: PLR0917 -- the fields in order
+                 checked: tuple[str, ...], not_checked: tuple[str, ...], grammar: str,
+                 snapshot: Snapshot, shape: str, grammar_reason: str,
+                 support: tuple[ClaimSupport, ...] | None, later: Later) -> None:
+        # What the dataclass would write for a frozen class, written here so that the
+        # compiled build compiles it (the generated one is Python, made at import).
+        set_field = object.__setattr__
+        set_field(self, "status", status)
+        set_field(self, "passed", passed)
+        set_field(self, "checked", checked)
+        set_field(self, "not_checked", not_checked)
+        set_field(self, "grammar", grammar)
+        set_field(self, "snapshot", snapshot)
+        set_field(self, "shape", shape)
+        set_field(self, "grammar_reason", grammar_reason)
+        set_field(self, "support", support)
+        set_field(self, "later", later)
 
     @property
     def findings(self) -> tuple[Finding, ...]:
