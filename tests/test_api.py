@@ -375,3 +375,26 @@ def test_a_report_measures_when_its_metrics_are_first_read(
     assert len(measured) == 1
     assert gated.reasons[-1] == ("precision 0.50 < min-precision 0.90 (1 of 2 cited ids name a"
                                  " retrieved passage)")
+
+
+class _Text(str):
+    """A subclass of str, as an application may pass an answer (a lazy string, a marked-up
+    one)."""
+
+    __slots__ = ()
+
+
+@pytest.mark.parametrize("answer", [
+    "Refunds take 30 days [1]. Cards cost 5 dollars.",
+    "Refunds take 30 days [1].",
+    "One [1].\n- Two [2].\n- Three.",
+    "Refunds take 30 days [1].\n\nReferences:\n[1] Lee, K. (2017). Refunds.",
+    "I cannot answer that from the sources.",
+])
+def test_a_subclass_of_str_is_audited_as_its_text(answer: str) -> None:
+    """The compiled build read a subclass of str as a wrong type (a TypeError from the
+    segmenter); both builds audit it as the text it is.
+    """
+    sources = ["Refunds take 30 days.", "Two."]
+    assert audit(_Text(answer), sources).to_dict() == audit(answer, sources).to_dict()
+    assert citeaudit.segment(_Text(answer)) == citeaudit.segment(answer)

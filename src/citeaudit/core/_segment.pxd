@@ -8,9 +8,10 @@ cimport cython
 
 cdef dict _TITLES_ENDING
 
-cpdef list segment(str text, marks=*)
-cpdef list claim_pairs(str text, marks=*)
-cpdef list segment_until(str text, marks, judge)
+# (the entry points take any str: a subclass is read as its str)
+cpdef list segment(text, marks=*)
+cpdef list claim_pairs(text, marks=*)
+cpdef list segment_until(text, marks, judge)
 
 @cython.locals(masked=str)
 cdef str _segmentable(str text, marks)

@@ -112,7 +112,7 @@ def claim_pairs(text: str, marks: Sequence[tuple[int, int]] = ()) -> Claims:
     """The claims of :func:`segment` as (start, end) pairs: for a caller that reads them and
     makes no Span of them (the claim assembly).
     """
-    claims = _segmented(_segmentable(text, marks), None)
+    claims = _segmented(_segmentable(str.__str__(text), marks), None)  # (a subclass: its str)
     return claims if claims is not None else []
 
 
@@ -126,7 +126,7 @@ def segment_until(text: str, marks: Sequence[tuple[int, int]], judge: Judge,
     table's separator row deletes the claims made since the row before it began, which every
     other piece ends, so at most the one that row made. Every claim before the last is final.
     """
-    return _segmented(_segmentable(text, marks), judge)
+    return _segmented(_segmentable(str.__str__(text), marks), judge)
 
 
 def _segmentable(text: str, marks: Sequence[tuple[int, int]]) -> str:

@@ -86,6 +86,7 @@ def parse_text(text: str, reading: Reading, kind: AnswerKind = "text") -> Answer
     """Free text reduced to claims and the citations its markers make (``kind``: the format
     whose text it is).
     """
+    text = str.__str__(text)  # a subclass of str is read as its str
     refusal = reading.refusal
     if refusal.matches(text):
         return Answer(kind, text, (), (), (), True, ())
