@@ -140,11 +140,16 @@ def _read_as_passages(text: str) -> None:
     fingerprinted, compiled and as Python.
     """
     pieces = text.split("[")
-    ids = _sources.numbered_ids(len(pieces))
     objects = [{"id": f"p{at}", "text": piece, "score": at} for at, piece in enumerate(pieces)]
-    if _sources._strings(pieces, ids) != _SOURCES_SOURCE._strings(pieces, ids) or \
+    if _sources._strings(pieces) != _SOURCES_SOURCE._strings(pieces) or \
             _sources._passages(objects) != _SOURCES_SOURCE._passages(objects):
         raise AssertionError(f"the passages read differ on {text!r}")
+    lazy, python = load_snapshot(pieces), _SOURCES_SOURCE.load_snapshot(pieces)
+    for source_id in pieces[:8]:  # an id is in the snapshot before its sources are made
+        if (source_id in lazy) != (source_id in python.index):
+            raise AssertionError(f"the bare strings' ids differ on {text!r}")
+    if lazy.sources != python.sources:
+        raise AssertionError(f"the bare strings' sources differ on {text!r}")
     made = load_snapshot(objects).sources
     if _sources._fingerprinted(made) != _SOURCES_SOURCE._fingerprinted(made):
         raise AssertionError(f"the fingerprint's buffer differs on {text!r}")
