@@ -81,14 +81,8 @@ class Snapshot:
         ``"1"`` .. ``"N"`` in order (what ``Snapshot(sources, ids_from="positions")`` makes,
         without checking again what the numbering guarantees).
         """
-        snapshot = cls.__new__(cls)
-        snapshot._sources = sources
-        snapshot._texts = ()
+        snapshot = cls._numbered(len(sources), sources, ())
         snapshot._by_id = {source.id: source for source in sources}
-        snapshot._fingerprint = None
-        snapshot._weights = False
-        snapshot.numbering = ("", len(sources))
-        snapshot.ids_from = "positions"
         return snapshot
 
     @classmethod
@@ -97,13 +91,21 @@ class Snapshot:
         ``"N"``: its sources are made when first read (a settled verdict reads the numbering
         alone where the markers name numbers).
         """
+        return cls._numbered(len(texts), None, texts)
+
+    @classmethod
+    def _numbered(cls, count: int, sources: tuple[Source, ...] | None,
+                  texts: tuple[str, ...]) -> Snapshot:
+        """A snapshot of ``count`` id-less passages numbered ``"1"`` .. ``"N"``: ``sources``
+        made, or ``texts`` to make them from; its index is made by the caller or when read.
+        """
         snapshot = cls.__new__(cls)
-        snapshot._sources = None
+        snapshot._sources = sources
         snapshot._texts = texts
         snapshot._by_id = None
         snapshot._fingerprint = None
         snapshot._weights = False
-        snapshot.numbering = ("", len(texts))
+        snapshot.numbering = ("", count)
         snapshot.ids_from = "positions"
         return snapshot
 
