@@ -7,6 +7,9 @@ Targets: one process >= 0.33 of the parse-only rate; --jobs 2 >= 1.8x one proces
 memory at 1,000,000 records within 10% of 100,000. Beside the wall-clock rates, the CPU time
 a record takes in each mode (the main process's and its workers'): the speed-up that two
 cores would give if nothing else ran on them, a figure the machine's load does not move.
+Then the floor under one process: on the same records, already parsed, the time of the
+verdict alone (``audit(...).passed``) and of the whole audit with its findings, each beside
+the parse, so that a run shows what a record's audit costs against the parse-only target.
 """
 
 from __future__ import annotations
@@ -23,6 +26,9 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import orjson
+
+import citeaudit
+from citeaudit.core import run as run_audit
 
 sys.path.insert(0, str(Path(__file__).parent))
 
@@ -85,6 +91,38 @@ def run_eval(path: Path, jobs: int) -> float:
     return time.perf_counter() - start
 
 
+def floor(path: Path, sample: int = 5_000) -> dict[str, float]:
+    """Microseconds a record, medians of three rounds over the file's first ``sample``
+    records: the parse, the verdict alone and the whole audit (findings made, as eval runs
+    it), the last two on records parsed beforehand.
+    """
+    with path.open("rb") as handle:
+        lines = [line for _, line in zip(range(sample), handle, strict=False)]
+    parsed = [orjson.loads(line) for line in lines]
+    config = citeaudit.Config()
+
+    def parse() -> None:
+        for line in lines:
+            orjson.loads(line)
+
+    def verdict() -> None:
+        for record in parsed:
+            citeaudit.audit(record["answer"], record["sources"], config=config).passed  # noqa: B018
+
+    def whole() -> None:
+        for record in parsed:
+            run_audit(record["answer"], record["sources"], config=config).report.findings  # noqa: B018
+
+    steps = {"parse (orjson)": parse, "verdict alone": verdict, "whole audit": whole}
+    taken: dict[str, list[float]] = {name: [] for name in steps}
+    for _ in range(3):
+        for name, step in steps.items():
+            start = time.perf_counter()
+            step()
+            taken[name].append(time.perf_counter() - start)
+    return {name: statistics.median(t) / len(lines) * 1e6 for name, t in taken.items()}
+
+
 def peak_memory(count: int) -> int:
     """Peak resident memory (kB) of ``citeaudit eval - --jobs 2`` over ``count`` records
     streamed through a pipe (no file of that size is written).
@@ -141,6 +179,13 @@ def main() -> None:
         print(f"CPU a record: one process {alone * 1e6:.0f} µs; --jobs 2 {both * 1e6:.0f} µs,"
               f" of which the main process {main_cpu * 1e6:.0f} µs: two free cores would"
               f" give {2 * alone / both:.2f}x one process")
+        costs = floor(path)
+        parse_cost = costs["parse (orjson)"]
+        print(f"the floor, µs a record: parse (orjson) {parse_cost:.1f}, " + ", ".join(
+            f"{name} {cost:.1f} ({cost / parse_cost:.1f}x the parse)"
+            for name, cost in costs.items() if name != "parse (orjson)"))
+        print(f"one process at 0.33 of the parse rate leaves {3 * parse_cost:.1f} µs a record"
+              f" for everything: the verdict alone takes {costs['verdict alone']:.1f}")
     if not args.skip_memory:
         small = peak_memory(args.memory_records // 10)
         large = peak_memory(args.memory_records)
