@@ -61,12 +61,34 @@ def test_a_bad_import_breaks_them(copy: Path, module: str, bad: str, message: st
 _NAMED = re.compile(r"(citeaudit(?:\.\w+)+)(?::\w+(?:\.\w+)*)?")
 
 
+# A cimport in Cython's declarations (``.pxd``) and the leaves (``.pyx``): the module in group 1
+# or 2.
+_CIMPORT = re.compile(r"^\s*(?:from\s+(citeaudit(?:\.\w+)+)\s+cimport\b"
+                      r"|cimport\s+(citeaudit(?:\.\w+)+))", re.MULTILINE)
+
+
+def _private(module: str, home: str | None) -> bool:
+    pieces = module.split(".")
+    return len(pieces) >= 3 and pieces[0] == "citeaudit" and pieces[1] != home \
+        and pieces[2].startswith("_")
+
+
 def _private_imports(package: Path) -> list[str]:
     """Every import, in the package at ``package``, of another subpackage's private module
-    (``citeaudit.<pkg>._x`` from outside ``<pkg>``), and every string constant naming one
-    (``"citeaudit.<pkg>._x"`` or ``"citeaudit.<pkg>._x:name"``): file, line and the module.
+    (``citeaudit.<pkg>._x`` from outside ``<pkg>``), every string constant naming one
+    (``"citeaudit.<pkg>._x"`` or ``"citeaudit.<pkg>._x:name"``), and every ``cimport`` of one
+    in the compiled build's declarations: file, line and the module.
     """
     found = []
+    for path in sorted([*package.rglob("*.pxd"), *package.rglob("*.pyx")]):
+        parts = path.relative_to(package).parts
+        home = parts[0] if len(parts) > 1 else None
+        text = path.read_text(encoding="utf-8")
+        for match in _CIMPORT.finditer(text):
+            module = match.group(1) or match.group(2)
+            if _private(module, home):
+                line = text.count("\n", 0, match.start()) + 1
+                found.append(f"{path.relative_to(package)}:{line}: {module}")
     for path in sorted(package.rglob("*.py")):
         parts = path.relative_to(package).parts
         home = parts[0] if len(parts) > 1 else None
@@ -77,11 +99,8 @@ def _private_imports(package: Path) -> list[str]:
                        else [a.name for a in node.names] if isinstance(node, ast.Import)
                        else [named.group(1)] if named
                        else [])
-            for module in modules:
-                pieces = module.split(".")
-                if len(pieces) >= 3 and pieces[0] == "citeaudit" and pieces[1] != home \
-                        and pieces[2].startswith("_"):
-                    found.append(f"{path.relative_to(package)}:{node.lineno}: {module}")
+            found.extend(f"{path.relative_to(package)}:{node.lineno}: {module}"
+                         for module in modules if _private(module, home))
     return found
 
 
@@ -98,6 +117,19 @@ def test_a_private_import_is_found(copy: Path) -> None:
     (found,) = _private_imports(copy / "src" / "citeaudit")
     assert found.startswith("request/_guard.py:")
     assert found.endswith(": citeaudit.core._engine")
+
+
+@pytest.mark.parametrize("line", ["from citeaudit.core._policy cimport Exemptions",
+                                  "cimport citeaudit.core._policy"])
+def test_a_private_cimport_is_found(copy: Path, line: str) -> None:
+    """The compiled build's declarations meet at the front doors too: a package's
+    ``__init__.pxd`` is what the others may ``cimport``.
+    """
+    path = copy / "src/citeaudit/formats/_text.pxd"
+    path.write_text(path.read_text() + f"\n{line}\n")
+    (found,) = _private_imports(copy / "src" / "citeaudit")
+    assert found.startswith("formats/_text.pxd:")
+    assert found.endswith(": citeaudit.core._policy")
 
 
 @pytest.mark.parametrize("named", ["citeaudit.core._engine", "citeaudit.core._engine:run",

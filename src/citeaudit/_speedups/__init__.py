@@ -71,13 +71,14 @@ def install() -> None:
 def uncompiled() -> list[str]:
     """The package's modules imported so far that run as Python although they are meant to be
     compiled from their source (a ``.pxd`` beside the ``.py``): where the build left them out;
-    and the leaves, where they are not built (their oracles run).
+    and the leaves, where they are not built (their oracles run). A package's ``__init__.pxd``
+    is its front door for other packages' ``cimport``, not a module compiled.
     """
     found = [] if LEAVES or PURE else [f"{__name__}._leaves"]
     for name, module in list(sys.modules.items()):
         origin = getattr(module, "__file__", None)
         if name.startswith("citeaudit.") and origin and origin.endswith(".py") and \
-                Path(origin).with_suffix(".pxd").is_file():
+                not origin.endswith("__init__.py") and Path(origin).with_suffix(".pxd").is_file():
             found.append(name)
     return sorted(found)
 

@@ -7,9 +7,9 @@
 
 cimport cython
 
-# The policy's extension type, its exempts a C method (the .py imports the class from
-# citeaudit.core, its package's front door)
-from citeaudit.core._policy cimport Exemptions as _Exemptions
+# The policy's extension type, its exempts a C method, through the engine's front door (the .py
+# imports the class from citeaudit.core too)
+from citeaudit.core cimport Exemptions as _Exemptions
 
 @cython.locals(claiming=_Claiming)
 cpdef Py_ssize_t _claimed(spans, list starts, list bad_starts, _Exemptions exemptions) except -2
