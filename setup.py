@@ -48,6 +48,10 @@ _FROM_SOURCE = {"citeaudit.core._segment": "src/citeaudit/core/_segment.py",
                 **{f"citeaudit.core.{name}": f"src/citeaudit/core/{name}.py" for name in (
                     "_answer", "_grammar", "_refusal", "_report")},
                 "citeaudit.core._brackets": "src/citeaudit/core/_brackets.py",
+                # the eval path: a record's parse, its result line and summary, the metrics
+                **{f"citeaudit.{name}": f"src/citeaudit/{name.replace('.', '/')}.py" for name in (
+                    "core._metrics", "core._findings", "eval._records", "eval._results",
+                    "eval._summary")},
                 "citeaudit.request._feed": "src/citeaudit/request/_feed.py",
                 "citeaudit.formats._text": "src/citeaudit/formats/_text.py",
                 **{f"citeaudit.formats.{name}": f"src/citeaudit/formats/{name}.py" for name in (

@@ -1,0 +1,2 @@
+# cython: language_level=3
+# _records.py is compiled from its own source as it stands (no C types): see docs/compiled.md.
