@@ -24,6 +24,9 @@ Mistral chat completion and conversation (``_mistral``), and Perplexity, Azure o
 and Perplexity's Responses (``_marked``): the snapshot and the answer (or the input error)
 must equal what the same modules make run as Python. Where the brackets' sight, ``_claimed``,
 ``_assemble`` or ``_ranged`` raises, its Python must raise the same exception, saying the same.
+The eval path (``citeaudit.eval._records`` and ``_results``) reads the text as a dataset's
+line, a record with the text's pieces as passages and the text itself: the parsed record and
+the result line must equal what the same modules make run as Python.
 
     python3 fuzz/fuzz_core.py -atheris_runs=20000          # or any libFuzzer flags
 
@@ -70,6 +73,7 @@ with atheris.instrument_imports():
     from citeaudit.core._policy import NOT_CITABLE
     from citeaudit.core._segment import Span
     from citeaudit.core._sources import resolve_id
+    from citeaudit.eval import Options, _records, _results
     from citeaudit.formats import (
         _anthropic,
         _bedrock,
@@ -114,6 +118,9 @@ with atheris.instrument_imports():
     _TERMS_SOURCE = _source("citeaudit.support._terms")
     _RANGES_SOURCE = _source("citeaudit.formats._ranges")
     _TEXT_SOURCE = _source("citeaudit.formats._text")
+    _RECORDS_SOURCE = _source("citeaudit.eval._records")
+    _RESULTS_SOURCE = _source("citeaudit.eval._results")
+    _OPTIONS = Options(Config())
 
 
 
@@ -133,6 +140,19 @@ with atheris.instrument_imports():
     _MISTRAL = _formats(_mistral, MistralFormat)
     _MARKED = _formats(_marked, PerplexityFormat, AzureOnYourDataFormat,
                        PerplexityResponsesFormat)
+
+
+def _evaluated(text: str) -> None:
+    """The text as a dataset's line (a record with its pieces as passages, and the text
+    itself, JSON or not): parsed, audited and written as a result line, compiled and as
+    Python.
+    """
+    record = {"id": text[:8], "answer": text, "sources": text.split("[")[:12]}
+    for ordinal, value in enumerate((json.dumps(record).encode(), text.encode())):
+        item = _records.RawItem(ordinal, f"line {ordinal + 1}", value)
+        if _records.parse_record(item) != _RECORDS_SOURCE.parse_record(item) or \
+                _results.process(item, _OPTIONS) != _RESULTS_SOURCE.process(item, _OPTIONS):
+            raise AssertionError(f"the eval record's result differs on {value!r}")
 
 
 def _read_as_passages(text: str) -> None:
@@ -475,6 +495,7 @@ def one_input(data: bytes) -> None:
     if _unread.square_hints(text) != len(_unread.SQUARE_HINT.findall(text)):
         raise AssertionError(f"square_hints() differs on {text!r}")
     _read_as_passages(text)
+    _evaluated(text)
     encoded = text.encode()
     if _leaves.openings(encoded) != _fallback.openings(encoded):
         raise AssertionError(f"openings() differs on {text!r}")
