@@ -114,6 +114,10 @@ def test_a_bibliography_under_its_heading_is_reference() -> None:
     ("Let me gather the most relevant information first.", "meta"),
     ("I found this information on example.org.", "meta"),
     ("For more information on fares, you can visit the official page.", "meta"),
+    ("I found this news on example.com.", "meta"),
+    ("For the latest announcements, check the museum's official website.", "meta"),
+    ("For more detailed information, you can consult the operator's website.", "meta"),
+    ("You can learn more about the tour on their official website.", "meta"),
     # A form field of the report itself: its date, its client, the assessor's rating on the
     # report's own scale (the writer's judgement).
     ("Report Date: 2025-09-16", "meta"),
@@ -149,6 +153,7 @@ def test_the_writers_own_search_forms_and_phases_are_exempted(text: str, kind: s
     "Based on the research I've gathered, the dam is 221 m high.",
     "I found several sources showing the dam is 221 m high.",
     "I found this information on example.org: the dam is 221 m high.",
+    "You can learn more about the 221 m dam on its official website.",
 ])
 def test_amounts_near_those_rules_are_still_flagged(text: str) -> None:
     assert _decision(text) == "CA302"

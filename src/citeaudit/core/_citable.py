@@ -208,9 +208,12 @@ _NARRATION = re.compile(
     r"explore|investigate|compile|dig|focus|try|examine|review|verify|present|provide|"
     r"create|summari[sz]e|analy[sz]e|organi[sz]e|put)\b|^\W{0,3}(?:i|we) (?:found|"
     r"gathered|located|used) (?:this|some|the following|several|a few|more|useful|relevant)"
-    r"(?: \w+)? (?:information|resources|sources|results|articles|references|details)\b|"
-    r"^\W{0,3}(?:for (?:more|further) (?:information|details|reading)|to learn more|you can "
-    r"(?:learn|read|find) more)\b(?:[^.]{0,80}) (?:visit|see|check)\b")
+    r"(?: \w+)? (?:information|resources|sources|results|articles?|references|details|news|"
+    r"stor(?:y|ies))\b|"
+    r"^\W{0,3}(?:for (?:more|further|the latest|additional)(?: \w+)? (?:information|details|"
+    r"reading|announcements|updates)|to learn more|you can (?:learn|read|find) more)\b"
+    r"(?:[^.]{0,80}) (?:visit|see|check|consult|refer to|on (?:the|their|its) (?:official )?"
+    r"(?:website|site|page))\b")
 # - obligation and recommendation: "should", "must", "need to", "we recommend";
 _OBLIGE = re.compile(r"\b(?:should|must|ought to|needs? to|have to|has to|recommend(?:s|ed)?|"
                      r"advis(?:e|able|ed)|it is (?:essential|important|crucial|critical|vital)"
