@@ -114,12 +114,26 @@ def test_a_bibliography_under_its_heading_is_reference() -> None:
     ("Let me gather the most relevant information first.", "meta"),
     ("I found this information on example.org.", "meta"),
     ("For more information on fares, you can visit the official page.", "meta"),
+    ("I found this news on example.com.", "meta"),
+    ("For the latest announcements, check the museum's official website.", "meta"),
+    ("For more detailed information, you can consult the operator's website.", "meta"),
+    ("You can learn more about the tour on their official website.", "meta"),
     # A form field of the report itself: its date, its client, the assessor's rating on the
     # report's own scale (the writer's judgement).
     ("Report Date: 2025-09-16", "meta"),
     ("Rating (1-4): 3 (Adequate)", "advice"),
     ("Conclusion Rating (1-4): 2", "advice"),
     ("Insured Or Prospect: Example Holdings, Inc.", "meta"),
+    ("Scope: Assessment of the privacy exposures of Example Holdings' consumer app.", "meta"),
+    ("Unknown — client to provide key contacts (Quality/Operations).", "meta"),
+    # ... the rating as a field's whole content: a score on the report's scale, a level, or
+    # both.
+    ("Cyber / Tech E&O: 2/4 – Needs Improvement", "advice"),
+    ("Reputational Harm: 2 – Basic", "advice"),
+    ("Management Liability (D&O): 2 (Below Average)", "advice"),
+    ("Products / PCO Liability: Medium (3/4)", "advice"),
+    ("Errors & Omissions: Elevated Risk – Composite Score 2.4 / 4", "advice"),
+    ("Regulatory / Compliance Risk: High", "advice"),
     # A phase of the writer's plan titled by its time span.
     ("90 Days", "heading"),
     ("Immediate (0-30 days)", "heading"),
@@ -132,10 +146,14 @@ def test_the_writers_own_search_forms_and_phases_are_exempted(text: str, kind: s
     "I found that the dam is 221 m high.",  # a finding, not the search
     "Within 30 days the operator must file a report.",  # a span inside a sentence
     "Population: 8.3 million",  # a label with an amount that is not the report's own
+    # a rating followed by its reasons states them
+    "Cyber Liability: 3 – Adequate controls, though 40% of vendors lack audits.",
+    "Average rating: 4.5 stars from 2,300 reviews",
     # a claim with a prose attribution (citable by the guide), and what the search found
     "Based on the research I've gathered, the dam is 221 m high.",
     "I found several sources showing the dam is 221 m high.",
     "I found this information on example.org: the dam is 221 m high.",
+    "You can learn more about the 221 m dam on its official website.",
 ])
 def test_amounts_near_those_rules_are_still_flagged(text: str) -> None:
     assert _decision(text) == "CA302"

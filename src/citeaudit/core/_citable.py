@@ -174,7 +174,21 @@ _FORM_OWN = re.compile(
     r"\(\s*\d\s*[-–]\s*\d\s*\)?)$")
 _FORM_FIELD = re.compile(
     r"^(?:insured(?: or prospect)?|prospect|client|prepared (?:by|for)|(?:key )?contacts?|"
-    r"line of business|policy (?:number|period)|surveyor|assessor)$")
+    r"line of business|policy (?:number|period)|surveyor|assessor|scope)$")
+# - the assessor's rating given as a field's whole content ("Cyber / Tech E&O: 2/4 – Needs
+#   Improvement", "Reputational Harm: 2 – Basic", "Products / PCO Liability: Medium (3/4)",
+#   "Regulatory / Compliance Risk: High"): a level, a score on the report's scale, or both,
+#   and at most a word or two naming the level; a rating followed by its reasons
+#   ("3 – Adequate controls but material gaps in ...") states them;
+_LEVEL = (r"(?:(?:very|medium|low|high|moderate)[- ])?(?:low|medium|moderate|high|elevated|"
+          r"severe|critical|minimal|basic|adequate|good|poor|strong|weak|deficient|fair|"
+          r"needs improvement|(?:below|above) average)")
+_RATED = re.compile(
+    rf"^(?:{_LEVEL}(?: risk)?(?:\s*[–—-]\s*(?:composite )?score)?\s*\(?\d(?:\.\d)?\s*/\s*"
+    rf"\d{{1,2}}\)?|{_LEVEL}(?: risk)?|\d(?:\.\d)?\s*(?:/\s*\d{{1,2}})?\s*(?:[–—-]\s*{_LEVEL}|"
+    rf"\(\s*{_LEVEL}\s*\))|\d(?:\.\d)?\s*/\s*\d{{1,2}})\W*$")
+# - a field the report leaves to its client ("Unknown — client to provide key contacts");
+_UNKNOWN = re.compile(r"^\W{0,3}unknown\s*[—–:-]")
 # - a phase of the writer's plan titled by its time span alone ("90 Days", "Immediate
 #   (0-30 days)", "6-12 Months"): a heading, though it names an amount;
 _SPAN_TITLE = re.compile(
@@ -194,9 +208,12 @@ _NARRATION = re.compile(
     r"explore|investigate|compile|dig|focus|try|examine|review|verify|present|provide|"
     r"create|summari[sz]e|analy[sz]e|organi[sz]e|put)\b|^\W{0,3}(?:i|we) (?:found|"
     r"gathered|located|used) (?:this|some|the following|several|a few|more|useful|relevant)"
-    r"(?: \w+)? (?:information|resources|sources|results|articles|references|details)\b|"
-    r"^\W{0,3}(?:for (?:more|further) (?:information|details|reading)|to learn more|you can "
-    r"(?:learn|read|find) more)\b(?:[^.]{0,80}) (?:visit|see|check)\b")
+    r"(?: \w+)? (?:information|resources|sources|results|articles?|references|details|news|"
+    r"stor(?:y|ies))\b|"
+    r"^\W{0,3}(?:for (?:more|further|the latest|additional)(?: \w+)? (?:information|details|"
+    r"reading|announcements|updates)|to learn more|you can (?:learn|read|find) more)\b"
+    r"(?:[^.]{0,80}) (?:visit|see|check|consult|refer to|on (?:the|their|its) (?:official )?"
+    r"(?:website|site|page))\b")
 # - obligation and recommendation: "should", "must", "need to", "we recommend";
 _OBLIGE = re.compile(r"\b(?:should|must|ought to|needs? to|have to|has to|recommend(?:s|ed)?|"
                      r"advis(?:e|able|ed)|it is (?:essential|important|crucial|critical|vital)"
@@ -532,8 +549,9 @@ def about_itself(text: str) -> bool:
             _NARRATION.match(lowered) and _PLANNED.match(lowered)):
         return True
     label = label_of(text)
-    return bool(label and len(label.group(1).split()) <= 6 and
-                _FORM_OWN.match(label.group(1).strip(" *_").lower()))
+    return bool(label and len(label.group(1).split()) <= 6 and (
+        _FORM_OWN.match(label.group(1).strip(" *_").lower()) or
+        _RATED.match(lowered[label.end():].strip(" *_"))))
 
 
 def _writer_features(lowered: str, tokens: Sequence[str], have: set[str],
@@ -553,6 +571,8 @@ def _writer_features(lowered: str, tokens: Sequence[str], have: set[str],
         found.append("oblige")
     if self_subject and _SELF_VERB.search(lowered):
         found.append("self:does")
+    if _UNKNOWN.match(lowered):
+        found.append("form:unknown")
     return found
 
 
@@ -567,6 +587,8 @@ def _label_features(text: str, label: re.Match[str]) -> list[str]:
         # the assessor's rating is the writer's own judgement (advice), the date a field
         found.append("form:rating" if name.endswith(("rating", "score")) or ")" in name or
                      name[-1:].isdigit() else "form:own")
+    elif _RATED.match(text[label.end():].strip(" *_").lower()):
+        found.append("form:rating")
     elif _FORM_FIELD.match(name):
         found.append("form:field")
     if _PLAN_LABEL.search(name):
@@ -670,7 +692,7 @@ LAYOUT_RULES = (("is:heading", "heading"), ("is:label", "heading"), ("is:group",
                 # are about the answer, a phase titled by its time span ("90 Days") a heading:
                 # on dev all 170 such units are labelled not citable.
                 ("narration", "meta"), ("form:own", "meta"), ("form:rating", "advice"),
-                ("form:field", "meta"),
+                ("form:field", "meta"), ("form:unknown", "meta"),
                 ("span:title", "heading"))
 
 
