@@ -1,6 +1,5 @@
-"""The audit on Spark, at its documented path: the names of
-:mod:`citeaudit.integrations.spark`, where the engine lives beside the other integrations.
-Not a moved path: this is the front door, and it stays (``pip install 'citeaudit[spark]'``).
+"""The audit on Spark (``pip install 'citeaudit[spark]'``) at its documented, lasting path:
+the names of :mod:`citeaudit.integrations.spark`, where the engine lives, with no warning.
 """
 
 from citeaudit.integrations.spark import (
