@@ -42,7 +42,7 @@ def _local(path: Path, jobs: int, out: Path) -> float:
 def _spark(path: Path, cores: int, out: Path, repeats: int) -> tuple[float, list[float]]:
     from pyspark.sql import SparkSession
 
-    from citeaudit.spark._run import spark_eval
+    from citeaudit.spark import spark_eval
 
     started = time.perf_counter()
     spark = (SparkSession.builder.master(f"local[{cores}]").appName("bench")

@@ -291,6 +291,25 @@ def test_resume_refuses_another_dataset(run: Any, tmp_path: Path) -> None:
     assert run("eval", str(data), "--resume").code == ExitCode.INPUT_ERROR  # needs --out
 
 
+def test_the_spark_engine_without_pyspark_names_its_extra(
+        run: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Where PySpark is missing (here: its import refused), ``citeaudit.spark`` fails to
+    import as PySpark's own absence does, and ``--engine spark`` says which extra to install.
+    """
+    monkeypatch.setitem(sys.modules, "pyspark", None)  # None: the import raises
+    for name in [n for n in sys.modules if n == "citeaudit.spark"
+                 or n.startswith("citeaudit.integrations.spark")]:
+        monkeypatch.delitem(sys.modules, name)
+    with pytest.raises(ModuleNotFoundError, match="pyspark"):
+        import citeaudit.spark  # noqa: F401, PLC0415 - the import is what is tested
+    data = write_jsonl(tmp_path / "d.jsonl", records(3))
+    result = run("eval", str(data), "--engine", "spark")
+    assert result.code == ExitCode.INPUT_ERROR
+    assert result.err == ("citeaudit eval: error: --engine spark needs PySpark: pip install"
+                          " 'citeaudit[spark]'\n")
+    assert result.out == ""
+
+
 @pytest.mark.parametrize("how", [signal.SIGKILL, signal.SIGINT])
 def test_resume_after_a_real_interruption(tmp_path: Path, how: signal.Signals) -> None:
     data = write_jsonl(tmp_path / "d.jsonl", records(6000))

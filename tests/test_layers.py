@@ -47,6 +47,12 @@ def test_the_layers_hold() -> None:
      "citeaudit.support is not allowed to import citeaudit.eval"),
     ("core/_engine.py", "import citeaudit._files", "citeaudit.core is not allowed to import"
                                                   " citeaudit._files"),
+    # Spark is an integration: below the CLI, above the report, whether reached at its home
+    # or through its documented path (the module ``citeaudit.spark``, in no layer itself).
+    ("integrations/spark/_run.py", "import citeaudit.cli",
+     "citeaudit.integrations is not allowed to import citeaudit.cli"),
+    ("report/_html.py", "import citeaudit.spark",
+     "citeaudit.report is not allowed to import citeaudit.integrations"),
 ])
 def test_a_bad_import_breaks_them(copy: Path, module: str, bad: str, message: str) -> None:
     path = copy / "src/citeaudit" / module
@@ -54,6 +60,40 @@ def test_a_bad_import_breaks_them(copy: Path, module: str, bad: str, message: st
     result = lint_imports(copy)
     assert result.returncode == 1
     assert message in result.stdout
+
+
+MOST_PACKAGES = 10
+
+
+def _top_level_packages(package: Path) -> list[str]:
+    """The packages directly inside ``package``: its folders with an ``__init__.py``."""
+    return sorted(path.parent.name for path in package.glob("*/__init__.py"))
+
+
+def _check_the_rooms(package: Path) -> None:
+    packages = _top_level_packages(package)
+    assert len(packages) <= MOST_PACKAGES, (
+        f"{len(packages)} top-level packages, at most {MOST_PACKAGES}: {', '.join(packages)}")
+
+
+def test_there_are_at_most_ten_top_level_packages() -> None:
+    """Each top-level package is a room of the design; a new kind of thing joins one (an
+    integration joins ``integrations``), so that the rooms stay few enough to hold in mind.
+    """
+    _check_the_rooms(ROOT / "src" / "citeaudit")
+
+
+def test_an_eleventh_package_fails_naming_them(copy: Path) -> None:
+    package = copy / "src" / "citeaudit"
+    for n in range(MOST_PACKAGES + 1 - len(_top_level_packages(package))):
+        (package / f"room{n}").mkdir()
+        (package / f"room{n}" / "__init__.py").write_text("")
+    (package / "loose").mkdir()  # a folder without an __init__.py is no package
+    (package / "loose" / "notes.py").write_text("")
+    with pytest.raises(AssertionError, match=r"11 top-level packages, at most 10: _speedups,"
+                                              r" cli, core, .*room0") as failure:
+        _check_the_rooms(package)
+    assert "loose" not in str(failure.value)
 
 
 # A string that names a module, alone or with an attribute (``module:attr``, as entry points,

@@ -197,7 +197,7 @@ def _on_spark(args: argparse.Namespace, dataset: Dataset, options: Options, *,
     if args.dataset == "-":
         raise UsageError("citeaudit eval: error: --engine spark reads a path, not -")
     try:
-        from citeaudit.spark import spark_eval  # noqa: PLC0415 - the spark extra
+        from citeaudit.integrations.spark import spark_eval  # noqa: PLC0415 - the spark extra
     except ImportError:
         raise UsageError("citeaudit eval: error: --engine spark needs PySpark: pip install"
                          " 'citeaudit[spark]'") from None

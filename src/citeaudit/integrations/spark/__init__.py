@@ -5,9 +5,9 @@ builds the aggregate ``citeaudit eval`` prints from partial aggregates, not by c
 rows. ``citeaudit eval DATASET --engine spark`` runs both.
 """
 
-from citeaudit.spark._engine import aggregate, audit, audit_lines
-from citeaudit.spark._run import spark_eval
-from citeaudit.spark._schema import RESULT, result_of_row
+from citeaudit.integrations.spark._engine import aggregate, audit, audit_lines
+from citeaudit.integrations.spark._run import spark_eval
+from citeaudit.integrations.spark._schema import RESULT, result_of_row
 
 __all__ = [
     "RESULT",

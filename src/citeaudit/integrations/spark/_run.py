@@ -25,7 +25,12 @@ from pyspark.sql import SparkSession, functions
 from citeaudit._files import refuse_inputs
 from citeaudit.errors import InputError, OutputError
 from citeaudit.eval import Aggregate, Options, WorstRecord, run_of, summary_of
-from citeaudit.spark._engine import aggregate, lines_results, merged_parts, rows_results
+from citeaudit.integrations.spark._engine import (
+    aggregate,
+    lines_results,
+    merged_parts,
+    rows_results,
+)
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame
@@ -87,9 +92,10 @@ def spark_eval(path: str, *, form: str, options: Options, master: str | None = N
     cases to ``junit``, and the worst records (when ``worst`` is a list) appended to it; the
     aggregate.
 
-    The run is one pass over the data (:data:`~citeaudit.spark._engine.PACKED`), kept while
-    its results are written, its aggregates collected and its JUnit cases read; typed
-    columns are made only for a Parquet ``out``.
+    The run is one pass over the data
+    (:data:`~citeaudit.integrations.spark._engine.PACKED`), kept while its results are
+    written, its aggregates collected and its JUnit cases read; typed columns are made only
+    for a Parquet ``out``.
     """
     options = dataclasses.replace(options, run=run_of(options, path),
                                   junit=junit is not None)

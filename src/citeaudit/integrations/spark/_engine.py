@@ -32,7 +32,7 @@ from citeaudit.eval import (
     summary_of,
     testcase,
 )
-from citeaudit.spark._schema import RESULT, result_of_row
+from citeaudit.integrations.spark._schema import RESULT, result_of_row
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame
