@@ -433,6 +433,7 @@ def test_settling_pieces_equal(text: str, rules: frozenset[str]) -> None:
 @given(texts)
 @example("A [3]. B [4]. C [0]. D [12]. E [99999999999999999999]. F [1000000000000000003].")
 @example("A [1]. B [2, 3]. C [S3]. D ［３］. E [03].")
+@example("A [3-5]. B [5, 1]. C [2, 13]. D [1-3, 20]. E [S2, 3]. F [1, 02]. G [4,0].")
 def test_sighting_equal(text: str) -> None:
     """What settling reads of the markers, without making them, is what the scan's markers
     give (``sighting``, where every id is looked up: the sight reads a plain number of a
