@@ -356,6 +356,22 @@ def test_the_bracket_loop_is_the_pattern(text: str) -> None:
     assert _bracket_spans(BRACKETS_SOURCE, text) == expected
 
 
+def test_the_blank_loop_is_the_pattern() -> None:
+    """``_text.blank``, compiled and as Python, says of every character alone, after white
+    space and before another character what ``BLANK``, the pattern it implements, says; a
+    subclass of str is read as its text.
+    """
+    for code in [*range(0x3100), *range(0xfe00, 0x10000), 0x1d173, 0xe0001, 0x10ffff]:
+        char = chr(code)
+        for text in (char, f" \u200b{char}", f"{char}x", f"\ufeff{char}\n"):
+            expected = _text.BLANK.fullmatch(text) is not None
+            assert _text.blank(text) is expected, hex(code)
+            assert TEXT_SOURCE.blank(text) is expected, hex(code)
+    assert _text.blank(_Text(" \t\u00ad"))
+    assert not _text.blank(_Text(" x"))
+    assert _text.blank("")
+
+
 def test_the_bracket_loop_on_a_grid() -> None:
     """Every text of up to five of the corner pieces, and each with a 200-character content."""
     pieces = ["[", "]", "\\", "!", "(", "\n", "x"]
