@@ -410,6 +410,8 @@ def test_resolution_equal(text: str) -> None:
 @example("Methods include [1]:\n- Gradual change\n  - Nested\n- Other.\nDone [2].",
          frozenset(NOT_CITABLE))
 @example("1.\nItem one [1].\n2.\nItem two.", frozenset(NOT_CITABLE))
+@example("A long list [" + ", ".join(["1", "2"] * 20) + "]. e.g [2]. Next [" + "1" * 70 + "].",
+         frozenset())  # marks masked by a string made for each, and by the kept ones
 def test_settling_pieces_equal(text: str, rules: frozenset[str]) -> None:
     """What the settled verdict reads: the ids markers name (None at an unresolved one), the
     marks and starts, and the claims assembly makes (-1 at one without a marker).
