@@ -356,6 +356,22 @@ def test_the_bracket_loop_is_the_pattern(text: str) -> None:
     assert _bracket_spans(BRACKETS_SOURCE, text) == expected
 
 
+def test_the_blank_loop_is_the_pattern() -> None:
+    """``_text.blank``, compiled and as Python, says of every character alone, after white
+    space and before another character what ``BLANK``, the pattern it implements, says; a
+    subclass of str is read as its text.
+    """
+    for code in [*range(0x3100), *range(0xfe00, 0x10000), 0x1d173, 0xe0001, 0x10ffff]:
+        char = chr(code)
+        for text in (char, f" \u200b{char}", f"{char}x", f"\ufeff{char}\n"):
+            expected = _text.BLANK.fullmatch(text) is not None
+            assert _text.blank(text) is expected, hex(code)
+            assert TEXT_SOURCE.blank(text) is expected, hex(code)
+    assert _text.blank(_Text(" \t\u00ad"))
+    assert not _text.blank(_Text(" x"))
+    assert _text.blank("")
+
+
 def test_the_bracket_loop_on_a_grid() -> None:
     """Every text of up to five of the corner pieces, and each with a 200-character content."""
     pieces = ["[", "]", "\\", "!", "(", "\n", "x"]
@@ -394,6 +410,8 @@ def test_resolution_equal(text: str) -> None:
 @example("Methods include [1]:\n- Gradual change\n  - Nested\n- Other.\nDone [2].",
          frozenset(NOT_CITABLE))
 @example("1.\nItem one [1].\n2.\nItem two.", frozenset(NOT_CITABLE))
+@example("A long list [" + ", ".join(["1", "2"] * 20) + "]. e.g [2]. Next [" + "1" * 70 + "].",
+         frozenset())  # marks masked by a string made for each, and by the kept ones
 def test_settling_pieces_equal(text: str, rules: frozenset[str]) -> None:
     """What the settled verdict reads: the ids markers name (None at an unresolved one), the
     marks and starts, and the claims assembly makes (-1 at one without a marker).
@@ -433,6 +451,7 @@ def test_settling_pieces_equal(text: str, rules: frozenset[str]) -> None:
 @given(texts)
 @example("A [3]. B [4]. C [0]. D [12]. E [99999999999999999999]. F [1000000000000000003].")
 @example("A [1]. B [2, 3]. C [S3]. D ［３］. E [03].")
+@example("A [3-5]. B [5, 1]. C [2, 13]. D [1-3, 20]. E [S2, 3]. F [1, 02]. G [4,0].")
 def test_sighting_equal(text: str) -> None:
     """What settling reads of the markers, without making them, is what the scan's markers
     give (``sighting``, where every id is looked up: the sight reads a plain number of a

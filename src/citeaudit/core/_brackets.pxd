@@ -19,6 +19,9 @@ cdef bint _plain_number(str text, Py_ssize_t start, Py_ssize_t end) noexcept
 @cython.locals(value=Py_ssize_t, at=Py_ssize_t)
 cdef Py_ssize_t _number(str text, Py_ssize_t start, Py_ssize_t end) noexcept
 
+@cython.locals(size=Py_ssize_t)
+cdef bint _numbered_id(source_id, Py_ssize_t numbered) except -1
+
 @cython.locals(content=str)
 cdef object _parsed(str text, Py_ssize_t start, Py_ssize_t end, grammar)
 

@@ -186,6 +186,17 @@ def _number(text: str, start: int, end: int) -> int:
     return value
 
 
+def _numbered_id(source_id: str, numbered: int) -> bool:
+    """Whether ``source_id`` is a plain number from 1 to ``numbered``: an id of a snapshot
+    numbered "1".."N" (N: ``numbered``, -1 where it is not so numbered), as
+    :func:`~citeaudit.core._sources.resolve_id` would find it, without asking the snapshot.
+    """
+    if type(source_id) is not str:
+        return False
+    size = len(source_id)
+    return _plain_number(source_id, 0, size) and 0 < _number(source_id, 0, size) <= numbered
+
+
 def _parsed(text: str, start: int, end: int, grammar: BracketGrammar) -> Parsed:
     """What the bracketed text from ``start`` to ``end`` is: its ids (a tuple), the reason it
     is malformed, or None (prose). Full-width contents are folded to ASCII first.
@@ -280,7 +291,8 @@ def _sighted(text: str, grammar: BracketGrammar, wide: bool, snapshot: Snapshot,
                 marks.append((start, end))
                 continue
             for source_id in parsed:
-                if resolve_id(source_id, prefix, snapshot) is None:
+                if not _numbered_id(source_id, numbered) and \
+                        resolve_id(source_id, prefix, snapshot) is None:
                     return None
                 named += 1
         starts.append(start)

@@ -118,7 +118,7 @@ class Judge:
         start, end = spans[at]
         if self._references is None:
             self._references = reference_blocks(text)
-        listed = any(a <= start < b for a, b in self._references)
+        listed = _within(self._references, start)
         if listed and "reference" not in self.settings.require:  # a reference list's line
             return "reference", None
         if not listed and _states_figure(text, start, end):
@@ -148,6 +148,16 @@ class Judge:
             texts = (" ".join(filter(None, (s.label, s.text))) for s in sources)
             self._passages = [passage_words(t) for t in texts if t.strip()]
         return self._passages
+
+
+def _within(blocks: list[tuple[int, int]], at: int) -> bool:
+    """Whether ``at`` lies in one of ``blocks`` (a loop: compiled, a generator expression is
+    an object made for every unit asked about).
+    """
+    for start, end in blocks:  # noqa: SIM110 -- see above
+        if start <= at < end:
+            return True
+    return False
 
 
 def _states_figure(text: str, start: int, end: int) -> bool:

@@ -80,7 +80,9 @@ class Config:
     # answer with no claims fails (CA403 an error).
     settles: bool = field(init=False, repr=False, compare=False)
     empty_fails: bool = field(init=False, repr=False, compare=False)
-    _refusals: Refusal = field(init=False, repr=False, compare=False)
+    # The matcher of accepted refusals, made once (a field, not a property: read on every
+    # audit).
+    refusals: Refusal = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         for name, setting in SETTINGS.items():  # every field checked by its table entry
@@ -105,12 +107,7 @@ class Config:
             and self.min_precision is None and self.min_recall is None))
         object.__setattr__(self, "empty_fails", "CA403" in errors)
         texts = (self.refusal,) if isinstance(self.refusal, str) else self.refusal
-        object.__setattr__(self, "_refusals", Refusal.of(texts, self.refusal_regex))
-
-    @property
-    def refusals(self) -> Refusal:
-        """The matcher of accepted refusals (made once)."""
-        return self._refusals
+        object.__setattr__(self, "refusals", Refusal.of(texts, self.refusal_regex))
 
     def severity_of(self, code: str) -> Severity:
         """The configured severity of a rule code, else its default."""

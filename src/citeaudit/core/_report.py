@@ -14,7 +14,7 @@ whole audit when one of them is first read, and equal what that audit would have
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from typing import Any, Literal
 
 from citeaudit.core._claims import Exempt
@@ -100,19 +100,22 @@ class Report:
                  checked: tuple[str, ...], not_checked: tuple[str, ...], grammar: str,
                  snapshot: Snapshot, shape: str, grammar_reason: str,
                  support: tuple[ClaimSupport, ...] | None, later: Later) -> None:
-        # What the dataclass would write for a frozen class, written here so that the
-        # compiled build compiles it (the generated one is Python, made at import).
-        set_field = object.__setattr__
-        set_field(self, "status", status)
-        set_field(self, "passed", passed)
-        set_field(self, "checked", checked)
-        set_field(self, "not_checked", not_checked)
-        set_field(self, "grammar", grammar)
-        set_field(self, "snapshot", snapshot)
-        set_field(self, "shape", shape)
-        set_field(self, "grammar_reason", grammar_reason)
-        set_field(self, "support", support)
-        set_field(self, "later", later)
+        # What the dataclass would write for a frozen class (object.__setattr__ for each
+        # field), written here so that the compiled build compiles it (the generated one is
+        # Python, made at import); each field written by its slot's descriptor, looked up once
+        # (_SETTERS), where object.__setattr__ would look it up again on every call.
+        (set_status, set_passed, set_checked, set_not_checked, set_grammar, set_snapshot,
+         set_shape, set_grammar_reason, set_support, set_later) = _SETTERS
+        set_status(self, status)
+        set_passed(self, passed)
+        set_checked(self, checked)
+        set_not_checked(self, not_checked)
+        set_grammar(self, grammar)
+        set_snapshot(self, snapshot)
+        set_shape(self, shape)
+        set_grammar_reason(self, grammar_reason)
+        set_support(self, support)
+        set_later(self, later)
 
     @property
     def findings(self) -> tuple[Finding, ...]:
@@ -194,6 +197,11 @@ class Report:
             # The uncited units that need no citation: span, kind, score (null: a rule's).
             "exempt": [unit.to_dict() for unit in self.exempt],
         }
+
+
+# Each field's writer, in the order of the fields: the __set__ of its slot's descriptor.
+_SETTERS: tuple[Callable[[Report, Any], None], ...] = tuple(
+    vars(Report)[field.name].__set__ for field in fields(Report))
 
 
 def new_report(  # noqa: PLR0917 -- a report's fields in the order _FIELDS gives them

@@ -7,6 +7,7 @@
 cimport cython
 
 cdef dict _TITLES_ENDING
+cdef tuple _MASKS  # (read without a lookup: the tests read it from the module run as Python)
 
 # (the entry points take any str: a subclass is read as its str)
 cpdef list segment(text, marks=*)

@@ -92,6 +92,9 @@ _ABBREVIATED = re.compile(rf"(?<=\b[A-Z]\.)|{_after(_TITLES)}")
 # comparisons (a module constant would be compared as a Python object).
 _MASK = "\x00"
 _CODE = "\x01"
+# A marker's mask by its length, made once: a marker is a few characters long, and masking
+# made a string for each (a longer mark is masked by a string made for it).
+_MASKS = tuple(_MASK * size for size in range(64))
 
 # Claims as the segmenter makes them: (start, end) pairs, made Spans only where segment()
 # returns them (a named tuple is made by a Python-level __new__, ten times a pair's cost).
@@ -537,7 +540,7 @@ def _masked(text: str, marks: Sequence[tuple[int, int]]) -> str:
         if start != previous:
             run = start
             run_at = len(pieces)
-        pieces.append(_MASK * (end - start))
+        pieces.append(_MASKS[end - start] if 0 <= end - start < 64 else _MASK * (end - start))
         position = previous = end
         if 0 <= end < size and text[end] == "." and 0 < run <= size and \
                 _abbreviation_before(text, run):

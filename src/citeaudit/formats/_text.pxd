@@ -11,6 +11,9 @@ cimport cython
 # imports the class from citeaudit.core too)
 from citeaudit.core cimport Exemptions as _Exemptions
 
+@cython.locals(chars=str, char=Py_UCS4)
+cpdef bint blank(text) except -1
+
 @cython.locals(claiming=_Claiming)
 cpdef Py_ssize_t _claimed(spans, list starts, list bad_starts, _Exemptions exemptions) except -2
 
