@@ -26,7 +26,10 @@ the guide (``LAYOUT_RULES``: a title line, a label line, a group's title, a run-
 are headings; a line under a references heading is a bibliography entry) exempt a unit
 before the model is asked. An exempted unit gets the kind the second model of the file
 finds likeliest (``pleasantry``, ``meta``, ``question``, ``disclaimer``, ``platitude``,
-``announcement``, ``heading``, ``fragment``, ``reference``, ``advice``). What it cannot
+``announcement``, ``heading``, ``fragment``, ``reference``, ``advice``). After the layout
+rules, the guide's short-answer shapes (``GUIDE_RULES``: the writer's own view, a platitude,
+a pleasantry, a sentence about the sources, an announcement, a disclaimer, a piece of a
+bibliography) are read from the unit's words and settle it with their kind. What it cannot
 see: whether a claim is true, whether it is common knowledge to the reader, what the
 question asked.
 """
@@ -878,7 +881,8 @@ LAYOUT_RULES = (("is:heading", "heading"), ("is:label", "heading"), ("is:group",
 
 
 def exempt_by_layout(names: Sequence[str]) -> str | None:
-    """The kind a unit's layout alone makes it (a heading, a bibliography entry), or None.
+    """The kind a unit's layout alone makes it (a heading, a bibliography entry), or else
+    the guide's short-answer shape its words have (``GUIDE_RULES``), or None.
     Checked after the amounts rule: a title stating an amount is still flagged.
     """
     for name, kind in LAYOUT_RULES:
