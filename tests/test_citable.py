@@ -159,13 +159,84 @@ def test_amounts_near_those_rules_are_still_flagged(text: str) -> None:
     assert _decision(text) == "CA302"
 
 
-# What the judge still gets wrong, by the guide: the writer's own opinion is read as meta or
-# as a claim, a sentence asserting only that a set exists and a vacuous framing are flagged,
-# and an exempted entry fragment or capitals title gets the wrong kind. The dev data has
-# almost none of these phrasings (the reports' advice is stated as plain practice), so no
-# feature learned from it separates them yet; each case turns into a pass when one does.
-@pytest.mark.xfail(strict=True, reason="the judge's known misreadings (see the comment)")
+# The guide's short-answer shapes (GUIDE_RULES), read from the unit's words: the writer's own
+# view, a vacuous framing, a pleasantry, a statement about the sources, an announcement that
+# ends in a full stop, a disclaimer, a piece of a bibliography run into the answer.
 @pytest.mark.parametrize(("text", "kind"), [
+    ('Doing this well is a complex task that needs careful planning.', 'platitude'),
+    ('A proper protocol is essential.', 'platitude'),
+    ('By applying these principles you will improve your results.', 'platitude'),
+    ('So, careful preparation is crucial.', 'platitude'),
+    ('Overall, good communication is key.', 'platitude'),
+    ('Planning a garden is a challenging task.', 'platitude'),
+    ('Choosing the right school is a difficult decision that requires thought.', 'platitude'),
+    ('Consistency is vital for success.', 'platitude'),
+    ("By following these tips, you'll have a smooth move.", 'platitude'),
+    ('With these strategies, you can make the most of your budget.', 'platitude'),
+    ('Managing a team remotely is a complex process.', 'platitude'),
+    ('Finding balance is important in any career.', 'platitude'),
+    ('I would first talk to the landlord.', 'advice'),
+    ('In my opinion the second plan is better.', 'advice'),
+    ('Drawing on both theories could be insightful.', 'advice'),
+    ("I'd suggest starting with the shorter route.", 'advice'),
+    ('So, I think the cheaper option is fine.', 'advice'),
+    ('Personally, I would wait a few weeks.', 'advice'),
+    ('I recommend asking the seller directly.', 'advice'),
+    ('You might simply pick another destination.', 'advice'),
+    ('In my view the older model is the safer buy.', 'advice'),
+    ('Combining both methods might be worthwhile.', 'advice'),
+    ('It may be worth checking with your bank.', 'advice'),
+    ('If I were you, I would keep the receipts.', 'advice'),
+    ('My advice is to start small.', 'advice'),
+    ("I'm glad you work in this field.", 'pleasantry'),
+    ('This may help me give more relevant information.', 'pleasantry'),
+    ('I hope this helps with your project!', 'pleasantry'),
+    ('Thanks for the detailed question.', 'pleasantry'),
+    ('Good luck with the move!', 'pleasantry'),
+    ('Feel free to ask if anything is unclear.', 'pleasantry'),
+    ("I'm happy to go through the options with you.", 'pleasantry'),
+    ('Enjoy your trip to the coast!', 'pleasantry'),
+    ("We're delighted you asked about this.", 'pleasantry'),
+    ("That's a great question.", 'pleasantry'),
+    ('I found a few sources on this.', 'meta'),
+    ('Information on this can be found in these passages.', 'meta'),
+    ('More resources would be needed to say.', 'meta'),
+    ('The sources I found do not cover this.', 'meta'),
+    ('These passages mostly discuss the early years.', 'meta'),
+    ('More details would be needed to answer fully.', 'meta'),
+    ('Overall, the provided snippets are thin on this.', 'meta'),
+    ('The search results above focus on older models.', 'meta'),
+    ('The reform also faced several criticisms.', 'announcement'),
+    ('There are several factors one can adjust.', 'announcement'),
+    ('There are many ways to cut costs.', 'announcement'),
+    ('So, there are a few options to consider.', 'announcement'),
+    ('The plan has numerous benefits.', 'announcement'),
+    ('The new policy also drew some criticism.', 'announcement'),
+    ('There are various approaches you can take.', 'announcement'),
+    ('The method comes with several limitations.', 'announcement'),
+    ('There exist multiple strategies for this.', 'announcement'),
+    ('The proposal also raised some concerns.', 'announcement'),
+    ('This may vary with location and size.', 'disclaimer'),
+    ('Note that this is simplified.', 'disclaimer'),
+    ('The remedy may depend on the contract.', 'disclaimer'),
+    ('Results can vary depending on many factors.', 'disclaimer'),
+    ('Please note that this is a general overview.', 'disclaimer'),
+    ('The best approach may depend on your goals.', 'disclaimer'),
+    ('Keep in mind that this is not legal advice.', 'disclaimer'),
+    ('Your experience may differ.', 'disclaimer'),
+    ('There is no single answer to this.', 'disclaimer'),
+    ('The outcome will depend on your circumstances.', 'disclaimer'),
+    ('Overall, it can vary a lot.', 'disclaimer'),
+    ('Lee, K.', 'reference'),
+    ('(2017).', 'reference'),
+    ('Available: https://example.org/x.', 'reference'),
+    ('Park, J. H.', 'reference'),
+    ('Retrieved from https://example.org/report', 'reference'),
+    ('(1998).', 'reference'),
+    ('Nguyen, T., & Smith, A.', 'reference'),
+    ('Available at: https://example.com/paper.pdf', 'reference'),
+    ('Accessed: www.example.net/page', 'reference'),
+    # the cases the judge used to misread
     ("I would first check the opening hours.", "advice"),
     ("In my view the morning tour is better.", "advice"),
     ("You might simply pick another day.", "advice"),
@@ -173,8 +244,63 @@ def test_amounts_near_those_rules_are_still_flagged(text: str) -> None:
     ("There are several factors to weigh.", "announcement"),
     ("Planning a visit is a complex task.", "platitude"),
     ("By following these steps, you will have a great trip.", "platitude"),
+])
+def test_the_guides_shapes_are_exempted_with_their_kind(text: str, kind: str) -> None:
+    assert _decision(text) == kind
+
+
+# The same shapes naming an entity or a number, or stating a dependency as fact, are claims.
+@pytest.mark.parametrize("text", [
+    # near a platitude
+    "The Hoover Dam is essential to Nevada's power supply.",
+    'Sleep is essential for memory consolidation.',
+    'Vitamin D is crucial for calcium absorption in the gut.',
+    'Washing hands is key to stopping cholera.',
+    # near a advice
+    'I found that the dam is 221 m high.',
+    'Doctors advise patients to rest after the procedure.',
+    'Teachers should seat the pupil near the front.',
+    'In my view the Treaty of Paris ended the war.',
+    # near a pleasantry
+    'The museum is happy to host school groups on Mondays.',
+    'Hope Street runs along the harbour.',
+    # near a meta
+    'The Rosetta Stone was the source of the breakthrough.',
+    "The Danube's sources lie in the Black Forest.",
+    # near a announcement
+    'There are several species of otter in Europe.',
+    'There are three branches of government.',
+    'The Hoover Dam also faced several lawsuits.',
+    'Angus King caucuses with the Democrats.',
+    # near a disclaimer
+    'Rents may vary with the distance from Paris.',
+    "The exact number can vary depending on the airline's seating plan.",
+    'Tides vary with the phase of the Moon.',
+    'In 1921 the mill closed.',
+    # near a reference
+    'Lee, K. wrote the first survey in 2017.',
+    'Available in 40 countries since 2017.',
+    '(2017) saw a record harvest of 3 million tonnes.',
+])
+def test_claims_near_the_guides_shapes_are_still_flagged(text: str) -> None:
+    decided = _decision(text)
+    assert decided in ("CA302", "names an entity", "states a claim") or \
+        decided.startswith("restates passage"), decided
+
+
+def test_a_bibliography_run_into_the_answer_is_reference() -> None:
+    answer = ("The dam is on the Colorado River [1]. Lee, K. (2020). Dams of the West. "
+              "Available: https://example.org/hoover.")
+    report = citeaudit.audit(answer, PASSAGES)
+    assert report.findings == ()
+    assert [unit.kind for unit in report.exempt] == ["reference"] * 3
+
+
+# What the judge still gets wrong, by the guide: a vacuous complexity is read as a
+# pleasantry (the policy's own rule for "question"), a capitals title as a reference.
+@pytest.mark.xfail(strict=True, reason="the judge's known misreadings (see the comment)")
+@pytest.mark.parametrize(("text", "kind"), [
     ("This is a complex question with no single answer.", "disclaimer"),
-    ("Lee, K.", "reference"),
     ("RESULTS AND DISCUSSION", "heading"),
 ])
 def test_known_misreadings(text: str, kind: str) -> None:

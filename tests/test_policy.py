@@ -169,7 +169,9 @@ def test_a_cited_sentence_is_always_a_claim() -> None:
 
 
 def test_configuration() -> None:
-    config = citeaudit.Config(not_citable=frozenset({"question"}))
+    # The policy's rules alone: under the balanced preset the judge reads "Results may vary."
+    # as the disclaimer it is, whichever rules are on.
+    config = citeaudit.Config(not_citable=frozenset({"question"}), claims="strict")
     assert flagged("Fees apply [1]. Results may vary.", config)
     assert not flagged("Fees apply [1]. Is that all?", config)
     with pytest.raises(citeaudit.ConfigError, match="'greeting' is no claim policy rule"):

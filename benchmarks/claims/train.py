@@ -28,6 +28,7 @@ from typing import Any
 
 from citeaudit.core import Config, prepare
 from citeaudit.core._citable import (
+    GUIDE_RULES,
     KINDS,
     LAYOUT_RULES,
     Model,
@@ -288,8 +289,10 @@ def report(model: Model, units: list[dict[str, Any]]) -> None:
 
 
 def rules(units: list[dict[str, Any]]) -> None:
-    """What each layout rule settles, per split: units, and how many of them are citable."""
-    for name, kind in LAYOUT_RULES:
+    """What each layout rule and each rule of the guide's shapes settles, per split: units,
+    and how many of them are citable.
+    """
+    for name, kind in (*LAYOUT_RULES, *GUIDE_RULES):
         row = []
         for split, sources in (("dev", DEV), ("test", TEST)):
             hit = [u for u in units if u["source"] in sources and name in u["names"]

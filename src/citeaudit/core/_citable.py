@@ -26,7 +26,10 @@ the guide (``LAYOUT_RULES``: a title line, a label line, a group's title, a run-
 are headings; a line under a references heading is a bibliography entry) exempt a unit
 before the model is asked. An exempted unit gets the kind the second model of the file
 finds likeliest (``pleasantry``, ``meta``, ``question``, ``disclaimer``, ``platitude``,
-``announcement``, ``heading``, ``fragment``, ``reference``, ``advice``). What it cannot
+``announcement``, ``heading``, ``fragment``, ``reference``, ``advice``). After the layout
+rules, the guide's short-answer shapes (``GUIDE_RULES``: the writer's own view, a platitude,
+a pleasantry, a sentence about the sources, an announcement, a disclaimer, a piece of a
+bibliography) are read from the unit's words and settle it with their kind. What it cannot
 see: whether a claim is true, whether it is common knowledge to the reader, what the
 question asked.
 """
@@ -43,11 +46,11 @@ from typing import NamedTuple
 
 from citeaudit.core._amounts import states_amount
 
-__all__ = ["KINDS", "LAYOUT_RULES", "PLAN", "SELF", "Citability", "Model", "Unit", "about_itself",
-           "bag_of_words",
-           "citability", "content_of", "entry_shaped", "exempt_by_layout", "features", "finite",
-           "lead_features", "load_model", "overlap", "passage_words", "states_figure", "unit_at",
-           "words_of"]
+__all__ = ["GUIDE_RULES", "KINDS", "LAYOUT_RULES", "PLAN", "SELF", "Citability", "Model", "Unit",
+           "about_itself", "bag_of_words", "citability", "content_of", "entry_shaped",
+           "exempt_by_layout", "features", "finite", "guide_features", "lead_features",
+           "load_model", "names_nothing", "overlap", "passage_words", "reference_piece",
+           "states_figure", "unit_at", "words_of"]
 
 KINDS = ("pleasantry", "meta", "question", "disclaimer", "platitude", "announcement", "heading",
          "fragment", "reference", "advice")
@@ -233,6 +236,183 @@ _SELF_VERB = re.compile(r"\b(?:examin|explor|provid|present|summari[sz]|focus|ai
 _MATH = re.compile(r"[=∈∑∫≤≥±√∂λμσ^_]")
 
 
+# The guide's short-answer shapes (CLAIMS.md, "not citable, by kind"), read from a unit's
+# content: the writer's own view, a vacuous framing, a pleasantry, a statement about the
+# sources, an announcement ending in a full stop, a disclaimer, a piece of a bibliography.
+# Each names its kind (``GUIDE_RULES``). The shapes that a claim can take too (an
+# evaluative sentence, "there are several ...", "may vary with ...") count only where the
+# unit names nothing: no number, and no capitalised word after its first but "I" ("The
+# Hoover Dam is essential to Nevada's power supply." is a claim). A unit stating an amount
+# is settled before any of them. Each pattern is searched only where a word every match
+# holds is among the unit's words.
+_OPENER = (r"^\W{0,3}(?:(?:so|overall|in short|in summary|in conclusion|ultimately|finally|"
+           r"however|that said|in general|generally|honestly|personally|also|still|then|"
+           r"otherwise|again|of course|in the end|all in all),? )?")
+_I_FORMS = frozenset(("I", "I'm", "I’m", "I'd", "I’d", "I'll", "I’ll", "I've", "I’ve"))
+# - the writer's own view or counsel: "I would first ...", "In my opinion ...", "I'd
+#   suggest ...", "You might simply ...", "... could be insightful", "It may be worth ...";
+_OWN_VIEW = re.compile(
+    _OPENER + r"(?:i|we)(?:['’]d| would| might| could| think| believe| feel| recommend| suggest|"
+    r" advise| prefer| personally| myself| tend| lean)\b|\bin my (?:view|opinion|experience|"
+    r"estimation|judg(?:e)?ment)\b|\bmy (?:advice|suggestion|recommendation|take|sense|guess|"
+    r"preference|personal view)\b|\bif i were you\b|\bi['’]m (?:inclined|tempted)\b|"
+    + _OPENER + r"you (?:might|could|may) (?:also |simply |just |then |first |still )?(?:want|"
+    r"wish|like|consider|try|ask|check|pick|choose|prefer|start|talk|contact|reach|look into|"
+    r"explore|think about)\b|\b(?:could|might|may|would) (?:also )?be (?:insightful|helpful|"
+    r"useful|worthwhile|beneficial|interesting|wise|prudent|advisable|a good idea|worth "
+    r"\w+ing|illuminating|fruitful|enlightening)\W*$|^\W{0,3}(?:it|this)(?:['’]s| is| may be|"
+    r" might be| could be| would be) (?:also )?(?:worth (?:considering|exploring|checking|"
+    r"asking|trying|looking|talking|consulting|speaking|reaching|discussing)|a good idea)\b")
+_OWN_VIEW_WORDS = frozenset(("i", "we", "i'd", "i’d", "we'd", "we’d", "my", "you", "i'm", "i’m",
+                             "insightful", "helpful", "useful", "worthwhile", "beneficial",
+                             "interesting", "wise", "prudent", "advisable", "idea", "worth",
+                             "illuminating", "fruitful", "enlightening"))
+# - a pleasantry: glad, happy, hope, thanks, "help me give ...";
+_PLEASANTRY = re.compile(
+    r"\b(?:i|we)(?:['’]m|['’]re| am| are) (?:so |very |really |always )?(?:glad|happy|"
+    r"delighted|pleased|thrilled|excited|sorry)\b|\b(?:i|we) hope\b|\bhope (?:this|that|it|"
+    r"these)\b|\bhelp (?:me|us) (?:give|provide|offer|tailor|understand|find|answer|suggest)"
+    r"|\bfeel free\b|\bdon['’]t hesitate\b|\bgood luck\b|\bthanks?\b|\bthank you\b|"
+    r"\b(?:great|good|excellent|interesting|fascinating) (?:question|topic)\b|\bbest of luck\b|"
+    r"\bhappy to help\b|\benjoy (?:your|the)\b")
+_PLEASANTRY_WORDS = frozenset(("glad", "happy", "delighted", "pleased", "thrilled", "excited",
+                               "sorry", "hope", "help", "feel", "hesitate", "luck", "thanks",
+                               "thank", "question", "topic", "enjoy"))
+# - the sources or the answer as subject or object: "these passages", "the sources I found",
+#   "More resources would be needed to say.";
+_ABOUT_SOURCES = re.compile(
+    r"\b(?:these|the|those|provided|available|given|my|your|retrieved|cited|above|following)"
+    r" (?:passages?|sources?|search results|snippets|excerpts|references|links|articles i found|"
+    r"provided (?:documents|context))\b|\bmore (?:resources|sources|information|details|data|"
+    r"context|specifics) (?:would|will|might|may|could|is|are) (?:be )?(?:needed|required|"
+    r"necessary|helpful)\b|\b(?:can|could) (?:be )?found in (?:the|these|those)\b")
+_ABOUT_SOURCES_WORDS = frozenset(("passage", "passages", "source", "sources", "results",
+                                  "snippets", "excerpts", "references", "links", "articles",
+                                  "documents", "context", "more", "found"))
+# - an announcement ending in a full stop: a set said to exist ("There are several factors
+#   one can adjust.", "The reform also faced several criticisms."), its members unnamed;
+_SOME = (r"(?:several|many|various|numerous|a few|a number of|some|multiple|a variety of|"
+         r"different|a range of|countless|a lot of|lots of|plenty of|a host of)")
+_SET_NOUN = (r"(?:ways?|factors?|options?|things|steps|reasons|approaches|methods|strategies|"
+             r"considerations|aspects|points|possibilities|tips|ideas|choices|alternatives|"
+             r"routes|issues|challenges|benefits|advantages|disadvantages|drawbacks|criticisms?|"
+             r"concerns|questions|elements|limitations|risks|obstacles|hurdles|controversies|"
+             r"objections|implications|consequences|variables|nuances|caveats|perspectives|"
+             r"viewpoints|angles|avenues|resources|opportunities|trade-?offs|pitfalls)")
+_ANNOUNCE = re.compile(
+    _OPENER + r"there (?:are|is|were|exist|remain|can be|may be|might be) " + _SOME
+    + r" (?:\w+ ){0,2}?" + _SET_NOUN + r"\b|\b(?:also |has |have |had )?(?:faced|faces|face|"
+    r"drew|draws|attracted|attracts|received|receives|raised|raises|presents?|presented|"
+    r"involves?|involved|offers?|offered|brings?|brought|comes? with|came with|has|have|had)"
+    r" " + _SOME + r" (?:\w+ ){0,2}?" + _SET_NOUN + r"(?: as well| too)?\W*$")
+_ANNOUNCE_WORDS = frozenset(("several", "many", "various", "numerous", "few", "number", "some",
+                             "multiple", "variety", "different", "range", "countless", "lot",
+                             "lots", "plenty", "host"))
+# - a disclaimer: a modal dependence ("This may vary with location.", "The remedy may depend on
+#   the contract."; "Prices vary by region." states one as fact and stays a claim), a note
+#   that the answer is simplified or general, a vacuous complexity;
+_DISCLAIM = re.compile(
+    _OPENER + r"(?:this|that|it|these|those|things|much|everything|details|specifics|results|"
+    r"outcomes|experiences|(?:the|your|each|every|any) (?:\w+ )?(?:answer|outcome|results?|"
+    r"remedy|situation|approach|choice|option|decision|details|specifics|process|experience|"
+    r"case|circumstances|needs|goals|plan|solution)) (?:may|might|can|could|will|would|often|"
+    r"usually|typically|generally) (?:also |well |greatly |significantly |largely )?(?:vary|"
+    r"differ|depend|change)\b|^\W{0,3}(?:please )?"
+    r"(?:note|keep in mind|bear in mind|remember) that\b|\b(?:is|are) (?:a |an )?(?:simplified|"
+    r"simplification|oversimplification|general|rough|approximate|not exhaustive|incomplete|"
+    r"overview|general guide|not (?:legal|medical|financial|professional|an exhaustive))\b|"
+    r"\bthere is no (?:single|simple|easy|one-size-fits-all|one|universal|right) (?:\w+ )?"
+    r"(?:answer|solution|way|approach|rule|formula|recipe|path|fix)\b|\b(?:depends|depending)"
+    r" (?:on|upon) (?:many|several|various|a (?:number|range|variety) of|your|"
+    r"individual|personal)\b")
+_DISCLAIM_WORDS = frozenset(("may", "might", "can", "could", "will", "would", "often", "usually",
+                             "typically", "generally", "note", "keep", "bear", "remember",
+                             "simplified", "simplification", "oversimplification", "general",
+                             "rough", "approximate", "exhaustive", "incomplete", "overview",
+                             "not", "no", "depends", "depending"))
+# - a platitude: an evaluative predicate over a generic subject with nothing after it but
+#   a vacuous tail ("A proper protocol is essential.", "Doing this well is a complex task that
+#   needs careful planning."), or a promise of success to the reader ("By applying these
+#   principles you will improve your results.");
+_EVALUATIVE = (r"(?:essential|crucial|critical|key|vital|important|paramount|fundamental|"
+               r"necessary|invaluable|indispensable|complex|challenging|difficult|tricky|"
+               r"daunting|rewarding|demanding|nuanced|multifaceted|complicated|worthwhile)")
+_PLATITUDE = re.compile(
+    r"\b(?:is|are|remains|remain|can be|will be|becomes|become)(?: often| always| truly| "
+    r"really| also)? (?:(?:a|an|the) )?(?:very |highly |extremely |truly |incredibly |most |"
+    r"quite |often |always )?" + _EVALUATIVE + r"(?: (?:task|process|endeavou?r|undertaking|"
+    r"question|issue|topic|matter|challenge|skill|job|step|part|consideration|factor|area|"
+    r"decision|journey|balance))?(?:\W*$| (?:that|which) (?:needs|requires|takes|demands|"
+    r"involves|calls for)\b| with no\b| for (?:success|any|every|all|a successful|the success|"
+    r"good results|best results)\b| to get right\b| in (?:this|any|every|such) \w+\W*$)|"
+    r"\b(?:by|through|with|when|if|once) (?:\w+ing |you \w+ )?(?:these|this|the|such|those|"
+    r"your|our) (?:\w+ ){0,2}?(?:steps|tips|principles|strategies|guidelines|practices|"
+    r"recommendations|ideas|suggestions|approach|approaches|advice|methods|techniques|"
+    r"insights)\b.*\byou(?:['’]ll| will| can| should be able to| are sure to)\b")
+_PLATITUDE_WORDS = frozenset(("essential", "crucial", "critical", "key", "vital", "important",
+                              "paramount", "fundamental", "necessary", "invaluable",
+                              "indispensable", "complex", "challenging", "difficult", "tricky",
+                              "daunting", "rewarding", "demanding", "nuanced", "multifaceted",
+                              "complicated", "worthwhile", "you", "you'll", "you’ll"))
+# - a piece of a bibliography run into the answer: an author ("Lee, K.", "Lee, K., & Park,
+#   J."), a year alone ("(2017)."), where it is found ("Available: https://...", "Retrieved
+#   from ..."), a title between such pieces.
+_AUTHORS = re.compile(r"(?:[A-Z][\w'’-]+, (?:[A-Z]\.\s?){1,3},?\s?(?:(?:&|and)\s)?)+(?:et al\.)?"
+                      r"(?:\s?\((?:1[5-9]|20)\d\d[a-z]?\)\.?)?")
+_YEAR_ALONE = re.compile(r"\((?:1[5-9]|20)\d\d[a-z]?\)[.,]?")
+_WHERE_FOUND = re.compile(r"(?:available|retrieved|accessed|online)(?: from| at| on)?:?\s+<?(?:https?://|www\.|\[)")
+GUIDE_RULES = (("guide:reference", "reference"), ("guide:pleasantry", "pleasantry"),
+               ("guide:advice", "advice"), ("guide:meta", "meta"),
+               ("guide:announcement", "announcement"), ("guide:disclaimer", "disclaimer"),
+               ("guide:platitude", "platitude"))
+
+
+def reference_piece(text: str) -> bool:
+    """Whether ``text`` (a unit's content) is wholly a piece of a bibliography entry: its
+    authors, its year alone, or where it is found (``Available: <URL>``).
+    """
+    if len(text) > 120:
+        return False
+    if ", " in text and text[:1].isupper() and _AUTHORS.fullmatch(text.rstrip()) is not None:
+        return True
+    if len(text) <= 9 and _YEAR_ALONE.fullmatch(text) is not None:
+        return True
+    return text[:1] in "AaRrOo" and _WHERE_FOUND.match(text.lower()) is not None
+
+
+def names_nothing(text: str, tokens: Sequence[str]) -> bool:
+    """Whether a unit names nothing a source could back: no digit, and no capitalised word
+    after its first but "I" (and after an opening "So," or "Overall,").
+    """
+    if _DIGIT.search(text):
+        return False
+    start = 2 if len(tokens) > 1 and tokens[0].endswith(",") else 1
+    return not any(t[:1].isupper() and t.rstrip(".,;:!?") not in _I_FORMS for t in tokens[start:])
+
+
+def guide_features(text: str, lowered: str, tokens: Sequence[str], have: set[str]) -> list[str]:
+    """The guide's not-citable shape a unit's content has (``GUIDE_RULES``), as a feature:
+    at most one, the first that fits.
+    """
+    if len(tokens) <= 8 and reference_piece(text):
+        return ["guide:reference"]
+    if len(tokens) > 20 or not names_nothing(text, tokens):
+        return []
+    for words, pattern, name in (
+            (_PLEASANTRY_WORDS, _PLEASANTRY, "guide:pleasantry"),
+            (_OWN_VIEW_WORDS, _OWN_VIEW, "guide:advice"),
+            (_ABOUT_SOURCES_WORDS, _ABOUT_SOURCES, "guide:meta"),
+            (_ANNOUNCE_WORDS, _ANNOUNCE, "guide:announcement"),
+            (_DISCLAIM_WORDS, _DISCLAIM, "guide:disclaimer"),
+            (_PLATITUDE_WORDS, _PLATITUDE, "guide:platitude")):
+        if not have.isdisjoint(words) and pattern.search(lowered):
+            # a platitude is said in a few words: a longer sentence states more than it
+            if name == "guide:platitude" and len(tokens) > 14:
+                break
+            return [name]
+    return []
+
+
 class Unit(NamedTuple):
     """One uncited unit with what surrounds it."""
 
@@ -339,6 +519,10 @@ def features(  # noqa: C901 -- one flat list of named features, each a test or t
     if before.endswith(":"):
         found.append("after:colon")
     found.extend(_shape_features(raw, text, tokens, words, last))
+    found.extend(guide_features(text, lowered, tokens, pronouns))
+    if not found[-1].startswith("guide:") and "verb:none" in found and len(tokens) <= 12 and (
+            reference_piece(content_of(unit.before)) or reference_piece(content_of(unit.after))):
+        found.append("guide:reference")  # a title between the pieces of an entry
     found.extend(unit.layout)
     if passage_words:
         found.extend(overlap(words, passage_words))
@@ -697,10 +881,14 @@ LAYOUT_RULES = (("is:heading", "heading"), ("is:label", "heading"), ("is:group",
 
 
 def exempt_by_layout(names: Sequence[str]) -> str | None:
-    """The kind a unit's layout alone makes it (a heading, a bibliography entry), or None.
+    """The kind a unit's layout alone makes it (a heading, a bibliography entry), or else
+    the guide's short-answer shape its words have (``GUIDE_RULES``), or None.
     Checked after the amounts rule: a title stating an amount is still flagged.
     """
     for name, kind in LAYOUT_RULES:
+        if name in names:
+            return kind
+    for name, kind in GUIDE_RULES:
         if name in names:
             return kind
     return None
@@ -713,7 +901,8 @@ def states_figure(names: Sequence[str]) -> bool:
     not read) still states its amounts.
     """
     return "amount" in names and not ({"refblock", "url:mostly", "form:own", "form:rating",
-                                       "narration:plan", "span:title"} & set(names))
+                                       "narration:plan", "span:title", "guide:reference"}
+                                      & set(names))
 
 
 def _reason(names: Sequence[str]) -> str:

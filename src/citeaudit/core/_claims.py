@@ -28,6 +28,7 @@ from citeaudit.core._citable import (
     features,
     load_model,
     passage_words,
+    reference_piece,
     unit_at,
     words_of,
 )
@@ -163,13 +164,13 @@ def _within(blocks: list[tuple[int, int]], at: int) -> bool:
 def _states_figure(text: str, start: int, end: int) -> bool:
     """Whether the scorer would find that the unit ``text[start:end]`` (in no reference
     list) states an amount, so needs a citation, whatever its layout: it states one, holds no
-    link, and its line is not shaped like a bibliography entry (the two things that let an
-    amount go, ``states_figure``).
+    link, is no piece of a bibliography entry ("Lee, K. (2020).") and its line is not shaped
+    like one (the things that let an amount go, ``states_figure``).
     """
     unit = text[start:end]
     content = content_of(unit)
     if "http" in unit or "www." in unit or "](" in unit or not states_amount(content) or \
-            about_itself(content):
+            about_itself(content) or reference_piece(content):
         return False
     line_start = text.rfind("\n", 0, start) + 1
     line_end = text.find("\n", start)
