@@ -296,15 +296,168 @@ def test_a_bibliography_run_into_the_answer_is_reference() -> None:
     assert [unit.kind for unit in report.exempt] == ["reference"] * 3
 
 
-# What the judge still gets wrong, by the guide: a vacuous complexity is read as a
-# pleasantry (the policy's own rule for "question"), a capitals title as a reference.
-@pytest.mark.xfail(strict=True, reason="the judge's known misreadings (see the comment)")
-@pytest.mark.parametrize(("text", "kind"), [
-    ("This is a complex question with no single answer.", "disclaimer"),
-    ("RESULTS AND DISCUSSION", "heading"),
-])
-def test_known_misreadings(text: str, kind: str) -> None:
+# The same shapes in other words: a maxim or a promise, a compliment or an offer, what the
+# answer would need, a set said to have been put forward or to have had effects, a
+# dependence stated of a vague whole, where in its journal an entry is. A vacuous
+# complexity is a caveat (it was read as a pleasantry, the policy's rule for "great
+# question"), a title in capitals a heading (it was read as a reference).
+SECOND_ROUND = [
+    ('Your health should always be the top priority.', 'platitude'),
+    ('The customer must come first.', 'platitude'),
+    ('Consistency will pay off over time.', 'platitude'),
+    ('Taking small steps will lead to lasting progress.', 'platitude'),
+    ('Preparation makes all the difference.', 'platitude'),
+    ('Hard work pays off in the end.', 'platitude'),
+    ('Staying organised will save you a lot of stress.', 'platitude'),
+    ('In short, a little planning goes a long way.', 'platitude'),
+    ('Overall, investing time upfront will pay dividends later.', 'platitude'),
+    ('Good habits will serve you well.', 'platitude'),
+    ('Knowing your options will help you make better decisions.', 'platitude'),
+    ('Persistence is the key to success.', 'platitude'),
+    ('Accuracy should never be sacrificed for speed.', 'platitude'),
+    ("It's wonderful that you're thinking about this early.", 'pleasantry'),
+    ("It's smart that you asked before signing.", 'pleasantry'),
+    ('Happy to explain any of this further.', 'pleasantry'),
+    ('Really glad to dig into the details with you.', 'pleasantry'),
+    ('Just ask if anything is unclear.', 'pleasantry'),
+    ('Best wishes with your studies.', 'pleasantry'),
+    ('Wishing you a smooth recovery.', 'pleasantry'),
+    ('Sounds like an exciting project!', 'pleasantry'),
+    ('Congratulations on the new job!', 'pleasantry'),
+    ('Great to see you planning ahead.', 'pleasantry'),
+    ('A fuller answer would need more specific sources.', 'meta'),
+    ('The information available to me is limited on this point.', 'meta'),
+    ('Answering this precisely would require more data.', 'meta'),
+    ('Confirming that would take newer research.', 'meta'),
+    ('Overall, a definitive answer would call for more context.', 'meta'),
+    ('The material at hand only touches on this briefly.', 'meta'),
+    ('The data I have stops short of that question.', 'meta'),
+    ('Settling it would require other documents.', 'meta'),
+    ('Various solutions have been suggested.', 'announcement'),
+    ('Many theories have been put forward.', 'announcement'),
+    ('A number of methods have been developed over time.', 'announcement'),
+    ('Several explanations have been offered.', 'announcement'),
+    ('The war had several lasting consequences.', 'announcement'),
+    ('The policy had a number of unintended effects.', 'announcement'),
+    ('Overall, different models have been tried.', 'announcement'),
+    ('In short, numerous proposals have been made.', 'announcement'),
+    ('The merger had various impacts.', 'announcement'),
+    ('The result may hinge on how the clause is worded.', 'disclaimer'),
+    ('It all depends on the context.', 'disclaimer'),
+    ('Everything hinges on the details.', 'disclaimer'),
+    ('Much will come down to your priorities.', 'disclaimer'),
+    ('The right choice really depends on what you value most.', 'disclaimer'),
+    ('In short, it comes down to personal preference.', 'disclaimer'),
+    ('Your decision may rest on how much risk you accept.', 'disclaimer'),
+    ('So much depends on timing.', 'disclaimer'),
+    ('A great deal rests on the wording.', 'disclaimer'),
+    ('This is a complex question with no single answer.', 'disclaimer'),
+    ("That's a tricky one.", 'disclaimer'),
+    ('There is no easy answer here.', 'disclaimer'),
+    ('Journal of Coastal Studies, 8(2), 101-119.', 'reference'),
+    ('pp. 201–214.', 'reference'),
+    ('Vol. 12, No. 4, pp. 33-41.', 'reference'),
+    ('doi:10.1016/j.cell.2019.01.002.', 'reference'),
+    ('Annals of Botany, 44, 7-15.', 'reference'),
+    ('Marine Policy, 15(1), 3-9.', 'reference'),
+    ('p. 88.', 'reference'),
+    ('Volume 7, Issue 3.', 'reference'),
+    ('https://doi.org/10.5555/abc.123', 'reference'),
+    ('RESULTS AND DISCUSSION', 'heading'),
+    ('Overview of the Options', 'heading'),
+    ('Risks and Trade-offs', 'heading'),
+]
+
+
+@pytest.mark.parametrize(("text", "kind"), SECOND_ROUND)
+def test_the_guides_shapes_in_other_words_are_exempted(text: str, kind: str) -> None:
     assert _decision(text) == kind
+
+
+# A title line the layout rules leave (no blank line before it, or nothing under it).
+@pytest.mark.parametrize("answer", [
+    "The ferry runs twice a day in summer.\nTickets and Fares\n\nThe pier kiosk sells them.",
+    "Rents have risen sharply across the city.\n\nWhat Tenants Can Do",
+    "The valley floods most springs.\nRoutes Around the Valley\n\n- The ridge road stays dry.",
+    "Most pupils passed the exam.\nNEXT STEPS FOR PARENTS\n\nThe form tutor sets the timetable.",
+])
+def test_a_title_line_the_layout_leaves_is_a_heading(answer: str) -> None:
+    report = citeaudit.audit(answer, PASSAGES)
+    assert [unit.kind for unit in report.exempt] == ["heading"]
+    assert len([f for f in report.findings if f.code == "CA301"]) == answer.count(".")
+
+
+# Near those shapes, naming something, stating a dependency as fact, an effect on a named
+# thing or a set of named kinds: claims.
+@pytest.mark.parametrize("text", [
+    'Vitamin B12 is essential for nerve function.',
+    'Most insurers must settle claims within thirty days.',
+    'The council rejected the planning application.',
+    'Ibuprofen reduces swelling after a sprain.',
+    'Regular exercise lowers blood pressure.',
+    'The reform faced criticism from farmers and retailers.',
+    'Smoking should be avoided during pregnancy.',
+    'Hand washing will reduce the spread of infection.',
+    'Salt intake should always be limited for heart patients.',
+    'Several vaccines have been approved for children.',
+    'The drought had several effects on wheat prices.',
+    'Rents depend on the distance from the centre.',
+    'Survival depends on early diagnosis.',
+    'Outcomes hinge on the timing of treatment.',
+    'Exercise makes all the difference for back pain.',
+    'The earthquake had several aftershocks.',
+    'Several species have been reintroduced.',
+    'Tenants should always get a written lease.',
+    'The vaccine pays off in the long run for older adults.',
+    'Nature, 2019, showed a decline in bees.',
+    'Oslo, 2019.',
+    'Chapter 3 covers 45 cases.',
+    'The bridge took 12 years to build.',
+    'Happy Valley floods every spring.',
+    'The Treaty of Rome had several lasting consequences.',
+    'Lower speed limits will lead to fewer deaths.',
+])
+def test_claims_near_the_shapes_in_other_words_are_still_flagged(text: str) -> None:
+    decided = _decision(text)
+    assert decided in ("CA302", "names an entity", "states a claim") or \
+        decided.startswith("restates passage"), decided
+
+
+# What every match of each guide pattern holds, tested before its search: the word sets.
+GUIDE_GATES = [(_citable._PLEASANTRY_WORDS, _citable._PLEASANTRY),
+               (_citable._OWN_VIEW_WORDS, _citable._OWN_VIEW),
+               (_citable._ABOUT_SOURCES_WORDS, _citable._ABOUT_SOURCES),
+               (_citable._ANNOUNCE_WORDS, _citable._ANNOUNCE),
+               (_citable._DISCLAIM_WORDS, _citable._DISCLAIM),
+               (_citable._PLATITUDE_WORDS, _citable._PLATITUDE)]
+GUIDE_PIECES = ["it's ", "it all ", "much ", "a lot ", "happy to ", "just ask", "best wishes",
+                "sounds like a plan", "great to see", "a fuller answer would need",
+                "answering this would take", "would require more data",
+                "the information i have", "various solutions have been suggested",
+                "had several lasting effects", "depends on ", "hinges on ", "comes down to ",
+                "no easy answer", "should always come first", "must be your top priority",
+                "can never be ignored", "pays off", "pay dividends later", "goes a long way",
+                "makes all the difference", "will serve you well", "save you time",
+                "will help you get better results", "is the key to success", "x", " ", ".",
+                "the ", "you ", "will ", "may "]
+
+
+@settings(max_examples=examples(400), deadline=None)
+@given(st.lists(st.sampled_from(GUIDE_PIECES), max_size=8).map("".join))
+def test_a_guide_gate_never_skips_a_search_that_would_match(text: str) -> None:
+    words = set(words_of(text))
+    for gate, pattern in GUIDE_GATES:
+        if pattern.search(text):
+            assert not words.isdisjoint(gate), (pattern.pattern[:40], text)
+
+
+def test_the_guide_gates_hold_on_the_shapes() -> None:
+    for text, _ in SECOND_ROUND:
+        lowered = text.lower()
+        words = set(words_of(text))
+        for gate, pattern in GUIDE_GATES:
+            if pattern.search(lowered):
+                assert not words.isdisjoint(gate), (pattern.pattern[:40], text)
 
 
 def test_the_decision_is_the_same_in_every_process() -> None:

@@ -50,7 +50,7 @@ __all__ = ["GUIDE_RULES", "KINDS", "LAYOUT_RULES", "PLAN", "SELF", "Citability",
            "about_itself", "bag_of_words", "citability", "content_of", "entry_shaped",
            "exempt_by_layout", "features", "finite", "guide_features", "lead_features",
            "load_model", "names_nothing", "overlap", "passage_words", "reference_piece",
-           "states_figure", "unit_at", "words_of"]
+           "states_figure", "title_line", "unit_at", "words_of"]
 
 KINDS = ("pleasantry", "meta", "question", "disclaimer", "platitude", "announcement", "heading",
          "fragment", "reference", "advice")
@@ -274,10 +274,22 @@ _PLEASANTRY = re.compile(
     r"these)\b|\bhelp (?:me|us) (?:give|provide|offer|tailor|understand|find|answer|suggest)"
     r"|\bfeel free\b|\bdon['’]t hesitate\b|\bgood luck\b|\bthanks?\b|\bthank you\b|"
     r"\b(?:great|good|excellent|interesting|fascinating) (?:question|topic)\b|\bbest of luck\b|"
-    r"\bhappy to help\b|\benjoy (?:your|the)\b")
+    r"\bhappy to help\b|\benjoy (?:your|the)\b|"
+    # a compliment or an offer in other words: "It's smart that you asked early.", "Glad to
+    # say more.", "Best wishes with the exams.", "Sounds like a fun plan!", "Just ask."
+    r"^\W{0,3}it['’]?s (?:so |really |very )?(?:great|good|wonderful|nice|smart|wise|sensible|"
+    r"lovely|admirable|thoughtful|brilliant|excellent) (?:that you|to see you|to hear|you['’]re|"
+    r"of you)\b|^\W{0,3}(?:(?:always|more than|very|really|so|just) )?(?:happy|glad|delighted|"
+    r"pleased) to\b|\b(?:best wishes|all the best|wishing you|congratulations|congrats)\b|"
+    r"^\W{0,3}sounds like (?:a|an|quite a) (?:\w+ ){0,2}?(?:project|plan|idea|trip|adventure|"
+    r"goal|journey|undertaking|challenge)\b|^\W{0,3}(?:great|good|nice|wonderful) to (?:see|"
+    r"hear)\b|^\W{0,3}(?:just|simply) (?:ask|reach out|let me know)\b")
 _PLEASANTRY_WORDS = frozenset(("glad", "happy", "delighted", "pleased", "thrilled", "excited",
                                "sorry", "hope", "help", "feel", "hesitate", "luck", "thanks",
-                               "thank", "question", "topic", "enjoy"))
+                               "thank", "question", "topic", "enjoy", "it's", "it’s", "its",
+                               "best", "wishes", "wishing", "congratulations", "congrats",
+                               "sounds", "great", "good", "nice", "wonderful", "just",
+                               "simply"))
 # - the sources or the answer as subject or object: "these passages", "the sources I found",
 #   "More resources would be needed to say.";
 _ABOUT_SOURCES = re.compile(
@@ -285,10 +297,24 @@ _ABOUT_SOURCES = re.compile(
     r" (?:passages?|sources?|search results|snippets|excerpts|references|links|articles i found|"
     r"provided (?:documents|context))\b|\bmore (?:resources|sources|information|details|data|"
     r"context|specifics) (?:would|will|might|may|could|is|are) (?:be )?(?:needed|required|"
-    r"necessary|helpful)\b|\b(?:can|could) (?:be )?found in (?:the|these|those)\b")
+    r"necessary|helpful)\b|\b(?:can|could) (?:be )?found in (?:the|these|those)\b|"
+    # what the answer would need, or what the writer has to hand: "A fuller answer would need
+    # other sources.", "Confirming this would take more data.", "The information I have is thin."
+    r"^\W{0,3}(?:a |an )?(?:fuller|complete|full|definitive|precise|more (?:complete|detailed|"
+    r"precise|specific|definitive)|(?:answering|confirming|addressing|settling|verifying) "
+    r"(?:this|that|it)(?: \w+)?) (?:answer )?(?:would|will|might|could) (?:need|require|take|call "
+    r"for)\b|\b(?:would|will|might|could) (?:need|require|take|call for) (?:more|additional|"
+    r"further|other|newer|better|specific|more specific|more recent|dedicated) (?:\w+ )?"
+    r"(?:sources|data|information|details|research|context|references|documents|material)\W*$|"
+    r"\bthe (?:information|material|data|content|documentation|evidence) (?:available to me|"
+    r"i have|i was given|at hand|to hand|i found|i can see|i can access|i could find)\b")
 _ABOUT_SOURCES_WORDS = frozenset(("passage", "passages", "source", "sources", "results",
                                   "snippets", "excerpts", "references", "links", "articles",
-                                  "documents", "context", "more", "found"))
+                                  "documents", "context", "more", "found", "answer",
+                                  "answering", "confirming", "addressing", "settling",
+                                  "verifying", "need", "require", "take", "call",
+                                  "information", "material", "data", "content",
+                                  "documentation", "evidence"))
 # - an announcement ending in a full stop: a set said to exist ("There are several factors
 #   one can adjust.", "The reform also faced several criticisms."), its members unnamed;
 _SOME = (r"(?:several|many|various|numerous|a few|a number of|some|multiple|a variety of|"
@@ -298,13 +324,21 @@ _SET_NOUN = (r"(?:ways?|factors?|options?|things|steps|reasons|approaches|method
              r"routes|issues|challenges|benefits|advantages|disadvantages|drawbacks|criticisms?|"
              r"concerns|questions|elements|limitations|risks|obstacles|hurdles|controversies|"
              r"objections|implications|consequences|variables|nuances|caveats|perspectives|"
-             r"viewpoints|angles|avenues|resources|opportunities|trade-?offs|pitfalls)")
+             r"viewpoints|angles|avenues|resources|opportunities|trade-?offs|pitfalls|theories|"
+             r"explanations|solutions|proposals|models|frameworks|techniques|definitions|"
+             r"interpretations|hypotheses|suggestions|effects|impacts|changes|outcomes)")
 _ANNOUNCE = re.compile(
     _OPENER + r"there (?:are|is|were|exist|remain|can be|may be|might be) " + _SOME
     + r" (?:\w+ ){0,2}?" + _SET_NOUN + r"\b|\b(?:also |has |have |had )?(?:faced|faces|face|"
     r"drew|draws|attracted|attracts|received|receives|raised|raises|presents?|presented|"
     r"involves?|involved|offers?|offered|brings?|brought|comes? with|came with|has|have|had)"
-    r" " + _SOME + r" (?:\w+ ){0,2}?" + _SET_NOUN + r"(?: as well| too)?\W*$")
+    r" " + _SOME + r" (?:\w+ ){0,2}?" + _SET_NOUN + r"(?: as well| too)?\W*$|"
+    # the set said to have been put forward: "Various remedies have been suggested."
+    + _OPENER + r"(?:a |an )?" + _SOME + r" (?:\w+ ){0,2}?" + _SET_NOUN + r" (?:have|has|had)"
+    r" (?:also )?been (?:proposed|suggested|developed|put forward|offered|advanced|identified|"
+    r"explored|tried|tested|studied|discussed|considered|made|described|raised|used|noted|"
+    r"reported|floated|debated)(?: over (?:the years|time)| in the literature| so far| to date|"
+    r" as well| too)?\W*$")
 _ANNOUNCE_WORDS = frozenset(("several", "many", "various", "numerous", "few", "number", "some",
                              "multiple", "variety", "different", "range", "countless", "lot",
                              "lots", "plenty", "host"))
@@ -316,8 +350,16 @@ _DISCLAIM = re.compile(
     r"outcomes|experiences|(?:the|your|each|every|any) (?:\w+ )?(?:answer|outcome|results?|"
     r"remedy|situation|approach|choice|option|decision|details|specifics|process|experience|"
     r"case|circumstances|needs|goals|plan|solution)) (?:may|might|can|could|will|would|often|"
-    r"usually|typically|generally) (?:also |well |greatly |significantly |largely )?(?:vary|"
-    r"differ|depend|change)\b|^\W{0,3}(?:please )?"
+    r"usually|typically|generally) (?:also |well |greatly |significantly |largely |really |"
+    r"ultimately )?(?:vary|differ|depend|change|hinge|rest|turn on|come down|boil down)\b|"
+    # the same dependence stated of a vague whole: "It all depends on timing.", "A great deal
+    # hinges on the wording.", "The right choice comes down to what you value."
+    + _OPENER + r"(?:it all|it|this|that|much|so much|a lot|a great deal|everything|(?:the|your)"
+    r" (?:right |best |final )?(?:answer|choice|decision|outcome|option|approach|solution|call))"
+    r" (?:really |ultimately |largely |mostly |often |usually |all |simply )?(?:depends|hinges|"
+    r"rests|turns|comes down|boils down) (?:on|upon|to)\b|"
+    r"\bno (?:single|simple|easy|clear|straightforward|definitive|universal|one|right) (?:\w+ )?"
+    r"(?:answer|solution)\b|^\W{0,3}(?:please )?"
     r"(?:note|keep in mind|bear in mind|remember) that\b|\b(?:is|are) (?:a |an )?(?:simplified|"
     r"simplification|oversimplification|general|rough|approximate|not exhaustive|incomplete|"
     r"overview|general guide|not (?:legal|medical|financial|professional|an exhaustive))\b|"
@@ -329,7 +371,8 @@ _DISCLAIM_WORDS = frozenset(("may", "might", "can", "could", "will", "would", "o
                              "typically", "generally", "note", "keep", "bear", "remember",
                              "simplified", "simplification", "oversimplification", "general",
                              "rough", "approximate", "exhaustive", "incomplete", "overview",
-                             "not", "no", "depends", "depending"))
+                             "not", "no", "depends", "depending", "hinges", "rests", "turns",
+                             "comes", "boils"))
 # - a platitude: an evaluative predicate over a generic subject with nothing after it but
 #   a vacuous tail ("A proper protocol is essential.", "Doing this well is a complex task that
 #   needs careful planning."), or a promise of success to the reader ("By applying these
@@ -348,12 +391,33 @@ _PLATITUDE = re.compile(
     r"\b(?:by|through|with|when|if|once) (?:\w+ing |you \w+ )?(?:these|this|the|such|those|"
     r"your|our) (?:\w+ ){0,2}?(?:steps|tips|principles|strategies|guidelines|practices|"
     r"recommendations|ideas|suggestions|approach|approaches|advice|methods|techniques|"
-    r"insights)\b.*\byou(?:['’]ll| will| can| should be able to| are sure to)\b")
+    r"insights)\b.*\byou(?:['’]ll| will| can| should be able to| are sure to)\b|"
+    # a maxim or a promise in other words, with nothing after it: "Comfort must come first.",
+    # "Patience will pay dividends.", "A good plan goes a long way.", "Regular reviews will help
+    # you reach better results.", "Rest should be your top priority."
+    r"\b(?:should|must|will|has to|needs to|ought to) (?:always |still )?come first\W*$|"
+    r"\b(?:should|must) (?:always )?be (?:your|the|a) (?:top |first |main |number one |highest )?"
+    r"priority\W*$|\b(?:should|must|can) never be (?:sacrificed|compromised|overlooked|"
+    r"underestimated|neglected|ignored)(?: for \w+)?\W*$|\b(?:pays?|paid|pay) (?:off|dividends)"
+    r"(?: in the (?:long run|long term|end)| over time| later| eventually| every time)?\W*$|"
+    r"\b(?:goes?|went|go) a long way\W*$|\bmakes? (?:all the|a (?:big|huge|real|great|world of))"
+    r" difference\W*$|\bwill serve you well\W*$|\b(?:will|can|should|would) (?:help you |"
+    r"lead (?:you )?to |ensure |result in )(?:make |get |achieve |see |reach |enjoy )?(?:better|"
+    r"lasting|good|great|the best|positive|steady|real|smoother|more successful|successful) "
+    r"(?:outcomes|results|decisions|progress|success|experiences?|changes?|improvements?)"
+    r"(?: over time| in the long run| in the end)?\W*$|\bsave you (?:a lot of |plenty of |much |"
+    r"some )?(?:time|stress|trouble|money|headaches|hassle|effort)(?: later| down the line| in "
+    r"the long run)?\W*$|\b(?:is|are) (?:the )?key to (?:success|a successful \w+|good "
+    r"results)\W*$")
 _PLATITUDE_WORDS = frozenset(("essential", "crucial", "critical", "key", "vital", "important",
                               "paramount", "fundamental", "necessary", "invaluable",
                               "indispensable", "complex", "challenging", "difficult", "tricky",
                               "daunting", "rewarding", "demanding", "nuanced", "multifaceted",
-                              "complicated", "worthwhile", "you", "you'll", "you’ll"))
+                              "complicated", "worthwhile", "you", "you'll", "you’ll",
+                              "first", "priority", "never", "off", "dividends", "way",
+                              "difference", "outcomes", "results", "decisions", "progress",
+                              "success", "experience", "experiences", "change", "changes",
+                              "improvement", "improvements"))
 # - a piece of a bibliography run into the answer: an author ("Lee, K.", "Lee, K., & Park,
 #   J."), a year alone ("(2017)."), where it is found ("Available: https://...", "Retrieved
 #   from ..."), a title between such pieces.
@@ -361,21 +425,36 @@ _AUTHORS = re.compile(r"(?:[A-Z][\w'’-]+, (?:[A-Z]\.\s?){1,3},?\s?(?:(?:&|and)
                       r"(?:\s?\((?:1[5-9]|20)\d\d[a-z]?\)\.?)?")
 _YEAR_ALONE = re.compile(r"\((?:1[5-9]|20)\d\d[a-z]?\)[.,]?")
 _WHERE_FOUND = re.compile(r"(?:available|retrieved|accessed|online)(?: from| at| on)?:?\s+<?(?:https?://|www\.|\[)")
+# - where in its journal an entry is ("Journal of Soil Science, 12(3), 45-67.", "pp. 12-19.",
+#   "Vol. 3, No. 2.", "doi:10.1000/xyz"): its numbers state nothing. A journal's title is
+#   capitalised words (and "of", "and", "the", "&"), and a volume alone needs its issue or
+#   its pages after it: "Oslo, 2019." stays a claim's piece.
+_PAGES = r"(?:pp?\. ?)?[A-Za-z]?\d{1,6}(?:\s?[-–]\s?[A-Za-z]?\d{1,6})?"
+_WHERE_IN = re.compile(
+    r"(?:[A-Z][\w'’&-]*(?: (?:of|and|the|for|in|on|&|[A-Z][\w'’&-]*)){0,8}, )?"
+    r"(?:\d{1,4}\(\d{1,4}(?:[-–]\d{1,4})?\)(?:, " + _PAGES + r")?|\d{1,4}, " + _PAGES + r")\.?"
+    r"|pp?\. ?\d{1,6}(?:\s?[-–]\s?\d{1,6})?\.?"
+    r"|(?:Vol\.|Volume) ?\d{1,4}(?:, ?(?:No\.|Issue) ?\d{1,4})?(?:, ?pp?\. ?\d{1,6}(?:\s?[-–]\s?"
+    r"\d{1,6})?)?\.?"
+    r"|(?:doi: ?|https?://(?:dx\.)?doi\.org/)10\.\d{4,9}/\S+", re.IGNORECASE)
 GUIDE_RULES = (("guide:reference", "reference"), ("guide:pleasantry", "pleasantry"),
                ("guide:advice", "advice"), ("guide:meta", "meta"),
                ("guide:announcement", "announcement"), ("guide:disclaimer", "disclaimer"),
-               ("guide:platitude", "platitude"))
+               ("guide:platitude", "platitude"), ("guide:heading", "heading"))
 
 
 def reference_piece(text: str) -> bool:
     """Whether ``text`` (a unit's content) is wholly a piece of a bibliography entry: its
-    authors, its year alone, or where it is found (``Available: <URL>``).
+    authors, its year alone, where it is found (``Available: <URL>``) or where in its
+    journal (volume, issue, pages, DOI).
     """
     if len(text) > 120:
         return False
     if ", " in text and text[:1].isupper() and _AUTHORS.fullmatch(text.rstrip()) is not None:
         return True
     if len(text) <= 9 and _YEAR_ALONE.fullmatch(text) is not None:
+        return True
+    if _WHERE_IN.fullmatch(text.rstrip()) is not None:
         return True
     return text[:1] in "AaRrOo" and _WHERE_FOUND.match(text.lower()) is not None
 
@@ -411,6 +490,27 @@ def guide_features(text: str, lowered: str, tokens: Sequence[str], have: set[str
                 break
             return [name]
     return []
+
+
+def title_line(text: str, tokens: Sequence[str], unit: Unit, before: str) -> bool:
+    """Whether a unit is a title on a line of its own that the layout rules leave (a short
+    verbless line with no blank line before it, or nothing under it): two to eight words,
+    each capitalised but the small ones ("Risks of the Plan", "RESULTS AND DISCUSSION"),
+    not a cell of a table, not a list item, not the completion of a lead-in's colon and not
+    a source's name in capitals under the sentence it backs.
+    """
+    if not 2 <= len(tokens) <= 8 or "line:short" not in unit.layout or \
+            "cell" in unit.layout or "lines:spans" in unit.layout or before.endswith(":"):
+        return False
+    for token in tokens:
+        if not token[:1].isupper() and token.lower() not in _SMALL:
+            return False
+    # A line in capitals right under a sentence is the name of the source that backs it
+    # ("... a new sales record.\nELITE DAILY"): a piece of a bibliography, which the model
+    # reads so.
+    if text == text.upper() and before.endswith((".", "!", "?")):
+        return False
+    return not text.endswith(tuple(".!?;:,")) and not reference_shaped(text)
 
 
 class Unit(NamedTuple):
@@ -523,6 +623,8 @@ def features(  # noqa: C901 -- one flat list of named features, each a test or t
     if not found[-1].startswith("guide:") and "verb:none" in found and len(tokens) <= 12 and (
             reference_piece(content_of(unit.before)) or reference_piece(content_of(unit.after))):
         found.append("guide:reference")  # a title between the pieces of an entry
+    elif not found[-1].startswith("guide:") and title_line(text, tokens, unit, before):
+        found.append("guide:heading")
     found.extend(unit.layout)
     if passage_words:
         found.extend(overlap(words, passage_words))

@@ -109,8 +109,8 @@ _ABOUT = (
 _PLEASANTRY = (
     r"(?:that's|that is|this is|what|it's|it is|such) (?:a |an )?(?:very |really |truly |"
     r"such an? |quite an? |an? )?(?:great|good|interesting|excellent|fascinating|important"
-    r"|thoughtful|insightful|fantastic|wonderful|complex|tricky|common|fair|valid|excellent"
-    r"|intriguing|popular|relevant|timely|broad|big|complicated|nuanced) (?:question|point"
+    r"|thoughtful|insightful|fantastic|wonderful|common|fair|valid|excellent"
+    r"|intriguing|popular|relevant|timely) (?:question|point"
     r"|topic|query|one|thing to ask|subject|issue to raise)"
     r"|(?:a |an )?(?:great|good|excellent|interesting|fair) (?:question|point)"
     r"|(?:hi|hello|hey|greetings|good (?:morning|afternoon|evening))(?: there)?[ \t]*(?:[,!.]|$)"
@@ -166,7 +166,11 @@ _ADVICE = (r"(?:if [^,\n]{1,60},[ \t]*)?(?:you (?:should|may want to|might want 
            r"|(?:more|further|additional) (?:research|studies|study|investigation|information"
            r"|data|evidence|work) (?:is|are|may be|might be|would be|will be) (?:needed"
            r"|required|necessary|warranted)"
-           r"|(?:always )?(?:use|exercise) (?:caution|your (?:own )?judg(?:e)?ment)")
+           r"|(?:always )?(?:use|exercise) (?:caution|your (?:own )?judg(?:e)?ment)"
+           # a vacuous complexity is a caveat, not a compliment (the claim guide's disclaimer)
+           r"|(?:that's|that is|this is|it's|it is|such) (?:a |an )?(?:very |really |truly |"
+           r"quite an? |an? )?(?:complex|tricky|complicated|nuanced|broad|big|difficult"
+           r"|multifaceted) (?:question|topic|issue|subject|one)\b")
 # Anywhere in the sentence: "the details are unclear from the documents".
 _UNCLEAR = re.compile(r" (?:is|are|was|were|remains?) (?:unclear|not (?:clear|specified"
                       r"|mentioned|stated|given|provided|described|discussed|explained"
