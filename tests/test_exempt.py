@@ -152,6 +152,10 @@ _FRAMES = st.sampled_from([
     "You should plan for {}.", "Here is the short version: {}.", "We will need {} at most.",
     "Overall, {} is typical.", "It is important to remember {}.", "Hope this helps: {}.",
     "The answer is {}.", "Drawing on both theories, {} seems right.",
+    "Patience pays off: {} is typical.", "Happy to explain why it takes {}.",
+    "It all depends, but {} is common.", "Several methods have been tried since {}.",
+    "A fuller answer would need {} of data.", "Vol. 2 reports {}.", "Pages 4-5 give {}.",
+    "Journal of Soils, {}.", "Costs and Fees {}",
 ])
 
 

@@ -275,15 +275,17 @@ _PLEASANTRY = re.compile(
     r"|\bfeel free\b|\bdon['’]t hesitate\b|\bgood luck\b|\bthanks?\b|\bthank you\b|"
     r"\b(?:great|good|excellent|interesting|fascinating) (?:question|topic)\b|\bbest of luck\b|"
     r"\bhappy to help\b|\benjoy (?:your|the)\b|"
-    # a compliment or an offer in other words: "It's smart that you asked early.", "Glad to
-    # say more.", "Best wishes with the exams.", "Sounds like a fun plan!", "Just ask."
-    r"^\W{0,3}it['’]?s (?:so |really |very )?(?:great|good|wonderful|nice|smart|wise|sensible|"
+    r"\b(?:best wishes|all the best|wishing you|congratulations|congrats)\b")
+# A compliment or an offer in other words: "It's smart that you asked early.", "Glad to say
+# more.", "Best wishes with the exams.", "Sounds like a fun plan!", "Just ask." The shapes
+# that open a unit are matched at its start (searched, each is tried at every position).
+_PLEASANTRY_START = re.compile(
+    r"\W{0,3}(?:it['’]?s (?:so |really |very )?(?:great|good|wonderful|nice|smart|wise|sensible|"
     r"lovely|admirable|thoughtful|brilliant|excellent) (?:that you|to see you|to hear|you['’]re|"
-    r"of you)\b|^\W{0,3}(?:(?:always|more than|very|really|so|just) )?(?:happy|glad|delighted|"
-    r"pleased) to\b|\b(?:best wishes|all the best|wishing you|congratulations|congrats)\b|"
-    r"^\W{0,3}sounds like (?:a|an|quite a) (?:\w+ ){0,2}?(?:project|plan|idea|trip|adventure|"
-    r"goal|journey|undertaking|challenge)\b|^\W{0,3}(?:great|good|nice|wonderful) to (?:see|"
-    r"hear)\b|^\W{0,3}(?:just|simply) (?:ask|reach out|let me know)\b")
+    r"of you)\b|(?:(?:always|more than|very|really|so|just) )?(?:happy|glad|delighted|"
+    r"pleased) to\b|sounds like (?:a|an|quite a) (?:\w+ ){0,2}?(?:project|plan|idea|trip|"
+    r"adventure|goal|journey|undertaking|challenge)\b|(?:great|good|nice|wonderful) to (?:see|"
+    r"hear)\b|(?:just|simply) (?:ask|reach out|let me know)\b)")
 _PLEASANTRY_WORDS = frozenset(("glad", "happy", "delighted", "pleased", "thrilled", "excited",
                                "sorry", "hope", "help", "feel", "hesitate", "luck", "thanks",
                                "thank", "question", "topic", "enjoy", "it's", "it’s", "its",
@@ -300,21 +302,20 @@ _ABOUT_SOURCES = re.compile(
     r"necessary|helpful)\b|\b(?:can|could) (?:be )?found in (?:the|these|those)\b|"
     # what the answer would need, or what the writer has to hand: "A fuller answer would need
     # other sources.", "Confirming this would take more data.", "The information I have is thin."
-    r"^\W{0,3}(?:a |an )?(?:fuller|complete|full|definitive|precise|more (?:complete|detailed|"
-    r"precise|specific|definitive)|(?:answering|confirming|addressing|settling|verifying) "
-    r"(?:this|that|it)(?: \w+)?) (?:answer )?(?:would|will|might|could) (?:need|require|take|call "
-    r"for)\b|\b(?:would|will|might|could) (?:need|require|take|call for) (?:more|additional|"
+    r"\b(?:would|will|might|could) (?:need|require|take|call for) (?:more|additional|"
     r"further|other|newer|better|specific|more specific|more recent|dedicated) (?:\w+ )?"
     r"(?:sources|data|information|details|research|context|references|documents|material)\W*$|"
     r"\bthe (?:information|material|data|content|documentation|evidence) (?:available to me|"
     r"i have|i was given|at hand|to hand|i found|i can see|i can access|i could find)\b")
+_ABOUT_SOURCES_START = re.compile(
+    r"\W{0,3}(?:a |an )?(?:fuller|complete|full|definitive|precise|more (?:complete|detailed|"
+    r"precise|specific|definitive)|(?:answering|confirming|addressing|settling|verifying) "
+    r"(?:this|that|it)(?: \w+)?) (?:answer )?(?:would|will|might|could) (?:need|require|take|call "
+    r"for)\b")
 _ABOUT_SOURCES_WORDS = frozenset(("passage", "passages", "source", "sources", "results",
                                   "snippets", "excerpts", "references", "links", "articles",
-                                  "documents", "context", "more", "found", "answer",
-                                  "answering", "confirming", "addressing", "settling",
-                                  "verifying", "need", "require", "take", "call",
-                                  "information", "material", "data", "content",
-                                  "documentation", "evidence"))
+                                  "documents", "context", "more", "found", "need",
+                                  "require", "take", "call", "i", "me", "hand"))
 # - an announcement ending in a full stop: a set said to exist ("There are several factors
 #   one can adjust.", "The reform also faced several criticisms."), its members unnamed;
 _SOME = (r"(?:several|many|various|numerous|a few|a number of|some|multiple|a variety of|"
@@ -352,12 +353,6 @@ _DISCLAIM = re.compile(
     r"case|circumstances|needs|goals|plan|solution)) (?:may|might|can|could|will|would|often|"
     r"usually|typically|generally) (?:also |well |greatly |significantly |largely |really |"
     r"ultimately )?(?:vary|differ|depend|change|hinge|rest|turn on|come down|boil down)\b|"
-    # the same dependence stated of a vague whole: "It all depends on timing.", "A great deal
-    # hinges on the wording.", "The right choice comes down to what you value."
-    + _OPENER + r"(?:it all|it|this|that|much|so much|a lot|a great deal|everything|(?:the|your)"
-    r" (?:right |best |final )?(?:answer|choice|decision|outcome|option|approach|solution|call))"
-    r" (?:really |ultimately |largely |mostly |often |usually |all |simply )?(?:depends|hinges|"
-    r"rests|turns|comes down|boils down) (?:on|upon|to)\b|"
     r"\bno (?:single|simple|easy|clear|straightforward|definitive|universal|one|right) (?:\w+ )?"
     r"(?:answer|solution)\b|^\W{0,3}(?:please )?"
     r"(?:note|keep in mind|bear in mind|remember) that\b|\b(?:is|are) (?:a |an )?(?:simplified|"
@@ -367,6 +362,14 @@ _DISCLAIM = re.compile(
     r"(?:answer|solution|way|approach|rule|formula|recipe|path|fix)\b|\b(?:depends|depending)"
     r" (?:on|upon) (?:many|several|various|a (?:number|range|variety) of|your|"
     r"individual|personal)\b")
+# The same dependence stated of a vague whole: "It all depends on timing.", "A great deal
+# hinges on the wording.", "The right choice comes down to what you value." (matched at the
+# unit's start)
+_DISCLAIM_START = re.compile(
+    _OPENER + r"(?:it all|it|this|that|much|so much|a lot|a great deal|everything|(?:the|your)"
+    r" (?:right |best |final )?(?:answer|choice|decision|outcome|option|approach|solution|call))"
+    r" (?:really |ultimately |largely |mostly |often |usually |all |simply )?(?:depends|hinges|"
+    r"rests|turns|comes down|boils down) (?:on|upon|to)\b")
 _DISCLAIM_WORDS = frozenset(("may", "might", "can", "could", "will", "would", "often", "usually",
                              "typically", "generally", "note", "keep", "bear", "remember",
                              "simplified", "simplification", "oversimplification", "general",
@@ -454,9 +457,11 @@ def reference_piece(text: str) -> bool:
         return True
     if len(text) <= 9 and _YEAR_ALONE.fullmatch(text) is not None:
         return True
-    if _WHERE_IN.fullmatch(text.rstrip()) is not None:
+    if text[:1] in "AaRrOo" and _WHERE_FOUND.match(text.lower()) is not None:
         return True
-    return text[:1] in "AaRrOo" and _WHERE_FOUND.match(text.lower()) is not None
+    # every match of _WHERE_IN holds a digit and ends in a digit, a stop, a bracket or a DOI
+    return len(text) <= 90 and _DIGIT.search(text) is not None and \
+        _WHERE_IN.fullmatch(text.rstrip()) is not None
 
 
 def names_nothing(text: str, tokens: Sequence[str]) -> bool:
@@ -477,17 +482,18 @@ def guide_features(text: str, lowered: str, tokens: Sequence[str], have: set[str
         return ["guide:reference"]
     if len(tokens) > 20 or not names_nothing(text, tokens):
         return []
-    for words, pattern, name in (
-            (_PLEASANTRY_WORDS, _PLEASANTRY, "guide:pleasantry"),
-            (_OWN_VIEW_WORDS, _OWN_VIEW, "guide:advice"),
-            (_ABOUT_SOURCES_WORDS, _ABOUT_SOURCES, "guide:meta"),
-            (_ANNOUNCE_WORDS, _ANNOUNCE, "guide:announcement"),
-            (_DISCLAIM_WORDS, _DISCLAIM, "guide:disclaimer"),
-            (_PLATITUDE_WORDS, _PLATITUDE, "guide:platitude")):
-        if not have.isdisjoint(words) and pattern.search(lowered):
-            # a platitude is said in a few words: a longer sentence states more than it
-            if name == "guide:platitude" and len(tokens) > 14:
-                break
+    for words, pattern, start, name in (
+            (_PLEASANTRY_WORDS, _PLEASANTRY, _PLEASANTRY_START, "guide:pleasantry"),
+            (_OWN_VIEW_WORDS, _OWN_VIEW, None, "guide:advice"),
+            (_ABOUT_SOURCES_WORDS, _ABOUT_SOURCES, _ABOUT_SOURCES_START, "guide:meta"),
+            (_ANNOUNCE_WORDS, _ANNOUNCE, None, "guide:announcement"),
+            (_DISCLAIM_WORDS, _DISCLAIM, _DISCLAIM_START, "guide:disclaimer"),
+            (_PLATITUDE_WORDS, _PLATITUDE, None, "guide:platitude")):
+        # a platitude is said in a few words: a longer sentence states more than it
+        if name == "guide:platitude" and len(tokens) > 14:
+            break
+        if not have.isdisjoint(words) and (pattern.search(lowered) or (
+                start is not None and start.match(lowered))):
             return [name]
     return []
 
