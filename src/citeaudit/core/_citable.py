@@ -437,9 +437,11 @@ _WHERE_IN = re.compile(
     r"(?:[A-Z][\w'’&-]*(?: (?:of|and|the|for|in|on|&|[A-Z][\w'’&-]*)){0,8}, )?"
     r"(?:\d{1,4}\(\d{1,4}(?:[-–]\d{1,4})?\)(?:, " + _PAGES + r")?|\d{1,4}, " + _PAGES + r")\.?"
     r"|pp?\. ?\d{1,6}(?:\s?[-–]\s?\d{1,6})?\.?"
-    r"|(?:Vol\.|Volume) ?\d{1,4}(?:, ?(?:No\.|Issue) ?\d{1,4})?(?:, ?pp?\. ?\d{1,6}(?:\s?[-–]\s?"
-    r"\d{1,6})?)?\.?"
-    r"|(?:doi: ?|https?://(?:dx\.)?doi\.org/)10\.\d{4,9}/\S+", re.IGNORECASE)
+    r"|(?:[Vv]ol\.|[Vv]olume) ?\d{1,4}(?:, ?(?:[Nn]o\.|[Ii]ssue) ?\d{1,4})?(?:, ?pp?\. ?\d{1,6}"
+    r"(?:\s?[-–]\s?\d{1,6})?)?\.?"
+    # a journal's title is matched as capitalised words: no IGNORECASE, which would let it
+    # run over any words and back (a unit's whole length, on every unit that names a number)
+    r"|(?i:doi: ?|https?://(?:dx\.)?doi\.org/)10\.\d{4,9}/\S+")
 GUIDE_RULES = (("guide:reference", "reference"), ("guide:pleasantry", "pleasantry"),
                ("guide:advice", "advice"), ("guide:meta", "meta"),
                ("guide:announcement", "announcement"), ("guide:disclaimer", "disclaimer"),
@@ -459,9 +461,10 @@ def reference_piece(text: str) -> bool:
         return True
     if text[:1] in "AaRrOo" and _WHERE_FOUND.match(text.lower()) is not None:
         return True
-    # every match of _WHERE_IN holds a digit and ends in a digit, a stop, a bracket or a DOI
-    return len(text) <= 90 and _DIGIT.search(text) is not None and \
-        _WHERE_IN.fullmatch(text.rstrip()) is not None
+    # every match of _WHERE_IN is a few words holding a digit, and opens with its pages, its
+    # volume, its DOI or a volume's digits, or holds a comma after its journal's title
+    return text.count(" ") <= 12 and (text[:1] in "pVvdDhH0123456789" or ", " in text) and \
+        _DIGIT.search(text) is not None and _WHERE_IN.fullmatch(text.rstrip()) is not None
 
 
 def names_nothing(text: str, tokens: Sequence[str]) -> bool:
