@@ -118,6 +118,7 @@ CASES = [
     ("hedge", "Fees apply [1]. However, it is important to note that prices may change.",
      "However, it is important"),
     ("announcement", "Fees apply [1]. Here are the main steps.", "Here are the main"),
+    ("announcement", "Fees apply [1]. Here's how: step by step.", "Here's how"),
     ("announcement", "Several methods can be undertaken by teachers.\n- Tutoring [1]\n"
      "- Coaching [2]", "Several methods"),
     ("heading", "Refund Rules for Members\n\nFees apply [1].", "Refund Rules"),
@@ -151,6 +152,13 @@ CLAIMS = [
     ("a hedge that states an amount", "It depends on the dose: 5 mg is safe."),
     ("evidence about the world", "The evidence does not support a link between vaccines and"
      " autism."),
+    # A lead-in run together with what it announces (scraped text without its line breaks):
+    ("a lead-in run on past its colon", "Here's how:Friendship in Rehab: Mueller and Perry"
+     " met while both were in rehab."),
+    ("a summary run on past its colon", "In summary: rail, buses and bike lanes cut"
+     " congestion."),
+    ("the following, run on", "Here are the key differences:Chlorophyll captures light in"
+     " plants."),
 ]
 
 

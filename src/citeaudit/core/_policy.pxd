@@ -18,6 +18,9 @@ cdef tuple _SHORTER, _LONGER
 @cython.locals(found=long, exact=long, size=Py_ssize_t)
 cpdef long _families(str sentence) except? -1
 
+@cython.locals(colon=Py_ssize_t)
+cdef bint _runs_on(str sentence) except -1
+
 @cython.locals(rest=Py_ssize_t, end=Py_ssize_t)
 cdef bint _hedge(str sentence) except -1
 

@@ -22,7 +22,9 @@ Each rule below has a name; ``not-citable`` in the configuration lists the rules
 ``announcement``
     What announces the text after it: a lead-in ending in ``:``, "Here are the main steps.",
     "The following applies.", and a sentence right before a list whose content is that list
-    ("To improve standards, several methods can be undertaken by educators.").
+    ("To improve standards, several methods can be undertaken by educators."). A lead-in
+    run together with what follows it in one unit ("Here's how:Mueller and Perry met in
+    rehab.") states what follows: a claim.
 ``heading``
     Title lines: a line of its own without final punctuation, short (at most five words) or in
     title case (at most twelve), followed by a blank line or a list; and lines that are all
@@ -382,7 +384,7 @@ def policy_rule(text: str, start: int, end: int, cited_lead: bool = False) -> st
     families = _families(sentence)
     if families & _OPENS and (found := _OPENING.match(sentence)):
         return "about-sources" if found["about"] is not None else "pleasantry"
-    if families & _ANNOUNCES_BIT and _ANNOUNCES.match(sentence):
+    if families & _ANNOUNCES_BIT and _ANNOUNCES.match(sentence) and not _runs_on(sentence):
         return "announcement"
     if families & _HEDGES and _hedge(sentence) and not states_amount(sentence):
         return "hedge"  # "Prices may vary by 10%" states an amount: a claim
@@ -393,6 +395,15 @@ def policy_rule(text: str, start: int, end: int, cited_lead: bool = False) -> st
             not states_amount(sentence):
         return "announcement"
     return None
+
+
+def _runs_on(sentence: str) -> bool:
+    """Whether the lead-in goes on past its colon in the same unit, as text run together by
+    a scraper does ("Here's how:Friendship in Rehab: Mueller and Perry met in rehab."): the
+    unit states what follows, four words or more of it.
+    """
+    colon = sentence.find(":")
+    return colon >= 0 and len(sentence[colon + 1:].split(None, 4)) > 3
 
 
 def _hedge(sentence: str) -> bool:
