@@ -125,6 +125,8 @@ CASES = [
     ("heading", "**Note**\n\nFees apply [1].", "**Note**"),
     ("listed", "Causes include [12] [13]:\n- Gradual liberalization\n- Tariff cuts",
      "Gradual liberalization"),
+    ("listed", "Causes include [12]:\n1. **Tariffs**: cuts on steel\n  - Quotas on wheat",
+     "Quotas on wheat"),
 ]
 
 
@@ -159,13 +161,20 @@ CLAIMS = [
      " congestion."),
     ("the following, run on", "Here are the key differences:Chlorophyll captures light in"
      " plants."),
+    # Only the sentence that opens an item completes its cited lead-in:
+    ("a second sentence in an item under a cited lead-in", "Causes include [1]:\n- Tariffs."
+     " Growth fell by half."),
+    ("an indented paragraph in an item under a cited lead-in", "Causes include [1]:\n- Tariffs,"
+     " which rose.\n\n  Growth fell by half.\n- Quotas"),
 ]
 
 
 @pytest.mark.parametrize(("name", "answer"), CLAIMS, ids=[c[0] for c in CLAIMS])
 def test_still_a_claim(name: str, answer: str) -> None:
     last = {"a list item under an uncited lead-in": "Gradual", "a sentence after the list":
-            "Growth", "a title line in sentence case with an amount": "Refunds"}.get(name)
+            "Growth", "a title line in sentence case with an amount": "Refunds",
+            "a second sentence in an item under a cited lead-in": "Growth",
+            "an indented paragraph in an item under a cited lead-in": "Growth"}.get(name)
     start = answer.index(last) if last else 0
     assert any(a <= start < b for a, b in flagged(answer)), name
 

@@ -42,7 +42,8 @@ cdef bint _blank_or_list(str text, Py_ssize_t at, Py_ssize_t size) except -1
 cpdef frozenset list_items(str text)
 
 @cython.locals(earliest=Py_ssize_t, back=Py_ssize_t, start=Py_ssize_t, line=Py_ssize_t,
-               lead_start=Py_ssize_t, lead_end=Py_ssize_t, first_line=Py_ssize_t, cited=bint)
+               lead_start=Py_ssize_t, lead_end=Py_ssize_t, first_line=Py_ssize_t, cited=bint,
+               size=Py_ssize_t, body=Py_ssize_t)
 cpdef bint under_cited_lead(str text, spans, Py_ssize_t at, items, marks) except -1
 
 @cython.locals(line=Py_ssize_t)

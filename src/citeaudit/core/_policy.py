@@ -552,9 +552,20 @@ def under_cited_lead(text: str, spans: Sequence[tuple[int, int]], at: int, items
     A sentence is in a list when its line opens an item, or it is indented and the sentence
     before it is in the list; the lead-in is the sentence just before the list's first item,
     with a marker or a malformed marker starting in it and nothing but white space between it
-    and the list. Worked out when an uncited sentence asks, walking back over its list, so
-    cited sentences pay nothing.
+    and the list. Only the sentence that opens its item completes the lead-in: one after it in
+    the same item, or on an indented line under it, states its own claim. Worked out when an
+    uncited sentence asks, walking back over its list, so cited sentences pay nothing.
     """
+    start = spans[at][0]
+    line = text.rfind("\n", 0, start) + 1
+    if line not in items:
+        return False
+    size = len(text)
+    while line < size and text[line] in " \t":
+        line += 1
+    body = _bullet_end(text, line, size)
+    if body < 0 or text[body:start].strip():
+        return False
     earliest = -1  # back from ``at``, the earliest sentence whose line opens an item
     back = at
     while back >= 0:
