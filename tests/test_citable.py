@@ -389,6 +389,38 @@ def test_a_title_line_the_layout_leaves_is_a_heading(answer: str) -> None:
 
 # Near those shapes, naming something, stating a dependency as fact, an effect on a named
 # thing or a set of named kinds: claims.
+# What was retrieved by other names, and the writer failing to reach it (read on the dev
+# split's short answers: a search engine's apology for a failed lookup, nine times).
+SOURCES_BY_OTHER_NAMES = [
+    'None of the retrieved documents address this directly.',
+    'The given context does not cover the later years.',
+    'The search documents say little about this.',
+    'The above texts disagree on the timing.',
+    "I'm having problems connecting to my brain, sorry.",
+    'We are having some trouble retrieving results right now.',
+    "I couldn't access the full article.",
+    'We were unable to open the linked page.',
+]
+
+
+@pytest.mark.parametrize("text", SOURCES_BY_OTHER_NAMES)
+def test_the_sources_by_other_names_are_meta(text: str) -> None:
+    assert _decision(text) == "meta", text
+
+
+@pytest.mark.parametrize("text", [
+    'Visitors must show the provided tickets at the gate.',
+    'Applicants bring the given forms to the office.',
+    'The retrieved wreck was 30 metres long.',
+    'The museum is having problems with damp.',
+    'Patients who cannot access clinics rely on pharmacists.',
+])
+def test_claims_near_the_sources_by_other_names_are_still_flagged(text: str) -> None:
+    decided = _decision(text)
+    assert decided in ("CA302", "names an entity", "states a claim") or \
+        decided.startswith("restates passage"), decided
+
+
 @pytest.mark.parametrize("text", [
     'Vitamin B12 is essential for nerve function.',
     'Most insurers must settle claims within thirty days.',
@@ -443,7 +475,9 @@ GUIDE_PIECES = ["it's ", "it all ", "much ", "a lot ", "happy to ", "just ask", 
                 "can never be ignored", "pays off", "pay dividends later", "goes a long way",
                 "makes all the difference", "will serve you well", "save you time",
                 "will help you get better results", "is the key to success", "x", " ", ".",
-                "the ", "you ", "will ", "may "]
+                "the ", "you ", "will ", "may ", "none of the retrieved documents",
+                "the given context", "the above text ", "i'm having trouble connecting",
+                "we are having issues loading", "i couldn't access", "we could not reach"]
 
 
 @settings(max_examples=examples(400), deadline=None)
