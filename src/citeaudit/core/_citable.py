@@ -326,8 +326,8 @@ _ABOUT_SOURCES_WORDS = frozenset(("passage", "passages", "source", "sources", "r
                                   "documents", "context", "more", "found", "need",
                                   "require", "take", "call", "i", "me", "hand",
                                   "documents", "document", "materials", "material",
-                                  "texts", "text", "i'm", "i’m", "we're",
-                                  "we’re", "we", "am", "are"))
+                                  "texts", "text", "having", "unable", "cannot", "can't",
+                                  "can’t", "couldn't", "couldn’t", "could"))
 # - an announcement ending in a full stop: a set said to exist ("There are several factors
 #   one can adjust.", "The reform also faced several criticisms."), its members unnamed;
 _SOME = (r"(?:several|many|various|numerous|a few|a number of|some|multiple|a variety of|"
