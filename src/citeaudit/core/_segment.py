@@ -60,7 +60,7 @@ _BLANK_LINE = re.compile(r"\n[ \t\r]*\n")
 _TITLES = (
     "mr", "mrs", "ms", "mx", "dr", "prof", "sr", "jr", "st", "mt", "gen", "col", "lt", "capt",
     "sgt", "rep", "sen", "gov", "rev", "hon", "messrs", "mme", "mlle", "e.g", "i.e", "cf", "viz",
-    "approx", "ca",
+    "approx", "ca", "vs", "v",  # "Steel vs. Aluminium", "Smith v. Jones"
 )
 # The titles by their last letter, either case: the few to compare before a full stop.
 _TITLES_ENDING: dict[str, tuple[str, ...]] = {
