@@ -45,6 +45,53 @@ LISTS = {
                                            "[5] https://shop.example/b\n[6] https://shop.example/c",
     "further reading, dashes": "Further reading\n\n- Lee, K. (2017). Returns in retail.\n"
                                "- Smith, J. (2019). Warranty law. pp. 12-14.",
+    # A heading ending in a colon, or with no blank line under it, or a rule, right above its
+    # entries (the segmenter runs such a line into the first entry's sentence):
+    "heading with a colon, dashes": "References:\n- Lee, K. (2017). Returns in retail. Retrieved"
+                                    " from https://shop.example/research\n- Shop Example."
+                                    " (2024). Refund policy. Retrieved May 3, 2024, from"
+                                    " https://shop.example/refunds",
+    "capitals right above IEEE": "REFERENCES\n[1] K. Lee, \"Returns in retail,\" J. Commerce,"
+                                 " vol. 12, no. 3, pp. 45-60, 2017.\n[2] Shop Example, \"Refund"
+                                 " policy,\" 2024. [Online]. Available: https://shop.example/r",
+    "bold with a colon, urls": "**Citations:**\n[1] https://shop.example/refunds\n"
+                               "[2] https://shop.example/warranty\n[12] https://news.example/x",
+    "rule above entries": "---\n[1] Lee, K. (2017). Returns in retail. Journal of Commerce.\n"
+                          "[2] Smith, J. (2019). Warranty law. Legal Press.",
+    "source(s), urls": "Source(s):\n- https://shop.example/refunds\n- https://shop.example/w",
+    "sources with a count": "Sources (3)\n1. shop.example – Refund policy\n2. shop.example –"
+                            " Warranty terms\n3. help.shop.example – Support hours",
+    "domains under a bare heading": "Sources\nshop.example\nhelp.shop.example\nnews.example",
+    "run into one line": "Sources: [1] https://shop.example/refunds [2] https://shop.example/w"
+                         " [9] https://news.example/old",
+    # Other names of a list:
+    "reference list, Harvard": "Reference list\n\nLee, K. (2017) 'Returns in retail', Journal of"
+                              " Commerce, 12(3), pp. 45-60.\nSmith, J. and Roe, A. (2019) Warranty"
+                              " law. 2nd edn. London: Legal Press.",
+    "endnotes": "Endnotes\n1. Shop Example, Refund Policy (2024), https://shop.example/refunds.\n"
+                "2. Lee, K. (2017), Journal of Commerce 12(3): 45-60.",
+    "footnotes, markdown": "## Footnotes\n\n[^1]: Shop Example, Refund policy,"
+                           " https://shop.example/refunds\n[^2]: Shop Example, Warranty terms,"
+                           " https://shop.example/warranty",
+    "see also, links": "See also\n- [Refund policy](https://shop.example/refunds)\n"
+                       "- [Warranty terms](https://shop.example/warranty)",
+    "learn more, domains": "Learn more\n1. shop.example\n2. help.shop.example\n3. news.example",
+    "recommended reading": "Recommended reading\n- Lee, K. (2017). Returns in retail. Journal of"
+                           " Commerce, 12(3), 45-60.\n- Smith, J. (2019). Warranty law. Legal"
+                           " Press.",
+    "cited sources, dashes": "Cited sources\n[1] Refund policy — shop.example\n[2] Warranty"
+                             " terms — shop.example",
+    "source list, links": "Source list:\n* [Refund policy](https://shop.example/refunds)\n"
+                          "* [Warranty terms](https://shop.example/warranty)",
+    "underscores, APA": "__References__\n\n1. Lee, K. (2017). Returns in retail. Journal of"
+                        " Commerce, 12(3), 45-60.\n2. Smith, J. (2019). Warranty law. Legal Press.",
+    # Ids of other shapes, no heading:
+    "footnote definitions": "[^1]: Shop Example. Refund policy. https://shop.example/refunds\n"
+                            "[^2]: Shop Example. Warranty terms. https://shop.example/warranty",
+    "lettered ids": "[S1] Lee, K. (2017). Returns in retail. Journal of Commerce, 12(3), 45-60.\n"
+                    "[S2] Smith, J. (2019). Warranty law. Legal Press.",
+    "learn more, run into one line": "Learn more: 1. shop.example 2. help.shop.example"
+                                     " 3. news.example",
 }
 
 
@@ -72,6 +119,12 @@ def test_a_reference_list_is_no_citation_and_no_claim(name: str) -> None:
     "Refunds are paid within 14 days [1].\nThe warranty covers defects [2].\n",
     "1. Refunds are paid within 14 days [1].\n2. The warranty lasts two years [2].\n",
     "Sources of delay include:\n- weekends [3]\n- holidays [3]\n",
+    # what only a longer heading names, and a note (a note may be a cited claim):
+    "Intro [1].\n\nNotes:\nRefunds are paid within 14 days [1].\nThe warranty lasts [2].\n",
+    "Intro [1].\n\n## Sources of error\nScales drift [1].\nClocks skew [2].\n",
+    "Intro [1].\n\nLinks between diet and sleep:\n- Caffeine delays sleep [2].\n- Late meals"
+    " fragment it [3].\n",
+    "Intro [1].\n\nReading more than an hour a day helps [2]. Learn more by doing [3].\n",
 ])
 def test_cited_claims_that_look_like_a_list_are_read(answer: str) -> None:
     assert reference_blocks(answer) == []
@@ -98,7 +151,10 @@ HEAD_PIECES = ["\n", "\n\n", " ", "\t", "\u2003", "\x1c", "#", "## ", ">", "**",
                "SOURCES", "\u017fources", "Bibliography", "b\u0131bl", "B\u0130BLIOGRAPHY",
                "Works cited", "Citations", "citation", "Further reading", "Key sources",
                "\u212aey sources", "key  sources", "Refunds", "Receipts", "Sour", "refe",
-               "Lee, K. (2017).", "https://x.org", " take 30 days.", "x" * 31, "\u00e9"]
+               "Lee, K. (2017).", "https://x.org", " take 30 days.", "x" * 31, "\u00e9",
+               "Endnotes", "FOOTNOTES", "See also", "se", "Read more", "Learn more", "lin",
+               "Links", "use\u017ful links", "Related links", "Recommended reading", "reco",
+               "Suggested reading", "Cited sources", "cite", "Sources: ", ": [4] x", ":[4]"]
 
 
 @settings(max_examples=examples(600), deadline=None)
@@ -116,7 +172,8 @@ def test_the_look_for_a_reference_head_reads_every_case_the_pattern_folds() -> N
     the compiled build runs the same source).
     """
     every = "".join(map(chr, range(0x110000)))
-    for word in ("refe", "sour", "bibl", "work", "cita", "furt", "key "):
+    for word in ("refe", "sour", "bibl", "work", "cita", "furt", "key ", "cite", "endn", "foot",
+                 "see ", "read", "lear", "reco", "sugg", "link", "usef", "rela"):
         for at, letter in enumerate(word):
             for char in re.findall(re.escape(letter), every, re.IGNORECASE):
                 opening = word[:at] + char + word[at + 1:]

@@ -42,9 +42,13 @@ _BOLD_LINE = re.compile(r"^\s*(\*\*|__)(?:(?!\*\*|__).)+\1\s*:?\s*$")
 _TABLE_SEPARATOR = re.compile(r"^\s*\|?\s*:?-{2,}:?\s*(?:\|\s*:?-{2,}:?\s*)*\|?\s*$")
 _ITEM = re.compile(r"^(\s*)(?:[-*+•‣◦]|\d{1,3}[.)]|[a-z][.)])\s+")
 _SECTIONS = (
-    ("references", re.compile(r"^\W*(?:\d+[.)]?\s*)?(?:references?|sources?(?: cited| consulted"
-                              r"| used)?|bibliography|works cited|citations?|further reading|"
-                              r"(?:useful |related )?links|notes|key sources)\W*$", re.I)),
+    ("references", re.compile(r"^[\W_]*(?:\d+[.)]?\s*)?(?:references?|reference list|"
+                              r"sources?(?: list| cited| consulted| used| and further reading)?|"
+                              r"source\(s\)|cited sources|bibliography|works cited|citations?|"
+                              r"further reading|"
+                              r"(?:recommended|suggested) reading|(?:useful |related )?links|notes|"
+                              r"endnotes|footnotes|key sources|see also|read more|learn more)"
+                              r"(?:\s*\(\d{1,3}\))?[\W_]*$", re.I)),
     ("method", re.compile(r"\b(?:method(?:s|ology)?|approach|design|protocol|framework|"
                           r"architecture|implementation|pipeline|study design|procedure|"
                           r"scope|objectives?|requirements?)\b", re.I)),
@@ -138,14 +142,30 @@ def _neighbour(lines: Sequence[Line], at: int, step: int) -> Line | None:
     return None
 
 
+# A line that only names a reference list ("References:", "Source(s):", "works cited",
+# "Sources (3)") heads one, with a colon or without, a blank line before it or none. "Notes"
+# is left to the rule for short lines: a note may be a cited claim.
+_NAMES_LIST = re.compile(
+    r"(?:[^\w\n]|_){0,6}(?:references?|reference list|sources?(?: list| cited| consulted| used|"
+    r" and further"
+    r" reading)?|source\(s\)|cited sources|bibliography|works cited|citations?|further reading|"
+    r"(?:recommended|suggested) reading|endnotes|footnotes|key sources|see also|read more|"
+    r"learn more|(?:useful |related )?links)"
+    r"(?:\s*\(\d{1,3}\))?(?:[^\w\n]|_){0,6}$", re.I)
+_NAMING_SIZE = 48
+
+
 def _titles(lines: Sequence[Line], runs: Sequence[int], entries: _Entries) -> list[bool]:
-    """Which lines are headings: markdown, whole-bold, or a short line standing alone whose
-    next line is prose, a list or another heading, outside a run of cells and not shaped
-    like a bibliography entry (a title has something under it).
+    """Which lines are headings: markdown, whole-bold, a line that names a reference list
+    (``_NAMES_LIST``), or a short line standing alone whose next line is prose, a list or
+    another heading, outside a run of cells and not shaped like a bibliography entry (a title
+    has something under it).
     """
     titles = []
     for at, line in enumerate(lines):
-        if line.kind in ("heading", "bold"):
+        if line.kind in ("heading", "bold") or (
+                line.kind in ("short", "prose") and len(line.text) <= _NAMING_SIZE and
+                _NAMES_LIST.match(line.text) is not None):
             titles.append(True)
             continue
         if line.kind != "short" or runs[at] >= _CELL_RUN or entries[at]:
@@ -412,13 +432,19 @@ def _neighbour_lead(page: _Page, at: int) -> int:
 # only where its first letter or its first five characters allow: most lines never are.
 REFERENCES_HINT = re.compile(
     r"\n[^\S\n]*[#>*_]{0,4}[^\S\n]*(?:\d+[.)]?[^\S\n]*)?(?:references?|sources?|bibliography"
-    r"|works cited|citations?|further reading|key sources)\b[^\n]{0,30}(?:\n|$)"
-    r"|\n\W{0,4}\[\d{1,4}\]\W{0,3}\S", re.IGNORECASE)
+    r"|works cited|citations?|further reading|key sources|cited sources|endnotes|footnotes"
+    r"|see also|read more|learn more|(?:recommended|suggested) reading|(?:useful |related )?links)"
+    r"(?![^\W_])(?:[^\n]{0,30}(?:\n|$)"
+    r"|[^\w\n]{0,2}:[^\S\n]*(?:\[\d{1,4}\]|\d{1,3}[.)][^\S\n]))"
+    r"|\n\W{0,4}\[\^?[A-Za-z_]{0,5}\d{1,4}\]\W{0,3}\S", re.IGNORECASE)
 """The specification of :func:`_may_hold_references` (searched in the text after a line break)."""
 _NAMING_LINE = re.compile(
     r"[^\S\n]*[#>*_]{0,4}[^\S\n]*(?:\d+[.)]?[^\S\n]*)?(?:references?|sources?|bibliography"
-    r"|works cited|citations?|further reading|key sources)\b[^\n]{0,30}(?:\n|$)", re.IGNORECASE)
-_NUMBERED_HEAD = re.compile(r"\W{0,4}\[\d{1,4}\]\W{0,3}\S")
+    r"|works cited|citations?|further reading|key sources|cited sources|endnotes|footnotes"
+    r"|see also|read more|learn more|(?:recommended|suggested) reading|(?:useful |related )?links)"
+    r"(?![^\W_])(?:[^\n]{0,30}(?:\n|$)"
+    r"|[^\w\n]{0,2}:[^\S\n]*(?:\[\d{1,4}\]|\d{1,3}[.)][^\S\n]))", re.IGNORECASE)
+_NUMBERED_HEAD = re.compile(r"\W{0,4}\[\^?[A-Za-z_]{0,5}\d{1,4}\]\W{0,3}\S")
 
 
 def _may_hold_references(text: str) -> bool:
@@ -461,55 +487,94 @@ def _may_hold_references(text: str) -> bool:
 
 def _opens_reference_word(text: str, at: int, size: int) -> bool:
     """Whether the four characters at ``at`` open a word of ``REFERENCES_HINT`` ("references",
-    "sources", "bibliography", "works cited", "citations", "further reading", "key sources"),
+    "sources", "bibliography", "works cited", "citations", "further reading", "key sources",
+    "cited sources", "endnotes", "footnotes", "see also", "read more", "learn more",
+    "recommended reading", "suggested reading", "links", "useful links", "related links"),
     case-blind as the regex engine folds case ("\u017f" is an "s", "\u212a" a "k", "\u0130"
     and "\u0131" an "i").
     """
-    if at + 4 > size or text[at] not in "rRsSbBwWcCfFkK\u017f\u212a":
+    if at + 4 > size or text[at] not in "rRsSbBwWcCfFkKeElLuU\u017f\u212a":
         return False
     first, second, third, fourth = text[at], text[at + 1], text[at + 2], text[at + 3]
-    if first in "rR":
-        return second in "eE" and third in "fF" and fourth in "eE"
-    if first in "sS\u017f":
-        return second in "oO" and third in "uU" and fourth in "rR"
+    if first in "rR":  # refe(rences), read (more), reco(mmended), rela(ted links)
+        return second in "eE" and ((third in "fF" and fourth in "eE") or (
+            third in "aA" and fourth in "dD") or (third in "cC" and fourth in "oO") or (
+            third in "lL" and fourth in "aA"))
+    if first in "sS\u017f":  # sour(ces), see (also), sugg(ested reading)
+        return (second in "oO" and third in "uU" and fourth in "rR") or (
+            second in "eE" and third in "eE" and fourth == " ") or (
+            second in "uU" and third in "gG" and fourth in "gG")
     if first in "bB":
         return second in "iI\u0130\u0131" and third in "bB" and fourth in "lL"
     if first in "wW":
         return second in "oO" and third in "rR" and fourth in "kK\u212a"
-    if first in "cC":
-        return second in "iI\u0130\u0131" and third in "tT" and fourth in "aA"
-    if first in "fF":
-        return second in "uU" and third in "rR" and fourth in "tT"
+    if first in "cC":  # cita(tions), cite(d sources)
+        return second in "iI\u0130\u0131" and third in "tT" and fourth in "aAeE"
+    if first in "fF":  # furt(her reading), foot(notes)
+        return (second in "uU" and third in "rR" and fourth in "tT") or (
+            second in "oO" and third in "oO" and fourth in "tT")
+    if first in "eE":  # endn(otes)
+        return second in "nN" and third in "dD" and fourth in "nN"
+    if first in "lL":  # lear(n more), link(s)
+        return (second in "eE" and third in "aA" and fourth in "rR") or (
+            second in "iI\u0130\u0131" and third in "nN" and fourth in "kK\u212a")
+    if first in "uU":  # usef(ul links)
+        return second in "sS\u017f" and third in "eE" and fourth in "fF"
     return first in "kK\u212a" and second in "eE" and third in "yY" and fourth == " "
 
 
-_NUMBERED_LINE = re.compile(r"^\W{0,4}(?:\[\d{1,4}\]|\d{1,3}[.)])\W{0,3}[^\W\d_]")
+_NUMBERED_LINE = re.compile(
+    r"^\W{0,4}(?:\[\^?[A-Za-z_]{0,5}\d{1,4}\]:?|\d{1,3}[.)])\W{0,3}[^\W\d_]")
 
 
 def reference_blocks(text: str) -> list[tuple[int, int]]:
     """The reference lists pasted or run into an answer, as ``[start, end)`` spans of their
-    lines: the lines under a heading that names one ("References", "Sources", "Works cited",
-    ...), and runs of two or more numbered lines shaped like bibliography entries ("[3] Lee,
-    K. (2017). ...", "2. https://..."). Their ids are not citation markers and their lines no
-    claims. Cheap where there is none: one search of the text.
+    lines: the lines under a heading that names one ("References", "Sources:", "Works
+    cited", "Endnotes", "See also", ...; with the heading or a rule right above the first
+    entry, which the segmenter runs into it), runs of two or more numbered lines shaped like
+    bibliography entries ("[3] Lee, K. (2017). ...", "2. https://...", "[^1]: ...", "[S2]
+    ..."), and a list run into one line ("Sources: [1] https://... [2] ..."). Their ids are
+    not citation markers and their lines no claims. Cheap where there is none: one search of
+    the text.
     """
     if not _may_hold_references(text):
         return []
     page = _page(text)
     blocks: list[tuple[int, int]] = []
+    firsts: list[int] = []  # the line each block opens with
     section = "none"
     for at, line in enumerate(page.lines):
         if page.titles[at]:
             section = section_of(line.text)
             continue
-        if line.kind == "blank" or not _in_reference_block(page, at, section) or (
-                section != "references" and not _numbered_entries(page, at)):
+        if line.kind == "blank" or (
+                _RUN_IN_LIST.match(line.text) is None and (
+                    not _in_reference_block(page, at, section) or (
+                        section != "references" and not _numbered_entries(page, at)))):
             continue
         if blocks and not text[blocks[-1][1]:line.start].strip():
             blocks[-1] = (blocks[-1][0], line.end)  # the same block, blank lines between
         else:
             blocks.append((line.start, line.end))
+            firsts.append(at)
+    # The heading or rule right above a block, with no blank line between, is the block's
+    # too: the segmenter runs such a line into the first entry's sentence.
+    for index, first in enumerate(firsts):
+        above = page.lines[first - 1] if first else None
+        if above is not None and above.kind != "blank" and (
+                _RULE_LINE.match(above.text) is not None or (
+                    page.titles[first - 1] and section_of(above.text) == "references")):
+            blocks[index] = (above.start, blocks[index][1])
     return blocks
+
+
+# A reference list run into one line: "Sources: [1] https://... [2] https://...", "Learn
+# more: 1. example.org 2. example.com"
+_RUN_IN_LIST = re.compile(
+    r"[^\w\n]{0,4}(?:references?|sources?|citations?|bibliography|works cited|further reading"
+    r"|read more|learn more|see also)[^\w\n]{0,2}:[^\S\n]*(?:\[\d{1,4}\]|\d{1,3}[.)])"
+    r"[^\S\n]*\S", re.I)
+_RULE_LINE = re.compile(r"(?:-{3,}|\*{3,}|_{3,})$")
 
 
 def _numbered_entry(line: str) -> bool:
