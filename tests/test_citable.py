@@ -403,6 +403,37 @@ SOURCES_BY_OTHER_NAMES = [
 ]
 
 
+# Vacuous whatever they name (read on the dev split's research reports):
+WHATEVER_NAMED = [
+    ('Understanding the roles of metal ions is crucial for developing new therapies.',
+     'platitude'),
+    ("Knowing your tenancy rights is essential when renting in Berlin.", 'platitude'),
+    ("However, recognising the signs of burnout remains important for managers.", 'platitude'),
+    ('However, the Sharpe ratio has its shortcomings.', 'announcement'),
+    ('The standard Kubernetes Cluster Autoscaler has some inherent limitations.',
+     'announcement'),
+    ('Backtesting is a valuable tool, but it has challenges and limitations.', 'announcement'),
+]
+
+
+@pytest.mark.parametrize(("text", "kind"), WHATEVER_NAMED)
+def test_shapes_vacuous_whatever_they_name_are_exempted(text: str, kind: str) -> None:
+    assert _decision(text) == kind, text
+
+
+@pytest.mark.parametrize("text", [
+    'Understanding of the virus improved after 2020.',
+    'Knowing the dose matters: 5 mg a day is safe.',
+    'The Sharpe ratio has its shortcomings in fat-tailed markets, as Taleb showed.',
+    'The drug has several side effects, including nausea.',
+    'The Autoscaler has two limitations.',
+])
+def test_claims_near_the_vacuous_shapes_are_still_flagged(text: str) -> None:
+    decided = _decision(text)
+    assert decided in ("CA302", "names an entity", "states a claim") or \
+        decided.startswith("restates passage"), decided
+
+
 @pytest.mark.parametrize("text", SOURCES_BY_OTHER_NAMES)
 def test_the_sources_by_other_names_are_meta(text: str) -> None:
     assert _decision(text) == "meta", text
@@ -465,7 +496,9 @@ GUIDE_GATES = [(_citable._PLEASANTRY_WORDS, _citable._PLEASANTRY.search),
                (_citable._PLATITUDE_WORDS, _citable._PLATITUDE.search),
                (_citable._PLEASANTRY_WORDS, _citable._PLEASANTRY_START.match),
                (_citable._ABOUT_SOURCES_WORDS, _citable._ABOUT_SOURCES_START.match),
-               (_citable._DISCLAIM_WORDS, _citable._DISCLAIM_START.match)]
+               (_citable._DISCLAIM_WORDS, _citable._DISCLAIM_START.match),
+               (_citable._KNOWING_WORDS, _citable._KNOWING_MATTERS.match),
+               (_citable._LIMITS_WORDS, _citable._LIMITS_EXIST.search)]
 GUIDE_PIECES = ["it's ", "it all ", "much ", "a lot ", "happy to ", "just ask", "best wishes",
                 "sounds like a plan", "great to see", "a fuller answer would need",
                 "answering this would take", "would require more data",
@@ -477,7 +510,10 @@ GUIDE_PIECES = ["it's ", "it all ", "much ", "a lot ", "happy to ", "just ask", 
                 "will help you get better results", "is the key to success", "x", " ", ".",
                 "the ", "you ", "will ", "may ", "none of the retrieved documents",
                 "the given context", "the above text ", "i'm having trouble connecting",
-                "we are having issues loading", "i couldn't access", "we could not reach"]
+                "we are having issues loading", "i couldn't access", "we could not reach",
+                "understanding ", "knowing the rules ", "being aware of it ", "is crucial",
+                "are essential", "has its limitations", "have some inherent shortcomings",
+                "had challenges and drawbacks", "flaws"]
 
 
 @settings(max_examples=examples(400), deadline=None)

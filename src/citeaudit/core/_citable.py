@@ -433,6 +433,24 @@ _PLATITUDE_WORDS = frozenset(("essential", "crucial", "critical", "key", "vital"
                               "difference", "outcomes", "results", "decisions", "progress",
                               "success", "experience", "experiences", "change", "changes",
                               "improvement", "improvements"))
+# Two shapes vacuous whatever they name: knowing a thing said to matter ("Understanding the
+# roles of metal ions is crucial for developing new therapies.", a platitude) and limits said
+# to exist, none of them named ("The Sharpe ratio has its shortcomings.", an announcement).
+_KNOWING_MATTERS = re.compile(
+    r"\W{0,3}(?:(?:however|thus|therefore|ultimately|overall|so),? )?(?:understanding|knowing|"
+    r"recogni[sz]ing|being aware of|appreciating|grasping) [^.;:!?]{0,120}?\b(?:is|are|remains) "
+    r"(?:(?:thus|therefore|also|especially|particularly|absolutely|truly|very|highly) )?"
+    r"(?:essential|crucial|critical|key|vital|important|paramount|fundamental|necessary|"
+    r"invaluable|indispensable)\b")
+_KNOWING_WORDS = frozenset(("understanding", "knowing", "recognizing", "recognising", "aware",
+                            "appreciating", "grasping"))
+_LIMITS_EXIST = re.compile(
+    r"\b(?:has|have|had) (?:(?:its|their|some|several|certain|inherent|notable|significant|own|"
+    r"a few|a number of|clear|obvious|major|real) )*(?:challenges and |challenges or )?"
+    r"(?:limitations|shortcomings|drawbacks|weaknesses|downsides|flaws)(?: (?:and|or) (?:"
+    r"limitations|shortcomings|drawbacks|challenges|weaknesses|downsides|flaws))?\W*$")
+_LIMITS_WORDS = frozenset(("limitations", "shortcomings", "drawbacks", "weaknesses", "downsides",
+                           "flaws"))
 # - a piece of a bibliography run into the answer: an author ("Lee, K.", "Lee, K., & Park,
 #   J."), a year alone ("(2017)."), where it is found ("Available: https://...", "Retrieved
 #   from ..."), a title between such pieces.
@@ -495,6 +513,11 @@ def guide_features(text: str, lowered: str, tokens: Sequence[str], have: set[str
     """
     if len(tokens) <= 8 and reference_piece(text):
         return ["guide:reference"]
+    if _DIGIT.search(text) is None:  # (an amount is settled before: no digit, no amount)
+        if not have.isdisjoint(_KNOWING_WORDS) and _KNOWING_MATTERS.match(lowered):
+            return ["guide:platitude"]
+        if not have.isdisjoint(_LIMITS_WORDS) and _LIMITS_EXIST.search(lowered):
+            return ["guide:announcement"]
     if len(tokens) > 20 or not names_nothing(text, tokens):
         return []
     for words, pattern, start, name in (
