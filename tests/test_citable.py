@@ -510,7 +510,7 @@ GUIDE_PIECES = ["it's ", "it all ", "much ", "a lot ", "happy to ", "just ask", 
                 "will help you get better results", "is the key to success", "x", " ", ".",
                 "the ", "you ", "will ", "may ", "none of the retrieved documents",
                 "the given context", "the above text ", "i'm having trouble connecting",
-                "we are having issues loading", "i couldn't access", "we could not reach",
+                "we are having issues loading", "i couldn't access", "we cannot reach",
                 "understanding ", "knowing the rules ", "being aware of it ", "is crucial",
                 "are essential", "has its limitations", "have some inherent shortcomings",
                 "had challenges and drawbacks", "flaws"]

@@ -315,7 +315,7 @@ _ABOUT_SOURCES = re.compile(
     r"\b(?:i|we)(?:['’]m|['’]re| am| are) having (?:some |a few )?(?:problems?|trouble|"
     r"difficult(?:y|ies)|issues?) (?:connecting|accessing|finding|reaching|retrieving|loading|"
     r"getting|searching)\b|\b(?:i|we) (?:can(?:no|['’])t|am unable to|was unable to|"
-    r"couldn['’]t|could not) (?:access|connect to|reach|retrieve|load|open|browse)\b")
+    r"couldn['’]t) (?:access|connect to|reach|retrieve|load|open|browse)\b")
 _ABOUT_SOURCES_START = re.compile(
     r"\W{0,3}(?:a |an )?(?:fuller|complete|full|definitive|precise|more (?:complete|detailed|"
     r"precise|specific|definitive)|(?:answering|confirming|addressing|settling|verifying) "
@@ -327,7 +327,7 @@ _ABOUT_SOURCES_WORDS = frozenset(("passage", "passages", "source", "sources", "r
                                   "require", "take", "call", "i", "me", "hand",
                                   "documents", "document", "materials", "material",
                                   "texts", "text", "having", "unable", "cannot", "can't",
-                                  "can’t", "couldn't", "couldn’t", "could"))
+                                  "can’t", "couldn't", "couldn’t"))
 # - an announcement ending in a full stop: a set said to exist ("There are several factors
 #   one can adjust.", "The reform also faced several criticisms."), its members unnamed;
 _SOME = (r"(?:several|many|various|numerous|a few|a number of|some|multiple|a variety of|"

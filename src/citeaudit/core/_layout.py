@@ -155,6 +155,19 @@ _NAMES_LIST = re.compile(
 _NAMING_SIZE = 48
 
 
+def _names_list(text: str) -> bool:
+    """``_NAMES_LIST.match(text)``, tried only on a line of a heading's length where, past
+    up to six marks, a word of the pattern opens (:func:`_opens_reference_word`).
+    """
+    size = len(text)
+    if size > _NAMING_SIZE:
+        return False
+    at = 0
+    while at < size and at < 6 and not text[at].isalnum():
+        at += 1
+    return _opens_reference_word(text, at, size) and _NAMES_LIST.match(text) is not None
+
+
 def _titles(lines: Sequence[Line], runs: Sequence[int], entries: _Entries) -> list[bool]:
     """Which lines are headings: markdown, whole-bold, a line that names a reference list
     (``_NAMES_LIST``), or a short line standing alone whose next line is prose, a list or
@@ -164,8 +177,7 @@ def _titles(lines: Sequence[Line], runs: Sequence[int], entries: _Entries) -> li
     titles = []
     for at, line in enumerate(lines):
         if line.kind in ("heading", "bold") or (
-                line.kind in ("short", "prose") and len(line.text) <= _NAMING_SIZE and
-                _NAMES_LIST.match(line.text) is not None):
+                line.kind in ("short", "prose") and _names_list(line.text)):
             titles.append(True)
             continue
         if line.kind != "short" or runs[at] >= _CELL_RUN or entries[at]:
