@@ -491,6 +491,7 @@ def test_claims_near_the_shapes_in_other_words_are_still_flagged(text: str) -> N
 GUIDE_GATES = [(_citable._PLEASANTRY_WORDS, _citable._PLEASANTRY.search),
                (_citable._OWN_VIEW_WORDS, _citable._OWN_VIEW.search),
                (_citable._ABOUT_SOURCES_WORDS, _citable._ABOUT_SOURCES.search),
+               (_citable._SOURCES_ELSEWISE_WORDS, _citable._SOURCES_ELSEWISE.search),
                (_citable._ANNOUNCE_WORDS, _citable._ANNOUNCE.search),
                (_citable._DISCLAIM_WORDS, _citable._DISCLAIM.search),
                (_citable._PLATITUDE_WORDS, _citable._PLATITUDE.search),

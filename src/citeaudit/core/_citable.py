@@ -306,16 +306,21 @@ _ABOUT_SOURCES = re.compile(
     r"further|other|newer|better|specific|more specific|more recent|dedicated) (?:\w+ )?"
     r"(?:sources|data|information|details|research|context|references|documents|material)\W*$|"
     r"\bthe (?:information|material|data|content|documentation|evidence) (?:available to me|"
-    r"i have|i was given|at hand|to hand|i found|i can see|i can access|i could find)\b|"
-    # what was retrieved, by another name: "None of the retrieved documents address this.";
-    # ("the provided documents" may be a visa's: only their context is the sources')
+    r"i have|i was given|at hand|to hand|i found|i can see|i can access|i could find)\b")
+# ... by another name: "None of the retrieved documents address this." ("the provided
+# documents" may be a visa's: only their context is the sources'); and the writer failing to
+# reach them: "I'm having trouble connecting right now.", "I couldn't access the article."
+# (a pattern of its own, tried where its rarer words are: the one above is tried often)
+_SOURCES_ELSEWISE = re.compile(
     r"\b(?:retrieved|cited|search|above) (?:documents?|materials?|texts?|context)\b|"
     r"\b(?:provided|given) context\b|"
-    # the writer failing to reach its sources: "I'm having trouble connecting right now."
     r"\b(?:i|we)(?:['’]m|['’]re| am| are) having (?:some |a few )?(?:problems?|trouble|"
     r"difficult(?:y|ies)|issues?) (?:connecting|accessing|finding|reaching|retrieving|loading|"
     r"getting|searching)\b|\b(?:i|we) (?:can(?:no|['’])t|am unable to|was unable to|"
     r"couldn['’]t) (?:access|connect to|reach|retrieve|load|open|browse)\b")
+_SOURCES_ELSEWISE_WORDS = frozenset(("retrieved", "cited", "search", "above", "provided",
+                                     "given", "having", "unable", "cannot", "can't", "can’t",
+                                     "couldn't", "couldn’t"))
 _ABOUT_SOURCES_START = re.compile(
     r"\W{0,3}(?:a |an )?(?:fuller|complete|full|definitive|precise|more (?:complete|detailed|"
     r"precise|specific|definitive)|(?:answering|confirming|addressing|settling|verifying) "
@@ -324,10 +329,7 @@ _ABOUT_SOURCES_START = re.compile(
 _ABOUT_SOURCES_WORDS = frozenset(("passage", "passages", "source", "sources", "results",
                                   "snippets", "excerpts", "references", "links", "articles",
                                   "documents", "context", "more", "found", "need",
-                                  "require", "take", "call", "i", "me", "hand",
-                                  "documents", "document", "materials", "material",
-                                  "texts", "text", "having", "unable", "cannot", "can't",
-                                  "can’t", "couldn't", "couldn’t"))
+                                  "require", "take", "call", "i", "me", "hand"))
 # - an announcement ending in a full stop: a set said to exist ("There are several factors
 #   one can adjust.", "The reform also faced several criticisms."), its members unnamed;
 _SOME = (r"(?:several|many|various|numerous|a few|a number of|some|multiple|a variety of|"
@@ -524,6 +526,7 @@ def guide_features(text: str, lowered: str, tokens: Sequence[str], have: set[str
             (_PLEASANTRY_WORDS, _PLEASANTRY, _PLEASANTRY_START, "guide:pleasantry"),
             (_OWN_VIEW_WORDS, _OWN_VIEW, None, "guide:advice"),
             (_ABOUT_SOURCES_WORDS, _ABOUT_SOURCES, _ABOUT_SOURCES_START, "guide:meta"),
+            (_SOURCES_ELSEWISE_WORDS, _SOURCES_ELSEWISE, None, "guide:meta"),
             (_ANNOUNCE_WORDS, _ANNOUNCE, None, "guide:announcement"),
             (_DISCLAIM_WORDS, _DISCLAIM, _DISCLAIM_START, "guide:disclaimer"),
             (_PLATITUDE_WORDS, _PLATITUDE, None, "guide:platitude")):
