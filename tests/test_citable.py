@@ -394,8 +394,8 @@ def test_a_title_line_the_layout_leaves_is_a_heading(answer: str) -> None:
 SOURCES_BY_OTHER_NAMES = [
     'None of the retrieved documents address this directly.',
     'The given context does not cover the later years.',
-    'The search documents say little about this.',
-    'The above texts disagree on the timing.',
+    'Little in the provided context bears on the question.',
+    "The retrieved documents don't mention the later years.",
     "I'm having problems connecting to my brain, sorry.",
     'We are having some trouble retrieving results right now.',
     "I couldn't access the full article.",
@@ -427,6 +427,15 @@ def test_shapes_vacuous_whatever_they_name_are_exempted(text: str, kind: str) ->
     'The Sharpe ratio has its shortcomings in fat-tailed markets, as Taleb showed.',
     'The drug has several side effects, including nausea.',
     'The Autoscaler has two limitations.',
+    # (found by a reviewer: a reason after the importance, a judgement of flaws)
+    'Recognizing the signs of stroke is critical, since treatment within hours cuts harm.',
+    'Knowing the Heimlich manoeuvre is important because choking kills thousands a year.',
+    'However, understanding why Rome fell is essential: the empire collapsed under debt.',
+    'Understanding of the disease remains key to its eradication, according to the WHO.',
+    'The original Galaxy Fold had major flaws.',
+    'Critics say the program has real flaws.',
+    'The vaccine has major flaws.',
+    'The trial has significant limitations.',
 ])
 def test_claims_near_the_vacuous_shapes_are_still_flagged(text: str) -> None:
     decided = _decision(text)
@@ -441,6 +450,11 @@ def test_the_sources_by_other_names_are_meta(text: str) -> None:
 
 @pytest.mark.parametrize("text", [
     'Visitors must show the provided tickets at the gate.',
+    'The search documents were ruled inadmissible by the judge.',
+    'Investigators said the cited materials were forged.',
+    'In the given context, aspirin is contraindicated for children.',
+    'The above text was written by a former slave.',
+    'The retrieved documents show that the treaty was signed in secret.',
     'Applicants bring the given forms to the office.',
     'The retrieved wreck was 30 metres long.',
     'The museum is having problems with damp.',

@@ -125,6 +125,22 @@ def test_a_reference_list_is_no_citation_and_no_claim(name: str) -> None:
     "Intro [1].\n\nLinks between diet and sleep:\n- Caffeine delays sleep [2].\n- Late meals"
     " fragment it [3].\n",
     "Intro [1].\n\nReading more than an hour a day helps [2]. Learn more by doing [3].\n",
+    # a heading that names a list over lines that cite in prose: content (found by a reviewer)
+    "Aspirin reduces fever [1].\n\nSee also\nIbuprofen lowers fever within two hours [2]."
+    " Paracetamol is gentler [3].\n",
+    "Exercise helps [1].\n\n## Learn more\nThe CDC recommends 150 minutes a week [2].\n",
+    "Vitamin D helps [1].\n\nSources:\n- Fatty fish provide 570 IU [2].\n- Egg yolks hold 40"
+    " IU [3].\n- Sunlight suffices for many.\n",
+    "Courses vary [1].\n\nLinks\nA links course is built on coastal land [2]. St Andrews is"
+    " one [3].\n",
+    # markers on a line of their own, or a cited claim after a list's name
+    "The tower is 330 m tall and weighs 10,000 tonnes.\nSources: [1], [2]\n",
+    "The tower is tall.\nSources: [1] and [2] both report that it is 330 m tall.\n",
+    "The tower is tall [3].\nRead more: 1. It was almost demolished in 1909. 2. It weighs"
+    " 10,000 tonnes [1].\n",
+    # a cell of a table that lost its pipes
+    "Needs differ [1].\n\nNutrient\nDaily amount\nSources\nVitamin C\n90 mg\nCitrus [2]\n"
+    "Iron\n18 mg\nRed meat [3]\n",
 ])
 def test_cited_claims_that_look_like_a_list_are_read(answer: str) -> None:
     assert reference_blocks(answer) == []
@@ -154,7 +170,8 @@ HEAD_PIECES = ["\n", "\n\n", " ", "\t", "\u2003", "\x1c", "#", "## ", ">", "**",
                "Lee, K. (2017).", "https://x.org", " take 30 days.", "x" * 31, "\u00e9",
                "Endnotes", "FOOTNOTES", "See also", "se", "Read more", "Learn more", "lin",
                "Links", "use\u017ful links", "Related links", "Recommended reading", "reco",
-               "Suggested reading", "Cited sources", "cite", "Sources: ", ": [4] x", ":[4]"]
+               "Suggested reading", "Cited sources", "cite", "Sources: ", ": [4] x", ":[4]",
+               "[\u017f1] ", "[\u212a2] ", "[\u01301] ", "[S1] ", "[^3]: ", "[doc_1] "]
 
 
 @settings(max_examples=examples(600), deadline=None)

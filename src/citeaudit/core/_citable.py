@@ -307,20 +307,23 @@ _ABOUT_SOURCES = re.compile(
     r"(?:sources|data|information|details|research|context|references|documents|material)\W*$|"
     r"\bthe (?:information|material|data|content|documentation|evidence) (?:available to me|"
     r"i have|i was given|at hand|to hand|i found|i can see|i can access|i could find)\b")
-# ... by another name: "None of the retrieved documents address this." ("the provided
-# documents" may be a visa's: only their context is the sources'); and the writer failing to
-# reach them: "I'm having trouble connecting right now.", "I couldn't access the article."
+# ... by another name, said to lack what was asked: "None of the retrieved documents address
+# this.", "The given context does not say." (what they say is a claim with a prose
+# attribution: "The retrieved documents show that ..."); and the writer failing to reach
+# them: "I'm having trouble connecting right now.", "I couldn't access the article."
 # (a pattern of its own, tried where its rarer words are: the one above is tried often)
 _SOURCES_ELSEWISE = re.compile(
-    r"\b(?:retrieved|cited|search|above) (?:documents?|materials?|texts?|context)\b|"
-    r"\b(?:provided|given) context\b|"
+    r"\b(?:none|neither|nothing|little) (?:of|in) the (?:retrieved|provided|given) (?:documents?|"
+    r"materials?|texts?|context)\b|\bthe (?:retrieved|provided|given) (?:documents?|materials?|"
+    r"texts?|context) (?:do(?:es)? not|don['’]t|doesn['’]t|say(?:s)? (?:little|nothing)|lacks?|"
+    r"(?:is|are) silent|make(?:s)? no mention|contains? no|(?:do(?:es)?n['’]t|do(?:es)? not) "
+    r"(?:say|mention|cover|address))\b|"
     r"\b(?:i|we)(?:['’]m|['’]re| am| are) having (?:some |a few )?(?:problems?|trouble|"
     r"difficult(?:y|ies)|issues?) (?:connecting|accessing|finding|reaching|retrieving|loading|"
     r"getting|searching)\b|\b(?:i|we) (?:can(?:no|['’])t|am unable to|was unable to|"
     r"couldn['’]t) (?:access|connect to|reach|retrieve|load|open|browse)\b")
-_SOURCES_ELSEWISE_WORDS = frozenset(("retrieved", "cited", "search", "above", "provided",
-                                     "given", "having", "unable", "cannot", "can't", "can’t",
-                                     "couldn't", "couldn’t"))
+_SOURCES_ELSEWISE_WORDS = frozenset(("retrieved", "provided", "given", "having", "unable",
+                                     "cannot", "can't", "can’t", "couldn't", "couldn’t"))
 _ABOUT_SOURCES_START = re.compile(
     r"\W{0,3}(?:a |an )?(?:fuller|complete|full|definitive|precise|more (?:complete|detailed|"
     r"precise|specific|definitive)|(?:answering|confirming|addressing|settling|verifying) "
@@ -435,22 +438,25 @@ _PLATITUDE_WORDS = frozenset(("essential", "crucial", "critical", "key", "vital"
                               "difference", "outcomes", "results", "decisions", "progress",
                               "success", "experience", "experiences", "change", "changes",
                               "improvement", "improvements"))
-# Two shapes vacuous whatever they name: knowing a thing said to matter ("Understanding the
-# roles of metal ions is crucial for developing new therapies.", a platitude) and limits said
-# to exist, none of them named ("The Sharpe ratio has its shortcomings.", an announcement).
+# Two shapes vacuous whatever they name: knowing a thing said to matter, for a purpose at
+# most ("Understanding the roles of metal ions is crucial for developing new therapies.", a
+# platitude; not with a reason: "... is critical, since treatment within hours ...") and
+# limits said to exist, none named, in the present ("The Sharpe ratio has its shortcomings.",
+# an announcement; not "The vaccine has major flaws.", a judgement).
 _KNOWING_MATTERS = re.compile(
     r"\W{0,3}(?:(?:however|thus|therefore|ultimately|overall|so),? )?(?:understanding|knowing|"
     r"recogni[sz]ing|being aware of|appreciating|grasping) [^.;:!?]{0,120}?\b(?:is|are|remains) "
     r"(?:(?:thus|therefore|also|especially|particularly|absolutely|truly|very|highly) )?"
     r"(?:essential|crucial|critical|key|vital|important|paramount|fundamental|necessary|"
-    r"invaluable|indispensable)\b")
+    r"invaluable|indispensable)(?:(?: for| to| in| when)\b(?![^.]*\b(?:because|since|as it|"
+    r"as they|according|which|who|so that|given that)\b)[^.;:!?]{0,150})?\W*$")
 _KNOWING_WORDS = frozenset(("understanding", "knowing", "recognizing", "recognising", "aware",
                             "appreciating", "grasping"))
 _LIMITS_EXIST = re.compile(
-    r"\b(?:has|have|had) (?:(?:its|their|some|several|certain|inherent|notable|significant|own|"
-    r"a few|a number of|clear|obvious|major|real) )*(?:challenges and |challenges or )?"
-    r"(?:limitations|shortcomings|drawbacks|weaknesses|downsides|flaws)(?: (?:and|or) (?:"
-    r"limitations|shortcomings|drawbacks|challenges|weaknesses|downsides|flaws))?\W*$")
+    r"\b(?:has|have) (?:(?:its|their)(?: own)?|some(?: inherent)?|certain|inherent) (?:"
+    r"limitations|shortcomings|drawbacks|weaknesses|downsides|flaws)\W*$|\b(?:it|they|this|"
+    r"these) (?:has|have) (?:challenges and |challenges or )?(?:limitations|shortcomings|"
+    r"drawbacks|weaknesses|downsides)\W*$")
 _LIMITS_WORDS = frozenset(("limitations", "shortcomings", "drawbacks", "weaknesses", "downsides",
                            "flaws"))
 # - a piece of a bibliography run into the answer: an author ("Lee, K.", "Lee, K., & Park,
@@ -518,7 +524,8 @@ def guide_features(text: str, lowered: str, tokens: Sequence[str], have: set[str
     if _DIGIT.search(text) is None:  # (an amount is settled before: no digit, no amount)
         if not have.isdisjoint(_KNOWING_WORDS) and _KNOWING_MATTERS.match(lowered):
             return ["guide:platitude"]
-        if not have.isdisjoint(_LIMITS_WORDS) and _LIMITS_EXIST.search(lowered):
+        if len(tokens) <= 16 and not have.isdisjoint(_LIMITS_WORDS) and \
+                _LIMITS_EXIST.search(lowered):
             return ["guide:announcement"]
     if len(tokens) > 20 or not names_nothing(text, tokens):
         return []

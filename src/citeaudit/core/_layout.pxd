@@ -1,8 +1,9 @@
 # cython: language_level=3
 # The C types of _layout.py, for the build that compiles it (Cython's pure-Python mode: the
 # module stays plain Python, and runs as such where it is not compiled). Only the look for a
-# reference list's head, made for every answer, is typed: indices Py_ssize_t, characters read
-# in place; the patterns stay Python's.
+# reference list's head, made for every answer, and for a line that names one, made for every
+# short line, are typed: indices Py_ssize_t, characters read in place; the patterns stay
+# Python's.
 
 cimport cython
 

@@ -19,8 +19,9 @@ it names, for each unit:
 - a list item's lead-in: the nearest line above the list, its colon and what it says (a plan,
   a pointer to the answer itself, a heading, or a claim whose completions the items are),
   whether the item is bold and whether items are nested under it (then it titles a group);
-- a reference block: the lines under a "References" or "Sources" heading, or a run of two or
-  more lines shaped like bibliography entries.
+- a reference block: the lines under a heading that names a reference list ("References",
+  "Sources:", "See also", ...; see :func:`reference_blocks`), or a run of two or more lines
+  shaped like bibliography entries.
 
 The engine will compute these from its own reading; the scorer only adds the names.
 """
@@ -146,7 +147,8 @@ def _neighbour(lines: Sequence[Line], at: int, step: int) -> Line | None:
 # "Sources (3)") heads one, with a colon or without, a blank line before it or none. "Notes"
 # is left to the rule for short lines: a note may be a cited claim.
 _NAMES_LIST = re.compile(
-    r"(?:[^\w\n]|_){0,6}(?:references?|reference list|sources?(?: list| cited| consulted| used|"
+    r"[^\S\n]*[#>*_]{0,4}[^\S\n]*(?:references?|reference list|sources?(?: list| cited|"
+    r" consulted| used|"
     r" and further"
     r" reading)?|source\(s\)|cited sources|bibliography|works cited|citations?|further reading|"
     r"(?:recommended|suggested) reading|endnotes|footnotes|key sources|see also|read more|"
@@ -157,27 +159,28 @@ _NAMING_SIZE = 48
 
 def _names_list(text: str) -> bool:
     """``_NAMES_LIST.match(text)``, tried only on a line of a heading's length where, past
-    up to six marks, a word of the pattern opens (:func:`_opens_reference_word`).
+    its marks, a word of the pattern opens (:func:`_opens_reference_word`).
     """
     size = len(text)
     if size > _NAMING_SIZE:
         return False
     at = 0
-    while at < size and at < 6 and not text[at].isalnum():
+    while at < size and text[at] in " \t#>*_":
         at += 1
     return _opens_reference_word(text, at, size) and _NAMES_LIST.match(text) is not None
 
 
 def _titles(lines: Sequence[Line], runs: Sequence[int], entries: _Entries) -> list[bool]:
     """Which lines are headings: markdown, whole-bold, a line that names a reference list
-    (``_NAMES_LIST``), or a short line standing alone whose next line is prose, a list or
-    another heading, outside a run of cells and not shaped like a bibliography entry (a title
-    has something under it).
+    (``_NAMES_LIST``; inside a run of cells, only as the run's first line), or a short line
+    standing alone whose next line is prose, a list or another heading, outside a run of
+    cells and not shaped like a bibliography entry (a title has something under it).
     """
     titles = []
     for at, line in enumerate(lines):
         if line.kind in ("heading", "bold") or (
-                line.kind in ("short", "prose") and _names_list(line.text)):
+                line.kind in ("short", "prose") and _names_list(line.text) and (
+                    runs[at] < _CELL_RUN or not at or lines[at - 1].kind == "blank")):
             titles.append(True)
             continue
         if line.kind != "short" or runs[at] >= _CELL_RUN or entries[at]:
@@ -242,6 +245,7 @@ class _Page(NamedTuple):
     titles: list[bool]
     runs: list[int]
     entries: _Entries
+    cites: dict[int, bool]  # by heading: whether its section cites in prose (read when asked)
 
 
 def _page(text: str) -> _Page:
@@ -249,7 +253,48 @@ def _page(text: str) -> _Page:
     runs = _cell_runs(lines)
     entries = _Entries(lines)
     return _Page(lines, [line.start for line in lines], _titles(lines, runs, entries), runs,
-                 entries)
+                 entries, {})
+
+
+def _section_kind(page: _Page, title: int) -> str:
+    """The kind of section the heading on line ``title`` opens: what its words name
+    (:func:`section_of`), but not a reference list where a line under it cites in prose
+    ("See also" then "Ibuprofen lowers fever within two hours [2]."): that is content.
+    """
+    kind = section_of(page.lines[title].text)
+    if kind != "references":
+        return kind
+    cites = page.cites.get(title)
+    if cites is None:
+        cites = False
+        at = title + 1
+        while at < len(page.lines) and not page.titles[at]:
+            line = page.lines[at]
+            if "[" in line.text and line.kind != "blank" and not page.entries[at] and \
+                    _cites_in_prose(line.text):
+                cites = True
+                break
+            at += 1
+        page.cites[title] = cites
+    return "other" if cites else kind
+
+
+_ID_MARK = re.compile(r"\[\d{1,4}(?:[,;–-][^\S\n]*\d{1,4})*\]")
+
+
+def _cites_in_prose(text: str) -> bool:
+    """Whether a line holds a numbered marker after words of its own: not an entry's id at
+    the line's head ("[3] Lee, K. ..."), nor one right after a link ("https://... [2]").
+    """
+    for found in _ID_MARK.finditer(text):
+        before = text[:found.start()].rstrip()
+        if not before.strip(" \t#>*_-+•0123456789.)"):
+            continue  # the line's own id, behind its bullet
+        token = before.rsplit(None, 1)[-1]
+        if token.startswith(("http", "www.", "<http")) or "](" in token:
+            continue
+        return True
+    return False
 
 
 def _lead_features(lead: Line | None, is_title: bool) -> list[str]:
@@ -285,7 +330,7 @@ def _section(page: _Page, at: int) -> tuple[str, int]:
     probe = at - 1
     while probe >= 0:
         if page.titles[probe]:
-            return section_of(page.lines[probe].text), probe
+            return _section_kind(page, probe), probe
         probe -= 1
     return "none", -1
 
@@ -442,20 +487,19 @@ def _neighbour_lead(page: _Page, at: int) -> int:
 # ("References", "**Sources:**", "## Works cited", "1. Key sources") or a line that opens with
 # a numbered id ("[3] Lee, K. ...", "- [3] https://"). A line is matched against a pattern
 # only where its first letter or its first five characters allow: most lines never are.
-REFERENCES_HINT = re.compile(
-    r"\n[^\S\n]*[#>*_]{0,4}[^\S\n]*(?:\d+[.)]?[^\S\n]*)?(?:references?|sources?|bibliography"
-    r"|works cited|citations?|further reading|key sources|cited sources|endnotes|footnotes"
-    r"|see also|read more|learn more|(?:recommended|suggested) reading|(?:useful |related )?links)"
-    r"(?![^\W_])(?:[^\n]{0,30}(?:\n|$)"
-    r"|[^\w\n]{0,2}:[^\S\n]*(?:\[\d{1,4}\]|\d{1,3}[.)][^\S\n]))"
-    r"|\n\W{0,4}\[\^?[A-Za-z_]{0,5}\d{1,4}\]\W{0,3}\S", re.IGNORECASE)
+# The marks a heading may open with, and the words that name a reference list (each opens
+# with four letters :func:`_opens_reference_word` knows).
+_HEAD_MARKS = r"[^\S\n]*[#>*_]{0,4}[^\S\n]*"
+_LIST_NAMES = (r"references?|sources?|bibliography|works cited|citations?|further reading"
+               r"|key sources|cited sources|endnotes|footnotes|see also|read more|learn more"
+               r"|(?:recommended|suggested) reading|(?:useful |related )?links")
+_NAMING = (_HEAD_MARKS + r"(?:\d+[.)]?[^\S\n]*)?(?:" + _LIST_NAMES + r")(?![^\W_])(?:[^\n]{0,30}"
+           r"(?:\n|$)|[^\w\n]{0,2}:[^\S\n]*(?:\[\d{1,4}\]|\d{1,3}[.)][^\S\n]))")
+# (the ids' letters case-blind would be "\u017f" and "\u212a" too: the look reads ASCII)
+REFERENCES_HINT = re.compile(r"\n" + _NAMING + r"|\n\W{0,4}\[\^?(?-i:[A-Za-z_]){0,5}\d{1,4}\]"
+                             r"\W{0,3}\S", re.IGNORECASE)
 """The specification of :func:`_may_hold_references` (searched in the text after a line break)."""
-_NAMING_LINE = re.compile(
-    r"[^\S\n]*[#>*_]{0,4}[^\S\n]*(?:\d+[.)]?[^\S\n]*)?(?:references?|sources?|bibliography"
-    r"|works cited|citations?|further reading|key sources|cited sources|endnotes|footnotes"
-    r"|see also|read more|learn more|(?:recommended|suggested) reading|(?:useful |related )?links)"
-    r"(?![^\W_])(?:[^\n]{0,30}(?:\n|$)"
-    r"|[^\w\n]{0,2}:[^\S\n]*(?:\[\d{1,4}\]|\d{1,3}[.)][^\S\n]))", re.IGNORECASE)
+_NAMING_LINE = re.compile(_NAMING, re.IGNORECASE)
 _NUMBERED_HEAD = re.compile(r"\W{0,4}\[\^?[A-Za-z_]{0,5}\d{1,4}\]\W{0,3}\S")
 
 
@@ -545,9 +589,11 @@ def reference_blocks(text: str) -> list[tuple[int, int]]:
     cited", "Endnotes", "See also", ...; with the heading or a rule right above the first
     entry, which the segmenter runs into it), runs of two or more numbered lines shaped like
     bibliography entries ("[3] Lee, K. (2017). ...", "2. https://...", "[^1]: ...", "[S2]
-    ..."), and a list run into one line ("Sources: [1] https://... [2] ..."). Their ids are
-    not citation markers and their lines no claims. Cheap where there is none: one search of
-    the text.
+    ..."), and a list run into one line ("Sources: [1] https://... [2] ..."). Not the lines
+    under such a heading where one of them cites in prose: that section is content. Their
+    ids are not citation markers and their lines no claims. Cheap where there is none: the
+    lines are read only where one may name a list or open with an id
+    (:func:`_may_hold_references`).
     """
     if not _may_hold_references(text):
         return []
@@ -557,7 +603,7 @@ def reference_blocks(text: str) -> list[tuple[int, int]]:
     section = "none"
     for at, line in enumerate(page.lines):
         if page.titles[at]:
-            section = section_of(line.text)
+            section = _section_kind(page, at)
             continue
         if line.kind == "blank" or (
                 _RUN_IN_LIST.match(line.text) is None and (
@@ -575,17 +621,18 @@ def reference_blocks(text: str) -> list[tuple[int, int]]:
         above = page.lines[first - 1] if first else None
         if above is not None and above.kind != "blank" and (
                 _RULE_LINE.match(above.text) is not None or (
-                    page.titles[first - 1] and section_of(above.text) == "references")):
+                    page.titles[first - 1] and _section_kind(page, first - 1) == "references")):
             blocks[index] = (above.start, blocks[index][1])
     return blocks
 
 
-# A reference list run into one line: "Sources: [1] https://... [2] https://...", "Learn
-# more: 1. example.org 2. example.com"
+# A reference list run into one line, each entry a link, a site or an author: "Sources: [1]
+# https://... [2] https://...", "Learn more: 1. example.org 2. example.com"; not "Sources:
+# [1], [2]" (markers) nor "Sources: [1] and [2] both report ..." (a cited claim)
 _RUN_IN_LIST = re.compile(
-    r"[^\w\n]{0,4}(?:references?|sources?|citations?|bibliography|works cited|further reading"
-    r"|read more|learn more|see also)[^\w\n]{0,2}:[^\S\n]*(?:\[\d{1,4}\]|\d{1,3}[.)])"
-    r"[^\S\n]*\S", re.I)
+    _HEAD_MARKS + r"(?:" + _LIST_NAMES + r")[^\w\n]{0,2}:[^\S\n]*(?:\[\d{1,4}\]|\d{1,3}[.)])"
+    r"[^\S\n]*(?:https?://|www\.|[\w-]+(?:\.[\w-]+)*\.[a-z]{2,}\b|(?-i:[A-Z])[\w'’-]+, "
+    r"(?-i:[A-Z])\.)", re.I)
 _RULE_LINE = re.compile(r"(?:-{3,}|\*{3,}|_{3,})$")
 
 

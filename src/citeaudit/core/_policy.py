@@ -31,7 +31,8 @@ Each rule below has a name; ``not-citable`` in the configuration lists the rules
     emphasis ("**Note**"). A title line in sentence case that states an amount is a claim.
 ``listed``
     List items under a cited lead-in ("… methods include [12][13]:" then "- Gradual
-    liberalization") are covered by its citation.
+    liberalization") are covered by its citation: the sentence that opens each item (a
+    further sentence of the item, or a paragraph indented under it, states its own claim).
 
 Every test here is one anchored match or a bounded scan of the sentence: linear in the text.
 """
