@@ -35,6 +35,9 @@ LISTS = {
     "works cited, links": "### Works cited\n- [Refund policy](https://shop.example/refunds)\n"
                           "- [Warranty terms](https://shop.example/warranty)\n"
                           "- [Old terms](https://shop.example/old) [7]",
+    "no heading, titles that are sentences": "[1] Lee, K. (2017). Sleep is essential for"
+                                             " memory. Journal of Sleep, 4, 1-9.\n[2] Refunds"
+                                             " take 14 days, says new EU rule. Reuters, 2023.",
     "no heading, numbered entries": "[1] Lee, K. (2017). Returns and refunds in retail. Journal"
                                     " of Commerce.\n[2] Smith, J. et al. (2019). Warranty law."
                                     " doi:10.1000/xyz\n[3] Store handbook. Available:"
@@ -119,6 +122,14 @@ def test_a_reference_list_is_no_citation_and_no_claim(name: str) -> None:
     "Refunds are paid within 14 days [1].\nThe warranty covers defects [2].\n",
     "1. Refunds are paid within 14 days [1].\n2. The warranty lasts two years [2].\n",
     "Sources of delay include:\n- weekends [3]\n- holidays [3]\n",
+    # claims that open with their marker and name what an entry names (found by a helper)
+    "[1] Lee, K. reports that refunds are paid within 14 days.\n[2] Smith, J. et al. report"
+    " that defects are covered for two years.\n",
+    "[1] According to Lee et al. (2017), refunds are paid within 14 days.\n[2] Smith (2019)"
+    " found that the warranty covers defects for two years.\n",
+    "[1] Refunds are paid within 14 days (pp. 3-4 of the policy).\n[2] The warranty lasts two"
+    " years (see doi:10.1000/xyz).\n",
+
     # what only a longer heading names, and a note (a note may be a cited claim):
     "Intro [1].\n\nNotes:\nRefunds are paid within 14 days [1].\nThe warranty lasts [2].\n",
     "Intro [1].\n\n## Sources of error\nScales drift [1].\nClocks skew [2].\n",

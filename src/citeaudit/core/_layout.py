@@ -636,13 +636,26 @@ _RUN_IN_LIST = re.compile(
 _RULE_LINE = re.compile(r"(?:-{3,}|\*{3,}|_{3,})$")
 
 
+_FURTHER_PART = re.compile(r"[^\s.]{2}\.\s+[A-Z]")  # "... retail. Journal", "(2017). Title"
+
+
 def _numbered_entry(line: str) -> bool:
     """A line that opens with a numbered id and goes on like a bibliography entry (a link,
     authors and a year, "et al", "doi", "pp. 4"): "[3] Lee, K. (2017). ...", "2. https://...";
-    not "[1] Refunds take 30 days." (a claim that opens with its marker).
+    not "[1] Refunds take 30 days." nor "[1] Lee, K. reports that ..." (claims that open with
+    their marker).
     """
     opened = _NUMBERED_LINE.match(line)
-    return opened is not None and entry_shaped(line[opened.end() - 1:])
+    if opened is None:
+        return False
+    rest = line[opened.end() - 1:]
+    # one sentence with a finite verb and no link is a claim that opens with its marker,
+    # whatever it names ("[1] Lee, K. reports that ...", "[2] Refunds take 14 days (pp.
+    # 3-4)."); an entry whose title is a sentence goes on after it ("... a meta-analysis.
+    # BMJ 2019.") or is a link's ("[7] https://... - How Airports Drive Growth")
+    return entry_shaped(rest) and (
+        "http" in rest or "www." in rest or "](" in rest or  # a link and its title
+        _FURTHER_PART.search(rest) is not None or not finite(words_of(rest)))
 
 
 def _numbered_entries(page: _Page, at: int) -> bool:
