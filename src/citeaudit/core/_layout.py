@@ -42,14 +42,19 @@ _MD_HEADING = re.compile(r"^\s{0,3}(#{1,6})\s+\S")
 _BOLD_LINE = re.compile(r"^\s*(\*\*|__)(?:(?!\*\*|__).)+\1\s*:?\s*$")
 _TABLE_SEPARATOR = re.compile(r"^\s*\|?\s*:?-{2,}:?\s*(?:\|\s*:?-{2,}:?\s*)*\|?\s*$")
 _ITEM = re.compile(r"^(\s*)(?:[-*+•‣◦]|\d{1,3}[.)]|[a-z][.)])\s+")
+# The marks a heading may open with, and the words that name a reference list (each opens
+# with four letters :func:`_opens_reference_word` knows); a heading may name one in longer
+# words too ("Reference list", "Sources consulted", "Source(s)", "Sources (3)").
+_HEAD_MARKS = r"[^\S\n]*[#>*_]{0,4}[^\S\n]*"
+_LIST_NAMES = (r"references?|sources?|bibliography|works cited|citations?|further reading"
+               r"|key sources|cited sources|endnotes|footnotes|see also|read more|learn more"
+               r"|(?:recommended|suggested) reading|(?:useful |related )?links")
+_LIST_TITLES = (r"(?:reference list|sources?(?: list| cited| consulted| used| and further "
+                r"reading)|source\(s\)|" + _LIST_NAMES + r")(?:\s*\(\d{1,3}\))?")
 _SECTIONS = (
-    ("references", re.compile(r"^[\W_]*(?:\d+[.)]?\s*)?(?:references?|reference list|"
-                              r"sources?(?: list| cited| consulted| used| and further reading)?|"
-                              r"source\(s\)|cited sources|bibliography|works cited|citations?|"
-                              r"further reading|"
-                              r"(?:recommended|suggested) reading|(?:useful |related )?links|notes|"
-                              r"endnotes|footnotes|key sources|see also|read more|learn more)"
-                              r"(?:\s*\(\d{1,3}\))?[\W_]*$", re.I)),
+    # ("Notes" too: a section's kind, though a note may be a cited claim, see _NAMES_LIST)
+    ("references", re.compile(r"^[\W_]*(?:\d+[.)]?\s*)?(?:notes|" + _LIST_TITLES + r")[\W_]*$",
+                              re.I)),
     ("method", re.compile(r"\b(?:method(?:s|ology)?|approach|design|protocol|framework|"
                           r"architecture|implementation|pipeline|study design|procedure|"
                           r"scope|objectives?|requirements?)\b", re.I)),
@@ -146,14 +151,7 @@ def _neighbour(lines: Sequence[Line], at: int, step: int) -> Line | None:
 # A line that only names a reference list ("References:", "Source(s):", "works cited",
 # "Sources (3)") heads one, with a colon or without, a blank line before it or none. "Notes"
 # is left to the rule for short lines: a note may be a cited claim.
-_NAMES_LIST = re.compile(
-    r"[^\S\n]*[#>*_]{0,4}[^\S\n]*(?:references?|reference list|sources?(?: list| cited|"
-    r" consulted| used|"
-    r" and further"
-    r" reading)?|source\(s\)|cited sources|bibliography|works cited|citations?|further reading|"
-    r"(?:recommended|suggested) reading|endnotes|footnotes|key sources|see also|read more|"
-    r"learn more|(?:useful |related )?links)"
-    r"(?:\s*\(\d{1,3}\))?(?:[^\w\n]|_){0,6}$", re.I)
+_NAMES_LIST = re.compile(_HEAD_MARKS + _LIST_TITLES + r"(?:[^\w\n]|_){0,6}$", re.I)
 _NAMING_SIZE = 48
 
 
@@ -487,12 +485,6 @@ def _neighbour_lead(page: _Page, at: int) -> int:
 # ("References", "**Sources:**", "## Works cited", "1. Key sources") or a line that opens with
 # a numbered id ("[3] Lee, K. ...", "- [3] https://"). A line is matched against a pattern
 # only where its first letter or its first five characters allow: most lines never are.
-# The marks a heading may open with, and the words that name a reference list (each opens
-# with four letters :func:`_opens_reference_word` knows).
-_HEAD_MARKS = r"[^\S\n]*[#>*_]{0,4}[^\S\n]*"
-_LIST_NAMES = (r"references?|sources?|bibliography|works cited|citations?|further reading"
-               r"|key sources|cited sources|endnotes|footnotes|see also|read more|learn more"
-               r"|(?:recommended|suggested) reading|(?:useful |related )?links")
 _NAMING = (_HEAD_MARKS + r"(?:\d+[.)]?[^\S\n]*)?(?:" + _LIST_NAMES + r")(?![^\W_])(?:[^\n]{0,30}"
            r"(?:\n|$)|[^\w\n]{0,2}:[^\S\n]*(?:\[\d{1,4}\]|\d{1,3}[.)][^\S\n]))")
 # (the ids' letters case-blind would be "\u017f" and "\u212a" too: the look reads ASCII)

@@ -588,12 +588,11 @@ def under_cited_lead(text: str, spans: Sequence[tuple[int, int]], at: int, items
 
 
 def _may_be_listed(text: str, start: int) -> bool:
-    """Whether the sentence starting at ``start`` may be in a list (:func:`under_cited_lead`):
-    its line opens an item or is indented. Where it is neither, that walk stops at once, so
-    the list items need not be found.
+    """Whether the sentence starting at ``start`` may complete a cited lead-in
+    (:func:`under_cited_lead`): its line opens an item. Where it does not, the list items
+    need not be found.
     """
-    line = text.rfind("\n", 0, start) + 1
-    return text[line] in " \t" or _item_line(text, line, len(text))
+    return _item_line(text, text.rfind("\n", 0, start) + 1, len(text))
 
 
 def exempt(text: str, start: int, end: int, rules: frozenset[str], listed: bool = False) -> bool:
