@@ -12,7 +12,11 @@ Usage (from the repository root, with the project's environment)::
 
     python benchmarks/claims/build.py \\
         --deep-research-bench PATH --onyx PATH --drb-firstprinciples PATH \\
-        --drb-tickr PATH --ai-search-benchmark PATH [--out benchmarks/claims]
+        --drb-tickr PATH --ai-search-benchmark PATH --drb-webweaver PATH \\
+        [--out benchmarks/claims]
+
+With ``--append``, only the sources given are read, and their sampled answers that the files
+do not hold yet are added at the end (how a source joined after the first build).
 """
 
 from __future__ import annotations
@@ -77,6 +81,8 @@ SOURCES = {
                "5d1504eb4bdf2f2dd8bd8bb53953c4fba453f267", "Apache-2.0"),
         Source("ai-search-benchmark", "Chkhikvadze/ai-search-benchmark",
                "0fd517cd28e026a47fbaf344d74c5caee93e292a", "MIT"),
+        Source("drb-webweaver", "koenshen/deep_research_bench",
+               "3db9d6b15724ccb2c52c912879cc6bf184f4ad31", "Apache-2.0"),
     )
 }
 
@@ -93,7 +99,11 @@ QUOTA = {
     "Perplexity (free tier)": 150,
     "ChatGPT search": 150,
     "Andi Search": 100,
+    "WebWeaver (DeepSeek V4 Flash)": 700,
 }
+
+# Systems whose answers are taken in task order rather than in the seeded shuffle.
+IN_TASK_ORDER = frozenset({"WebWeaver (DeepSeek V4 Flash)"})
 
 # Runs that the source later replaced by files over the snapshot's size limit: read at the
 # commit that last held them whole (path, system, commit).
@@ -183,6 +193,14 @@ def drb_tickr(root: Path) -> Iterator[Answer]:
                         "GPT-5 (tickr agent)")
 
 
+def drb_webweaver(root: Path) -> Iterator[Answer]:
+    """A fork's run of the WebWeaver research agent on DeepSeek V4 Flash."""
+    yield from _drb_run(
+        root, "drb-webweaver",
+        "data/test_data/raw_data/webweaver-deepresearch-deepresearch-deepseek-v4-flash-0731-"
+        "260818.jsonl", "WebWeaver (DeepSeek V4 Flash)")
+
+
 def ai_search_benchmark(root: Path) -> Iterator[Answer]:
     """Answers of AI search products to one question set, with the links each returned."""
     source = SOURCES["ai-search-benchmark"]
@@ -210,6 +228,7 @@ LOADERS: dict[str, Callable[[Path], Iterator[Answer]]] = {
     "drb-firstprinciples": drb_firstprinciples,
     "drb-tickr": drb_tickr,
     "ai-search-benchmark": ai_search_benchmark,
+    "drb-webweaver": drb_webweaver,
 }
 
 
@@ -267,9 +286,13 @@ def uncited_units(answer: Answer, units: Sequence[dict[str, Any]]) -> list[dict[
 
 def sample(answers: Sequence[Answer], quota: int, system: str
            ) -> list[tuple[Answer, list[dict[str, Any]]]]:
-    """Whole answers in a seeded order, while the system's units stay near its quota."""
-    order = sorted(answers, key=lambda answer: answer.key)
-    random.Random(f"{SEED}:{system}").shuffle(order)
+    """Whole answers in a seeded order (or in task order, ``IN_TASK_ORDER``), while the
+    system's units stay near its quota."""
+    if system in IN_TASK_ORDER:
+        order = sorted(answers, key=lambda answer: int(answer.key.rsplit("/", 1)[1]))
+    else:
+        order = sorted(answers, key=lambda answer: answer.key)
+        random.Random(f"{SEED}:{system}").shuffle(order)
     chosen: list[tuple[Answer, list[dict[str, Any]]]] = []
     total = 0
     for answer in order:
@@ -291,30 +314,39 @@ def _answer_record(answer: Answer) -> dict[str, Any]:
             "passages": list(answer.passages) if answer.passages else None}
 
 
-def _write(path: Path, rows: Sequence[dict[str, Any]]) -> None:
-    with path.open("w", encoding="utf-8", newline="\n") as out:
+def _write(path: Path, rows: Sequence[dict[str, Any]], append: bool = False) -> None:
+    with path.open("a" if append else "w", encoding="utf-8", newline="\n") as out:
         for row in rows:
             out.write(json.dumps(row, ensure_ascii=False) + "\n")
 
 
-def build(roots: dict[str, Path], out: Path) -> Counter[str]:
-    """Write ``units.jsonl`` and ``answers.jsonl`` under ``out``; the units per system."""
+def build(roots: dict[str, Path], out: Path, append: bool = False) -> Counter[str]:
+    """Write ``units.jsonl`` and ``answers.jsonl`` under ``out`` from the sources in
+    ``roots`` (or, with ``append``, add the answers of those sources that the files do not
+    hold yet); the units per system."""
     by_system: dict[str, list[Answer]] = {}
     for option, loader in LOADERS.items():
-        for answer in loader(roots[option]):
-            by_system.setdefault(answer.system, []).append(answer)
+        if option in roots:
+            for answer in loader(roots[option]):
+                by_system.setdefault(answer.system, []).append(answer)
+    held: set[str] = set()
+    if append and (out / "answers.jsonl").exists():
+        held = {json.loads(line)["answer"] for line in
+                (out / "answers.jsonl").read_text(encoding="utf-8").splitlines()}
     units: list[dict[str, Any]] = []
     answers: list[dict[str, Any]] = []
     counts: Counter[str] = Counter()
     for system, quota in QUOTA.items():
         for answer, found in sample(by_system.get(system, []), quota, system):
+            if answer.key in held:
+                continue
             answers.append(_answer_record(answer))
             units.extend(found)
             counts[system] += len(found)
             counts[f"{system} (answers)"] += 1
     out.mkdir(parents=True, exist_ok=True)
-    _write(out / "units.jsonl", units)
-    _write(out / "answers.jsonl", answers)
+    _write(out / "units.jsonl", units, append)
+    _write(out / "answers.jsonl", answers, append)
     return counts
 
 
@@ -322,18 +354,26 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Parse the source paths, build, and print the counts."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n", 1)[0])
     for option, source in SOURCES.items():
-        parser.add_argument(f"--{option}", type=Path, required=True, metavar="PATH",
+        parser.add_argument(f"--{option}", type=Path, metavar="PATH",
                             help=f"a clone of {source.repo} (commit {source.commit[:12]})")
     parser.add_argument("--out", type=Path, default=Path(__file__).resolve().parent,
                         help="where units.jsonl and answers.jsonl go (default: beside this)")
+    parser.add_argument("--append", action="store_true",
+                        help="add the given sources' answers that the files do not hold yet "
+                             "(without it every source is required)")
     args = parser.parse_args(argv)
-    roots = {option: getattr(args, option.replace("-", "_")) for option in SOURCES}
-    counts = build(roots, args.out)
+    roots = {option: path for option in SOURCES
+             if (path := getattr(args, option.replace("-", "_"))) is not None}
+    if not args.append and len(roots) < len(SOURCES):
+        missing = ", ".join(f"--{option}" for option in SOURCES if option not in roots)
+        parser.error(f"every source is needed to build the files whole: {missing}")
+    counts = build(roots, args.out, args.append)
     total = sum(count for name, count in counts.items() if not name.endswith("(answers)"))
     for system in QUOTA:
-        print(f"{system}: {counts[system]} units from "
-              f"{counts[f'{system} (answers)']} answers")
-    print(f"total: {total} units")
+        if counts[f"{system} (answers)"] or not args.append:
+            print(f"{system}: {counts[system]} units from "
+                  f"{counts[f'{system} (answers)']} answers")
+    print(f"total: {total} units{' added' if args.append else ''}")
     return 0
 
 
