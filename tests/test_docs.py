@@ -94,6 +94,15 @@ def _page_id(page: Path) -> str:
     return str(page.relative_to(ROOT))
 
 
+def _copy_examples(tmp_path: Path) -> None:
+    """The examples, where a page's blocks run them, less their installed JavaScript packages
+    (``npm ci`` puts over a gigabyte under ``node_modules``, and no block runs them): copied
+    for every block and page, they cost CI minutes.
+    """
+    shutil.copytree(ROOT / "examples", tmp_path / "examples",
+                    ignore=shutil.ignore_patterns("node_modules"))
+
+
 # Python ----------------------------------------------------------------------------------
 
 
@@ -101,7 +110,7 @@ def _page_id(page: Path) -> str:
                                   if any(b.lang == "python" for b in blocks(p))],
                          ids=_page_id)
 def test_python_blocks_run(page: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    shutil.copytree(ROOT / "examples", tmp_path / "examples")
+    _copy_examples(tmp_path)
     monkeypatch.chdir(tmp_path)
     namespace: dict[str, Any] = {"__name__": f"docs_{page.stem}"}
     ran = 0
@@ -165,7 +174,7 @@ def _console_blocks() -> list[Block]:
 
 @pytest.mark.parametrize("block", _console_blocks(), ids=lambda b: b.name)
 def test_console_blocks_run(block: Block, tmp_path: Path) -> None:
-    shutil.copytree(ROOT / "examples", tmp_path / "examples")
+    _copy_examples(tmp_path)
     environment = {**os.environ, "PATH": f"{Path(sys.executable).parent}:{os.environ['PATH']}"}
     for name in [n for n in environment if n.startswith("CITEAUDIT_") and n != "CITEAUDIT_PURE"]:
         del environment[name]
