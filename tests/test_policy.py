@@ -166,6 +166,11 @@ CLAIMS = [
      " Growth fell by half."),
     ("an indented paragraph in an item under a cited lead-in", "Causes include [1]:\n- Tariffs,"
      " which rose.\n\n  Growth fell by half.\n- Quotas"),
+    # A heading between two lists: the second is not under the first one's lead-in.
+    ("a list under a numbered heading after a cited list", "Causes include [1]:\n- Tariffs\n\n"
+     "### 7. Costs\n\n- Growth fell by half"),
+    ("a list under a heading after a cited list", "Causes include [1]:\n- Tariffs\n\n"
+     "### Costs\n\n- Growth fell by half"),
 ]
 
 
@@ -174,7 +179,9 @@ def test_still_a_claim(name: str, answer: str) -> None:
     last = {"a list item under an uncited lead-in": "Gradual", "a sentence after the list":
             "Growth", "a title line in sentence case with an amount": "Refunds",
             "a second sentence in an item under a cited lead-in": "Growth",
-            "an indented paragraph in an item under a cited lead-in": "Growth"}.get(name)
+            "an indented paragraph in an item under a cited lead-in": "Growth",
+            "a list under a numbered heading after a cited list": "Growth",
+            "a list under a heading after a cited list": "Growth"}.get(name)
     start = answer.index(last) if last else 0
     assert any(a <= start < b for a, b in flagged(answer)), name
 

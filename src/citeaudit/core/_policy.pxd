@@ -43,7 +43,7 @@ cpdef frozenset list_items(str text)
 
 @cython.locals(earliest=Py_ssize_t, back=Py_ssize_t, start=Py_ssize_t, line=Py_ssize_t,
                lead_start=Py_ssize_t, lead_end=Py_ssize_t, first_line=Py_ssize_t, cited=bint,
-               size=Py_ssize_t, body=Py_ssize_t)
+               size=Py_ssize_t, body=Py_ssize_t, stop=Py_ssize_t, after=Py_ssize_t)
 cpdef bint under_cited_lead(str text, spans, Py_ssize_t at, items, marks) except -1
 
 @cython.locals(line=Py_ssize_t)

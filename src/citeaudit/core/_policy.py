@@ -551,11 +551,13 @@ def under_cited_lead(text: str, spans: Sequence[tuple[int, int]], at: int, items
     :func:`list_items`; ``marks``: where the markers and malformed markers are, in text order).
 
     A sentence is in a list when its line opens an item, or it is indented and the sentence
-    before it is in the list; the lead-in is the sentence just before the list's first item,
-    with a marker or a malformed marker starting in it and nothing but white space between it
-    and the list. Only the sentence that opens its item completes the lead-in: one after it in
-    the same item, or on an indented line under it, states its own claim. Worked out when an
-    uncited sentence asks, walking back over its list, so cited sentences pay nothing.
+    before it is in the list (with no line between them that is no sentence: a heading or a
+    rule between two items starts a new list); the lead-in is the sentence just before the
+    list's first item, with a marker or a malformed marker starting in it and nothing but
+    white space between it and the list. Only the sentence that opens its item completes the
+    lead-in: one after it in the same item, or on an indented line under it, states its own
+    claim. Worked out when an uncited sentence asks, walking back over its list, so cited
+    sentences pay nothing.
     """
     start = spans[at][0]
     line = text.rfind("\n", 0, start) + 1
@@ -569,13 +571,17 @@ def under_cited_lead(text: str, spans: Sequence[tuple[int, int]], at: int, items
         return False
     earliest = -1  # back from ``at``, the earliest sentence whose line opens an item
     back = at
+    after = -1  # where the line of the sentence after ``back`` starts
     while back >= 0:
-        start, _ = spans[back]
+        start, stop = spans[back]
+        if after >= 0 and text[stop:after].strip():
+            break  # a line that is no sentence (a heading, a rule) between: a new list
         line = text.rfind("\n", 0, start) + 1
         if line in items:
             earliest = back
         elif text[line] not in " \t":
             break  # neither an item nor indented: the list, if any, starts after it
+        after = line
         back -= 1
     if earliest <= 0:
         return False  # not in a list, or a list with nothing above it

@@ -54,6 +54,9 @@ cdef Py_ssize_t _separator_end(str text, Py_ssize_t at, Py_ssize_t size) except 
 
 cdef bint _is_lower_or_digit(Py_UCS4 char) noexcept
 
+@cython.locals(at=Py_ssize_t, hashes=Py_ssize_t, indent=Py_ssize_t)
+cdef bint _heading_number(str text, Py_ssize_t stop) except -1
+
 @cython.locals(probe=Py_ssize_t)
 cdef Py_ssize_t _after_marks(str text, Py_ssize_t at, Py_ssize_t size) except -1
 

@@ -377,7 +377,7 @@ def _separator_end(text: str, at: int, size: int) -> int:
     head = text[at]
     probe = at + 1
     if head in ".!?\u2026":
-        if head == "." and _abbreviated(text, at):
+        if head == "." and (_abbreviated(text, at) or _heading_number(text, at)):
             return -1
         while probe < size and text[probe] in ".!?\u2026":
             probe += 1
@@ -509,6 +509,32 @@ def _abbreviated(text: str, stop: int) -> bool:
                 (stop == length or not _is_word(text[stop - length - 1])):
             return True
     return False
+
+
+def _heading_number(text: str, stop: int) -> bool:
+    """Whether the full stop at ``stop`` ends the number that opens a markdown heading
+    (``## 2. Methods``, ``### 2.1. Scope``): the heading's line is one piece.
+    """
+    at = stop - 1
+    if at < 0 or not "0" <= text[at] <= "9":
+        return False
+    while at >= 0 and ("0" <= text[at] <= "9" or text[at] == "."):
+        at -= 1
+    if at < 0 or text[at] not in " \t":
+        return False
+    while at >= 0 and text[at] in " \t":
+        at -= 1
+    hashes = 0
+    while at >= 0 and text[at] == "#":
+        at -= 1
+        hashes += 1
+    if hashes < 1 or hashes > 6:
+        return False
+    indent = 0
+    while at >= 0 and text[at] == " ":
+        at -= 1
+        indent += 1
+    return indent <= 3 and (at < 0 or text[at] == "\n")
 
 
 def _titled(text: str, at: int, title: str) -> bool:
