@@ -22,7 +22,7 @@ from typing import Any
 import citeaudit
 
 HERE = Path(__file__).parent
-DEV = ("deep-research-bench", "ai-search-benchmark", "drb-tickr")
+DEV = ("deep-research-bench", "ai-search-benchmark", "drb-tickr", "drb-webweaver")
 TEST = ("drb-firstprinciples", "onyx")
 PRESETS = ("balanced", "lenient", "strict")
 

@@ -42,7 +42,7 @@ from citeaudit.core._layout import layout
 
 HERE = Path(__file__).parent
 MODEL = HERE.parent.parent / "src" / "citeaudit" / "core" / "citable.json"  # shipped
-DEV = ("deep-research-bench", "ai-search-benchmark", "drb-tickr")
+DEV = ("deep-research-bench", "ai-search-benchmark", "drb-tickr", "drb-webweaver")
 TEST = ("drb-firstprinciples", "onyx")
 RECALL = 0.95  # the balanced preset keeps at least this much of dev's citable units
 # ... each dev source's recall averaged (True: a source weighs alike, as in training), or
