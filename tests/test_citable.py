@@ -610,3 +610,47 @@ def test_the_gates_change_nothing_on_real_answers() -> None:
         for what, gate, pattern in GATED:
             if pattern.search(line):
                 assert gate(line), (what, line)
+
+
+# The report itself as the subject doing what reports do (a research agent's opening), and a
+# line naming where the paragraph above came from (a research agent's "*Source: …*" lines):
+# meta and reference, whatever years the source's title holds.
+@pytest.mark.parametrize(("text", "kind"), [
+    ("This report examines the funding models of public broadcasters in Europe.", "meta"),
+    ("This research report draws on industry surveys, academic papers and trade press.",
+     "meta"),
+    ("Our analysis compares three approaches to coastal flood defence.", "meta"),
+    ("This overview summarizes the main regulatory frameworks for drones.", "meta"),
+    ("This document outlines the steps hospitals took during the outbreak.", "meta"),
+    ("The present review focuses on adolescent sleep and screen use.", "meta"),
+    ("This report systematically examines the trade-offs among the three designs.", "meta"),
+    ("This guide explores how small museums can digitise their collections.", "meta"),
+    ("Source: [Investopedia—Value Investing Explained](https://www.investopedia.com/v.asp)",
+     "reference"),
+    ("*Source: National Survey of Family Income and Expenditure 2014, Ministry of Internal"
+     " Affairs and Communications (latest microdata available)*", "reference"),
+    ("Sources: [WHO Fact Sheet 2023](https://www.who.int/fact-sheets), [CDC Report]"
+     "(https://www.cdc.gov/report)", "reference"),
+    ("References: Smith and Jones (2020); Lee (2021), Journal of Hydrology", "reference"),
+    ("*Source: [YouTube—Duan Yongping Breaks 20+ Years of Silence](https://youtu.be/abc)*",
+     "reference"),
+    ("Source: https://www.example.org/reports/2024/annual-report.pdf", "reference"),
+])
+def test_the_report_about_itself_and_its_source_lines_are_exempted(text: str, kind: str,
+                                                                   ) -> None:
+    assert _decision(text) == kind
+
+
+@pytest.mark.parametrize("text", [
+    "This review covers 14 trials with 3,000 patients.",  # what it covers, counted
+    "A Senate report examines why the levee failed.",  # a source, not the answer
+    "Source: the ministry says 40% of homes lack heating.",  # a sentence after the label
+    "Source: Ministry data show that 40% of homes lack heating.",
+    "Sources of funding include federal grants and state loans.",
+    "Sources say the minister will resign on Friday.",
+    "Reference values range from 3.5 to 5.0 mmol/L.",
+    "Resources: the county runs 12 shelters.",
+])
+def test_claims_near_the_report_and_source_lines_are_still_flagged(text: str) -> None:
+    decided = _decision(text)
+    assert _flagged(decided), decided

@@ -137,7 +137,8 @@ CASES: list[tuple[str, str, list[str]]] = [
      ["Intro [1].", "More [2]."]),
     ("number in a sentence after a heading", "# Data\nIn 2020. Then 5 more [1].",
      ["In 2020.", "Then 5 more [1]."]),
-    ("a list number is no heading's", "Intro [1].\n2. Sales rose [2].", ["Intro [1].", "Sales rose [2]."]),
+    ("a list number is no heading's", "Intro [1].\n2. Sales rose [2].",
+     ["Intro [1].", "Sales rose [2]."]),
     ("hashes mid-line are no heading", "See item ## 2. Then more [1].",
      ["See item ## 2.", "Then more [1]."]),
     ("horizontal rule", "One [1].\n\n---\n\nTwo [2].", ["One [1].", "Two [2]."]),
@@ -150,6 +151,8 @@ CASES: list[tuple[str, str, list[str]]] = [
      "| Plan | Price |\n|---|---|\n| Basic | 5 USD [1] |\n| Pro | 9 USD [2] |",
      ["Basic | 5 USD [1]", "Pro | 9 USD [2]"]),
     ("table with alignment", "| a | b |\n|:--|--:|\n| x [1] | y |", ["x [1] | y"]),
+    ("a header cell ending in a stop", "| Sector | 2030 Est. | 2040 Est. |\n|---|---|---|\n"
+     "| Health | 5 [1] | 6 |", ["Health | 5 [1] | 6"]),
     ("table cell after other white space", "|\x1f0 [1]", ["0 [1]"]),
     ("table without header separator", "| x [1] | y |\n| z [2] | w |",
      ["x [1] | y", "z [2] | w"]),

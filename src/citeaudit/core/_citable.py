@@ -46,11 +46,12 @@ from typing import NamedTuple
 
 from citeaudit.core._amounts import states_amount
 
-__all__ = ["GUIDE_RULES", "KINDS", "LAYOUT_RULES", "PLAN", "SELF", "Citability", "Model", "Unit",
-           "about_itself", "bag_of_words", "citability", "content_of", "entry_shaped",
+__all__ = ["ASIDE", "GUIDE_RULES", "KINDS", "LAYOUT_RULES", "PLAN", "SELF", "Citability",
+           "Model", "Unit", "about_itself", "bag_of_words", "citability", "content_of",
+           "entry_shaped",
            "exempt_by_layout", "features", "finite", "guide_features", "lead_features",
            "load_model", "names_nothing", "overlap", "passage_words", "reference_piece",
-           "states_figure", "title_line", "unit_at", "words_of"]
+           "source_line", "states_figure", "title_line", "unit_at", "words_of"]
 
 KINDS = ("pleasantry", "meta", "question", "disclaimer", "platitude", "announcement", "heading",
          "fragment", "reference", "advice")
@@ -234,6 +235,21 @@ _SELF_VERB = re.compile(r"\b(?:examin|explor|provid|present|summari[sz]|focus|ai
                         r"discuss|draw|describ|test|cover|review|assess|investigat|analy[sz]|"
                         r"propos|offer|seek|highlight)\w*\b")
 _MATH = re.compile(r"[=∈∑∫≤≥±√∂λμσ^_]")
+# A line naming where what precedes it came from: "Source:", "Sources:", "References:".
+# An aside in brackets: "Outcomes (reported by X):", "Ministry of Labour (latest data)".
+ASIDE = re.compile(r"\([^)]*\)")
+_SOURCE_LABEL = re.compile(r"\W{0,3}(?:sources?|references?)\s*:\s*(?=\S)", re.IGNORECASE)
+# The answer itself as the subject doing what reports do, with nothing of the world said:
+# "This report examines ...", "This research report draws from ...", "Our analysis
+# compares ...". (A study's or a source's doing is left to the model: "This study found".)
+_REPORT_DOES = re.compile(
+    r"\W{0,3}(?:this|the present|our) (?:(?:research|final|present|short|brief) )?"
+    r"(?:report|answer|analysis|review|overview|guide|document|synthesis|brief|memo) "
+    r"(?:\w+ly )?(?:examin|explor|provid|present|summari[sz]|synthesi[sz]|survey|outlin|"
+    r"discuss|describ|cover|review|assess|investigat|analy[sz]|compar|focus|aim|draw|"
+    r"address|evaluat|consolidat)\w*\b(?!.*\bevidence that\b)")
+_REPORT_WORDS = frozenset(("report", "answer", "analysis", "review", "overview", "guide",
+                           "document", "synthesis", "brief", "memo"))
 
 
 # The guide's short-answer shapes (CLAIMS.md, "not citable, by kind"), read from a unit's
@@ -489,8 +505,11 @@ GUIDE_RULES = (("guide:reference", "reference"), ("guide:pleasantry", "pleasantr
 def reference_piece(text: str) -> bool:
     """Whether ``text`` (a unit's content) is wholly a piece of a bibliography entry: its
     authors, its year alone, where it is found (``Available: <URL>``) or where in its
-    journal (volume, issue, pages, DOI).
+    journal (volume, issue, pages, DOI); or a line naming where what precedes it came from
+    (``source_line``).
     """
+    if text.lstrip("*_[( ")[:1] in "SsRr" and source_line(text):
+        return True
     if len(text) > 120:
         return False
     if ", " in text and text[:1].isupper() and _AUTHORS.fullmatch(text.rstrip()) is not None:
@@ -503,6 +522,23 @@ def reference_piece(text: str) -> bool:
     # volume, its DOI or a volume's digits, or holds a comma after its journal's title
     return text.count(" ") <= 12 and (text[:1] in "pVvdDhH0123456789" or ", " in text) and \
         _DIGIT.search(text) is not None and _WHERE_IN.fullmatch(text.rstrip()) is not None
+
+
+def source_line(text: str) -> bool:
+    """Whether ``text`` (a unit's content) names where what precedes it came from: a
+    "Source:" or "References:" label, then titles and links with no sentence among them
+    ("*Source: [Investopedia—Value Investing](https://…)*", "Source: National Survey of
+    Family Income 2014, Ministry of Internal Affairs"): what is left of it without its links
+    and asides in brackets is names, capitalised but the small words. A link's text is a
+    title, whatever its words.
+    """
+    label = _SOURCE_LABEL.match(text)
+    if label is None:
+        return False
+    rest = ASIDE.sub(" ", _URL_TOKEN.sub(" ", _MD_LINK.sub(" ", text[label.end():])))
+    named = _WORD.findall(rest)
+    return all(w[:1].isupper() or w.lower() in _SMALL for w in named) and \
+        not finite([w.lower() for w in named])
 
 
 def names_nothing(text: str, tokens: Sequence[str]) -> bool:
@@ -519,8 +555,10 @@ def guide_features(text: str, lowered: str, tokens: Sequence[str], have: set[str
     """The guide's not-citable shape a unit's content has (``GUIDE_RULES``), as a feature:
     at most one, the first that fits.
     """
-    if len(tokens) <= 8 and reference_piece(text):
+    if (len(tokens) <= 8 or text.lstrip("*_[( ")[:1] in "SsRr") and reference_piece(text):
         return ["guide:reference"]
+    if not have.isdisjoint(_REPORT_WORDS) and _REPORT_DOES.match(lowered):
+        return ["guide:meta"]
     if _DIGIT.search(text) is None:  # (an amount is settled before: no digit, no amount)
         if not have.isdisjoint(_KNOWING_WORDS) and _KNOWING_MATTERS.match(lowered):
             return ["guide:platitude"]

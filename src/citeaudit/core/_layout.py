@@ -33,7 +33,15 @@ import re
 from collections.abc import Sequence
 from typing import NamedTuple
 
-from citeaudit.core._citable import PLAN, SELF, entry_shaped, finite, lead_features, words_of
+from citeaudit.core._citable import (
+    ASIDE,
+    PLAN,
+    SELF,
+    entry_shaped,
+    finite,
+    lead_features,
+    words_of,
+)
 from citeaudit.core._policy import list_items
 
 __all__ = ["Layout", "Line", "layout", "lines_of", "reference_blocks", "section_of"]
@@ -72,7 +80,6 @@ _SECTIONS = (
 _OPENERS = frozenset(("the", "this", "these", "that", "those", "it", "its", "they", "we", "i",
                       "however", "thus", "so", "but", "and", "also", "yes", "no", "there"))
 _LABEL_WORDS = 6
-_ASIDE = re.compile(r"\([^)]*\)")
 _CELL_RUN = 4  # lines: two columns by two rows at the least
 _CELL_WORDS = 30
 _TRAILING_MARKERS = re.compile(r"(?:\s*\[\d{1,4}\])+\s*$")
@@ -407,7 +414,7 @@ class Layout:
             if below >= 0 and page.lines[below].kind == "item" and \
                     page.lines[below].depth > line.depth:
                 names.append("item:parent")  # its items complete it: a group's title
-                if _short(_ASIDE.sub(" ", text[start:end]).rstrip(":")):
+                if _short(ASIDE.sub(" ", text[start:end]).rstrip(":")):
                     names.append("is:group")
             lead_at = _neighbour_lead(page, at)
             names.extend(_lead_features(page.lines[lead_at] if lead_at >= 0 else None,
@@ -454,7 +461,7 @@ def _label_line(unit: str) -> bool:
     words, no finite verb, a colon at the end.
     """
     stripped = unit.strip().strip("*_ ").rstrip("*_ ")
-    words = words_of(_ASIDE.sub(" ", stripped))  # "Outcomes (reported by X):" names, too
+    words = words_of(ASIDE.sub(" ", stripped))  # "Outcomes (reported by X):" names, too
     return stripped.endswith(":") and 0 < len(words) <= _LABEL_WORDS and not finite(words)
 
 

@@ -20,6 +20,7 @@ cdef str _segmentable(str text, marks)
 @cython.locals(size=Py_ssize_t, offset=Py_ssize_t, lead=Py_ssize_t, table_row=Py_ssize_t,
                pending=Py_ssize_t, start=Py_ssize_t, end=Py_ssize_t, piece_start=Py_ssize_t,
                piece_end=Py_ssize_t, separator_end=Py_ssize_t, number=Py_ssize_t,
+               heading_end=Py_ssize_t,
                last=bint, head=Py_UCS4, claims=list)
 cdef list _segmented(str text, judge)
 
@@ -32,6 +33,9 @@ cdef bint _is_word(Py_UCS4 char) noexcept
 
 @cython.locals(at=Py_ssize_t, digits=Py_ssize_t)
 cdef Py_ssize_t _bare_number(str text, Py_ssize_t start, Py_ssize_t end) except -3
+
+@cython.locals(at=Py_ssize_t, digits=Py_ssize_t)
+cdef bint _numbered_heading(str text, Py_ssize_t start, Py_ssize_t end) except -1
 
 @cython.locals(head=Py_UCS4, newline=Py_ssize_t)
 cdef Py_ssize_t _structure_start(str text, Py_ssize_t start, Py_ssize_t end) except -1
@@ -54,8 +58,6 @@ cdef Py_ssize_t _separator_end(str text, Py_ssize_t at, Py_ssize_t size) except 
 
 cdef bint _is_lower_or_digit(Py_UCS4 char) noexcept
 
-@cython.locals(at=Py_ssize_t, hashes=Py_ssize_t, indent=Py_ssize_t)
-cdef bint _heading_number(str text, Py_ssize_t stop) except -1
 
 @cython.locals(probe=Py_ssize_t)
 cdef Py_ssize_t _after_marks(str text, Py_ssize_t at, Py_ssize_t size) except -1

@@ -149,6 +149,7 @@ def _segmented(text: str, judge: Judge | None) -> Claims | None:  # noqa: C901 -
     offset = 0
     lead = -1  # after a bare list number ("1[1]."), where the next claim starts
     table_row = -1  # claims before the last table row: a separator row below drops it
+    heading_end = -1  # after a heading cut at its number ("## 2. Methods"), its line's end
     claims: Claims = []
     last = False
     while not last:
@@ -167,6 +168,12 @@ def _segmented(text: str, judge: Judge | None) -> Claims | None:  # noqa: C901 -
             start += 1
         if end <= start:
             continue
+        if heading_end > start:  # the rest of a numbered heading's line: its title
+            if end <= heading_end:
+                continue
+            start = heading_end
+            while start < end and text[start].isspace():
+                start += 1
         pending, lead = lead, -1  # a bare list number's lead applies to the next piece only
         head = text[start]
         if head in "#|>-*+\u2022\u2023\u25e6_0123456789\x01":  # markdown structure, perhaps
@@ -190,6 +197,11 @@ def _segmented(text: str, judge: Judge | None) -> Claims | None:  # noqa: C901 -
                     lead = number
                     table_row = -1
                     continue
+            if head == "#" and _numbered_heading(text, start, end):
+                heading_end = text.find("\n", end)
+                if heading_end < 0:
+                    heading_end = size
+                continue
             start = _structure_start(text, start, end)
             while start < end and text[start].isspace():
                 start += 1
@@ -248,6 +260,22 @@ def _bare_number(text: str, start: int, end: int) -> int:
     if at + 1 != end or text[at] not in ".)":
         return -2
     return digits if at > digits else -1
+
+
+def _numbered_heading(text: str, start: int, end: int) -> bool:
+    """Whether ``text[start:end]`` is a markdown heading cut after its number ("## 2.",
+    "### 2.1."): the sentence end after the number is none, and its title follows.
+    """
+    if not _HEADING.match(text, start):
+        return False
+    at = start
+    while at < end and text[at] in " \t#":
+        at += 1
+    digits = at
+    while at < end and ("0" <= text[at] <= "9" or text[at] == "."):
+        at += 1
+    return at == end and at - digits >= 2 and text[end - 1] == "." and \
+        "0" <= text[digits] <= "9"
 
 
 def _structure_start(text: str, start: int, end: int) -> int:
@@ -377,7 +405,7 @@ def _separator_end(text: str, at: int, size: int) -> int:
     head = text[at]
     probe = at + 1
     if head in ".!?\u2026":
-        if head == "." and (_abbreviated(text, at) or _heading_number(text, at)):
+        if head == "." and _abbreviated(text, at):
             return -1
         while probe < size and text[probe] in ".!?\u2026":
             probe += 1
@@ -387,7 +415,9 @@ def _separator_end(text: str, at: int, size: int) -> int:
         blank = probe
         while blank < size and text[blank] in " \t\r\n":
             blank += 1
-        if blank >= size or (blank > probe and not _is_lower_or_digit(text[blank])):
+        # (a stop before a table's "|" ends a cell's words, not the row: "| 2030 Est. |")
+        if blank >= size or (blank > probe and not _is_lower_or_digit(text[blank]) and
+                             text[blank] != "|"):
             return blank
         return -1
     if head in "\u3002\uff01\uff1f":
@@ -509,32 +539,6 @@ def _abbreviated(text: str, stop: int) -> bool:
                 (stop == length or not _is_word(text[stop - length - 1])):
             return True
     return False
-
-
-def _heading_number(text: str, stop: int) -> bool:
-    """Whether the full stop at ``stop`` ends the number that opens a markdown heading
-    (``## 2. Methods``, ``### 2.1. Scope``): the heading's line is one piece.
-    """
-    at = stop - 1
-    if at < 0 or not "0" <= text[at] <= "9":
-        return False
-    while at >= 0 and ("0" <= text[at] <= "9" or text[at] == "."):
-        at -= 1
-    if at < 0 or text[at] not in " \t":
-        return False
-    while at >= 0 and text[at] in " \t":
-        at -= 1
-    hashes = 0
-    while at >= 0 and text[at] == "#":
-        at -= 1
-        hashes += 1
-    if hashes < 1 or hashes > 6:
-        return False
-    indent = 0
-    while at >= 0 and text[at] == " ":
-        at -= 1
-        indent += 1
-    return indent <= 3 and (at < 0 or text[at] == "\n")
 
 
 def _titled(text: str, at: int, title: str) -> bool:
