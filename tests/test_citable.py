@@ -515,7 +515,8 @@ GUIDE_GATES = [(_citable._PLEASANTRY_WORDS, _citable._PLEASANTRY.search),
                (_citable._ABOUT_SOURCES_WORDS, _citable._ABOUT_SOURCES_START.match),
                (_citable._DISCLAIM_WORDS, _citable._DISCLAIM_START.match),
                (_citable._KNOWING_WORDS, _citable._KNOWING_MATTERS.match),
-               (_citable._LIMITS_WORDS, _citable._LIMITS_EXIST.search)]
+               (_citable._LIMITS_WORDS, _citable._LIMITS_EXIST.search),
+               (_citable._REPORT_WORDS, _citable._REPORT_DOES.match)]
 GUIDE_PIECES = ["it's ", "it all ", "much ", "a lot ", "happy to ", "just ask", "best wishes",
                 "sounds like a plan", "great to see", "a fuller answer would need",
                 "answering this would take", "would require more data",
@@ -530,7 +531,9 @@ GUIDE_PIECES = ["it's ", "it all ", "much ", "a lot ", "happy to ", "just ask", 
                 "we are having issues loading", "i couldn't access", "we cannot reach",
                 "understanding ", "knowing the rules ", "being aware of it ", "is crucial",
                 "are essential", "has its limitations", "have some inherent shortcomings",
-                "had challenges and drawbacks", "flaws"]
+                "had challenges and drawbacks", "flaws", "this report examines ",
+                "our comprehensive analysis compares ", "the present review ", "this ",
+                "research ", "summarizes "]
 
 
 @settings(max_examples=examples(400), deadline=None)
@@ -625,6 +628,8 @@ def test_the_gates_change_nothing_on_real_answers() -> None:
     ("The present review focuses on adolescent sleep and screen use.", "meta"),
     ("This report systematically examines the trade-offs among the three designs.", "meta"),
     ("This guide explores how small museums can digitise their collections.", "meta"),
+    ("This comprehensive research report examines the latest theories of game design.",
+     "meta"),
     ("Source: [Investopedia—Value Investing Explained](https://www.investopedia.com/v.asp)",
      "reference"),
     ("*Source: National Survey of Family Income and Expenditure 2014, Ministry of Internal"

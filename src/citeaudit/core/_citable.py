@@ -243,7 +243,8 @@ _SOURCE_LABEL = re.compile(r"\W{0,3}(?:sources?|references?)\s*:\s*(?=\S)", re.I
 # "This report examines ...", "This research report draws from ...", "Our analysis
 # compares ...". (A study's or a source's doing is left to the model: "This study found".)
 _REPORT_DOES = re.compile(
-    r"\W{0,3}(?:this|the present|our) (?:(?:research|final|present|short|brief) )?"
+    r"\W{0,3}(?:this|the present|our) (?:(?:comprehensive|detailed|research|final|present|"
+    r"short|brief) ){0,2}"
     r"(?:report|answer|analysis|review|overview|guide|document|synthesis|brief|memo) "
     r"(?:\w+ly )?(?:examin|explor|provid|present|summari[sz]|synthesi[sz]|survey|outlin|"
     r"discuss|describ|cover|review|assess|investigat|analy[sz]|compar|focus|aim|draw|"
