@@ -60,6 +60,10 @@ AMOUNTS = [
     "Interest rose by 0.25 points.",
     "Stage 3 lasted 14 days.",  # an identifier and an amount: the amount counts
     "GPT-4 scored 86% on the test.",
+    # written without spaces, a number glued to the words is still an amount
+    "销售额在2020年增长了40%。",
+    "利用者は3割増えた、約120万人。",
+    "매출이 2023년에 15% 증가했다.",
 ]
 
 

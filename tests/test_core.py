@@ -197,11 +197,10 @@ _MARKS = r"(?>(?:\s*\x00+[.!?。！？]*)*)"
 # branches with their own first characters, which defeats that skip).
 SEPARATOR = re.compile(
     r"([.!?…。！？\n|\x01:](?:"
-    # a sentence end, unless lower case, a digit or a table's "|" follows ("e.g. the", "3.5%",
-    # "No. 5", "| 2030 Est. |") or
+    # a sentence end, unless lower case or a digit follows ("e.g. the", "3.5%", "No. 5") or
     # the full stop follows an abbreviation or an initial ("Dr. Smith", "J. Smith")
     rf"(?<=[.!?…])(?:(?<!\.)|(?<!\b[A-Z]\.){_segment._after(_segment._TITLES, negated=True)})"
-    rf"(?>[.!?…]*[\"'”’)»]*){_MARKS}(?:[ \t\r\n]+(?![a-zà-ÿ0-9 \t\r\n|])|[ \t\r\n]*\Z)"
+    rf"(?>[.!?…]*[\"'”’)»]*){_MARKS}(?:[ \t\r\n]+(?![a-zà-ÿ0-9 \t\r\n])|[ \t\r\n]*\Z)"
     rf"|(?<=[。！？])(?>[。！？]*[」』”’)）]*){_MARKS}[ \t\r\n]*"  # CJK ends need no space
     r"|(?<=\n)(?:[ \t\r]*\n[ \t\r\n]*"  # a blank line, or a line that opens structure:
     r"|(?=[ \t]*(?:[-*+•‣◦][ \t]|[0-9]{1,9}\x00*[.)][ \t]|#|\||>|\x01"

@@ -17,6 +17,8 @@ cdef bint _labelled(str text, Py_ssize_t start) except -1
 @cython.locals(before=Py_UCS4, after=str)
 cdef bint _names(str text, Py_ssize_t start, Py_ssize_t end) except -1
 
+cdef bint _ideograph(Py_UCS4 char) noexcept
+
 cdef Py_ssize_t _run_end(str text, Py_ssize_t at, Py_ssize_t size) noexcept
 
 @cython.locals(chars=str, spans=list, size=Py_ssize_t, at=Py_ssize_t, end=Py_ssize_t)

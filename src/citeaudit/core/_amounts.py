@@ -67,8 +67,9 @@ def _names(text: str, start: int, end: int) -> bool:
     if before == " " and end < len(text) and text[end] in " ,.;:%)\n" and \
             not _labelled(text, start):
         return text.startswith(_NAMED, start)  # "within 30 days": the common case, first
-    if before.isalpha() or (before == "-" and start > 1 and text[start - 2].isalnum()):
-        return True  # GPT-4, SARS-CoV-2, H1N1, B12, v2.1
+    if (before.isalpha() and not _ideograph(before)) or (
+            before == "-" and start > 1 and text[start - 2].isalnum()):
+        return True  # GPT-4, SARS-CoV-2, H1N1, B12, v2.1 (not 在2020年, 了40%: no spaces)
     after = text[end:end + 2].lower()
     if after[:1].isalpha() and (after in _ORDINAL or (after[:1] == "d"
                                                       and not after[1:].isalpha())):
@@ -76,6 +77,15 @@ def _names(text: str, start: int, end: int) -> bool:
     if before in " #" and _labelled(text, start):
         return True  # Stage 3, Article 2.4, Windows 10, passage 2
     return text.startswith(_NAMED, start)
+
+
+def _ideograph(char: str) -> bool:
+    """Whether ``char`` is of a script written without spaces (Chinese, Japanese kana, Korean
+    syllables): a number glued to it is an amount in the sentence, no name's part.
+    """
+    return "\u3040" <= char <= "\u30ff" or "\u3400" <= char <= "\u4dbf" or \
+        "\u4e00" <= char <= "\u9fff" or "\uac00" <= char <= "\ud7af" or \
+        "\uf900" <= char <= "\ufaff"
 
 
 def _run_end(text: str, at: int, size: int) -> int:

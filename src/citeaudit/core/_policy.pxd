@@ -46,6 +46,10 @@ cpdef frozenset list_items(str text)
                size=Py_ssize_t, body=Py_ssize_t, stop=Py_ssize_t, after=Py_ssize_t)
 cpdef bint under_cited_lead(str text, spans, Py_ssize_t at, items, marks) except -1
 
+@cython.locals(line=Py_ssize_t, at=Py_ssize_t, indent=Py_ssize_t, count=Py_ssize_t,
+               head=Py_UCS4)
+cdef bint _parts_lists(str text, Py_ssize_t start, Py_ssize_t end) except -1
+
 @cython.locals(line=Py_ssize_t)
 cdef bint _may_be_listed(str text, Py_ssize_t start) except -1
 

@@ -574,8 +574,8 @@ def under_cited_lead(text: str, spans: Sequence[tuple[int, int]], at: int, items
     after = -1  # where the line of the sentence after ``back`` starts
     while back >= 0:
         start, stop = spans[back]
-        if after >= 0 and text[stop:after].strip():
-            break  # a line that is no sentence (a heading, a rule) between: a new list
+        if after >= 0 and after > stop and _parts_lists(text, stop, after):
+            break  # a heading or a rule between the two: a new list
         line = text.rfind("\n", 0, start) + 1
         if line in items:
             earliest = back
@@ -591,6 +591,34 @@ def under_cited_lead(text: str, spans: Sequence[tuple[int, int]], at: int, items
     start, _ = spans[earliest]
     first_line = text.rfind("\n", 0, start) + 1
     return cited and not text[lead_end:first_line].strip()
+
+
+def _parts_lists(text: str, start: int, end: int) -> bool:
+    """Whether a line of ``text[start:end]`` (what lies between two sentences of a list) is a
+    markdown heading or a horizontal rule, indented three spaces at most: the list above it
+    ends there. A code block, an emoji or an indented rule inside an item does not.
+    """
+    line = text.find("\n", start, end)
+    while 0 <= line < end:
+        at = line + 1
+        indent = 0
+        while at < end and text[at] == " " and indent < 4:
+            at += 1
+            indent += 1
+        if indent < 4 and at < end:
+            head = text[at]
+            if head == "#":
+                return True  # (a "#1 seller" line would be a sentence, not between two)
+            if head in "-*_":
+                count = 0
+                while at < end and text[at] in " \t-*_":
+                    if text[at] == head:
+                        count += 1
+                    at += 1
+                if count >= 3 and (at >= end or text[at] in "\r\n"):
+                    return True
+        line = text.find("\n", line + 1, end)
+    return False
 
 
 def _may_be_listed(text: str, start: int) -> bool:

@@ -20,7 +20,7 @@ cdef str _segmentable(str text, marks)
 @cython.locals(size=Py_ssize_t, offset=Py_ssize_t, lead=Py_ssize_t, table_row=Py_ssize_t,
                pending=Py_ssize_t, start=Py_ssize_t, end=Py_ssize_t, piece_start=Py_ssize_t,
                piece_end=Py_ssize_t, separator_end=Py_ssize_t, number=Py_ssize_t,
-               heading_end=Py_ssize_t,
+               titled=bint, newline=Py_ssize_t, row_end=Py_ssize_t,
                last=bint, head=Py_UCS4, claims=list)
 cdef list _segmented(str text, judge)
 
@@ -33,6 +33,9 @@ cdef bint _is_word(Py_UCS4 char) noexcept
 
 @cython.locals(at=Py_ssize_t, digits=Py_ssize_t)
 cdef Py_ssize_t _bare_number(str text, Py_ssize_t start, Py_ssize_t end) except -3
+
+@cython.locals(stop=Py_ssize_t)
+cdef bint _header_above(str text, Py_ssize_t line, Py_ssize_t size) except -1
 
 @cython.locals(at=Py_ssize_t, digits=Py_ssize_t)
 cdef bint _numbered_heading(str text, Py_ssize_t start, Py_ssize_t end) except -1

@@ -149,7 +149,7 @@ def _segmented(text: str, judge: Judge | None) -> Claims | None:  # noqa: C901 -
     offset = 0
     lead = -1  # after a bare list number ("1[1]."), where the next claim starts
     table_row = -1  # claims before the last table row: a separator row below drops it
-    heading_end = -1  # after a heading cut at its number ("## 2. Methods"), its line's end
+    titled = False  # after a heading cut at its number ("## 2. Methods"): its title is next
     claims: Claims = []
     last = False
     while not last:
@@ -168,16 +168,28 @@ def _segmented(text: str, judge: Judge | None) -> Claims | None:  # noqa: C901 -
             start += 1
         if end <= start:
             continue
-        if heading_end > start:  # the rest of a numbered heading's line: its title
-            if end <= heading_end:
+        if titled:  # a numbered heading's title, as the heading's own piece would be
+            titled = False
+            newline = text.find("\n", start, end)
+            if newline < 0:
                 continue
-            start = heading_end
+            start = newline + 1
             while start < end and text[start].isspace():
                 start += 1
+            if start >= end:
+                continue
         pending, lead = lead, -1  # a bare list number's lead applies to the next piece only
         head = text[start]
         if head in "#|>-*+\u2022\u2023\u25e6_0123456789\x01":  # markdown structure, perhaps
             if head == "|":
+                row_end = text.find("\n", end)
+                if row_end >= 0 and piece_end < row_end and text[piece_end] != "|" and \
+                        _header_above(text, row_end + 1, size):
+                    # a header row cut at a stop in a cell ("| 2030 Est. | 2040 Est. |"):
+                    # whole, so that the separator row below drops it
+                    offset = end = row_end
+                    while end > start and text[end - 1].isspace():
+                        end -= 1
                 if text.find("-", piece_start, piece_end) >= 0 and \
                         _TABLE_SEPARATOR.fullmatch(text, start, end):
                     if table_row >= 0:
@@ -198,9 +210,7 @@ def _segmented(text: str, judge: Judge | None) -> Claims | None:  # noqa: C901 -
                     table_row = -1
                     continue
             if head == "#" and _numbered_heading(text, start, end):
-                heading_end = text.find("\n", end)
-                if heading_end < 0:
-                    heading_end = size
+                titled = True
                 continue
             start = _structure_start(text, start, end)
             while start < end and text[start].isspace():
@@ -260,6 +270,17 @@ def _bare_number(text: str, start: int, end: int) -> int:
     if at + 1 != end or text[at] not in ".)":
         return -2
     return digits if at > digits else -1
+
+
+def _header_above(text: str, line: int, size: int) -> bool:
+    """Whether the line of ``text`` starting at ``line`` is a table's separator row, so the
+    row above it is the table's header.
+    """
+    stop = text.find("\n", line)
+    if stop < 0:
+        stop = size
+    return text.find("-", line, stop) >= 0 and \
+        _TABLE_SEPARATOR.fullmatch(text, line, stop) is not None
 
 
 def _numbered_heading(text: str, start: int, end: int) -> bool:
@@ -415,9 +436,7 @@ def _separator_end(text: str, at: int, size: int) -> int:
         blank = probe
         while blank < size and text[blank] in " \t\r\n":
             blank += 1
-        # (a stop before a table's "|" ends a cell's words, not the row: "| 2030 Est. |")
-        if blank >= size or (blank > probe and not _is_lower_or_digit(text[blank]) and
-                             text[blank] != "|"):
+        if blank >= size or (blank > probe and not _is_lower_or_digit(text[blank])):
             return blank
         return -1
     if head in "\u3002\uff01\uff1f":
