@@ -240,6 +240,7 @@ _MATH = re.compile(r"[=∈∑∫≤≥±√∂λμσ^_]")
 ASIDE = re.compile(r"\([^)]*\)")
 _SOURCE_LABEL = re.compile(r"\W{0,3}(?:sources?|references?)\s*:\s*(?=\S)", re.IGNORECASE)
 _SOURCE_LENGTH = 1000  # characters: a longer unit is no line of sources
+_SOURCE_OPENERS = frozenset("SsRr")
 _NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
 _YEAR = re.compile(r"(?:1[5-9]|20)\d\d")
 # The answer itself as the subject doing what reports do, with nothing of the world said:
@@ -515,7 +516,7 @@ def reference_piece(text: str) -> bool:
     journal (volume, issue, pages, DOI); or a line naming where what precedes it came from
     (``source_line``).
     """
-    if text.lstrip("*_[( ")[:1] in "SsRr" and source_line(text):
+    if source_line(text):
         return True
     if len(text) > 120:
         return False
@@ -540,7 +541,9 @@ def source_line(text: str) -> bool:
     brackets with no verb and no number but a year. A link's text is a title, whatever its
     words.
     """
-    label = _SOURCE_LABEL.match(text) if len(text) <= _SOURCE_LENGTH else None
+    if len(text) > _SOURCE_LENGTH or text.lstrip("*_[( ")[:1] not in _SOURCE_OPENERS:
+        return False  # (one look at the first letter: most units are no such line)
+    label = _SOURCE_LABEL.match(text)
     if label is None:
         return False
     rest = _URL_TOKEN.sub(" ", _MD_LINK.sub(" ", text[label.end():]))
@@ -568,7 +571,7 @@ def guide_features(text: str, lowered: str, tokens: Sequence[str], have: set[str
     """The guide's not-citable shape a unit's content has (``GUIDE_RULES``), as a feature:
     at most one, the first that fits.
     """
-    if (len(tokens) <= 8 or text.lstrip("*_[( ")[:1] in "SsRr") and reference_piece(text):
+    if reference_piece(text) if len(tokens) <= 8 else source_line(text):
         return ["guide:reference"]
     if not have.isdisjoint(_REPORT_WORDS) and _REPORT_DOES.match(lowered):
         return ["guide:meta"]

@@ -574,7 +574,7 @@ def under_cited_lead(text: str, spans: Sequence[tuple[int, int]], at: int, items
     after = -1  # where the line of the sentence after ``back`` starts
     while back >= 0:
         start, stop = spans[back]
-        if after >= 0 and after > stop and _parts_lists(text, stop, after):
+        if after >= 0 and _parts_lists(text, stop, after):
             break  # a heading or a rule between the two: a new list
         line = text.rfind("\n", 0, start) + 1
         if line in items:

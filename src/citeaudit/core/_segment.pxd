@@ -18,7 +18,7 @@ cpdef list segment_until(text, marks, judge)
 cdef str _segmentable(str text, marks)
 
 @cython.locals(size=Py_ssize_t, offset=Py_ssize_t, lead=Py_ssize_t, table_row=Py_ssize_t,
-               pending=Py_ssize_t, start=Py_ssize_t, end=Py_ssize_t, piece_start=Py_ssize_t,
+               pending=Py_ssize_t, start=Py_ssize_t, end=Py_ssize_t,
                piece_end=Py_ssize_t, separator_end=Py_ssize_t, number=Py_ssize_t,
                titled=bint, newline=Py_ssize_t, row_end=Py_ssize_t,
                last=bint, head=Py_UCS4, claims=list)
@@ -36,6 +36,8 @@ cdef Py_ssize_t _bare_number(str text, Py_ssize_t start, Py_ssize_t end) except 
 
 @cython.locals(stop=Py_ssize_t)
 cdef bint _header_above(str text, Py_ssize_t line, Py_ssize_t size) except -1
+
+cdef bint _separator_row(str text, Py_ssize_t start, Py_ssize_t end) except -1
 
 @cython.locals(at=Py_ssize_t, digits=Py_ssize_t)
 cdef bint _numbered_heading(str text, Py_ssize_t start, Py_ssize_t end) except -1
@@ -60,7 +62,6 @@ cdef (Py_ssize_t, Py_ssize_t) _next_separator(str text, Py_ssize_t at, Py_ssize_
 cdef Py_ssize_t _separator_end(str text, Py_ssize_t at, Py_ssize_t size) except -2
 
 cdef bint _is_lower_or_digit(Py_UCS4 char) noexcept
-
 
 @cython.locals(probe=Py_ssize_t)
 cdef Py_ssize_t _after_marks(str text, Py_ssize_t at, Py_ssize_t size) except -1

@@ -153,7 +153,7 @@ def _segmented(text: str, judge: Judge | None) -> Claims | None:  # noqa: C901 -
     claims: Claims = []
     last = False
     while not last:
-        start = piece_start = offset
+        start = offset
         piece_end, separator_end = _next_separator(text, offset, size)
         if piece_end < 0:  # the last piece: nothing after it belongs to it
             piece_end = separator_end = size
@@ -190,8 +190,7 @@ def _segmented(text: str, judge: Judge | None) -> Claims | None:  # noqa: C901 -
                     offset = end = row_end
                     while end > start and text[end - 1].isspace():
                         end -= 1
-                if text.find("-", piece_start, piece_end) >= 0 and \
-                        _TABLE_SEPARATOR.fullmatch(text, start, end):
+                if _separator_row(text, start, end):
                     if table_row >= 0:
                         del claims[table_row:]  # the row above was the header
                     table_row = -1
@@ -277,10 +276,15 @@ def _header_above(text: str, line: int, size: int) -> bool:
     row above it is the table's header.
     """
     stop = text.find("\n", line)
-    if stop < 0:
-        stop = size
-    return text.find("-", line, stop) >= 0 and \
-        _TABLE_SEPARATOR.fullmatch(text, line, stop) is not None
+    return _separator_row(text, line, size if stop < 0 else stop)
+
+
+def _separator_row(text: str, start: int, end: int) -> bool:
+    """Whether ``text[start:end]`` is a table's separator row ("|---|:--:|"): a dash first
+    looked for, as most rows have none.
+    """
+    return text.find("-", start, end) >= 0 and \
+        _TABLE_SEPARATOR.fullmatch(text, start, end) is not None
 
 
 def _numbered_heading(text: str, start: int, end: int) -> bool:
